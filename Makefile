@@ -1,0 +1,51 @@
+# dfscope - the two commands of the README quick start, and the rest.
+#   make demo   build, then run `dfscope stats` on a built-in generated sample
+#   make test   build and run every test (ctest)
+#   make bench  throughput benchmarks (long; writes results under bench/out)
+JOBS  ?= $(shell nproc 2>/dev/null || echo 2)
+BUILD ?= build
+
+.PHONY: all demo test test-asan build-clang bench fuzz clean deps-build deps-test deps-bench
+
+all: $(BUILD)/dfscope
+
+deps-build:
+	@scripts/deps.sh build
+deps-test:
+	@scripts/deps.sh test
+deps-bench:
+	@scripts/deps.sh bench
+
+$(BUILD)/dfscope: deps-build FORCE
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
+FORCE:
+
+sample/.done: $(BUILD)/dfscope
+	@rm -rf sample && mkdir -p sample
+	$(BUILD)/dfscope gen -o sample --format v1 --ranks 8 --size 64M --seed 1
+	@touch $@
+
+demo: sample/.done
+	$(BUILD)/dfscope stats sample
+
+test: deps-test
+	@cmake -S . -B build-test -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake --build build-test -j $(JOBS)
+	cd build-test && ctest --output-on-failure -j $(JOBS)
+
+test-asan: deps-test
+	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DDFS_SANITIZE=ON >/dev/null
+	@cmake --build build-asan -j $(JOBS)
+	cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		ctest --output-on-failure -j $(JOBS)
+
+build-clang: deps-test
+	@CC=clang cmake -S . -B build-clang -DCMAKE_BUILD_TYPE=Debug >/dev/null
+	@cmake --build build-clang -j $(JOBS)
+
+bench: deps-bench $(BUILD)/dfscope
+	bench/run.sh $(BUILD)/dfscope
+
+clean:
+	rm -rf build build-test build-asan build-clang sample bench/out

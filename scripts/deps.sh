@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# deps.sh [build|test|bench] - make sure the Debian packages dfscope needs are installed.
+# As root it installs what is missing with apt-get; otherwise it prints the exact command and fails.
+set -euo pipefail
+
+need=(gcc make cmake pkg-config libisal-dev zlib1g-dev)
+case "${1:-build}" in
+  build) ;;
+  test)  need+=(libcmocka-dev clang python3) ;;
+  bench) need+=(isal time) ;;
+  *) echo "usage: $0 [build|test|bench]" >&2; exit 2 ;;
+esac
+
+missing=()
+for p in "${need[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -eq 0 ]; then
+  echo "deps: installing ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+else
+  echo "dfscope needs these Debian packages: ${missing[*]}" >&2
+  echo "install them with:" >&2
+  echo "  sudo apt-get install -y ${missing[*]}" >&2
+  exit 1
+fi

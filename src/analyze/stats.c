@@ -1,0 +1,312 @@
+#include "analyze/stats.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/keyset.h"
+#include "util/u64map.h"
+#include "util/vec.h"
+
+typedef struct span {
+    int64_t min, max;
+    bool have;
+} span;
+
+typedef DFS_VEC(dfs_stats_name) name_vec;
+typedef DFS_VEC(span) span_vec;
+
+/* One worker's partial result; the run-wide result is the same structure, merged. */
+typedef struct part {
+    dfs_u64map name_index, cat_index; /* (cat << 32 | name) -> index */
+    name_vec names, cats;
+    dfs_keyset procs;     /* {host, pid} */
+    dfs_keyset threads;   /* {host, pid, tid} */
+    dfs_u64map hosts, fnames;
+    dfs_keyset unresolved; /* {file, kind, hash} */
+    span_vec spans;       /* per input file, on the file's clock */
+} part;
+
+typedef struct proc_key {
+    int64_t pid;
+    uint32_t host, pad;
+} proc_key;
+
+typedef struct thread_key {
+    int64_t pid, tid;
+    uint32_t host, pad;
+} thread_key;
+
+typedef struct ref_key {
+    uint64_t hash;
+    uint32_t file, kind;
+} ref_key;
+
+struct dfs_stats {
+    dfs_consumer consumer;
+    part total;
+    dfs_stats_result result;
+};
+
+static void part_init(part *p)
+{
+    memset(p, 0, sizeof *p);
+    dfs_u64map_init(&p->name_index);
+    dfs_u64map_init(&p->cat_index);
+    dfs_u64map_init(&p->hosts);
+    dfs_u64map_init(&p->fnames);
+    dfs_keyset_init(&p->procs, sizeof(proc_key));
+    dfs_keyset_init(&p->threads, sizeof(thread_key));
+    dfs_keyset_init(&p->unresolved, sizeof(ref_key));
+}
+
+static void part_free(part *p)
+{
+    dfs_u64map_free(&p->name_index);
+    dfs_u64map_free(&p->cat_index);
+    dfs_u64map_free(&p->hosts);
+    dfs_u64map_free(&p->fnames);
+    dfs_keyset_free(&p->procs);
+    dfs_keyset_free(&p->threads);
+    dfs_keyset_free(&p->unresolved);
+    dfs_vec_free(&p->names);
+    dfs_vec_free(&p->cats);
+    dfs_vec_free(&p->spans);
+}
+
+static void add_named(dfs_u64map *index, name_vec *v, dfs_str cat, dfs_str name, uint64_t count,
+                      int64_t dur)
+{
+    uint64_t key = (uint64_t)cat << 32 | name;
+    uint32_t i;
+    if (!dfs_u64map_get(index, key, &i)) {
+        dfs_stats_name n = {cat, name, 0, 0};
+        if (!dfs_vec_push(v, n))
+            return;
+        i = (uint32_t)(v->n - 1);
+        dfs_u64map_put(index, key, i);
+    }
+    v->v[i].count += count;
+    v->v[i].dur_ns += dur;
+}
+
+static void add_span(part *p, uint32_t file, int64_t start, int64_t end)
+{
+    if (file >= p->spans.n) {
+        if (!dfs_vec_reserve(&p->spans, file + 1 - p->spans.n))
+            return;
+        memset(p->spans.v + p->spans.n, 0, (file + 1 - p->spans.n) * sizeof(span));
+        p->spans.n = file + 1;
+    }
+    span *s = &p->spans.v[file];
+    if (!s->have || start < s->min)
+        s->min = start;
+    if (!s->have || end > s->max)
+        s->max = end;
+    s->have = true;
+}
+
+/* Aggregated DFTracer records fold dft_cnt calls: the total is dur_sum, else dur x count. */
+static void event_weight(const dfs_event *ev, uint64_t *count, int64_t *dur)
+{
+    *count = 1;
+    *dur = (ev->flags & DFS_EF_HAS_DUR) && !(ev->flags & DFS_EF_BAD_TIME) ? ev->dur : 0;
+    if (ev->phase != DFS_PHASE_AGGREGATED)
+        return;
+    int64_t cnt, sum;
+    if (dfs_value_int(dfs_event_arg(ev, DFS_KEY_STR(DFS_KEY_DFT_CNT)), &cnt) && cnt > 0)
+        *count = (uint64_t)cnt;
+    if (dfs_value_int(dfs_event_arg(ev, DFS_KEY_STR(DFS_KEY_DUR_SUM)), &sum))
+        *dur = sum * 1000; /* args are in the unit of ts: µs */
+    else
+        *dur *= (int64_t)*count;
+}
+
+static void note_reference(part *p, const dfs_event *ev, dfs_hash_kind kind, uint64_t hash, dfs_str resolved)
+{
+    if (resolved) {
+        dfs_u64map_put(kind == DFS_HASH_FILE ? &p->fnames : &p->hosts, resolved, 1);
+    } else if (hash) {
+        ref_key k = {hash, ev->file, (uint32_t)kind};
+        dfs_keyset_add(&p->unresolved, &k);
+    }
+}
+
+static void count_event(part *p, const dfs_event *ev)
+{
+    if (ev->phase == DFS_PHASE_METADATA)
+        return;
+    uint64_t count;
+    int64_t dur;
+    event_weight(ev, &count, &dur);
+    add_named(&p->name_index, &p->names, ev->cat, ev->name, count, dur);
+    add_named(&p->cat_index, &p->cats, ev->cat, 0, count, dur);
+    if (ev->flags & DFS_EF_HAS_PID) {
+        proc_key pk = {ev->pid, ev->host, 0};
+        dfs_keyset_add(&p->procs, &pk);
+        if (ev->flags & DFS_EF_HAS_TID) {
+            thread_key tk = {ev->pid, ev->tid, ev->host, 0};
+            dfs_keyset_add(&p->threads, &tk);
+        }
+    }
+    if (ev->host)
+        dfs_u64map_put(&p->hosts, ev->host, 1);
+    else if (ev->hhash)
+        note_reference(p, ev, DFS_HASH_HOST, ev->hhash, 0);
+    if (ev->fname || ev->fhash)
+        note_reference(p, ev, DFS_HASH_FILE, ev->fhash, ev->fname);
+    if ((ev->flags & DFS_EF_HAS_TS) && !(ev->flags & DFS_EF_BAD_TIME)) {
+        int64_t end = ev->ts + (dur > 0 && ev->phase != DFS_PHASE_AGGREGATED ? dur : 0);
+        add_span(p, ev->file, ev->ts, end);
+    }
+}
+
+static void *worker_begin(void *user)
+{
+    (void)user;
+    part *p = malloc(sizeof *p);
+    if (p)
+        part_init(p);
+    return p;
+}
+
+static void on_batch(void *state, const dfs_run *run, const dfs_batch *b)
+{
+    (void)run;
+    part *p = state;
+    if (!p)
+        return;
+    for (size_t i = 0; i < b->count; i++)
+        count_event(p, &b->events[i]);
+}
+
+static void merge_u64set(dfs_u64map *into, const dfs_u64map *from)
+{
+    for (size_t i = 0; i < from->cap; i++)
+        if (from->used[i])
+            dfs_u64map_put(into, from->keys[i], from->vals[i]);
+}
+
+static void merge_keyset(dfs_keyset *into, const dfs_keyset *from)
+{
+    size_t it = 0;
+    for (const void *k; (k = dfs_keyset_next(from, &it)) != NULL;)
+        dfs_keyset_add(into, k);
+}
+
+static void worker_end(void *user, const dfs_run *run, void *state)
+{
+    (void)run;
+    dfs_stats *s = user;
+    part *p = state;
+    if (!p)
+        return;
+    part *t = &s->total;
+    for (size_t i = 0; i < p->names.n; i++)
+        add_named(&t->name_index, &t->names, p->names.v[i].cat, p->names.v[i].name,
+                  p->names.v[i].count, p->names.v[i].dur_ns);
+    for (size_t i = 0; i < p->cats.n; i++)
+        add_named(&t->cat_index, &t->cats, p->cats.v[i].cat, 0, p->cats.v[i].count, p->cats.v[i].dur_ns);
+    merge_keyset(&t->procs, &p->procs);
+    merge_keyset(&t->threads, &p->threads);
+    merge_keyset(&t->unresolved, &p->unresolved);
+    merge_u64set(&t->hosts, &p->hosts);
+    merge_u64set(&t->fnames, &p->fnames);
+    for (uint32_t f = 0; f < p->spans.n; f++)
+        if (p->spans.v[f].have) {
+            add_span(t, f, p->spans.v[f].min, p->spans.v[f].max);
+        }
+    part_free(p);
+    free(p);
+}
+
+dfs_stats *dfs_stats_new(void)
+{
+    dfs_stats *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    part_init(&s->total);
+    s->consumer = (dfs_consumer){
+        .user = s,
+        .want = {.keys = DFS_KEYBIT(DFS_KEY_DFT_CNT) | DFS_KEYBIT(DFS_KEY_DUR_SUM)},
+        .worker_begin = worker_begin,
+        .on_batch = on_batch,
+        .worker_end = worker_end,
+    };
+    return s;
+}
+
+void dfs_stats_free(dfs_stats *s)
+{
+    if (!s)
+        return;
+    part_free(&s->total);
+    free(s);
+}
+
+dfs_consumer *dfs_stats_consumer(dfs_stats *s) { return &s->consumer; }
+
+/* Sorted by total duration, then count, then contents (not ids), so any -j gives one order. */
+static int compare_names(const void *pa, const void *pb, void *ctx)
+{
+    const dfs_run *run = ctx;
+    const dfs_stats_name *a = pa, *b = pb;
+    if (a->dur_ns != b->dur_ns)
+        return a->dur_ns > b->dur_ns ? -1 : 1;
+    if (a->count != b->count)
+        return a->count > b->count ? -1 : 1;
+    int c = dfs_str_cmp(run, a->cat, b->cat);
+    return c ? c : dfs_str_cmp(run, a->name, b->name);
+}
+
+/* References unresolved while streaming: resolve them against the whole run now. */
+static void resolve_late(dfs_stats *s, const dfs_run *run)
+{
+    part *t = &s->total;
+    size_t it = 0;
+    for (const ref_key *k; (k = dfs_keyset_next(&t->unresolved, &it)) != NULL;) {
+        dfs_str str = dfs_run_resolve_hash(run, (dfs_hash_kind)k->kind, k->file, UINT64_MAX, k->hash);
+        if (str)
+            dfs_u64map_put(k->kind == DFS_HASH_FILE ? &t->fnames : &t->hosts, str, 1);
+        else
+            s->result.unresolved_hashes++;
+    }
+}
+
+static void time_span(dfs_stats *s, const dfs_run *run)
+{
+    dfs_stats_result *r = &s->result;
+    for (int relative = 0; relative < 2 && !r->have_time; relative++) {
+        for (uint32_t f = 0; f < s->total.spans.n; f++) {
+            const span *sp = &s->total.spans.v[f];
+            const dfs_file_info *fi = dfs_run_file(run, f);
+            if (!sp->have || !fi || fi->relative_time != (relative == 1))
+                continue;
+            int64_t a = dfs_file_abs_ns(fi, sp->min), b = dfs_file_abs_ns(fi, sp->max);
+            if (!r->have_time || a < r->start_ns)
+                r->start_ns = a;
+            if (!r->have_time || b > r->end_ns)
+                r->end_ns = b;
+            r->have_time = true;
+            r->relative_time = relative == 1;
+        }
+    }
+}
+
+const dfs_stats_result *dfs_stats_finish(dfs_stats *s, const dfs_run *run)
+{
+    part *t = &s->total;
+    dfs_stats_result *r = &s->result;
+    resolve_late(s, run);
+    qsort_r(t->names.v, t->names.n, sizeof *t->names.v, compare_names, (void *)run);
+    qsort_r(t->cats.v, t->cats.n, sizeof *t->cats.v, compare_names, (void *)run);
+    r->names = t->names.v;
+    r->nnames = t->names.n;
+    r->cats = t->cats.v;
+    r->ncats = t->cats.n;
+    r->processes = t->procs.count;
+    r->threads = t->threads.count;
+    r->hosts = t->hosts.count;
+    r->files_accessed = t->fnames.count;
+    time_span(s, run);
+    return r;
+}

@@ -1,0 +1,52 @@
+/* common.h - what every reading subcommand shares: input options, path handling, progress,
+ * the problem report and the final exit code. */
+#ifndef DFS_CLI_COMMON_H
+#define DFS_CLI_COMMON_H
+#include <getopt.h>
+#include <stdbool.h>
+
+#include "dfscope.h"
+
+/* Long options shared by reading commands; append to a command's own table. */
+#define DFS_CLI_COMMON_LONGOPTS                                                                    \
+    {"jobs", required_argument, NULL, 'j'}, {"strict", no_argument, NULL, 1001},                  \
+        {"dedup", no_argument, NULL, 1002}, {"progress", no_argument, NULL, 1003},                \
+        {"no-progress", no_argument, NULL, 1004}, {"examples", required_argument, NULL, 1005},    \
+        {"chunk", required_argument, NULL, 1006}, {"max-record", required_argument, NULL, 1007},  \
+        {"verbose", no_argument, NULL, 'v'}, {"quiet", no_argument, NULL, 'q'}
+
+#define DFS_CLI_COMMON_HELP                                                                        \
+    "  -j, --jobs N          worker threads (default: all cores)\n"                               \
+    "      --strict          fail (exit 3) when the input has damage\n"                           \
+    "      --dedup           drop byte-identical duplicate records\n"                             \
+    "      --examples N      examples listed per problem kind (default 5)\n"                      \
+    "      --chunk SIZE      split large uncompressed files into pieces of SIZE (default 32M)\n"  \
+    "      --max-record SIZE longest record accepted (default 64M)\n"                             \
+    "      --progress, --no-progress\n"                                                            \
+    "                        progress on stderr (default: when stderr is a terminal)\n"           \
+    "  -v, --verbose         also list legal variants among the problems\n"                       \
+    "  -q, --quiet           no problem report on stderr\n"
+
+typedef struct dfs_cli_common {
+    dfs_options opt;
+    int progress;   /* -1 auto, 0 off, 1 on */
+    int verbose;
+    bool quiet;
+    double started; /* monotonic seconds when reading started */
+} dfs_cli_common;
+
+void dfs_cli_common_init(dfs_cli_common *c);
+/* Handles a common option; returns 1 when handled, 0 when not a common option, -1 on a bad value
+ * (message printed). */
+int dfs_cli_common_option(dfs_cli_common *c, const char *cmd, int opt, const char *arg);
+/* Parses sizes such as 512, 64k, 32M, 2G (powers of 1024). */
+bool dfs_cli_parse_size(const char *s, uint64_t *out);
+/* Creates the run and adds the paths; names every path that is missing. Returns NULL (with
+ * *exit_code set) when nothing can be read. *had_bad_path tells if some path was missing. */
+dfs_run *dfs_cli_open(dfs_cli_common *c, const char *cmd, char **paths, int npaths, bool *had_bad_path,
+                      int *exit_code);
+/* Reads with progress, prints the problem report; returns the exit code. */
+int dfs_cli_read(dfs_cli_common *c, dfs_run *run, dfs_consumer *const *consumers, size_t n, bool had_bad_path);
+double dfs_cli_now(void);
+uint64_t dfs_cli_peak_rss_kb(void);
+#endif

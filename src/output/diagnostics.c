@@ -1,0 +1,28 @@
+#include "output/diagnostics.h"
+
+#include <inttypes.h>
+
+void dfs_report_problems(FILE *out, const dfs_run *run, int verbose)
+{
+    for (int p = 0; p < DFS_PROB__COUNT; p++) {
+        uint64_t n = dfs_run_problem_count(run, (dfs_problem)p);
+        char cls = dfs_problem_class((dfs_problem)p);
+        if (n == 0 || (cls == 'V' && !verbose && p != DFS_PROB_NOT_A_TRACE))
+            continue;
+        fprintf(out, "dfscope: %s: %" PRIu64 "%s\n", dfs_problem_code((dfs_problem)p), n,
+                cls == 'V' ? " (legal variant)" : "");
+        const dfs_example *ex;
+        size_t k = dfs_run_problem_examples(run, (dfs_problem)p, &ex);
+        for (size_t i = 0; i < k; i++) {
+            const dfs_file_info *f = dfs_run_file(run, ex[i].file);
+            const char *path = f ? f->path : "?";
+            if (ex[i].line)
+                fprintf(out, "  %s:%" PRIu64 " (offset %" PRIu64 "): %s\n", path, ex[i].line,
+                        ex[i].offset, ex[i].detail);
+            else
+                fprintf(out, "  %s (offset %" PRIu64 "): %s\n", path, ex[i].offset, ex[i].detail);
+        }
+        if (n > k && k)
+            fprintf(out, "  ... and %" PRIu64 " more\n", n - k);
+    }
+}

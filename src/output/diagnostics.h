@@ -1,0 +1,11 @@
+/* diagnostics.h - the problem report every command prints on stderr after reading. */
+#ifndef DFS_DIAGNOSTICS_H
+#define DFS_DIAGNOSTICS_H
+#include <stdio.h>
+
+#include "dfscope.h"
+
+/* One line per problem kind with its count and first examples (file:line, offset, detail).
+ * Legal variants (class V) are only listed when verbose. */
+void dfs_report_problems(FILE *out, const dfs_run *run, int verbose);
+#endif

@@ -1,0 +1,40 @@
+/* gzip.h - RFC 1952 member framing over ISA-L inflate (spec/formats.md section 2).
+ *
+ * A reader decodes the members that start at a compressed offset, one after the other, streaming
+ * into the caller's buffer with small reused buffers (pread of about 1 MiB at a time). Damage is
+ * reported into a dfs_diag with compressed offsets: gzip_truncated (keep what was inflated),
+ * gzip_crc (CRC32/ISIZE mismatch, data kept), gzip_corrupt (invalid deflate data: stop there),
+ * trailing_garbage (bytes after the last member that are not a gzip header). */
+#ifndef DFS_GZIP_H
+#define DFS_GZIP_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "model/diag.h"
+
+typedef struct dfs_gzreader dfs_gzreader;
+
+/* True when the bytes start with the gzip magic 1F 8B. */
+bool dfs_gz_magic(const unsigned char *p, size_t n);
+
+/* Decodes members starting at compressed offset `start` (which must be a member start) and stops
+ * at the first member boundary at or after `stop` (UINT64_MAX: the end of the file). `file` is
+ * the run's file index used in diagnostics. Returns NULL when out of memory. */
+dfs_gzreader *dfs_gz_open(int fd, uint64_t file_size, uint64_t start, uint64_t stop,
+                          dfs_diag *diag, uint32_t file);
+/* Writes up to cap decompressed bytes; returns the count, 0 at the end, -1 on a read error
+ * (errno set). Corrupt data ends the stream early (0) after reporting it. */
+ssize_t dfs_gz_read(dfs_gzreader *r, char *out, size_t cap);
+uint32_t dfs_gz_members(const dfs_gzreader *r);   /* members begun so far */
+bool dfs_gz_truncated(const dfs_gzreader *r);     /* the last member was cut */
+uint64_t dfs_gz_end(const dfs_gzreader *r);       /* compressed offset where decoding stopped */
+void dfs_gz_close(dfs_gzreader *r);
+
+/* Split points for parallel decoding of a multi-member file: compressed offsets where a member
+ * really starts (a candidate 1F 8B 08 header confirmed by inflating that member completely with a
+ * matching CRC), the first at or after each multiple of `target` bytes. out[0] is always 0.
+ * Returns how many points were written (1 when the file cannot be split). */
+size_t dfs_gz_split_points(int fd, uint64_t file_size, uint64_t target, uint64_t *out, size_t max);
+#endif

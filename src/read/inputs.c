@@ -1,0 +1,147 @@
+/* inputs.c - turning the paths a user names into the run's input files.
+ * A path is a file, a directory (walked recursively, entries in name order so runs are
+ * reproducible) or a glob pattern. The same file named twice is read once. */
+#include <dirent.h>
+#include <errno.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "read/run.h"
+
+static bool already_added(const dfs_run *run, const struct stat *st)
+{
+    for (size_t i = 0; i < run->inputs.n; i++)
+        if (run->inputs.v[i].dev == (uint64_t)st->st_dev && run->inputs.v[i].ino == (uint64_t)st->st_ino)
+            return true;
+    return false;
+}
+
+static dfs_status add_file(dfs_run *run, const char *path, const struct stat *st)
+{
+    if (already_added(run, st))
+        return DFS_OK;
+    if (!dfs_vec_reserve(&run->inputs, 1))
+        return DFS_ERR_NOMEM;
+    dfs_input *in = &run->inputs.v[run->inputs.n];
+    memset(in, 0, sizeof *in);
+    in->path = strdup(path);
+    if (!in->path)
+        return DFS_ERR_NOMEM;
+    in->dev = (uint64_t)st->st_dev;
+    in->ino = (uint64_t)st->st_ino;
+    in->info.path = in->path;
+    in->info.size = (uint64_t)st->st_size;
+    in->info.clock_scale_num = 1;
+    in->info.clock_scale_den = 1;
+    for (int k = 0; k < 3; k++)
+        dfs_u64map_init(&in->defs.first[k]);
+    run->inputs.n++;
+    return DFS_OK;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Directories met on the current walk, to stop symlink loops. */
+typedef struct walk_stack {
+    uint64_t dev[64], ino[64];
+    int depth;
+} walk_stack;
+
+static dfs_status add_any(dfs_run *run, const char *path, bool named, walk_stack *ws);
+
+static dfs_status add_directory(dfs_run *run, const char *path, const struct stat *st, walk_stack *ws)
+{
+    for (int i = 0; i < ws->depth; i++)
+        if (ws->dev[i] == (uint64_t)st->st_dev && ws->ino[i] == (uint64_t)st->st_ino)
+            return DFS_OK; /* a loop through a symlink */
+    if (ws->depth == 64)
+        return DFS_OK;
+    DIR *d = opendir(path);
+    if (!d) {
+        snprintf(run->error, sizeof run->error, "%s: cannot open directory: %s", path, strerror(errno));
+        return DFS_ERR_INPUT;
+    }
+    DFS_VEC(char *) names = {0};
+    dfs_status rc = DFS_OK;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        size_t n = strlen(path) + strlen(e->d_name) + 2;
+        char *child = malloc(n);
+        if (!child || !dfs_vec_push(&names, child)) {
+            free(child);
+            rc = DFS_ERR_NOMEM;
+            break;
+        }
+        snprintf(child, n, "%s%s%s", path, path[strlen(path) - 1] == '/' ? "" : "/", e->d_name);
+    }
+    closedir(d);
+    qsort(names.v, names.n, sizeof *names.v, compare_names);
+    ws->dev[ws->depth] = (uint64_t)st->st_dev;
+    ws->ino[ws->depth] = (uint64_t)st->st_ino;
+    ws->depth++;
+    for (size_t i = 0; i < names.n; i++) {
+        if (rc == DFS_OK) {
+            dfs_status r = add_any(run, names.v[i], false, ws);
+            if (r == DFS_ERR_NOMEM)
+                rc = r;
+        }
+        free(names.v[i]);
+    }
+    ws->depth--;
+    dfs_vec_free(&names);
+    return rc;
+}
+
+static dfs_status add_any(dfs_run *run, const char *path, bool named, walk_stack *ws)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        snprintf(run->error, sizeof run->error, "%s: %s", path, strerror(errno));
+        return DFS_ERR_INPUT;
+    }
+    if (S_ISDIR(st.st_mode))
+        return add_directory(run, path, &st, ws);
+    if (S_ISREG(st.st_mode))
+        return add_file(run, path, &st);
+    /* FIFOs, sockets and devices found while walking a directory are not traces; named
+     * explicitly they are an error (reading a FIFO without a writer would block). */
+    if (!named)
+        return DFS_OK;
+    snprintf(run->error, sizeof run->error, "%s: not a regular file", path);
+    return DFS_ERR_INPUT;
+}
+
+static bool has_glob_chars(const char *s) { return strpbrk(s, "*?[") != NULL; }
+
+dfs_status dfs_inputs_add(dfs_run *run, const char *path)
+{
+    walk_stack ws = {.depth = 0};
+    struct stat st;
+    if (stat(path, &st) == 0 || !has_glob_chars(path))
+        return add_any(run, path, true, &ws);
+    glob_t g;
+    int rc = glob(path, GLOB_ERR, NULL, &g);
+    if (rc == GLOB_NOMATCH) {
+        snprintf(run->error, sizeof run->error, "%s: no file matches", path);
+        return DFS_ERR_INPUT;
+    }
+    if (rc != 0) {
+        snprintf(run->error, sizeof run->error, "%s: cannot expand the pattern", path);
+        return DFS_ERR_INPUT;
+    }
+    dfs_status result = DFS_OK;
+    for (size_t i = 0; i < g.gl_pathc && result != DFS_ERR_NOMEM; i++) {
+        dfs_status r = add_any(run, g.gl_pathv[i], true, &ws);
+        if (r != DFS_OK)
+            result = r;
+    }
+    globfree(&g);
+    return result;
+}

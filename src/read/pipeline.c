@@ -1,0 +1,673 @@
+/* pipeline.c - reading every input once, in parallel, and streaming events to the consumers.
+ *
+ * Reading has two phases over a pool of worker threads:
+ *  1. prepare: each file is opened, its head decompressed if gzipped, and sniffed. A large
+ *     uncompressed line-oriented file is cut into byte-range chunks; a large multi-member gzip
+ *     file into segments at confirmed member starts.
+ *  2. read: each task (a whole file, a chunk or a segment) is parsed into its own dfs_stream by
+ *     one worker, and its events go to that worker's consumer states batch by batch.
+ * The cut depends only on the file (its size and its members), never on the number of threads,
+ * so every result is the same for any -j. After the pool stops, the lines that straddle gzip
+ * segments are parsed, and the streams are folded into the files in order (run.c).
+ *
+ * Memory is bounded by (threads x (read buffer + one batch)) plus the per-file metadata. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "model/batch.h"
+#include "parse/dasf.h"
+#include "parse/framer.h"
+#include "read/gzip.h"
+#include "read/run.h"
+#include "read/sniff.h"
+
+enum {
+    BLOCK = 1 << 20,          /* bytes read per step */
+    HEAD = 64 * 1024,         /* bytes sniffed */
+    MAX_SEGMENTS = 4096,
+};
+#define GZ_SEGMENT_BYTES (UINT64_C(64) << 20) /* compressed bytes per gzip segment */
+
+typedef enum task_kind { TASK_WHOLE, TASK_RANGE, TASK_GZ_SEGMENT } task_kind;
+
+typedef struct task {
+    uint32_t file;
+    uint32_t chunk;
+    uint32_t nchunks;
+    task_kind kind;
+    uint64_t start, stop;      /* RANGE: nominal byte range; GZ_SEGMENT: compressed range */
+    dfs_stream st;
+    /* A gzip segment cannot know whether the previous one ended inside a line: it keeps its
+     * first line (head) and its unfinished last line (tail) for the junction pass. */
+    char *head, *tail;
+    size_t head_len, tail_len;
+    uint64_t tail_offset;
+} task;
+
+typedef DFS_VEC(dfs_stream *) stream_vec;
+
+typedef struct prepared {
+    dfs_sniffed sniff;
+    bool gzip;
+    uint64_t points[MAX_SEGMENTS];
+    size_t npoints;
+} prepared;
+
+typedef struct worker {
+    struct pool *pool;
+    unsigned index;
+    dfs_strcache *strs;
+    dfs_batchbuf batch;
+    dfs_pctx pctx;
+    void **states;             /* one per consumer */
+    char *buf;
+    size_t cap;
+} worker;
+
+typedef struct pool {
+    dfs_run *run;
+    dfs_consumer *const *consumers;
+    size_t nconsumers;
+    dfs_want_set want;
+    prepared *prep;            /* one per input */
+    task *tasks;
+    size_t ntasks;
+    atomic_size_t next;        /* next item of the current phase */
+    size_t nitems;
+    int phase;                 /* 1 prepare, 2 read */
+    atomic_uint_fast64_t bytes_done;
+    atomic_uint_fast64_t files_done;
+    atomic_int failed_alloc;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    unsigned running;
+} pool;
+
+/* ---- byte sources ------------------------------------------------------------------------------ */
+
+typedef struct source {
+    int fd;
+    dfs_gzreader *gz;
+    uint64_t pos, end;         /* plain files: the byte range still to read */
+} source;
+
+static ssize_t source_read(source *s, char *out, size_t cap)
+{
+    if (s->gz)
+        return dfs_gz_read(s->gz, out, cap);
+    if (s->pos >= s->end)
+        return 0;
+    if (cap > s->end - s->pos)
+        cap = (size_t)(s->end - s->pos);
+    ssize_t n;
+    do
+        n = pread(s->fd, out, cap, (off_t)s->pos);
+    while (n < 0 && errno == EINTR);
+    if (n > 0)
+        s->pos += (uint64_t)n;
+    return n;
+}
+
+/* The first line start at or after pos: pos itself when it follows a '\n', else the byte after
+ * the next '\n'. Both neighbours of a chunk boundary compute the same answer. */
+static uint64_t line_start_at_or_after(int fd, uint64_t pos, uint64_t size)
+{
+    if (pos == 0 || pos >= size)
+        return pos >= size ? size : 0;
+    char buf[65536];
+    uint64_t at = pos - 1;
+    while (at < size) {
+        ssize_t n = pread(fd, buf, sizeof buf, (off_t)at);
+        if (n <= 0)
+            return size;
+        char *nl = memchr(buf, '\n', (size_t)n);
+        if (nl)
+            return at + (uint64_t)(nl - buf) + 1;
+        at += (uint64_t)n;
+    }
+    return size;
+}
+
+/* ---- phase 1: prepare ---------------------------------------------------------------------------- */
+
+static void mark_unreadable(dfs_input *in, const char *what)
+{
+    in->info.unreadable = true;
+    in->info.error = what;
+}
+
+static void prepare_file(pool *pl, size_t i)
+{
+    dfs_input *in = &pl->run->inputs.v[i];
+    prepared *pr = &pl->prep[i];
+    pr->npoints = 1;
+    pr->points[0] = 0;
+    int fd = open(in->path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        mark_unreadable(in, errno == EACCES ? "permission denied" : "cannot open");
+        return;
+    }
+    struct stat st;
+    if (fstat(fd, &st) == 0)
+        in->info.size = (uint64_t)st.st_size;
+    unsigned char *head = malloc(HEAD);
+    if (!head) {
+        atomic_store(&pl->failed_alloc, 1);
+        close(fd);
+        return;
+    }
+    ssize_t n = pread(fd, head, HEAD, 0);
+    if (n < 0) {
+        mark_unreadable(in, "read error");
+    } else if (dfs_gz_magic(head, (size_t)n)) {
+        pr->gzip = in->info.gzip = true;
+        dfs_diag scratch;
+        dfs_diag_init(&scratch, 0); /* problems are reported when the file is really read */
+        dfs_gzreader *gz = dfs_gz_open(fd, in->info.size, 0, UINT64_MAX, &scratch, (uint32_t)i);
+        size_t have = 0;
+        ssize_t got = 1;
+        while (gz && have < HEAD && (got = dfs_gz_read(gz, (char *)head + have, HEAD - have)) > 0)
+            have += (size_t)got;
+        pr->sniff = dfs_sniff(head, have, got == 0);
+        dfs_gz_close(gz);
+        dfs_diag_free(&scratch);
+        if (pr->sniff.format != DFS_FMT_NOT_A_TRACE && in->info.size > GZ_SEGMENT_BYTES &&
+            !pr->sniff.structural && pr->sniff.format != DFS_FMT_DASF)
+            pr->npoints = dfs_gz_split_points(fd, in->info.size, GZ_SEGMENT_BYTES, pr->points,
+                                              MAX_SEGMENTS);
+    } else {
+        pr->sniff = dfs_sniff(head, (size_t)n, (uint64_t)n >= in->info.size);
+    }
+    free(head);
+    close(fd);
+    if (!in->info.unreadable) {
+        in->info.format = pr->sniff.format;
+        in->info.dialect = pr->sniff.dialect;
+    }
+}
+
+/* ---- phase 2: read ------------------------------------------------------------------------------- */
+
+static void deliver(worker *w, uint32_t file)
+{
+    dfs_batchbuf *b = &w->batch;
+    if (b->events.n == 0)
+        return;
+    dfs_batch batch = {b->events.v, b->events.n, file};
+    for (size_t c = 0; c < w->pool->nconsumers; c++)
+        w->pool->consumers[c]->on_batch(w->states[c], w->pool->run, &batch);
+    dfs_batchbuf_clear(b);
+}
+
+static bool ensure_capacity(worker *w, size_t need)
+{
+    if (need <= w->cap)
+        return true;
+    size_t cap = w->cap ? w->cap : 2 * BLOCK;
+    while (cap < need)
+        cap *= 2;
+    char *nb = realloc(w->buf, cap);
+    if (!nb)
+        return false;
+    w->buf = nb;
+    w->cap = cap;
+    return true;
+}
+
+typedef struct feeder {
+    dfs_format format;
+    dfs_framer framer;
+} feeder;
+
+static size_t feed(worker *w, feeder *f, const char *buf, size_t len, uint64_t offset, int flags)
+{
+    if (f->format == DFS_FMT_DASF)
+        return dfs_dasf_feed(&w->pctx, (const unsigned char *)buf, len, offset, flags);
+    return dfs_framer_feed(&f->framer, &w->pctx, buf, len, offset, flags);
+}
+
+/* Keeps a gzip segment's first line aside (see struct task). Returns the bytes it took. */
+static size_t take_head(task *t, const char *buf, size_t len, bool final, size_t limit)
+{
+    const char *nl = memchr(buf, '\n', len);
+    if (!nl && !final && len < limit)
+        return 0; /* wait for more bytes */
+    size_t n = nl ? (size_t)(nl - buf) + 1 : len;
+    if (n > limit)
+        n = limit; /* an absurd first line: the junction pass will report it */
+    t->head = malloc(n ? n : 1);
+    if (t->head) {
+        memcpy(t->head, buf, n);
+        t->head_len = n;
+    }
+    return n;
+}
+
+static void keep_tail(task *t, const char *buf, size_t len, uint64_t offset)
+{
+    t->tail_offset = offset;
+    t->tail = malloc(len ? len : 1);
+    if (t->tail) {
+        memcpy(t->tail, buf, len);
+        t->tail_len = len;
+    }
+}
+
+/* Reads one task from its source through the right parser, delivering batch by batch. */
+static void read_source(worker *w, task *t, source *src, feeder *f)
+{
+    const uint64_t max_record = w->pool->run->opt.max_record;
+    size_t have = 0;
+    uint64_t offset = t->kind == TASK_GZ_SEGMENT && t->chunk > 0 ? t->start << 24 : t->start;
+    bool need_head = t->kind == TASK_GZ_SEGMENT && t->chunk > 0;
+    bool keeps_tail = t->kind == TASK_GZ_SEGMENT && t->chunk + 1 < t->nchunks;
+    if (t->kind == TASK_RANGE)
+        offset = src->pos;
+    for (;;) {
+        if (!ensure_capacity(w, have + BLOCK)) {
+            atomic_store(&w->pool->failed_alloc, 1);
+            break;
+        }
+        ssize_t n = source_read(src, w->buf + have, BLOCK);
+        if (n < 0) {
+            dfs_diag_add(&t->st.diag, DFS_PROB_UNREADABLE, t->file, 0, offset + have,
+                         "read error: %s", strerror(errno));
+            n = 0;
+        }
+        atomic_fetch_add(&w->pool->bytes_done, (uint64_t)n);
+        t->st.bytes_in += (uint64_t)n;
+        have += (size_t)n;
+        bool final = n == 0;
+        size_t start = 0;
+        if (need_head) {
+            start = take_head(t, w->buf, have, final, (size_t)max_record);
+            if (start == 0 && !final)
+                continue;
+            need_head = false;
+            offset += start;
+        }
+        size_t len = have - start;
+        if (final && keeps_tail) {
+            const char *p = w->buf + start;
+            size_t complete = len;
+            while (complete > 0 && p[complete - 1] != '\n')
+                complete--;
+            keep_tail(t, p + complete, len - complete, offset + complete);
+            len = complete;
+        }
+        int flags = final ? DFS_FEED_FINAL : (len >= max_record ? DFS_FEED_FULL : 0);
+        size_t used = feed(w, f, w->buf + start, len, offset, flags);
+        deliver(w, t->file);
+        if (final)
+            break;
+        if (used > len)
+            used = len;
+        offset += used;
+        have = len - used;
+        memmove(w->buf, w->buf + start + used, have);
+    }
+    if (t->chunk + 1 == t->nchunks && f->format != DFS_FMT_DASF) {
+        dfs_framer_finish(&f->framer, &w->pctx);
+        deliver(w, t->file);
+    }
+}
+
+static void run_task(worker *w, task *t)
+{
+    dfs_run *run = w->pool->run;
+    dfs_input *in = &run->inputs.v[t->file];
+    prepared *pr = &w->pool->prep[t->file];
+    w->pctx.st = &t->st;
+    w->pctx.line = 0;
+    int fd = open(in->path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        dfs_diag_add(&t->st.diag, DFS_PROB_UNREADABLE, t->file, 0, 0, "cannot open: %s",
+                     strerror(errno));
+        return;
+    }
+    source src = {.fd = fd, .pos = 0, .end = in->info.size};
+    if (t->kind == TASK_RANGE) {
+        src.pos = line_start_at_or_after(fd, t->start, in->info.size);
+        src.end = line_start_at_or_after(fd, t->stop, in->info.size);
+    } else if (pr->gzip) {
+        src.gz = dfs_gz_open(fd, in->info.size, t->start, t->kind == TASK_GZ_SEGMENT ? t->stop : UINT64_MAX,
+                             &t->st.diag, t->file);
+        if (!src.gz) {
+            atomic_store(&w->pool->failed_alloc, 1);
+            close(fd);
+            return;
+        }
+    }
+    feeder f = {.format = pr->sniff.format};
+    if (f.format != DFS_FMT_DASF)
+        dfs_framer_init(&f.framer, pr->sniff.format, pr->sniff.structural);
+    read_source(w, t, &src, &f);
+    if (src.gz) {
+        t->st.gzip_members = dfs_gz_members(src.gz);
+        dfs_gz_close(src.gz);
+    }
+    close(fd);
+}
+
+/* ---- the pool ------------------------------------------------------------------------------------- */
+
+static void *worker_main(void *arg)
+{
+    worker *w = arg;
+    pool *pl = w->pool;
+    for (;;) {
+        size_t i = atomic_fetch_add(&pl->next, 1);
+        if (i >= pl->nitems)
+            break;
+        if (pl->phase == 1) {
+            prepare_file(pl, i);
+        } else {
+            task *t = &pl->tasks[i];
+            run_task(w, t);
+            if (t->chunk + 1 == t->nchunks)
+                atomic_fetch_add(&pl->files_done, 1);
+        }
+    }
+    pthread_mutex_lock(&pl->lock);
+    pl->running--;
+    pthread_cond_signal(&pl->cond);
+    pthread_mutex_unlock(&pl->lock);
+    return NULL;
+}
+
+static void report_progress(pool *pl, uint64_t bytes_total)
+{
+    const dfs_options *o = &pl->run->opt;
+    if (o->progress)
+        o->progress(o->progress_ctx, atomic_load(&pl->files_done), pl->run->inputs.n,
+                    atomic_load(&pl->bytes_done), bytes_total);
+}
+
+/* Runs the current phase on all workers and waits, reporting progress meanwhile. */
+static void run_phase(pool *pl, worker *workers, unsigned nworkers, int phase, size_t nitems,
+                      uint64_t bytes_total)
+{
+    pl->phase = phase;
+    pl->nitems = nitems;
+    atomic_store(&pl->next, 0);
+    pthread_t *threads = calloc(nworkers, sizeof *threads);
+    unsigned started = 0;
+    pl->running = 0;
+    for (unsigned i = 0; threads && i < nworkers; i++) {
+        pthread_mutex_lock(&pl->lock);
+        pl->running++;
+        pthread_mutex_unlock(&pl->lock);
+        if (pthread_create(&threads[i], NULL, worker_main, &workers[i]) != 0) {
+            pthread_mutex_lock(&pl->lock);
+            pl->running--;
+            pthread_mutex_unlock(&pl->lock);
+            break;
+        }
+        started++;
+    }
+    if (started == 0) { /* no thread could start: do the work on this one */
+        pl->running = 1;
+        worker_main(&workers[0]);
+    }
+    pthread_mutex_lock(&pl->lock);
+    while (pl->running > 0) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 250 * 1000 * 1000;
+        if (ts.tv_nsec >= 1000000000) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000;
+        }
+        pthread_cond_timedwait(&pl->cond, &pl->lock, &ts);
+        if (phase == 2) {
+            pthread_mutex_unlock(&pl->lock);
+            report_progress(pl, bytes_total);
+            pthread_mutex_lock(&pl->lock);
+        }
+    }
+    pthread_mutex_unlock(&pl->lock);
+    for (unsigned i = 0; i < started; i++)
+        pthread_join(threads[i], NULL);
+    free(threads);
+}
+
+static bool splits_into_ranges(const dfs_run *run, const dfs_input *in, const prepared *pr)
+{
+    if (pr->gzip || in->info.size <= run->opt.chunk_bytes)
+        return false;
+    return pr->sniff.format == DFS_FMT_JSON_LINES || pr->sniff.format == DFS_FMT_DASF_TEXT ||
+           (pr->sniff.format == DFS_FMT_JSON_ARRAY && !pr->sniff.structural);
+}
+
+static bool plan_tasks(pool *pl)
+{
+    dfs_run *run = pl->run;
+    DFS_VEC(task) tasks = {0};
+    for (uint32_t i = 0; i < run->inputs.n; i++) {
+        dfs_input *in = &run->inputs.v[i];
+        prepared *pr = &pl->prep[i];
+        if (in->info.unreadable || pr->sniff.format == DFS_FMT_NOT_A_TRACE ||
+            pr->sniff.format == DFS_FMT_UNKNOWN)
+            continue;
+        uint32_t n = 1;
+        task_kind kind = TASK_WHOLE;
+        if (splits_into_ranges(run, in, pr)) {
+            kind = TASK_RANGE;
+            n = (uint32_t)((in->info.size + run->opt.chunk_bytes - 1) / run->opt.chunk_bytes);
+        } else if (pr->npoints > 1) {
+            kind = TASK_GZ_SEGMENT;
+            n = (uint32_t)pr->npoints;
+        }
+        for (uint32_t c = 0; c < n; c++) {
+            task t = {.file = i, .chunk = c, .nchunks = n, .kind = kind};
+            if (kind == TASK_RANGE) {
+                t.start = (uint64_t)c * run->opt.chunk_bytes;
+                t.stop = t.start + run->opt.chunk_bytes;
+            } else if (kind == TASK_GZ_SEGMENT) {
+                t.start = pr->points[c];
+                t.stop = c + 1 < n ? pr->points[c + 1] : UINT64_MAX;
+            }
+            dfs_stream_init(&t.st, i, c, run->opt.max_examples);
+            if (!dfs_vec_push(&tasks, t))
+                return false;
+        }
+    }
+    pl->tasks = tasks.v;
+    pl->ntasks = tasks.n;
+    return true;
+}
+
+/* The lines cut by gzip segment boundaries: the tail of segment k-1 followed by the head of
+ * segment k, parsed in order on worker 0 (the pool has stopped). */
+static void read_junctions(pool *pl, worker *w, stream_vec *extra, uint32_t file,
+                           size_t first_task)
+{
+    task *tasks = pl->tasks;
+    for (size_t k = first_task + 1; k < pl->ntasks && tasks[k].file == file; k++) {
+        task *prev = &tasks[k - 1], *cur = &tasks[k];
+        size_t len = prev->tail_len + cur->head_len;
+        dfs_stream *st = malloc(sizeof *st);
+        char *joined = malloc(len ? len : 1);
+        if (!st || !joined || !dfs_vec_push(extra, st)) {
+            free(st);
+            free(joined);
+            continue;
+        }
+        dfs_stream_init(st, file, prev->chunk, pl->run->opt.max_examples);
+        memcpy(joined, prev->tail, prev->tail_len);
+        memcpy(joined + prev->tail_len, cur->head, cur->head_len);
+        if (len) {
+            dfs_framer fr;
+            dfs_framer_init(&fr, pl->prep[file].sniff.format, false);
+            w->pctx.st = st;
+            dfs_framer_feed(&fr, &w->pctx, joined, len, prev->tail_offset, DFS_FEED_FINAL);
+            deliver(w, file);
+        }
+        free(joined);
+    }
+}
+
+/* Folds every file's streams in order: segment k, then the junction after it. */
+static void fold_all(pool *pl, worker *w0)
+{
+    dfs_run *run = pl->run;
+    size_t t = 0;
+    for (uint32_t i = 0; i < run->inputs.n; i++) {
+        dfs_input *in = &run->inputs.v[i];
+        stream_vec streams = {0}, extra = {0}, ordered = {0};
+        size_t first = t;
+        while (t < pl->ntasks && pl->tasks[t].file == i)
+            dfs_vec_push(&streams, &pl->tasks[t++].st);
+        if (first < t && pl->tasks[first].kind == TASK_GZ_SEGMENT)
+            read_junctions(pl, w0, &extra, i, first);
+        for (size_t s = 0; s < streams.n; s++) {
+            dfs_vec_push(&ordered, streams.v[s]);
+            if (s < extra.n)
+                dfs_vec_push(&ordered, extra.v[s]);
+        }
+        if (in->info.unreadable)
+            dfs_diag_add(&run->diag, DFS_PROB_UNREADABLE, i, 0, 0, "%s", in->info.error);
+        else if (in->info.format == DFS_FMT_NOT_A_TRACE)
+            dfs_diag_add(&run->diag, DFS_PROB_NOT_A_TRACE, i, 0, 0, "%s",
+                         pl->prep[i].sniff.why ? pl->prep[i].sniff.why : "not a trace");
+        dfs_run_fold_file(run, i, ordered.v, ordered.n);
+        if (first < t && pl->prep[i].gzip) {
+            in->info.gzip_members = 0;
+            for (size_t k = first; k < t; k++)
+                in->info.gzip_members += pl->tasks[k].st.gzip_members;
+        }
+        for (size_t s = 0; s < extra.n; s++) {
+            dfs_stream_free(extra.v[s]);
+            free(extra.v[s]);
+        }
+        dfs_vec_free(&streams);
+        dfs_vec_free(&extra);
+        dfs_vec_free(&ordered);
+    }
+}
+
+static unsigned default_jobs(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (unsigned)n : 1;
+}
+
+static void compile_wants(dfs_want_set *ws, dfs_strtab *strs, dfs_consumer *const *cs, size_t n)
+{
+    memset(ws, 0, sizeof *ws);
+    for (size_t c = 0; c < n; c++) {
+        ws->keys |= cs[c]->want.keys;
+        ws->all |= cs[c]->want.all_args;
+        for (const char *const *e = cs[c]->want.extra; e && *e; e++) {
+            bool seen = false;
+            for (size_t i = 0; i < ws->nextra; i++)
+                seen |= strcmp(ws->extra[i], *e) == 0;
+            if (seen || ws->nextra == DFS_WANT_MAX_EXTRA)
+                continue;
+            ws->extra[ws->nextra] = *e;
+            ws->extra_len[ws->nextra] = strlen(*e);
+            ws->extra_id[ws->nextra] = dfs_strtab_intern(strs, *e, strlen(*e));
+            ws->nextra++;
+        }
+    }
+}
+
+static bool workers_init(pool *pl, worker *ws, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        worker *w = &ws[i];
+        w->pool = pl;
+        w->index = i;
+        w->strs = dfs_strcache_new(pl->run->strs);
+        w->states = calloc(pl->nconsumers ? pl->nconsumers : 1, sizeof *w->states);
+        if (!w->strs || !w->states)
+            return false;
+        dfs_batchbuf_init(&w->batch);
+        dfs_pctx_init(&w->pctx, pl->run->strs, w->strs, &pl->want, &pl->run->opt, &w->batch);
+        for (size_t c = 0; c < pl->nconsumers; c++)
+            w->states[c] = pl->consumers[c]->worker_begin
+                               ? pl->consumers[c]->worker_begin(pl->consumers[c]->user)
+                               : NULL;
+    }
+    return true;
+}
+
+static void workers_end(pool *pl, worker *ws, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        worker *w = &ws[i];
+        for (size_t c = 0; w->states && c < pl->nconsumers; c++)
+            if (pl->consumers[c]->worker_end)
+                pl->consumers[c]->worker_end(pl->consumers[c]->user, pl->run, w->states[c]);
+        free(w->states);
+        dfs_pctx_free(&w->pctx);
+        dfs_batchbuf_free(&w->batch);
+        dfs_strcache_free(w->strs);
+        free(w->buf);
+    }
+}
+
+int dfs_run_read(dfs_run *run, dfs_consumer *const *consumers, size_t n_consumers)
+{
+    if (run->read_done)
+        return DFS_EXIT_USAGE;
+    run->read_done = true;
+    pool pl = {.run = run, .consumers = consumers, .nconsumers = n_consumers};
+    pthread_mutex_init(&pl.lock, NULL);
+    pthread_cond_init(&pl.cond, NULL);
+    compile_wants(&pl.want, run->strs, consumers, n_consumers);
+    unsigned nworkers = run->opt.jobs > 0 ? (unsigned)run->opt.jobs : default_jobs();
+    pl.prep = calloc(run->inputs.n ? run->inputs.n : 1, sizeof *pl.prep);
+    worker *workers = calloc(nworkers, sizeof *workers);
+    int verdict = DFS_EXIT_OUTPUT;
+    if (!pl.prep || !workers || !workers_init(&pl, workers, nworkers))
+        goto out;
+    unsigned prep_workers = run->inputs.n < nworkers ? (unsigned)run->inputs.n : nworkers;
+    if (prep_workers)
+        run_phase(&pl, workers, prep_workers, 1, run->inputs.n, 0);
+    if (!plan_tasks(&pl))
+        goto out;
+    uint64_t bytes_total = 0;
+    for (size_t i = 0; i < run->inputs.n; i++)
+        bytes_total += run->inputs.v[i].info.size;
+    unsigned read_workers = pl.ntasks < nworkers ? (unsigned)pl.ntasks : nworkers;
+    if (read_workers)
+        run_phase(&pl, workers, read_workers, 2, pl.ntasks, bytes_total);
+    report_progress(&pl, bytes_total);
+    fold_all(&pl, &workers[0]);
+    if (atomic_load(&pl.failed_alloc))
+        goto out;
+    bool unreadable = false;
+    for (size_t i = 0; i < run->inputs.n; i++)
+        unreadable |= run->inputs.v[i].info.unreadable;
+    unreadable |= run->diag.counts[DFS_PROB_UNREADABLE] > 0;
+    uint64_t damage = dfs_diag_damage(&run->diag);
+    if (unreadable)
+        verdict = DFS_EXIT_USAGE;
+    else if (damage)
+        verdict = run->opt.strict ? DFS_EXIT_STRICT : DFS_EXIT_DAMAGED;
+    else
+        verdict = DFS_EXIT_OK;
+out:
+    if (workers)
+        workers_end(&pl, workers, nworkers);
+    for (size_t t = 0; t < pl.ntasks; t++) {
+        dfs_stream_free(&pl.tasks[t].st);
+        free(pl.tasks[t].head);
+        free(pl.tasks[t].tail);
+    }
+    free(pl.tasks);
+    free(pl.prep);
+    free(workers);
+    pthread_mutex_destroy(&pl.lock);
+    pthread_cond_destroy(&pl.cond);
+    return verdict;
+}

@@ -1,0 +1,273 @@
+/* run.c - the public dfs_run API: options, inputs, strings, files, problems and resolution.
+ * Reading itself is in pipeline.c; dfs_run_fold() gathers what the streams learnt. */
+#include "read/run.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void dfs_options_init(dfs_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->jobs = 0;
+    o->max_examples = 5;
+    o->chunk_bytes = UINT64_C(32) << 20;
+    o->max_record = UINT64_C(64) << 20;
+}
+
+dfs_run *dfs_run_new(const dfs_options *opt)
+{
+    dfs_run *run = calloc(1, sizeof *run);
+    if (!run)
+        return NULL;
+    if (opt)
+        run->opt = *opt;
+    else
+        dfs_options_init(&run->opt);
+    if (run->opt.chunk_bytes < 4096)
+        run->opt.chunk_bytes = 4096;
+    if (run->opt.max_record < 4096)
+        run->opt.max_record = 4096;
+    run->strs = dfs_strtab_new();
+    if (!run->strs) {
+        free(run);
+        return NULL;
+    }
+    dfs_diag_init(&run->diag, run->opt.max_examples);
+    for (int k = 0; k < 3; k++)
+        dfs_u64map_init(&run->global_defs[k]);
+    return run;
+}
+
+void dfs_run_free(dfs_run *run)
+{
+    if (!run)
+        return;
+    for (size_t i = 0; i < run->inputs.n; i++) {
+        dfs_input *in = &run->inputs.v[i];
+        free(in->path);
+        for (int k = 0; k < 3; k++)
+            dfs_u64map_free(&in->defs.first[k]);
+        dfs_vec_free(&in->defs.defs);
+        dfs_vec_free(&in->names);
+        dfs_vec_free(&in->meta);
+    }
+    dfs_vec_free(&run->inputs);
+    for (int k = 0; k < 3; k++)
+        dfs_u64map_free(&run->global_defs[k]);
+    dfs_diag_free(&run->diag);
+    dfs_strtab_free(run->strs);
+    free(run);
+}
+
+dfs_status dfs_run_add_path(dfs_run *run, const char *path)
+{
+    if (!path || !*path) {
+        snprintf(run->error, sizeof run->error, "empty path");
+        return DFS_ERR_USAGE;
+    }
+    if (run->read_done) {
+        snprintf(run->error, sizeof run->error, "inputs cannot be added after reading");
+        return DFS_ERR_USAGE;
+    }
+    return dfs_inputs_add(run, path);
+}
+
+const char *dfs_run_error(const dfs_run *run) { return run->error; }
+size_t dfs_run_file_count(const dfs_run *run) { return run->inputs.n; }
+
+const dfs_file_info *dfs_run_file(const dfs_run *run, size_t index)
+{
+    return index < run->inputs.n ? &run->inputs.v[index].info : NULL;
+}
+
+const char *dfs_str_get(const dfs_run *run, dfs_str s, size_t *len)
+{
+    return dfs_strtab_get(run->strs, s, len);
+}
+
+int dfs_str_cmp(const dfs_run *run, dfs_str a, dfs_str b)
+{
+    if (a == b)
+        return 0;
+    size_t la, lb;
+    const char *sa = dfs_strtab_get(run->strs, a, &la);
+    const char *sb = dfs_strtab_get(run->strs, b, &lb);
+    int c = memcmp(sa, sb, la < lb ? la : lb);
+    return c ? c : (la > lb) - (la < lb);
+}
+
+dfs_str dfs_str_find(const dfs_run *run, const char *s, size_t len)
+{
+    return dfs_strtab_find(run->strs, s, len);
+}
+
+uint64_t dfs_run_problem_count(const dfs_run *run, dfs_problem p)
+{
+    return p < DFS_PROB__COUNT ? run->diag.counts[p] : 0;
+}
+
+size_t dfs_run_problem_examples(const dfs_run *run, dfs_problem p, const dfs_example **out)
+{
+    if (p >= DFS_PROB__COUNT) {
+        *out = NULL;
+        return 0;
+    }
+    *out = run->diag.examples[p].v;
+    return run->diag.examples[p].n;
+}
+
+uint64_t dfs_run_damage_total(const dfs_run *run) { return dfs_diag_damage(&run->diag); }
+
+/* ---- resolution ------------------------------------------------------------------------------ */
+
+static int compare_defs(const void *pa, const void *pb)
+{
+    const dfs_hashdef *a = pa, *b = pb;
+    if (a->kind != b->kind)
+        return a->kind < b->kind ? -1 : 1;
+    if (a->hash != b->hash)
+        return a->hash < b->hash ? -1 : 1;
+    return (a->offset > b->offset) - (a->offset < b->offset);
+}
+
+/* Sorts a file's definitions and indexes the first definition of each (kind, hash). */
+static void index_definitions(dfs_defidx *d)
+{
+    qsort(d->defs.v, d->defs.n, sizeof *d->defs.v, compare_defs);
+    for (size_t i = 0; i < d->defs.n; i++) {
+        const dfs_hashdef *h = &d->defs.v[i];
+        if (i == 0 || h->kind != d->defs.v[i - 1].kind || h->hash != d->defs.v[i - 1].hash)
+            dfs_u64map_put(&d->first[h->kind], h->hash, (uint32_t)i);
+    }
+}
+
+dfs_str dfs_run_resolve_hash(const dfs_run *run, dfs_hash_kind kind, uint32_t file,
+                             uint64_t offset, uint64_t hash)
+{
+    if ((unsigned)kind > DFS_HASH_STRING)
+        return 0;
+    uint32_t at;
+    if (file < run->inputs.n) {
+        const dfs_defidx *d = &run->inputs.v[file].defs;
+        if (dfs_u64map_get(&d->first[kind], hash, &at)) {
+            /* the nearest definition before offset; the first one if all follow it */
+            dfs_str best = d->defs.v[at].str;
+            for (size_t i = at; i < d->defs.n && d->defs.v[i].kind == kind && d->defs.v[i].hash == hash;
+                 i++) {
+                if (d->defs.v[i].offset > offset)
+                    break;
+                best = d->defs.v[i].str;
+            }
+            return best;
+        }
+    }
+    return dfs_u64map_get(&run->global_defs[kind], hash, &at) ? (dfs_str)at : 0;
+}
+
+static dfs_str find_name(const dfs_run *run, uint32_t file, int64_t pid, int64_t tid, bool thread)
+{
+    if (file >= run->inputs.n)
+        return 0;
+    const dfs_input *in = &run->inputs.v[file];
+    dfs_str found = 0;
+    for (size_t i = 0; i < in->names.n; i++) {
+        const dfs_namedef *n = &in->names.v[i];
+        if (n->is_thread == thread && n->pid == pid && (!thread || n->tid == tid))
+            found = n->str; /* the last one wins, as in trace viewers */
+    }
+    return found;
+}
+
+dfs_str dfs_run_process_name(const dfs_run *run, uint32_t file, int64_t pid)
+{
+    return find_name(run, file, pid, 0, false);
+}
+
+dfs_str dfs_run_thread_name(const dfs_run *run, uint32_t file, int64_t pid, int64_t tid)
+{
+    return find_name(run, file, pid, tid, true);
+}
+
+/* ---- folding streams into files -------------------------------------------------------------- */
+
+static void format_phase_letters(dfs_file_info *f, const uint64_t *counts)
+{
+    size_t used = 0;
+    f->phase_letters[0] = '\0';
+    for (int c = 0; c < 128 && used < sizeof f->phase_letters; c++) {
+        if (!counts[c])
+            continue;
+        int n = snprintf(f->phase_letters + used, sizeof f->phase_letters - used, "%s%c:%llu",
+                         used ? " " : "", c, (unsigned long long)counts[c]);
+        if (n < 0)
+            break;
+        used += (size_t)n;
+    }
+}
+
+void dfs_run_fold_file(dfs_run *run, uint32_t file, dfs_stream *const *streams, size_t n)
+{
+    dfs_input *in = &run->inputs.v[file];
+    dfs_file_info *f = &in->info;
+    dfs_diag fd;
+    dfs_diag_init(&fd, run->opt.max_examples);
+    uint64_t written[128] = {0};
+    uint64_t line_base = 0;
+    for (size_t i = 0; i < n; i++) {
+        dfs_stream *s = streams[i];
+        f->records += s->records;
+        f->bytes += s->bytes_in;
+        f->bad_records += s->bad_records;
+        f->recovered += s->recovered;
+        for (int p = 0; p < DFS_PHASE_COUNT; p++)
+            f->phase_counts[p] += s->phase_counts[p];
+        for (int c = 0; c < 128; c++)
+            written[c] += s->ph_written[c];
+        if (f->dialect == DFS_DIALECT_UNKNOWN)
+            f->dialect = s->dialect;
+        if (s->has_clock_offset)
+            f->clock_offset_ns = s->clock_offset_ns;
+        if (s->scale_num != 1 || s->scale_den != 1) {
+            f->clock_scale_num = s->scale_num;
+            f->clock_scale_den = s->scale_den;
+        }
+        f->relative_time |= s->relative_time;
+        dfs_diag_merge(&fd, &s->diag, line_base);
+        line_base += s->lines;
+        for (size_t d = 0; d < s->defs.n; d++)
+            dfs_vec_push(&in->defs.defs, s->defs.v[d]);
+        for (size_t d = 0; d < s->names.n; d++)
+            dfs_vec_push(&in->names, s->names.v[d]);
+        for (size_t d = 0; d < s->meta.n; d++)
+            dfs_vec_push(&in->meta, s->meta.v[d]);
+    }
+    format_phase_letters(f, written);
+    f->problems = dfs_diag_damage(&fd);
+    f->incomplete = fd.counts[DFS_PROB_INCOMPLETE_FILE] || fd.counts[DFS_PROB_GZIP_TRUNCATED] ||
+                    fd.counts[DFS_PROB_TRUNCATED_CONTAINER] || fd.counts[DFS_PROB_TORN_RECORD];
+    dfs_diag_merge(&run->diag, &fd, 0);
+    dfs_diag_free(&fd);
+    /* Definitions in file order feed the run-wide map: the first definition of a hash wins. */
+    for (size_t d = 0; d < in->defs.defs.n; d++) {
+        const dfs_hashdef *h = &in->defs.defs.v[d];
+        uint32_t existing;
+        if (!dfs_u64map_get(&run->global_defs[h->kind], h->hash, &existing))
+            dfs_u64map_put(&run->global_defs[h->kind], h->hash, h->str);
+    }
+    index_definitions(&in->defs);
+}
+
+dfs_str dfs_run_file_meta(const dfs_run *run, uint32_t file, const char *key)
+{
+    if (file >= run->inputs.n)
+        return 0;
+    const dfs_input *in = &run->inputs.v[file];
+    for (size_t i = 0; i < in->meta.n; i++) {
+        size_t len;
+        const char *k = dfs_strtab_get(run->strs, in->meta.v[i].key, &len);
+        if (strlen(key) == len && memcmp(k, key, len) == 0)
+            return in->meta.v[i].raw_json;
+    }
+    return 0;
+}
