@@ -248,6 +248,7 @@ typedef struct dfs_options {
     bool strict;              /* damage makes dfs_run_read's verdict DFS_EXIT_STRICT */
     unsigned max_examples;    /* examples kept per problem kind (default 5) */
     uint64_t chunk_bytes;     /* split unit for large uncompressed files (default 32 MiB) */
+    uint64_t gzip_segment_bytes; /* split unit for large multi-member gzip files (default 64 MiB) */
     uint64_t max_record;      /* longest record accepted (default 64 MiB) */
     bool dedup;               /* drop byte-identical neighbouring duplicate records */
     void (*progress)(void *ctx, uint64_t files_done, uint64_t files_total, uint64_t bytes_done,

@@ -7,7 +7,7 @@ need=(gcc make cmake pkg-config libisal-dev zlib1g-dev)
 case "${1:-build}" in
   build) ;;
   test)  need+=(libcmocka-dev clang python3) ;;
-  bench) need+=(isal time) ;;
+  bench) need+=(isal time bc coreutils findutils) ;;
   *) echo "usage: $0 [build|test|bench]" >&2; exit 2 ;;
 esac
 

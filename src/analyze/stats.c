@@ -19,22 +19,22 @@ typedef DFS_VEC(span) span_vec;
 typedef struct part {
     dfs_u64map name_index, cat_index; /* (cat << 32 | name) -> index */
     name_vec names, cats;
-    dfs_keyset procs;     /* {host, pid} */
-    dfs_keyset threads;   /* {host, pid, tid} */
+    dfs_keyset procs;     /* proc_key with tid 0 */
+    dfs_keyset threads;   /* proc_key */
     dfs_u64map hosts, fnames;
     dfs_keyset unresolved; /* {file, kind, hash} */
+    dfs_keyset pid_hosts;  /* proc_key {pid, 0, hhash, host, file}: hosts seen per (file, pid) */
     span_vec spans;       /* per input file, on the file's clock */
 } part;
 
+/* A process (tid 0) or thread. While its host is unresolved, the key holds the host hash and the
+ * file it was met in; an event with no host at all keeps its file (hhash 0) and takes the host
+ * seen for the same pid in the same file. dfs_stats_finish resolves both and keys again by host. */
 typedef struct proc_key {
-    int64_t pid;
-    uint32_t host, pad;
-} proc_key;
-
-typedef struct thread_key {
     int64_t pid, tid;
-    uint32_t host, pad;
-} thread_key;
+    uint64_t hhash;
+    uint32_t host, file;
+} proc_key;
 
 typedef struct ref_key {
     uint64_t hash;
@@ -55,8 +55,9 @@ static void part_init(part *p)
     dfs_u64map_init(&p->hosts);
     dfs_u64map_init(&p->fnames);
     dfs_keyset_init(&p->procs, sizeof(proc_key));
-    dfs_keyset_init(&p->threads, sizeof(thread_key));
+    dfs_keyset_init(&p->threads, sizeof(proc_key));
     dfs_keyset_init(&p->unresolved, sizeof(ref_key));
+    dfs_keyset_init(&p->pid_hosts, sizeof(proc_key));
 }
 
 static void part_free(part *p)
@@ -68,6 +69,7 @@ static void part_free(part *p)
     dfs_keyset_free(&p->procs);
     dfs_keyset_free(&p->threads);
     dfs_keyset_free(&p->unresolved);
+    dfs_keyset_free(&p->pid_hosts);
     dfs_vec_free(&p->names);
     dfs_vec_free(&p->cats);
     dfs_vec_free(&p->spans);
@@ -141,11 +143,16 @@ static void count_event(part *p, const dfs_event *ev)
     add_named(&p->name_index, &p->names, ev->cat, ev->name, count, dur);
     add_named(&p->cat_index, &p->cats, ev->cat, 0, count, dur);
     if (ev->flags & DFS_EF_HAS_PID) {
-        proc_key pk = {ev->pid, ev->host, 0};
-        dfs_keyset_add(&p->procs, &pk);
+        bool resolved = ev->host != 0;
+        proc_key k = {ev->pid, 0, resolved ? 0 : ev->hhash, ev->host, resolved ? 0 : ev->file};
+        if (resolved || ev->hhash) {
+            proc_key seen = {ev->pid, 0, k.hhash, ev->host, ev->file};
+            dfs_keyset_add(&p->pid_hosts, &seen);
+        }
+        dfs_keyset_add(&p->procs, &k);
         if (ev->flags & DFS_EF_HAS_TID) {
-            thread_key tk = {ev->pid, ev->tid, ev->host, 0};
-            dfs_keyset_add(&p->threads, &tk);
+            k.tid = ev->tid;
+            dfs_keyset_add(&p->threads, &k);
         }
     }
     if (ev->host)
@@ -209,6 +216,7 @@ static void worker_end(void *user, const dfs_run *run, void *state)
     merge_keyset(&t->procs, &p->procs);
     merge_keyset(&t->threads, &p->threads);
     merge_keyset(&t->unresolved, &p->unresolved);
+    merge_keyset(&t->pid_hosts, &p->pid_hosts);
     merge_u64set(&t->hosts, &p->hosts);
     merge_u64set(&t->fnames, &p->fnames);
     for (uint32_t f = 0; f < p->spans.n; f++)
@@ -292,6 +300,91 @@ static void time_span(dfs_stats *s, const dfs_run *run)
     }
 }
 
+static dfs_str resolve_host(const proc_key *k, const dfs_run *run)
+{
+    return k->host ? k->host : dfs_run_resolve_hash(run, DFS_HASH_HOST, k->file, UINT64_MAX, k->hhash);
+}
+
+/* Hosts named by the events of each (file, pid), sorted for lookup; resolved once. */
+typedef struct pid_host {
+    uint32_t file;
+    int64_t pid;
+    dfs_str host;   /* 0 when the hash was never defined */
+    uint64_t hhash;
+} pid_host;
+
+typedef struct host_index {
+    pid_host *v;
+    size_t n;
+    const dfs_run *run;
+} host_index;
+
+static int compare_pid_hosts(const void *pa, const void *pb, void *ctx)
+{
+    const pid_host *a = pa, *b = pb;
+    if (a->file != b->file)
+        return a->file < b->file ? -1 : 1;
+    if (a->pid != b->pid)
+        return a->pid < b->pid ? -1 : 1;
+    if (a->host != b->host) /* the smallest host by content first: independent of event order */
+        return !a->host ? 1 : !b->host ? -1 : dfs_str_cmp(ctx, a->host, b->host);
+    return (a->hhash > b->hhash) - (a->hhash < b->hhash);
+}
+
+static bool build_host_index(host_index *x, const dfs_keyset *pid_hosts, const dfs_run *run)
+{
+    x->run = run;
+    x->n = 0;
+    x->v = malloc((pid_hosts->count ? pid_hosts->count : 1) * sizeof *x->v);
+    if (!x->v)
+        return false;
+    size_t it = 0;
+    for (const proc_key *h; (h = dfs_keyset_next(pid_hosts, &it)) != NULL;)
+        x->v[x->n++] = (pid_host){h->file, h->pid, resolve_host(h, run), h->hhash};
+    qsort_r(x->v, x->n, sizeof *x->v, compare_pid_hosts, (void *)run);
+    return true;
+}
+
+/* The first entry of (file, pid) in the index: its preferred host, or its hash. */
+static void host_of_pid(const host_index *x, proc_key *k)
+{
+    size_t lo = 0, hi = x->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const pid_host *m = &x->v[mid];
+        if (m->file < k->file || (m->file == k->file && m->pid < k->pid))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < x->n && x->v[lo].file == k->file && x->v[lo].pid == k->pid) {
+        k->host = x->v[lo].host;
+        k->hhash = x->v[lo].host ? 0 : x->v[lo].hhash;
+    }
+}
+
+/* Counts distinct processes or threads once every host is resolved. */
+static uint64_t count_resolved(const dfs_keyset *set, const host_index *hosts, const dfs_run *run)
+{
+    dfs_keyset final;
+    dfs_keyset_init(&final, sizeof(proc_key));
+    size_t it = 0;
+    for (const proc_key *k; (k = dfs_keyset_next(set, &it)) != NULL;) {
+        proc_key r = *k;
+        if (r.hhash)
+            r.host = resolve_host(&r, run);
+        else if (!r.host)
+            host_of_pid(hosts, &r);
+        if (r.host) /* a host that stays unknown keeps its hash as identity */
+            r.hhash = 0;
+        r.file = 0;
+        dfs_keyset_add(&final, &r);
+    }
+    uint64_t n = final.count;
+    dfs_keyset_free(&final);
+    return n;
+}
+
 const dfs_stats_result *dfs_stats_finish(dfs_stats *s, const dfs_run *run)
 {
     part *t = &s->total;
@@ -303,8 +396,12 @@ const dfs_stats_result *dfs_stats_finish(dfs_stats *s, const dfs_run *run)
     r->nnames = t->names.n;
     r->cats = t->cats.v;
     r->ncats = t->cats.n;
-    r->processes = t->procs.count;
-    r->threads = t->threads.count;
+    host_index hosts;
+    if (build_host_index(&hosts, &t->pid_hosts, run)) {
+        r->processes = count_resolved(&t->procs, &hosts, run);
+        r->threads = count_resolved(&t->threads, &hosts, run);
+        free(hosts.v);
+    }
     r->hosts = t->hosts.count;
     r->files_accessed = t->fnames.count;
     time_span(s, run);

@@ -10,8 +10,10 @@ void dfs_stream_init(dfs_stream *s, uint32_t file, uint32_t chunk, unsigned max_
     s->scale_num = 1;
     s->scale_den = 1;
     dfs_diag_init(&s->diag, max_examples);
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < 3; k++) {
         dfs_u64map_init(&s->latest[k]);
+        dfs_u64map_init(&s->carried[k]);
+    }
 }
 
 void dfs_stream_free(dfs_stream *s)
@@ -20,8 +22,10 @@ void dfs_stream_free(dfs_stream *s)
     dfs_vec_free(&s->defs);
     dfs_vec_free(&s->names);
     dfs_vec_free(&s->meta);
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < 3; k++) {
         dfs_u64map_free(&s->latest[k]);
+        dfs_u64map_free(&s->carried[k]);
+    }
 }
 
 void dfs_stream_define(dfs_stream *s, dfs_hash_kind kind, uint64_t hash, dfs_str str,
@@ -39,8 +43,18 @@ void dfs_stream_define(dfs_stream *s, dfs_hash_kind kind, uint64_t hash, dfs_str
         dfs_u64map_put(&s->latest[kind], hash, (uint32_t)(s->defs.n - 1));
 }
 
-dfs_str dfs_stream_resolve(const dfs_stream *s, dfs_hash_kind kind, uint64_t hash)
+dfs_str dfs_stream_resolve(dfs_stream *s, dfs_hash_kind kind, uint64_t hash)
 {
-    uint32_t i;
-    return dfs_u64map_get(&s->latest[kind], hash, &i) ? s->defs.v[i].str : 0;
+    uint32_t v;
+    if (dfs_u64map_get(&s->latest[kind], hash, &v))
+        return s->defs.v[v].str;
+    if (dfs_u64map_get(&s->carried[kind], hash, &v))
+        return v;
+    for (uint32_t j = s->nbefore; j-- > 0;) {
+        if (dfs_u64map_get(&s->before[j][kind], hash, &v)) {
+            dfs_u64map_put(&s->carried[kind], hash, v);
+            return v;
+        }
+    }
+    return 0;
 }

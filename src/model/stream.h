@@ -65,6 +65,17 @@ typedef struct dfs_stream {
     DFS_VEC(dfs_namedef) names;
     DFS_VEC(dfs_filemeta) meta;
     uint64_t unresolved_refs;  /* references not resolved in-stream (resolved late by the run) */
+    /* Definitions made in earlier chunks of the same file (found by the reader's pre-scan), in
+     * chunk order, each a per-kind map hash -> string; resolution looks there, nearest chunk
+     * first, after the stream's own definitions, and caches what it finds in `carried`. */
+    const dfs_u64map (*before)[3];
+    uint32_t nbefore;
+    dfs_u64map carried[3];
+    /* First and last complete-event ts, so the run can count ts_regression across chunks. */
+    int64_t first_ts;
+    uint64_t first_ts_offset;
+    uint64_t first_ts_line;    /* its line within the stream (line mode), else 0 */
+    bool have_first_ts;
     uint32_t gzip_members;     /* gzip members decoded by this stream (set by the reader) */
     uint64_t bytes_in;         /* decompressed bytes read by this stream (set by the reader) */
 } dfs_stream;
@@ -74,6 +85,6 @@ void dfs_stream_free(dfs_stream *s);
 /* Records a hash definition; counts hash_collision when the same hash had another string. */
 void dfs_stream_define(dfs_stream *s, dfs_hash_kind kind, uint64_t hash, dfs_str str,
                        uint64_t offset, uint64_t line);
-/* The nearest preceding definition in this stream, or 0. */
-dfs_str dfs_stream_resolve(const dfs_stream *s, dfs_hash_kind kind, uint64_t hash);
+/* The nearest preceding definition: in this stream, else in the nearest earlier chunk; or 0. */
+dfs_str dfs_stream_resolve(dfs_stream *s, dfs_hash_kind kind, uint64_t hash);
 #endif

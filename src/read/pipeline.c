@@ -34,7 +34,6 @@ enum {
     HEAD = 64 * 1024,         /* bytes sniffed */
     MAX_SEGMENTS = 4096,
 };
-#define GZ_SEGMENT_BYTES (UINT64_C(64) << 20) /* compressed bytes per gzip segment */
 
 typedef enum task_kind { TASK_WHOLE, TASK_RANGE, TASK_GZ_SEGMENT } task_kind;
 
@@ -80,9 +79,11 @@ typedef struct pool {
     prepared *prep;            /* one per input */
     task *tasks;
     size_t ntasks;
+    dfs_u64map (*carry)[3];    /* per task: definitions found by the pre-scan (hash -> string) */
+    size_t *scan_items;        /* tasks to pre-scan */
     atomic_size_t next;        /* next item of the current phase */
     size_t nitems;
-    int phase;                 /* 1 prepare, 2 read */
+    int phase;                 /* 1 prepare, 2 read, 3 pre-scan */
     atomic_uint_fast64_t bytes_done;
     atomic_uint_fast64_t files_done;
     atomic_int failed_alloc;
@@ -179,9 +180,9 @@ static void prepare_file(pool *pl, size_t i)
         pr->sniff = dfs_sniff(head, have, got == 0);
         dfs_gz_close(gz);
         dfs_diag_free(&scratch);
-        if (pr->sniff.format != DFS_FMT_NOT_A_TRACE && in->info.size > GZ_SEGMENT_BYTES &&
+        if (pr->sniff.format != DFS_FMT_NOT_A_TRACE && in->info.size > pl->run->opt.gzip_segment_bytes &&
             !pr->sniff.structural && pr->sniff.format != DFS_FMT_DASF)
-            pr->npoints = dfs_gz_split_points(fd, in->info.size, GZ_SEGMENT_BYTES, pr->points,
+            pr->npoints = dfs_gz_split_points(fd, in->info.size, pl->run->opt.gzip_segment_bytes, pr->points,
                                               MAX_SEGMENTS);
     } else {
         pr->sniff = dfs_sniff(head, (size_t)n, (uint64_t)n >= in->info.size);
@@ -195,6 +196,29 @@ static void prepare_file(pool *pl, size_t i)
 }
 
 /* ---- phase 2: read ------------------------------------------------------------------------------- */
+
+/* The first complete event of a stream: its time, offset and line (counted in the block just
+ * fed, which is still in the buffer), for ts_regression across chunk boundaries. */
+static void note_first_ts(dfs_stream *st, const dfs_batchbuf *b, const char *fed, uint64_t fed_offset,
+                          size_t fed_len, uint64_t lines_before)
+{
+    for (size_t i = 0; i < b->events.n && !st->have_first_ts; i++) {
+        const dfs_event *ev = &b->events.v[i];
+        if (ev->phase != DFS_PHASE_COMPLETE ||
+            (ev->flags & (DFS_EF_HAS_TS | DFS_EF_BAD_TIME)) != DFS_EF_HAS_TS)
+            continue;
+        st->first_ts = ev->ts;
+        st->first_ts_offset = ev->offset;
+        st->have_first_ts = true;
+        if (fed && ev->offset >= fed_offset && ev->offset - fed_offset <= fed_len) {
+            uint64_t lines = lines_before + 1;
+            for (const char *p = fed, *end = fed + (ev->offset - fed_offset);
+                 (p = memchr(p, '\n', (size_t)(end - p))) != NULL; p++)
+                lines++;
+            st->first_ts_line = lines;
+        }
+    }
+}
 
 static void deliver(worker *w, uint32_t file)
 {
@@ -224,6 +248,7 @@ static bool ensure_capacity(worker *w, size_t need)
 
 typedef struct feeder {
     dfs_format format;
+    bool line_mode;
     dfs_framer framer;
 } feeder;
 
@@ -304,7 +329,11 @@ static void read_source(worker *w, task *t, source *src, feeder *f)
             len = complete;
         }
         int flags = final ? DFS_FEED_FINAL : (len >= max_record ? DFS_FEED_FULL : 0);
+        uint64_t lines_before = t->st.lines;
         size_t used = feed(w, f, w->buf + start, len, offset, flags);
+        if (!t->st.have_first_ts)
+            note_first_ts(&t->st, &w->batch, f->line_mode ? w->buf + start : NULL, offset, len,
+                          lines_before);
         deliver(w, t->file);
         if (final)
             break;
@@ -320,13 +349,25 @@ static void read_source(worker *w, task *t, source *src, feeder *f)
     }
 }
 
+/* Parser state that must not leak from one stream into the next. */
+static void begin_stream(worker *w, dfs_stream *st)
+{
+    dfs_pctx *p = &w->pctx;
+    p->st = st;
+    p->line = 0;
+    p->prev_hash = 0;
+    p->prev_len = 0;
+    p->dedup_pos = 0;
+    p->skip_pending = 0;
+    memset(p->dedup_window, 0, sizeof p->dedup_window);
+}
+
 static void run_task(worker *w, task *t)
 {
     dfs_run *run = w->pool->run;
     dfs_input *in = &run->inputs.v[t->file];
     prepared *pr = &w->pool->prep[t->file];
-    w->pctx.st = &t->st;
-    w->pctx.line = 0;
+    begin_stream(w, &t->st);
     int fd = open(in->path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         dfs_diag_add(&t->st.diag, DFS_PROB_UNREADABLE, t->file, 0, 0, "cannot open: %s",
@@ -346,14 +387,98 @@ static void run_task(worker *w, task *t)
             return;
         }
     }
-    feeder f = {.format = pr->sniff.format};
+    feeder f = {.format = pr->sniff.format,
+                .line_mode = pr->sniff.format != DFS_FMT_DASF && !pr->sniff.structural};
     if (f.format != DFS_FMT_DASF)
         dfs_framer_init(&f.framer, pr->sniff.format, pr->sniff.structural);
     read_source(w, t, &src, &f);
     if (src.gz) {
-        t->st.gzip_members = dfs_gz_members(src.gz);
+        /* complete members: a cut last member is reported as truncation, not as a member */
+        t->st.gzip_members = dfs_gz_members(src.gz) - (dfs_gz_truncated(src.gz) ? 1 : 0);
         dfs_gz_close(src.gz);
     }
+    close(fd);
+}
+
+
+/* ---- pre-scan: definitions of earlier chunks ----------------------------------------------------- */
+
+/* A DFTracer definition record names itself "FH", "HH" or "SH": look for H" after "F, "H or "S.
+ * A false hit only costs parsing one line. */
+static bool line_may_define(const char *line, size_t len)
+{
+    for (const char *p = line; (p = memmem(p, len - (size_t)(p - line), "H\"", 2)) != NULL; p += 2) {
+        if (p - line >= 2 && p[-2] == '"' && (p[-1] == 'F' || p[-1] == 'H' || p[-1] == 'S'))
+            return true;
+    }
+    return false;
+}
+
+/* Parses the definition lines of complete lines in buf into the scratch stream (w->pctx.st). */
+static void scan_block(worker *w, const char *buf, size_t len, uint64_t offset)
+{
+    size_t at = 0;
+    while (at < len) {
+        const char *hit = memmem(buf + at, len - at, "H\"", 2);
+        if (!hit)
+            break;
+        const char *start = hit;
+        while (start > buf + at && start[-1] != '\n')
+            start--;
+        const char *end = memchr(hit, '\n', (size_t)(buf + len - hit));
+        size_t line_len = (size_t)((end ? end : buf + len) - start);
+        const char *brace = memchr(start, '{', line_len);
+        if (brace && line_may_define(start, line_len)) {
+            size_t n = line_len - (size_t)(brace - start);
+            while (n > 0 && (brace[n - 1] == ' ' || brace[n - 1] == '\r' || brace[n - 1] == ',' ||
+                             brace[n - 1] == '\t'))
+                n--;
+            dfs_parse_record(&w->pctx, brace, n, offset + (uint64_t)(brace - buf));
+            dfs_batchbuf_clear(&w->batch);
+        }
+        at = end ? (size_t)(end - buf) + 1 : len;
+    }
+}
+
+static void prescan_task(worker *w, task *t, dfs_u64map carry[3])
+{
+    dfs_input *in = &w->pool->run->inputs.v[t->file];
+    int fd = open(in->path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return; /* the read phase reports it */
+    dfs_stream scratch;
+    dfs_stream_init(&scratch, t->file, t->chunk, 0);
+    begin_stream(w, &scratch);
+    source src = {.fd = fd};
+    src.pos = line_start_at_or_after(fd, t->start, in->info.size);
+    src.end = line_start_at_or_after(fd, t->stop, in->info.size);
+    uint64_t offset = src.pos;
+    size_t have = 0;
+    for (;;) {
+        if (!ensure_capacity(w, have + BLOCK))
+            break;
+        ssize_t n = source_read(&src, w->buf + have, BLOCK);
+        if (n <= 0) {
+            scan_block(w, w->buf, have, offset);
+            break;
+        }
+        have += (size_t)n;
+        size_t complete = have;
+        while (complete > 0 && w->buf[complete - 1] != '\n')
+            complete--;
+        if (complete == 0 && have < w->pool->run->opt.max_record)
+            continue;
+        if (complete == 0)
+            complete = have; /* an absurd line: scan it as it is */
+        scan_block(w, w->buf, complete, offset);
+        offset += complete;
+        have -= complete;
+        memmove(w->buf, w->buf + complete, have);
+    }
+    for (size_t d = 0; d < scratch.defs.n; d++)
+        dfs_u64map_put(&carry[scratch.defs.v[d].kind], scratch.defs.v[d].hash, scratch.defs.v[d].str);
+    dfs_stream_free(&scratch);
+    w->pctx.st = NULL;
     close(fd);
 }
 
@@ -369,6 +494,9 @@ static void *worker_main(void *arg)
             break;
         if (pl->phase == 1) {
             prepare_file(pl, i);
+        } else if (pl->phase == 3) {
+            size_t k = pl->scan_items[i];
+            prescan_task(w, &pl->tasks[k], pl->carry[k]);
         } else {
             task *t = &pl->tasks[i];
             run_task(w, t);
@@ -507,7 +635,7 @@ static void read_junctions(pool *pl, worker *w, stream_vec *extra, uint32_t file
         if (len) {
             dfs_framer fr;
             dfs_framer_init(&fr, pl->prep[file].sniff.format, false);
-            w->pctx.st = st;
+            begin_stream(w, st);
             dfs_framer_feed(&fr, &w->pctx, joined, len, prev->tail_offset, DFS_FEED_FINAL);
             deliver(w, file);
         }
@@ -552,6 +680,31 @@ static void fold_all(pool *pl, worker *w0)
         dfs_vec_free(&extra);
         dfs_vec_free(&ordered);
     }
+}
+
+/* Chunks after the first of a split file resolve hashes defined in earlier chunks: every chunk
+ * but the last is scanned for its definitions first, and each chunk is given its predecessors'. */
+static bool prescan_chunks(pool *pl, worker *workers, unsigned nworkers)
+{
+    pl->carry = calloc(pl->ntasks ? pl->ntasks : 1, sizeof *pl->carry);
+    pl->scan_items = calloc(pl->ntasks ? pl->ntasks : 1, sizeof *pl->scan_items);
+    if (!pl->carry || !pl->scan_items)
+        return false;
+    size_t n = 0;
+    for (size_t t = 0; t < pl->ntasks; t++) {
+        for (int k = 0; k < 3; k++)
+            dfs_u64map_init(&pl->carry[t][k]);
+        task *tk = &pl->tasks[t];
+        if (tk->kind == TASK_RANGE && tk->chunk + 1 < tk->nchunks)
+            pl->scan_items[n++] = t;
+        if (tk->kind == TASK_RANGE && tk->chunk > 0) {
+            tk->st.before = (const dfs_u64map(*)[3])pl->carry + (t - tk->chunk);
+            tk->st.nbefore = tk->chunk;
+        }
+    }
+    if (n)
+        run_phase(pl, workers, n < nworkers ? (unsigned)n : nworkers, 3, n, 0);
+    return true;
 }
 
 static unsigned default_jobs(void)
@@ -635,6 +788,8 @@ int dfs_run_read(dfs_run *run, dfs_consumer *const *consumers, size_t n_consumer
         run_phase(&pl, workers, prep_workers, 1, run->inputs.n, 0);
     if (!plan_tasks(&pl))
         goto out;
+    if (!prescan_chunks(&pl, workers, nworkers))
+        goto out;
     uint64_t bytes_total = 0;
     for (size_t i = 0; i < run->inputs.n; i++)
         bytes_total += run->inputs.v[i].info.size;
@@ -664,6 +819,11 @@ out:
         free(pl.tasks[t].head);
         free(pl.tasks[t].tail);
     }
+    for (size_t t = 0; pl.carry && t < pl.ntasks; t++)
+        for (int k = 0; k < 3; k++)
+            dfs_u64map_free(&pl.carry[t][k]);
+    free(pl.carry);
+    free(pl.scan_items);
     free(pl.tasks);
     free(pl.prep);
     free(workers);

@@ -12,6 +12,7 @@ void dfs_options_init(dfs_options *o)
     o->jobs = 0;
     o->max_examples = 5;
     o->chunk_bytes = UINT64_C(32) << 20;
+    o->gzip_segment_bytes = UINT64_C(64) << 20;
     o->max_record = UINT64_C(64) << 20;
 }
 
@@ -26,6 +27,8 @@ dfs_run *dfs_run_new(const dfs_options *opt)
         dfs_options_init(&run->opt);
     if (run->opt.chunk_bytes < 4096)
         run->opt.chunk_bytes = 4096;
+    if (run->opt.gzip_segment_bytes < 64)
+        run->opt.gzip_segment_bytes = 64;
     if (run->opt.max_record < 4096)
         run->opt.max_record = 4096;
     run->strs = dfs_strtab_new();
@@ -134,6 +137,8 @@ static int compare_defs(const void *pa, const void *pb)
 /* Sorts a file's definitions and indexes the first definition of each (kind, hash). */
 static void index_definitions(dfs_defidx *d)
 {
+    if (d->defs.n == 0)
+        return;
     qsort(d->defs.v, d->defs.n, sizeof *d->defs.v, compare_defs);
     for (size_t i = 0; i < d->defs.n; i++) {
         const dfs_hashdef *h = &d->defs.v[i];
@@ -206,6 +211,32 @@ static void format_phase_letters(dfs_file_info *f, const uint64_t *counts)
     }
 }
 
+/* What only the whole file can tell when it was read in pieces: a closing ']' missing from the
+ * file (each piece saw only part of the framing) and time going back across a piece boundary. */
+static void fold_boundaries(dfs_diag *fd, uint32_t file, dfs_stream *const *streams, size_t n)
+{
+    uint64_t line_base = 0;
+    bool opened = false, closed = false, have_last = false;
+    int64_t last = 0; /* the last complete-event time of the pieces so far */
+    for (size_t i = 0; i < n; i++) {
+        const dfs_stream *cur = streams[i];
+        opened |= cur->saw_open;
+        closed |= cur->saw_close;
+        if (have_last && cur->have_first_ts && cur->first_ts < last)
+            dfs_diag_add(fd, DFS_PROB_TS_REGRESSION, file,
+                         cur->first_ts_line ? line_base + cur->first_ts_line : 0, cur->first_ts_offset,
+                         "ts goes back %lld us", (long long)((last - cur->first_ts) / 1000));
+        if (cur->have_last_ts) {
+            last = cur->last_ts;
+            have_last = true;
+        }
+        line_base += cur->lines;
+    }
+    bool counted_by_last = streams[n - 1]->saw_open && !streams[n - 1]->saw_close;
+    if (n > 1 && opened && !closed && !counted_by_last)
+        dfs_diag_add(fd, DFS_PROB_MISSING_CLOSE, file, 0, 0, "no closing ']'");
+}
+
 void dfs_run_fold_file(dfs_run *run, uint32_t file, dfs_stream *const *streams, size_t n)
 {
     dfs_input *in = &run->inputs.v[file];
@@ -214,6 +245,7 @@ void dfs_run_fold_file(dfs_run *run, uint32_t file, dfs_stream *const *streams, 
     dfs_diag_init(&fd, run->opt.max_examples);
     uint64_t written[128] = {0};
     uint64_t line_base = 0;
+    bool dialect_known = false;
     for (size_t i = 0; i < n; i++) {
         dfs_stream *s = streams[i];
         f->records += s->records;
@@ -224,15 +256,18 @@ void dfs_run_fold_file(dfs_run *run, uint32_t file, dfs_stream *const *streams, 
             f->phase_counts[p] += s->phase_counts[p];
         for (int c = 0; c < 128; c++)
             written[c] += s->ph_written[c];
-        if (f->dialect == DFS_DIALECT_UNKNOWN)
-            f->dialect = s->dialect;
+        if (s->dialect != DFS_DIALECT_UNKNOWN && !dialect_known) {
+            f->dialect = s->dialect; /* the parser's verdict over the sniffer's guess */
+            dialect_known = true;
+        }
         if (s->has_clock_offset)
             f->clock_offset_ns = s->clock_offset_ns;
         if (s->scale_num != 1 || s->scale_den != 1) {
             f->clock_scale_num = s->scale_num;
             f->clock_scale_den = s->scale_den;
         }
-        f->relative_time |= s->relative_time;
+        if (i == 0) /* later pieces lack the records that set the clock */
+            f->relative_time = s->relative_time;
         dfs_diag_merge(&fd, &s->diag, line_base);
         line_base += s->lines;
         for (size_t d = 0; d < s->defs.n; d++)
@@ -242,6 +277,8 @@ void dfs_run_fold_file(dfs_run *run, uint32_t file, dfs_stream *const *streams, 
         for (size_t d = 0; d < s->meta.n; d++)
             dfs_vec_push(&in->meta, s->meta.v[d]);
     }
+    if (n)
+        fold_boundaries(&fd, file, streams, n);
     format_phase_letters(f, written);
     f->problems = dfs_diag_damage(&fd);
     f->incomplete = fd.counts[DFS_PROB_INCOMPLETE_FILE] || fd.counts[DFS_PROB_GZIP_TRUNCATED] ||

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# bench/run.sh DFSCOPE - ingestion throughput of `dfscope stats` against same-session baselines.
+#
+# Inputs (generated once, deterministic, kept in bench/out/):
+#   v1/   16 DFTracer v1 .pfw files, about 2 GB in all
+#   v2gz/ the same workload as 16 DFTracer v2 .pfw.gz files (multi-member, one member per ~16 MiB)
+# For each input and -j 1 / -j 2: median of RUNS runs of wall time; MB/s of decompressed text,
+# events/s, peak RSS; the baseline at the same parallelism (wc -l for text, igzip -dc for gzip)
+# and the ratio. Results: a markdown table on stdout and in bench/out/results.md.
+set -euo pipefail
+DFSCOPE=${1:?usage: bench/run.sh path/to/dfscope}
+DFSCOPE=$(readlink -f "$DFSCOPE")
+cd "$(dirname "$0")"
+OUT=out
+RUNS=${RUNS:-3}
+SIZE=${SIZE:-2G}
+mkdir -p "$OUT"
+
+gen() { # dir format extra...
+  local dir=$1; shift
+  if [ ! -f "$OUT/$dir/.done-$SIZE" ]; then
+    rm -rf "${OUT:?}/$dir"; mkdir -p "$OUT/$dir"
+    echo "generating $OUT/$dir ($SIZE, $*)" >&2
+    "$DFSCOPE" gen -o "$OUT/$dir" --ranks 16 --size "$SIZE" --seed 7 "$@"
+    touch "$OUT/$dir/.done-$SIZE"
+  fi
+}
+gen v1 --format v1
+gen v2gz --format v2 --gzip
+
+now() { date +%s.%N; }
+median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+# time_cmd CMD...: prints the median wall seconds of RUNS runs
+time_cmd() {
+  local t
+  for _ in $(seq "$RUNS"); do
+    local s; s=$(now); "$@" >/dev/null 2>&1; t=$(now)
+    echo "$t - $s" | bc -l
+  done | median
+}
+
+files_of() { find "$OUT/$1" -type f ! -name '.done*' | sort; }
+text_bytes() { # decompressed bytes, from dfscope itself (exact)
+  "$DFSCOPE" stats --json --no-progress -q "$OUT/$1" | awk -F'[:,]' '/"bytes"/ {s += $2} END {print s}'
+}
+events_of() { "$DFSCOPE" stats --json --no-progress -q "$OUT/$1" | awk -F'[:,]' '/"events_total"/ {print $2; exit}'; }
+
+baseline_wc() { files_of v1 | xargs -P "$1" -n $(( (16 + $1 - 1) / $1 )) wc -l; }
+baseline_igzip() { files_of v2gz | xargs -P "$1" -n 1 igzip -dc; }
+
+peak_rss_mb() { # peak RSS of one dfscope run, MB
+  /usr/bin/time -f '%M' "$DFSCOPE" stats --no-progress -q "$@" 2>&1 >/dev/null | tail -1 | awk '{printf "%.0f", $1/1024}'
+}
+
+machine="$(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+{
+  echo "Machine: $machine"
+  echo "Date: $(date -u +%Y-%m-%dT%H:%MZ); dfscope $("$DFSCOPE" --version | cut -d' ' -f2); runs per figure: $RUNS (median)"
+  echo
+  echo "| input | -j | dfscope s | MB/s (text) | M events/s | peak RSS MB | baseline | baseline s | dfscope / baseline throughput |"
+  echo "|---|--:|--:|--:|--:|--:|---|--:|--:|"
+} > "$OUT/results.md"
+
+for input in v1 v2gz; do
+  bytes=$(text_bytes $input)
+  events=$(events_of $input)
+  disk=$(du -sb "$OUT/$input" | cut -f1)
+  for j in 1 2; do
+    cat $(files_of $input) > /dev/null # warm the page cache
+    t=$(time_cmd "$DFSCOPE" stats -j "$j" --no-progress -q "$OUT/$input")
+    rss=$(peak_rss_mb -j "$j" "$OUT/$input")
+    if [ $input = v1 ]; then bname="wc -l"; bt=$(time_cmd baseline_wc "$j");
+    else bname="igzip -dc"; bt=$(time_cmd baseline_igzip "$j"); fi
+    mbs=$(echo "$bytes / $t / 1000000" | bc -l)
+    evs=$(echo "$events / $t / 1000000" | bc -l)
+    ratio=$(echo "$bt / $t" | bc -l)
+    printf '| %s (%s text, %s on disk, %s events) | %d | %.3f | %.0f | %.1f | %s | %s | %.3f | %.2f |\n' \
+      "$input" "$(numfmt --to=si "$bytes")B" "$(numfmt --to=si "$disk")B" "$(numfmt --to=si "$events")" \
+      "$j" "$t" "$mbs" "$evs" "$rss" "$bname" "$bt" "$ratio" >> "$OUT/results.md"
+  done
+done
+cat "$OUT/results.md"

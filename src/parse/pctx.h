@@ -1,0 +1,53 @@
+/* pctx.h - everything a parser needs while it turns bytes into events on one worker.
+ *
+ * The framer (framer.h) cuts a byte stream into records; the record parser (record.h) turns one
+ * record into a dfs_event appended to `batch`, records metadata and problems in `st`, and interns
+ * strings through the worker's cache. Nothing here is shared between workers. */
+#ifndef DFS_PCTX_H
+#define DFS_PCTX_H
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dfscope.h"
+#include "model/batch.h"
+#include "model/stream.h"
+#include "util/strtab.h"
+
+#define DFS_WANT_MAX_EXTRA 64
+
+/* The union of what the consumers of a run want (dfs_want), compiled once per run. */
+typedef struct dfs_want_set {
+    uint64_t keys;                          /* DFS_KEYBIT of well-known keys */
+    bool all;                               /* keep every arg */
+    size_t nextra;
+    const char *extra[DFS_WANT_MAX_EXTRA];  /* other key names ... */
+    size_t extra_len[DFS_WANT_MAX_EXTRA];
+    dfs_str extra_id[DFS_WANT_MAX_EXTRA];   /* ... and their interned ids */
+} dfs_want_set;
+
+typedef struct dfs_pctx {
+    dfs_strtab *table;
+    dfs_strcache *strs;
+    const dfs_want_set *want;
+    const dfs_options *opt;
+    dfs_stream *st;           /* the stream being parsed */
+    dfs_batchbuf *batch;      /* events go here */
+    uint64_t line;            /* 1-based line of the current record within the stream; 0 if none */
+    /* Scratch space owned by the parser (unescaped strings, args under construction). */
+    char *scratch;
+    size_t scratch_cap;
+    dfs_arg *argtmp;
+    size_t argtmp_cap;
+    /* Previous record, for neighbour duplicate detection. */
+    uint64_t prev_hash;
+    uint32_t prev_len;
+    uint64_t dedup_window[1024];  /* hashes of recent records when opt->dedup */
+    unsigned dedup_pos;
+    /* DASF: bytes of an oversized or unfittable record still to be skipped by the next feeds. */
+    uint64_t skip_pending;
+} dfs_pctx;
+
+void dfs_pctx_init(dfs_pctx *p, dfs_strtab *table, dfs_strcache *strs, const dfs_want_set *want,
+                   const dfs_options *opt, dfs_batchbuf *batch);
+void dfs_pctx_free(dfs_pctx *p);
+#endif

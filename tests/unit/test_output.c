@@ -1,0 +1,132 @@
+/* test_output.c - JSON writer escaping and nesting, number formatting, atomic files, diagnostics. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "model/diag.h"
+#include "output/atomic.h"
+#include "output/format.h"
+#include "output/json.h"
+#include "testutil.h"
+
+static char *capture(void (*fn)(FILE *))
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    fn(f);
+    fclose(f);
+    return buf;
+}
+
+static void write_nested(FILE *f)
+{
+    dfs_jw w;
+    dfs_jw_init(&w, f, false);
+    dfs_jw_object(&w, NULL);
+    dfs_jw_cstr(&w, "s", "a\"b\\c\n\x01");
+    dfs_jw_str(&w, "bad", "x\xff\xc3(y\xe2\x82\xac", 8);
+    dfs_jw_array(&w, "a");
+    dfs_jw_int(&w, NULL, -5);
+    dfs_jw_uint(&w, NULL, UINT64_MAX);
+    dfs_jw_double(&w, NULL, 0.5);
+    dfs_jw_double(&w, NULL, 1.0 / 0.0);
+    dfs_jw_bool(&w, NULL, true);
+    dfs_jw_null(&w, NULL);
+    dfs_jw_object(&w, NULL);
+    dfs_jw_end(&w);
+    dfs_jw_end(&w);
+    dfs_jw_end(&w);
+}
+
+static void json_writer_escapes_and_nests(void **state)
+{
+    (void)state;
+    char *out = capture(write_nested);
+    assert_string_equal(out, "{\"s\":\"a\\\"b\\\\c\\n\\u0001\",\"bad\":\"x\\ufffd\\ufffd(y\xe2\x82\xac\","
+                             "\"a\":[-5,18446744073709551615,0.5,null,true,null,{}]}");
+    free(out);
+}
+
+static void formats_numbers_for_people(void **state)
+{
+    (void)state;
+    char b[64];
+    assert_string_equal(dfs_fmt_count(b, sizeof b, 0), "0");
+    assert_string_equal(dfs_fmt_count(b, sizeof b, 1234567), "1,234,567");
+    assert_string_equal(dfs_fmt_count(b, sizeof b, 999), "999");
+    assert_string_equal(dfs_fmt_duration(b, sizeof b, 350), "350 ns");
+    assert_string_equal(dfs_fmt_duration(b, sizeof b, 1200000), "1.200 ms");
+    assert_string_equal(dfs_fmt_duration(b, sizeof b, 12345678901), "12.346 s");
+    assert_string_equal(dfs_fmt_bytes(b, sizeof b, 999), "999 B");
+    assert_string_equal(dfs_fmt_bytes(b, sizeof b, 1500000), "1.5 MB");
+    assert_string_equal(dfs_fmt_time(b, sizeof b, INT64_C(1698080323775554000)),
+                        "2023-10-23T16:58:43.775554000Z");
+}
+
+static void atomic_file_replaces_only_on_success(void **state)
+{
+    (void)state;
+    const char *path = tu_temp_file(".json", "old", 3);
+    char err[256];
+    dfs_atomic_file f;
+    assert_int_equal(dfs_atomic_open(&f, path, err, sizeof err), 0);
+    fputs("new", f.fp);
+    assert_int_equal(dfs_atomic_close(&f, false, err, sizeof err), 0); /* discarded */
+    FILE *in = fopen(path, "r");
+    char got[8] = {0};
+    assert_int_equal(fread(got, 1, 7, in), 3);
+    fclose(in);
+    assert_string_equal(got, "old");
+    assert_int_equal(dfs_atomic_open(&f, path, err, sizeof err), 0);
+    fputs("new!", f.fp);
+    assert_int_equal(dfs_atomic_close(&f, true, err, sizeof err), 0);
+    in = fopen(path, "r");
+    memset(got, 0, sizeof got);
+    assert_int_equal(fread(got, 1, 7, in), 4);
+    fclose(in);
+    assert_string_equal(got, "new!");
+    assert_true(dfs_same_file(path, path));
+    assert_int_not_equal(dfs_atomic_open(&f, "/nonexistent-dir/x.json", err, sizeof err), 0);
+    assert_non_null(strstr(err, "/nonexistent-dir/x.json"));
+    unlink(path);
+}
+
+static void diag_keeps_first_examples_by_position(void **state)
+{
+    (void)state;
+    dfs_diag a, b, all;
+    dfs_diag_init(&a, 2);
+    dfs_diag_init(&b, 2);
+    dfs_diag_init(&all, 2);
+    dfs_diag_add(&a, DFS_PROB_BAD_LINE, 1, 9, 900, "late");
+    dfs_diag_add(&a, DFS_PROB_BAD_LINE, 1, 3, 300, "third");
+    dfs_diag_add(&a, DFS_PROB_BAD_LINE, 1, 5, 500, "fifth");
+    dfs_diag_add(&b, DFS_PROB_BAD_LINE, 0, 2, 200, "file0");
+    dfs_diag_count(&b, DFS_PROB_STRING_NUMBER, 7);
+    dfs_diag_merge(&all, &a, 100);
+    dfs_diag_merge(&all, &b, 0);
+    assert_int_equal(all.counts[DFS_PROB_BAD_LINE], 4);
+    assert_int_equal(all.examples[DFS_PROB_BAD_LINE].n, 2);
+    assert_string_equal(all.examples[DFS_PROB_BAD_LINE].v[0].detail, "file0");
+    assert_string_equal(all.examples[DFS_PROB_BAD_LINE].v[1].detail, "third");
+    assert_int_equal(all.examples[DFS_PROB_BAD_LINE].v[1].line, 103);
+    assert_int_equal(dfs_diag_damage(&all), 4); /* string_number is a legal variant */
+    assert_string_equal(dfs_problem_code(DFS_PROB_GZIP_TRUNCATED), "gzip_truncated");
+    assert_int_equal(dfs_problem_class(DFS_PROB_MISSING_CLOSE), 'V');
+    dfs_diag_free(&a);
+    dfs_diag_free(&b);
+    dfs_diag_free(&all);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(json_writer_escapes_and_nests),
+        cmocka_unit_test(formats_numbers_for_people),
+        cmocka_unit_test(atomic_file_replaces_only_on_success),
+        cmocka_unit_test(diag_keeps_first_examples_by_position),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,278 @@
+/* test_pipeline.c - reading in parallel pieces gives the same events, counts and diagnostics as
+ * reading whole files on one thread: byte-range chunks of uncompressed files, gzip segments whose
+ * members cut lines, any -j. Also inputs: directories, globs, missing paths, FIFOs. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "testutil.h"
+
+/* A consumer that fingerprints everything it is given; the sum is order independent. */
+typedef struct fingerprint {
+    uint64_t events, sum_ts, sum_offset, sum_name_len, complete;
+} fingerprint;
+
+static void *fp_begin(void *user)
+{
+    (void)user;
+    return calloc(1, sizeof(fingerprint));
+}
+
+static void fp_batch(void *state, const dfs_run *run, const dfs_batch *b)
+{
+    fingerprint *f = state;
+    for (size_t i = 0; i < b->count; i++) {
+        const dfs_event *ev = &b->events[i];
+        size_t len;
+        dfs_str_get(run, ev->name, &len);
+        f->events++;
+        f->sum_ts += (uint64_t)ev->ts;
+        f->sum_offset += ev->offset * 31 + ev->file;
+        f->sum_name_len += len;
+        f->complete += ev->phase == DFS_PHASE_COMPLETE;
+    }
+}
+
+static void fp_end(void *user, const dfs_run *run, void *state)
+{
+    (void)run;
+    fingerprint *t = user, *f = state;
+    t->events += f->events;
+    t->sum_ts += f->sum_ts;
+    t->sum_offset += f->sum_offset;
+    t->sum_name_len += f->sum_name_len;
+    t->complete += f->complete;
+    free(f);
+}
+
+typedef struct result {
+    fingerprint fp;
+    uint64_t records, bad;
+    uint64_t first_bad_line;
+    int verdict;
+} result;
+
+static result read_paths(const char *const *paths, int jobs, uint64_t chunk, uint64_t gzseg)
+{
+    result r = {0};
+    dfs_options o;
+    dfs_options_init(&o);
+    o.jobs = jobs;
+    if (chunk)
+        o.chunk_bytes = chunk;
+    if (gzseg)
+        o.gzip_segment_bytes = gzseg;
+    dfs_run *run = dfs_run_new(&o);
+    for (const char *const *p = paths; *p; p++)
+        assert_int_equal(dfs_run_add_path(run, *p), DFS_OK);
+    dfs_consumer c = {.user = &r.fp, .worker_begin = fp_begin, .on_batch = fp_batch, .worker_end = fp_end};
+    dfs_consumer *cs[] = {&c};
+    r.verdict = dfs_run_read(run, cs, 1);
+    for (size_t i = 0; i < dfs_run_file_count(run); i++) {
+        r.records += dfs_run_file(run, i)->records;
+        r.bad += dfs_run_file(run, i)->bad_records;
+    }
+    const dfs_example *ex;
+    if (dfs_run_problem_examples(run, DFS_PROB_BAD_LINE, &ex))
+        r.first_bad_line = ex[0].line;
+    dfs_run_free(run);
+    return r;
+}
+
+static void assert_same(const result *a, const result *b)
+{
+    assert_int_equal(a->fp.events, b->fp.events);
+    assert_int_equal(a->fp.sum_ts, b->fp.sum_ts);
+    assert_int_equal(a->fp.sum_name_len, b->fp.sum_name_len);
+    assert_int_equal(a->fp.complete, b->fp.complete);
+    assert_int_equal(a->records, b->records);
+    assert_int_equal(a->bad, b->bad);
+    assert_int_equal(a->first_bad_line, b->first_bad_line);
+    assert_int_equal(a->verdict, b->verdict);
+}
+
+/* DFTracer v1 lines of varying length; line `bad_at` (1-based, counting the '[' line) is damaged. */
+static char *make_lines(int n, int bad_at, size_t *len)
+{
+    size_t cap = (size_t)n * 300 + 64, used = 0;
+    char *s = malloc(cap);
+    used += (size_t)snprintf(s + used, cap - used, "[\n");
+    for (int i = 0; i < n; i++) {
+        if (i + 2 == bad_at) {
+            used += (size_t)snprintf(s + used, cap - used, "{\"id\":%d,\"name\":\"broken\n", i);
+            continue;
+        }
+        used += (size_t)snprintf(s + used, cap - used,
+                                 "{\"id\":%d,\"name\":\"%s\",\"cat\":\"POSIX\",\"pid\":%d,\"tid\":%d,"
+                                 "\"ts\":%lld,\"dur\":%d,\"ph\":\"X\",\"args\":{\"ret\":%d,\"pad\":\"%.*s\"}}\n",
+                                 i, i % 3 ? "read" : "__xstat64", 100 + i % 4, 100 + i % 4,
+                                 1700000000000000LL + i * 10, i % 97, i, i % 60,
+                                 "............................................................");
+    }
+    used += (size_t)snprintf(s + used, cap - used, "]\n");
+    *len = used;
+    return s;
+}
+
+static void write_file(const char *path, const char *data, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, len, f), len);
+    fclose(f);
+}
+
+/* gzip members of `piece` bytes each: they cut lines anywhere, as split tools do. */
+static void write_gzip_members(const char *path, const char *data, size_t len, size_t piece)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    for (size_t at = 0; at < len; at += piece) {
+        size_t n = len - at < piece ? len - at : piece;
+        z_stream z = {0};
+        assert_int_equal(deflateInit2(&z, 6, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY), Z_OK);
+        unsigned char *out = malloc(deflateBound(&z, n) + 64);
+        z.next_in = (unsigned char *)(data + at);
+        z.avail_in = (uInt)n;
+        z.next_out = out;
+        z.avail_out = (uInt)(deflateBound(&z, n) + 64);
+        assert_int_equal(deflate(&z, Z_FINISH), Z_STREAM_END);
+        fwrite(out, 1, z.total_out, f);
+        deflateEnd(&z);
+        free(out);
+    }
+    fclose(f);
+}
+
+static char tmpdir[256];
+
+static int make_dir(void **state)
+{
+    (void)state;
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/dfscope-pipe-XXXXXX");
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int remove_dir(void **state)
+{
+    (void)state;
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void chunks_give_the_same_answers(void **state)
+{
+    (void)state;
+    size_t len;
+    char *data = make_lines(6000, 4321, &len);
+    char path[300];
+    snprintf(path, sizeof path, "%s/big.pfw", tmpdir);
+    write_file(path, data, len);
+    const char *paths[] = {path, NULL};
+    result whole = read_paths(paths, 1, 0, 0);
+    assert_int_equal(whole.records, 5999);
+    assert_int_equal(whole.bad, 1);
+    assert_int_equal(whole.first_bad_line, 4321);
+    assert_int_equal(whole.verdict, DFS_EXIT_DAMAGED);
+    for (int jobs = 1; jobs <= 3; jobs++) {
+        result a = read_paths(paths, jobs, 4096, 0);
+        assert_same(&whole, &a);
+        result b = read_paths(paths, jobs, 65536 + 17, 0);
+        assert_same(&whole, &b);
+    }
+    free(data);
+}
+
+static void gzip_segments_stitch_lines_across_members(void **state)
+{
+    (void)state;
+    size_t len;
+    char *data = make_lines(3000, 1000, &len);
+    char plain[300], gz[300];
+    snprintf(plain, sizeof plain, "%s/ref.pfw", tmpdir);
+    snprintf(gz, sizeof gz, "%s/multi.pfw.gz", tmpdir);
+    write_file(plain, data, len);
+    write_gzip_members(gz, data, len, 10007); /* members end mid-line */
+    const char *p1[] = {plain, NULL}, *p2[] = {gz, NULL};
+    result ref = read_paths(p1, 1, 0, 0);
+    result one = read_paths(p2, 1, 0, 0);
+    assert_same(&ref, &one);
+    for (int jobs = 1; jobs <= 3; jobs++) {
+        result seg = read_paths(p2, jobs, 0, 3000); /* many segments */
+        assert_same(&ref, &seg);
+    }
+    free(data);
+}
+
+static void inputs_directories_globs_and_errors(void **state)
+{
+    (void)state;
+    char sub[300], a[300], b[300], fifo[300], pattern[300];
+    snprintf(sub, sizeof sub, "%s/d/e", tmpdir);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "mkdir -p %s", sub);
+    assert_int_equal(system(cmd), 0);
+    snprintf(a, sizeof a, "%s/d/a.pfw", tmpdir);
+    snprintf(b, sizeof b, "%s/d/e/b.pfw", tmpdir);
+    snprintf(fifo, sizeof fifo, "%s/d/e/pipe.pfw", tmpdir);
+    const char *line = "{\"id\":1,\"name\":\"x\",\"cat\":\"c\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,\"ph\":\"X\"}\n";
+    write_file(a, line, strlen(line));
+    write_file(b, line, strlen(line));
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+
+    dfs_run *run = dfs_run_new(NULL);
+    char dir[300];
+    snprintf(dir, sizeof dir, "%s/d", tmpdir);
+    assert_int_equal(dfs_run_add_path(run, dir), DFS_OK); /* the FIFO inside is skipped */
+    assert_int_equal(dfs_run_add_path(run, a), DFS_OK);   /* named twice: read once */
+    assert_int_equal(dfs_run_file_count(run), 2);
+    assert_non_null(strstr(dfs_run_file(run, 0)->path, "/d/a.pfw")); /* name order */
+    assert_int_equal(dfs_run_add_path(run, "/nonexistent/x.pfw"), DFS_ERR_INPUT);
+    assert_non_null(strstr(dfs_run_error(run), "/nonexistent/x.pfw"));
+    assert_int_equal(dfs_run_add_path(run, fifo), DFS_ERR_INPUT);
+    assert_non_null(strstr(dfs_run_error(run), "not a regular file"));
+    snprintf(pattern, sizeof pattern, "%s/d/*/b*.pfw", tmpdir);
+    assert_int_equal(dfs_run_add_path(run, pattern), DFS_OK);
+    snprintf(pattern, sizeof pattern, "%s/d/*.none", tmpdir);
+    assert_int_equal(dfs_run_add_path(run, pattern), DFS_ERR_INPUT);
+    assert_int_equal(dfs_run_read(run, NULL, 0), DFS_EXIT_OK);
+    assert_int_equal(dfs_run_file(run, 0)->records + dfs_run_file(run, 1)->records, 2);
+    assert_int_equal(dfs_run_add_path(run, a), DFS_ERR_USAGE); /* after reading */
+    dfs_run_free(run);
+}
+
+static void empty_and_unreadable_files(void **state)
+{
+    (void)state;
+    char empty[300], gone[300];
+    snprintf(empty, sizeof empty, "%s/empty.pfw", tmpdir);
+    snprintf(gone, sizeof gone, "%s/gone.pfw", tmpdir);
+    write_file(empty, "", 0);
+    write_file(gone, "x", 1);
+    dfs_run *run = dfs_run_new(NULL);
+    assert_int_equal(dfs_run_add_path(run, empty), DFS_OK);
+    assert_int_equal(dfs_run_add_path(run, gone), DFS_OK);
+    unlink(gone); /* vanishes between listing and reading */
+    assert_int_equal(dfs_run_read(run, NULL, 0), DFS_EXIT_USAGE);
+    assert_int_equal(dfs_run_file(run, 0)->format, DFS_FMT_NOT_A_TRACE);
+    assert_true(dfs_run_file(run, 1)->unreadable);
+    assert_int_equal(dfs_run_problem_count(run, DFS_PROB_NOT_A_TRACE), 1);
+    assert_int_equal(dfs_run_problem_count(run, DFS_PROB_UNREADABLE), 1);
+    dfs_run_free(run);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(chunks_give_the_same_answers),
+        cmocka_unit_test(gzip_segments_stitch_lines_across_members),
+        cmocka_unit_test(inputs_directories_globs_and_errors),
+        cmocka_unit_test(empty_and_unreadable_files),
+    };
+    return cmocka_run_group_tests(tests, make_dir, remove_dir);
+}

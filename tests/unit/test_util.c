@@ -1,0 +1,148 @@
+/* test_util.c - arena, string table (also under threads), u64 map, key set. */
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "testutil.h"
+#include "util/arena.h"
+#include "util/keyset.h"
+#include "util/strtab.h"
+#include "util/u64map.h"
+
+static void arena_aligns_and_grows(void **state)
+{
+    (void)state;
+    dfs_arena a;
+    dfs_arena_init(&a, 128);
+    for (int i = 1; i < 200; i++) {
+        char *p = dfs_arena_alloc(&a, (size_t)i);
+        assert_non_null(p);
+        assert_int_equal((uintptr_t)p % 16, 0);
+        memset(p, 0xAB, (size_t)i);
+    }
+    char *big = dfs_arena_alloc(&a, 10000); /* larger than a block */
+    assert_non_null(big);
+    memset(big, 1, 10000);
+    assert_string_equal(dfs_arena_strdup(&a, "hello", 3), "hel");
+    dfs_arena_reset(&a);
+    assert_non_null(dfs_arena_alloc(&a, 8));
+    dfs_arena_free(&a);
+}
+
+static void strtab_interns_and_fixes_well_known_keys(void **state)
+{
+    (void)state;
+    dfs_strtab *t = dfs_strtab_new();
+    size_t len;
+    assert_int_equal(dfs_strtab_intern(t, "", 0), 0);
+    assert_string_equal(dfs_strtab_get(t, 0, &len), "");
+    assert_int_equal(dfs_strtab_intern(t, "ret", 3), DFS_KEY_STR(DFS_KEY_RET));
+    assert_int_equal(dfs_strtab_intern(t, "dtype", 5), DFS_KEY_STR(DFS_KEY_DTYPE));
+    assert_int_equal(dfs_strtab_find(t, "External id", 11), DFS_KEY_STR(DFS_KEY_EXTERNAL_ID));
+    dfs_str a = dfs_strtab_intern(t, "read", 4);
+    dfs_str b = dfs_strtab_intern(t, "read\0x", 6); /* embedded NUL is part of the string */
+    assert_int_not_equal(a, b);
+    assert_int_equal(dfs_strtab_intern(t, "read", 4), a);
+    assert_int_equal(dfs_strtab_find(t, "nope", 4), 0);
+    dfs_strcache *c = dfs_strcache_new(t);
+    assert_int_equal(dfs_strcache_intern(c, "read", 4), a);
+    for (int i = 0; i < 100000; i++) { /* grows both the table and the cache */
+        char s[32];
+        int n = snprintf(s, sizeof s, "name-%d", i);
+        dfs_str id = dfs_strcache_intern(c, s, (size_t)n);
+        assert_int_equal(dfs_strtab_intern(t, s, (size_t)n), id);
+        assert_memory_equal(dfs_strtab_get(t, id, &len), s, (size_t)n);
+    }
+    dfs_strcache_free(c);
+    dfs_strtab_free(t);
+}
+
+typedef struct intern_job {
+    dfs_strtab *t;
+    dfs_str ids[5000];
+} intern_job;
+
+static void *intern_many(void *arg)
+{
+    intern_job *j = arg;
+    dfs_strcache *c = dfs_strcache_new(j->t);
+    for (int i = 0; i < 5000; i++) {
+        char s[32];
+        int n = snprintf(s, sizeof s, "k%d", i % 2500 * 7);
+        j->ids[i] = dfs_strcache_intern(c, s, (size_t)n);
+    }
+    dfs_strcache_free(c);
+    return NULL;
+}
+
+static void strtab_is_consistent_across_threads(void **state)
+{
+    (void)state;
+    dfs_strtab *t = dfs_strtab_new();
+    static intern_job jobs[4];
+    pthread_t th[4];
+    for (int i = 0; i < 4; i++) {
+        jobs[i].t = t;
+        pthread_create(&th[i], NULL, intern_many, &jobs[i]);
+    }
+    for (int i = 0; i < 4; i++)
+        pthread_join(th[i], NULL);
+    for (int i = 1; i < 4; i++)
+        assert_memory_equal(jobs[i].ids, jobs[0].ids, sizeof jobs[0].ids);
+    assert_int_equal(dfs_strtab_count(t), 1 + DFS_KEY__COUNT + 2500);
+    dfs_strtab_free(t);
+}
+
+static void u64map_puts_gets_and_overwrites(void **state)
+{
+    (void)state;
+    dfs_u64map m;
+    dfs_u64map_init(&m);
+    uint32_t v;
+    assert_false(dfs_u64map_get(&m, 1, &v));
+    for (uint64_t k = 0; k < 10000; k++)
+        assert_true(dfs_u64map_put(&m, k * UINT64_C(0x9E3779B97F4A7C15), (uint32_t)k));
+    assert_true(dfs_u64map_put(&m, UINT64_MAX, 7));
+    assert_true(dfs_u64map_put(&m, UINT64_MAX, 8));
+    assert_true(dfs_u64map_get(&m, UINT64_MAX, &v));
+    assert_int_equal(v, 8);
+    for (uint64_t k = 0; k < 10000; k++) {
+        assert_true(dfs_u64map_get(&m, k * UINT64_C(0x9E3779B97F4A7C15), &v));
+        assert_int_equal(v, k);
+    }
+    assert_int_equal(m.count, 10001);
+    dfs_u64map_clear(&m);
+    assert_false(dfs_u64map_get(&m, 0, &v));
+    dfs_u64map_free(&m);
+}
+
+static void keyset_adds_once_and_iterates(void **state)
+{
+    (void)state;
+    dfs_keyset s;
+    dfs_keyset_init(&s, 16);
+    for (int64_t i = 0; i < 1000; i++) {
+        int64_t key[2] = {i, -i};
+        assert_int_equal(dfs_keyset_add(&s, key), 1);
+        assert_int_equal(dfs_keyset_add(&s, key), 0);
+    }
+    int64_t missing[2] = {5, 5};
+    assert_false(dfs_keyset_has(&s, missing));
+    size_t it = 0, n = 0;
+    for (const int64_t *k; (k = dfs_keyset_next(&s, &it)) != NULL; n++)
+        assert_int_equal(k[0], -k[1]);
+    assert_int_equal(n, 1000);
+    dfs_keyset_free(&s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(arena_aligns_and_grows),
+        cmocka_unit_test(strtab_interns_and_fixes_well_known_keys),
+        cmocka_unit_test(strtab_is_consistent_across_threads),
+        cmocka_unit_test(u64map_puts_gets_and_overwrites),
+        cmocka_unit_test(keyset_adds_once_and_iterates),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
