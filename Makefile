@@ -45,6 +45,7 @@ build-clang: deps-test
 	@cmake --build build-clang -j $(JOBS)
 
 bench: deps-bench $(BUILD)/dfscope
+	@cmake --build $(BUILD) --target bench_framer -j $(JOBS)
 	bench/run.sh $(BUILD)/dfscope
 
 clean:

@@ -12,6 +12,15 @@ typedef struct span {
     bool have;
 } span;
 
+/* A process (tid 0) or thread. While its host is unresolved, the key holds the host hash and the
+ * file it was met in; an event with no host at all keeps its file (hhash 0) and takes the host
+ * seen for the same pid in the same file. dfs_stats_finish resolves both and keys again by host. */
+typedef struct proc_key {
+    int64_t pid, tid;
+    uint64_t hhash;
+    uint32_t host, file;
+} proc_key;
+
 typedef DFS_VEC(dfs_stats_name) name_vec;
 typedef DFS_VEC(span) span_vec;
 
@@ -25,16 +34,12 @@ typedef struct part {
     dfs_keyset unresolved; /* {file, kind, hash} */
     dfs_keyset pid_hosts;  /* proc_key {pid, 0, hhash, host, file}: hosts seen per (file, pid) */
     span_vec spans;       /* per input file, on the file's clock */
+    /* Consecutive events mostly share a thread and a host: remember the last keys added. */
+    proc_key last_thread;
+    bool have_last_thread;
+    dfs_str last_host, last_fname;
 } part;
 
-/* A process (tid 0) or thread. While its host is unresolved, the key holds the host hash and the
- * file it was met in; an event with no host at all keeps its file (hhash 0) and takes the host
- * seen for the same pid in the same file. dfs_stats_finish resolves both and keys again by host. */
-typedef struct proc_key {
-    int64_t pid, tid;
-    uint64_t hhash;
-    uint32_t host, file;
-} proc_key;
 
 typedef struct ref_key {
     uint64_t hash;
@@ -133,6 +138,25 @@ static void note_reference(part *p, const dfs_event *ev, dfs_hash_kind kind, uin
     }
 }
 
+static void count_thread(part *p, const dfs_event *ev)
+{
+    bool resolved = ev->host != 0;
+    proc_key k = {ev->pid, (ev->flags & DFS_EF_HAS_TID) ? ev->tid : 0, resolved ? 0 : ev->hhash,
+                  ev->host, resolved ? 0 : ev->file};
+    if (p->have_last_thread && memcmp(&k, &p->last_thread, sizeof k) == 0)
+        return;
+    p->last_thread = k;
+    p->have_last_thread = true;
+    if (resolved || ev->hhash) {
+        proc_key seen = {ev->pid, 0, k.hhash, ev->host, ev->file};
+        dfs_keyset_add(&p->pid_hosts, &seen);
+    }
+    if (ev->flags & DFS_EF_HAS_TID)
+        dfs_keyset_add(&p->threads, &k);
+    k.tid = 0;
+    dfs_keyset_add(&p->procs, &k);
+}
+
 static void count_event(part *p, const dfs_event *ev)
 {
     if (ev->phase == DFS_PHASE_METADATA)
@@ -142,25 +166,20 @@ static void count_event(part *p, const dfs_event *ev)
     event_weight(ev, &count, &dur);
     add_named(&p->name_index, &p->names, ev->cat, ev->name, count, dur);
     add_named(&p->cat_index, &p->cats, ev->cat, 0, count, dur);
-    if (ev->flags & DFS_EF_HAS_PID) {
-        bool resolved = ev->host != 0;
-        proc_key k = {ev->pid, 0, resolved ? 0 : ev->hhash, ev->host, resolved ? 0 : ev->file};
-        if (resolved || ev->hhash) {
-            proc_key seen = {ev->pid, 0, k.hhash, ev->host, ev->file};
-            dfs_keyset_add(&p->pid_hosts, &seen);
-        }
-        dfs_keyset_add(&p->procs, &k);
-        if (ev->flags & DFS_EF_HAS_TID) {
-            k.tid = ev->tid;
-            dfs_keyset_add(&p->threads, &k);
-        }
-    }
-    if (ev->host)
-        dfs_u64map_put(&p->hosts, ev->host, 1);
-    else if (ev->hhash)
+    if (ev->flags & DFS_EF_HAS_PID)
+        count_thread(p, ev);
+    if (ev->host) {
+        if (ev->host != p->last_host)
+            dfs_u64map_put(&p->hosts, ev->host, 1);
+        p->last_host = ev->host;
+    } else if (ev->hhash) {
         note_reference(p, ev, DFS_HASH_HOST, ev->hhash, 0);
-    if (ev->fname || ev->fhash)
+    }
+    if (ev->fname && ev->fname == p->last_fname)
+        ; /* already counted */
+    else if (ev->fname || ev->fhash)
         note_reference(p, ev, DFS_HASH_FILE, ev->fhash, ev->fname);
+    p->last_fname = ev->fname;
     if ((ev->flags & DFS_EF_HAS_TS) && !(ev->flags & DFS_EF_BAD_TIME)) {
         int64_t end = ev->ts + (dur > 0 && ev->phase != DFS_PHASE_AGGREGATED ? dur : 0);
         add_span(p, ev->file, ev->ts, end);

@@ -21,6 +21,9 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "model/batch.h"
 #include "parse/dasf.h"
@@ -403,11 +406,32 @@ static void run_task(worker *w, task *t)
 
 /* ---- pre-scan: definitions of earlier chunks ----------------------------------------------------- */
 
+/* The first `H"` in p[0..n), or NULL. The pre-scan runs over whole chunks, so it compares 16
+ * bytes a step (SSE2 is baseline on x86-64) instead of calling memmem. */
+static const char *find_h_quote(const char *p, size_t n)
+{
+    size_t i = 0;
+#ifdef __SSE2__
+    const __m128i h = _mm_set1_epi8('H'), q = _mm_set1_epi8('"');
+    for (; i + 17 <= n; i += 16) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(p + i));
+        __m128i b = _mm_loadu_si128((const __m128i *)(p + i + 1));
+        int mask = _mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, h), _mm_cmpeq_epi8(b, q)));
+        if (mask)
+            return p + i + (size_t)__builtin_ctz((unsigned)mask);
+    }
+#endif
+    for (; i + 1 < n; i++)
+        if (p[i] == 'H' && p[i + 1] == '"')
+            return p + i;
+    return NULL;
+}
+
 /* A DFTracer definition record names itself "FH", "HH" or "SH": look for H" after "F, "H or "S.
  * A false hit only costs parsing one line. */
 static bool line_may_define(const char *line, size_t len)
 {
-    for (const char *p = line; (p = memmem(p, len - (size_t)(p - line), "H\"", 2)) != NULL; p += 2) {
+    for (const char *p = line; (p = find_h_quote(p, len - (size_t)(p - line))) != NULL; p += 2) {
         if (p - line >= 2 && p[-2] == '"' && (p[-1] == 'F' || p[-1] == 'H' || p[-1] == 'S'))
             return true;
     }
@@ -419,7 +443,7 @@ static void scan_block(worker *w, const char *buf, size_t len, uint64_t offset)
 {
     size_t at = 0;
     while (at < len) {
-        const char *hit = memmem(buf + at, len - at, "H\"", 2);
+        const char *hit = find_h_quote(buf + at, len - at);
         if (!hit)
             break;
         const char *start = hit;
