@@ -31,13 +31,13 @@ void dfs_stream_free(dfs_stream *s)
 void dfs_stream_define(dfs_stream *s, dfs_hash_kind kind, uint64_t hash, dfs_str str,
                        uint64_t offset, uint64_t line)
 {
-    uint32_t prev;
-    if (dfs_u64map_get(&s->latest[kind], hash, &prev)) {
-        if (s->defs.v[prev].str == str)
-            return; /* a repeated identical definition adds nothing */
+    /* The previous definition may be in this stream or in an earlier chunk of the file. */
+    dfs_str prev = dfs_stream_resolve(s, kind, hash);
+    if (prev == str)
+        return; /* a repeated identical definition adds nothing */
+    if (prev)
         dfs_diag_add(&s->diag, DFS_PROB_HASH_COLLISION, s->file, line, offset,
                      "hash %llu defined again with another string", (unsigned long long)hash);
-    }
     dfs_hashdef d = {hash, offset, str, (uint8_t)kind};
     if (dfs_vec_push(&s->defs, d))
         dfs_u64map_put(&s->latest[kind], hash, (uint32_t)(s->defs.n - 1));

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -35,6 +36,7 @@
 enum {
     BLOCK = 1 << 20,          /* bytes read per step */
     HEAD = 64 * 1024,         /* bytes sniffed */
+    MAP_WINDOW = 16 << 20,    /* bytes of a plain file mapped at a time */
     MAX_SEGMENTS = 4096,
 };
 
@@ -289,8 +291,34 @@ static void keep_tail(task *t, const char *buf, size_t len, uint64_t offset)
     }
 }
 
-/* Reads one task from its source through the right parser, delivering batch by batch. */
-static void read_source(worker *w, task *t, source *src, feeder *f)
+/* Feeds one piece of a stream and hands its events to the consumers; returns the bytes used. */
+static size_t feed_piece(worker *w, task *t, feeder *f, const char *p, size_t len, uint64_t offset,
+                         int flags)
+{
+    uint64_t lines_before = t->st.lines;
+    size_t used = feed(w, f, p, len, offset, flags);
+    if (!t->st.have_first_ts)
+        note_first_ts(&t->st, &w->batch, f->line_mode ? p : NULL, offset, len, lines_before);
+    deliver(w, t->file);
+    return used > len ? len : used;
+}
+
+static void finish_stream(worker *w, task *t, feeder *f)
+{
+    if (t->chunk + 1 == t->nchunks && f->format != DFS_FMT_DASF) {
+        dfs_framer_finish(&f->framer, &w->pctx);
+        deliver(w, t->file);
+    }
+}
+
+static void count_bytes(worker *w, task *t, uint64_t n)
+{
+    atomic_fetch_add(&w->pool->bytes_done, n);
+    t->st.bytes_in += n;
+}
+
+/* Reads a task from a decompressing (or unmappable) source through the worker's buffer. */
+static void read_buffered(worker *w, task *t, source *src, feeder *f)
 {
     const uint64_t max_record = w->pool->run->opt.max_record;
     size_t have = 0;
@@ -310,8 +338,7 @@ static void read_source(worker *w, task *t, source *src, feeder *f)
                          "read error: %s", strerror(errno));
             n = 0;
         }
-        atomic_fetch_add(&w->pool->bytes_done, (uint64_t)n);
-        t->st.bytes_in += (uint64_t)n;
+        count_bytes(w, t, (uint64_t)n);
         have += (size_t)n;
         bool final = n == 0;
         size_t start = 0;
@@ -332,24 +359,70 @@ static void read_source(worker *w, task *t, source *src, feeder *f)
             len = complete;
         }
         int flags = final ? DFS_FEED_FINAL : (len >= max_record ? DFS_FEED_FULL : 0);
-        uint64_t lines_before = t->st.lines;
-        size_t used = feed(w, f, w->buf + start, len, offset, flags);
-        if (!t->st.have_first_ts)
-            note_first_ts(&t->st, &w->batch, f->line_mode ? w->buf + start : NULL, offset, len,
-                          lines_before);
-        deliver(w, t->file);
+        size_t used = feed_piece(w, t, f, w->buf + start, len, offset, flags);
         if (final)
             break;
-        if (used > len)
-            used = len;
         offset += used;
         have = len - used;
         memmove(w->buf, w->buf + start + used, have);
     }
-    if (t->chunk + 1 == t->nchunks && f->format != DFS_FMT_DASF) {
-        dfs_framer_finish(&f->framer, &w->pctx);
-        deliver(w, t->file);
+    finish_stream(w, t, f);
+}
+
+/* Reads the byte range [pos, end) of a plain file through a sliding read-only mapping, so the
+ * bytes are parsed where the page cache holds them instead of being copied. The parser is fed
+ * views of about BLOCK bytes; a view that ends inside a record is fed again, longer. The window
+ * moves on as the parser advances and grows only for records longer than it (up to max_record),
+ * so at most one window per worker is mapped. Returns false, having read nothing, when the file
+ * cannot be mapped. */
+static bool read_mapped(worker *w, task *t, int fd, uint64_t pos, uint64_t end, feeder *f)
+{
+    const uint64_t max_record = w->pool->run->opt.max_record;
+    const uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+    uint64_t window = MAP_WINDOW;
+    bool first = true;
+    while (pos < end || first) {
+        uint64_t wstart = pos & ~(page - 1);
+        uint64_t wend = end - wstart > window ? wstart + window : end;
+        size_t wlen = (size_t)(wend - wstart);
+        char *map = wlen ? mmap(NULL, wlen, PROT_READ, MAP_PRIVATE, fd, (off_t)wstart) : NULL;
+        if (wlen && map == MAP_FAILED) {
+            if (first)
+                return false;
+            dfs_diag_add(&t->st.diag, DFS_PROB_UNREADABLE, t->file, 0, pos, "cannot map: %s",
+                         strerror(errno));
+            break;
+        }
+        if (wlen)
+            madvise(map, wlen, MADV_SEQUENTIAL);
+        first = false;
+        uint64_t started_at = pos;
+        uint64_t view = BLOCK;
+        for (;;) {
+            uint64_t vend = wend - pos > view ? pos + view : wend;
+            bool final = vend == end;
+            size_t len = (size_t)(vend - pos);
+            int flags = final ? DFS_FEED_FINAL : (len >= max_record ? DFS_FEED_FULL : 0);
+            size_t used = feed_piece(w, t, f, map + (pos - wstart), len, pos, flags);
+            count_bytes(w, t, used);
+            pos += used;
+            if (final)
+                break;
+            if (used == 0 && vend == wend)
+                break; /* the record goes on past the window */
+            view = used == 0 ? view * 2 : BLOCK;
+        }
+        if (wlen)
+            munmap(map, wlen);
+        if (pos == end)
+            break;
+        if (pos == started_at) { /* a record longer than the window: map more of it */
+            uint64_t cap = max_record + 2 * page + BLOCK;
+            window = window * 2 < cap ? window * 2 : cap;
+        }
     }
+    finish_stream(w, t, f);
+    return true;
 }
 
 /* Parser state that must not leak from one stream into the next. */
@@ -394,7 +467,8 @@ static void run_task(worker *w, task *t)
                 .line_mode = pr->sniff.format != DFS_FMT_DASF && !pr->sniff.structural};
     if (f.format != DFS_FMT_DASF)
         dfs_framer_init(&f.framer, pr->sniff.format, pr->sniff.structural);
-    read_source(w, t, &src, &f);
+    if (src.gz || !read_mapped(w, t, fd, src.pos, src.end, &f))
+        read_buffered(w, t, &src, &f);
     if (src.gz) {
         /* complete members: a cut last member is reported as truncation, not as a member */
         t->st.gzip_members = dfs_gz_members(src.gz) - (dfs_gz_truncated(src.gz) ? 1 : 0);

@@ -266,6 +266,142 @@ static void empty_and_unreadable_files(void **state)
     dfs_run_free(run);
 }
 
+/* Counts events per resolved file name ("/a", "/b") and keeps the unresolved references. */
+typedef struct names_seen {
+    uint64_t a, b, unresolved;
+    uint64_t unresolved_offset;
+    uint32_t unresolved_file;
+} names_seen;
+
+static void *ns_begin(void *user)
+{
+    (void)user;
+    return calloc(1, sizeof(names_seen));
+}
+
+static void ns_batch(void *state, const dfs_run *run, const dfs_batch *b)
+{
+    names_seen *n = state;
+    for (size_t i = 0; i < b->count; i++) {
+        const dfs_event *ev = &b->events[i];
+        if (ev->phase != DFS_PHASE_COMPLETE)
+            continue;
+        size_t len;
+        const char *s = dfs_str_get(run, ev->fname, &len);
+        if (len == 2 && s[1] == 'a')
+            n->a++;
+        else if (len == 2 && s[1] == 'b')
+            n->b++;
+        else if (ev->fhash) {
+            n->unresolved++;
+            n->unresolved_offset = ev->offset;
+            n->unresolved_file = ev->file;
+        }
+    }
+}
+
+static void ns_end(void *user, const dfs_run *run, void *state)
+{
+    (void)run;
+    names_seen *t = user, *n = state;
+    t->a += n->a;
+    t->b += n->b;
+    t->unresolved += n->unresolved;
+    if (n->unresolved) {
+        t->unresolved_offset = n->unresolved_offset;
+        t->unresolved_file = n->unresolved_file;
+    }
+    free(n);
+}
+
+static void hashes_resolve_across_chunks_and_files(void **state)
+{
+    (void)state;
+    /* parent: 16-bit hash 5 is "/a", then (a collision) "/b"; 300 events after each definition */
+    char parent[300], child[300];
+    snprintf(parent, sizeof parent, "%s/parent.pfw", tmpdir);
+    snprintf(child, sizeof child, "%s/child.pfw", tmpdir);
+    FILE *f = fopen(parent, "w");
+    fprintf(f, "[\n{\"id\":1,\"name\":\"FH\",\"cat\":\"dftracer\",\"pid\":1,\"tid\":1,\"ph\":\"M\",\"args\":{\"name\":\"/a\",\"value\":5}}\n");
+    fprintf(f, "{\"id\":2,\"name\":\"FH\",\"cat\":\"dftracer\",\"pid\":1,\"tid\":1,\"ph\":\"M\",\"args\":{\"name\":\"/other\",\"value\":77}}\n");
+    for (int i = 0; i < 600; i++) {
+        if (i == 300)
+            fprintf(f, "{\"id\":3,\"name\":\"FH\",\"cat\":\"dftracer\",\"pid\":1,\"tid\":1,\"ph\":\"M\",\"args\":{\"name\":\"/b\",\"value\":5}}\n");
+        fprintf(f, "{\"id\":%d,\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":1,\"ph\":\"X\",\"args\":{\"fhash\":5}}\n", i + 10, i);
+    }
+    fprintf(f, "]\n");
+    fclose(f);
+    /* forked child writing its own file: references 77, defined only in the parent */
+    f = fopen(child, "w");
+    fprintf(f, "{\"id\":1,\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":2,\"tid\":2,\"ts\":1,\"dur\":1,\"ph\":\"X\",\"args\":{\"fhash\":77}}\n");
+    fclose(f);
+
+    for (uint64_t chunk = 0; chunk <= 4096; chunk += 4096) {
+        dfs_options o;
+        dfs_options_init(&o);
+        if (chunk)
+            o.chunk_bytes = chunk; /* parent cut into ~25 chunks: definitions come from the pre-scan */
+        dfs_run *run = dfs_run_new(&o);
+        assert_int_equal(dfs_run_add_path(run, parent), DFS_OK);
+        assert_int_equal(dfs_run_add_path(run, child), DFS_OK);
+        names_seen seen = {0};
+        dfs_consumer c = {.user = &seen, .want = {.keys = DFS_KEYBIT(DFS_KEY_FHASH)},
+                          .worker_begin = ns_begin, .on_batch = ns_batch, .worker_end = ns_end};
+        dfs_consumer *cs[] = {&c};
+        assert_int_equal(dfs_run_read(run, cs, 1), DFS_EXIT_OK);
+        assert_int_equal(seen.a, 300);
+        assert_int_equal(seen.b, 300);
+        assert_int_equal(seen.unresolved, 1);
+        assert_int_equal(dfs_run_problem_count(run, DFS_PROB_HASH_COLLISION), 1);
+        dfs_str late = dfs_run_resolve_hash(run, DFS_HASH_FILE, seen.unresolved_file, seen.unresolved_offset, 77);
+        size_t len;
+        assert_string_equal(dfs_str_get(run, late, &len), "/other");
+        /* in the parent, late resolution is positional too */
+        assert_string_equal(dfs_str_get(run, dfs_run_resolve_hash(run, DFS_HASH_FILE, 0, 1000, 5), &len), "/a");
+        assert_string_equal(dfs_str_get(run, dfs_run_resolve_hash(run, DFS_HASH_FILE, 0, UINT64_MAX, 5), &len), "/b");
+        assert_int_equal(dfs_run_resolve_hash(run, DFS_HASH_FILE, 0, 0, 999), 0);
+        dfs_run_free(run);
+    }
+}
+
+/* A 20 MB record is longer than the 16 MiB mapping window: the window grows and the record is
+ * read; with a 1 MiB --max-record it is skipped as record_too_large and reading goes on. */
+static void records_longer_than_the_window(void **state)
+{
+    (void)state;
+    size_t big = 20u << 20;
+    char *data = malloc(big + 1024);
+    size_t n = (size_t)sprintf(data, "{\"id\":1,\"name\":\"a\",\"cat\":\"c\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,\"ph\":\"X\"}\n");
+    n += (size_t)sprintf(data + n, "{\"id\":2,\"name\":\"big\",\"cat\":\"c\",\"pid\":1,\"tid\":1,\"ts\":2,\"dur\":1,\"ph\":\"X\",\"args\":{\"s\":\"");
+    memset(data + n, 'x', big);
+    n += big;
+    n += (size_t)sprintf(data + n, "\"}}\n{\"id\":3,\"name\":\"z\",\"cat\":\"c\",\"pid\":1,\"tid\":1,\"ts\":3,\"dur\":1,\"ph\":\"X\"}\n");
+    char path[300];
+    snprintf(path, sizeof path, "%s/long.pfw", tmpdir);
+    write_file(path, data, n);
+    free(data);
+
+    dfs_run *run = dfs_run_new(NULL);
+    assert_int_equal(dfs_run_add_path(run, path), DFS_OK);
+    assert_int_equal(dfs_run_read(run, NULL, 0), DFS_EXIT_OK);
+    assert_int_equal(dfs_run_file(run, 0)->records, 3);
+    assert_int_equal(dfs_run_file(run, 0)->bytes, n);
+    dfs_run_free(run);
+
+    dfs_options o;
+    dfs_options_init(&o);
+    o.max_record = 1 << 20;
+    run = dfs_run_new(&o);
+    assert_int_equal(dfs_run_add_path(run, path), DFS_OK);
+    assert_int_equal(dfs_run_read(run, NULL, 0), DFS_EXIT_DAMAGED);
+    assert_int_equal(dfs_run_file(run, 0)->records, 2);
+    assert_int_equal(dfs_run_problem_count(run, DFS_PROB_RECORD_TOO_LARGE), 1);
+    const dfs_example *ex;
+    assert_int_equal(dfs_run_problem_examples(run, DFS_PROB_RECORD_TOO_LARGE, &ex), 1);
+    assert_int_equal(ex[0].line, 2);
+    dfs_run_free(run);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -273,6 +409,8 @@ int main(void)
         cmocka_unit_test(gzip_segments_stitch_lines_across_members),
         cmocka_unit_test(inputs_directories_globs_and_errors),
         cmocka_unit_test(empty_and_unreadable_files),
+        cmocka_unit_test(records_longer_than_the_window),
+        cmocka_unit_test(hashes_resolve_across_chunks_and_files),
     };
     return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }
