@@ -18,15 +18,16 @@ deps-bench:
 
 $(BUILD)/dfscope: deps-build FORCE
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF >/dev/null
-	@cmake --build $(BUILD) -j $(JOBS)
+	@cmake --build $(BUILD) -j $(JOBS) -- --no-print-directory
 FORCE:
 
-sample/.done: $(BUILD)/dfscope
+# The built-in sample: 8 ranks of a DLIO-like UNet3D run as DFTracer v1 traces (64 MiB, seed 1).
+$(BUILD)/sample.stamp: | $(BUILD)/dfscope
 	@rm -rf sample && mkdir -p sample
 	$(BUILD)/dfscope gen -o sample --format v1 --ranks 8 --size 64M --seed 1
 	@touch $@
 
-demo: sample/.done
+demo: $(BUILD)/dfscope $(BUILD)/sample.stamp
 	$(BUILD)/dfscope stats sample
 
 test: deps-test

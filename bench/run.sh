@@ -18,11 +18,11 @@ mkdir -p "$OUT"
 
 gen() { # dir format extra...
   local dir=$1; shift
-  if [ ! -f "$OUT/$dir/.done-$SIZE" ]; then
+  if [ ! -f "$OUT/$dir.done-$SIZE" ]; then
     rm -rf "${OUT:?}/$dir"; mkdir -p "$OUT/$dir"
     echo "generating $OUT/$dir ($SIZE, $*)" >&2
     "$DFSCOPE" gen -o "$OUT/$dir" --ranks 16 --size "$SIZE" --seed 7 "$@"
-    touch "$OUT/$dir/.done-$SIZE"
+    touch "$OUT/$dir.done-$SIZE"
   fi
 }
 gen v1 --format v1
@@ -40,17 +40,18 @@ time_cmd() {
   done | median
 }
 
-files_of() { find "$OUT/$1" -type f ! -name '.done*' | sort; }
-text_bytes() { # decompressed bytes, from dfscope itself (exact)
-  "$DFSCOPE" stats --json --no-progress -q "$OUT/$1" | awk -F'[:,]' '/"bytes"/ {s += $2} END {print s}'
-}
-events_of() { "$DFSCOPE" stats --json --no-progress -q "$OUT/$1" | awk -F'[:,]' '/"events_total"/ {print $2; exit}'; }
+files_of() { find "$OUT/$1" -type f | sort; }
+# decompressed bytes and events of an input, from dfscope's own JSON (exact)
+describe() { "$DFSCOPE" stats --json --no-progress -q "$OUT/$1" > "$OUT/$1.json"; }
+text_bytes() { awk -F'[:,]' '/"bytes"/ {s += $2} END {printf "%.0f\n", s}' "$OUT/$1.json"; }
+events_of() { awk -F'[:,]' '/"events_total"/ && !n {print $2; n = 1}' "$OUT/$1.json"; }
 
 baseline_wc() { files_of v1 | xargs -P "$1" -n $(( (16 + $1 - 1) / $1 )) wc -l; }
 baseline_igzip() { files_of v2gz | xargs -P "$1" -n 1 igzip -dc; }
 
 peak_rss_mb() { # peak RSS of one dfscope run, MB
-  /usr/bin/time -f '%M' "$DFSCOPE" stats --no-progress -q "$@" 2>&1 >/dev/null | tail -1 | awk '{printf "%.0f", $1/1024}'
+  /usr/bin/time -o "$OUT/rss" -f '%M' "$DFSCOPE" stats --no-progress -q "$@" >/dev/null 2>&1 || true
+  awk '{printf "%.0f", $1/1024}' "$OUT/rss"
 }
 
 machine="$(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
@@ -63,6 +64,7 @@ machine="$(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /pro
 } > "$OUT/results.md"
 
 for input in v1 v2gz; do
+  describe $input
   bytes=$(text_bytes $input)
   events=$(events_of $input)
   disk=$(du -sb "$OUT/$input" | cut -f1)

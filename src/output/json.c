@@ -3,6 +3,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "util/utf8.h"
+
 void dfs_jw_init(dfs_jw *w, FILE *out, bool pretty)
 {
     memset(w, 0, sizeof *w);
@@ -17,35 +19,6 @@ static void newline(dfs_jw *w)
     fputc('\n', w->out);
     for (int i = 0; i < w->depth; i++)
         fputs("  ", w->out);
-}
-
-/* Length of a valid UTF-8 sequence at s, or 0 when it is invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-    unsigned c = s[0];
-    size_t len;
-    unsigned min;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xC2 && c <= 0xDF)
-        len = 2, min = 0x80;
-    else if (c >= 0xE0 && c <= 0xEF)
-        len = 3, min = 0x800;
-    else if (c >= 0xF0 && c <= 0xF4)
-        len = 4, min = 0x10000;
-    else
-        return 0;
-    if (n < len)
-        return 0;
-    unsigned cp = c & (0x3Fu >> (len - 1));
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-        cp = cp << 6 | (s[i] & 0x3F);
-    }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-        return 0;
-    return len;
 }
 
 void dfs_json_escape(FILE *out, const char *str, size_t len)
@@ -66,7 +39,7 @@ void dfs_json_escape(FILE *out, const char *str, size_t len)
             }
             i++;
         } else {
-            size_t n = utf8_len(s + i, len - i);
+            size_t n = dfs_utf8_len(s + i, len - i);
             if (n == 0) {
                 fputs("\\ufffd", out);
                 i++;

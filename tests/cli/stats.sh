@@ -92,6 +92,12 @@ code 2 "refuses to overwrite an input" "$DFSCOPE" stats -o "$T/a.pfw" "$T/a.pfw"
 check "input untouched" cmp -s "$T/a.pfw" "$T/keep.pfw"
 code 4 "unwritable output" "$DFSCOPE" stats -o "$T/no/such/dir/out.json" "$T/a.pfw"
 
+# --- progress: off when stderr is not a terminal (above: -q leaves stderr empty), forced on demand
+code 0 "forced progress" "$DFSCOPE" stats --progress -q "$T/a.pfw"
+check "progress shows files and MB/s" grep -q 'files.*MB/s' "$T/err"
+code 0 "no progress" "$DFSCOPE" stats --no-progress -q "$T/a.pfw"
+check "no progress output" [ ! -s "$T/err" ]
+
 # --- --timing ----------------------------------------------------------------------------------------
 code 0 "timing" "$DFSCOPE" stats --json --timing "$T/a.pfw"
 check "timing fields" [ "$(json_field "$T/out" "'peak_rss_kb' in d['timing'] and 'text_mb_per_s' in d['timing']")" = True ]
