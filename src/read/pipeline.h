@@ -1,0 +1,104 @@
+/* pipeline.h - the insides of the reading pipeline, shared by its modules:
+ *   pipeline.c  the worker pool, the phases, planning the tasks, folding the results;
+ *   prepare.c   phase 1: sniffing each file and finding where it can be cut;
+ *   prescan.c   the hash definitions of earlier chunks of a cut file;
+ *   task.c      reading one task (a file, a chunk or a gzip segment) into its stream. */
+#ifndef DFS_PIPELINE_H
+#define DFS_PIPELINE_H
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "model/batch.h"
+#include "parse/framer.h"
+#include "read/gzip.h"
+#include "read/run.h"
+#include "read/sniff.h"
+
+enum {
+    BLOCK = 1 << 20,          /* bytes read per step */
+    HEAD = 64 * 1024,         /* bytes sniffed */
+    MAP_WINDOW = 16 << 20,    /* bytes of a plain file mapped at a time */
+    MAX_SEGMENTS = 4096,
+};
+
+typedef enum task_kind { TASK_WHOLE, TASK_RANGE, TASK_GZ_SEGMENT } task_kind;
+
+typedef struct task {
+    uint32_t file;
+    uint32_t chunk;
+    uint32_t nchunks;
+    task_kind kind;
+    uint64_t start, stop;      /* RANGE: nominal byte range; GZ_SEGMENT: compressed range */
+    dfs_stream st;
+    /* A gzip segment cannot know whether the previous one ended inside a line: it keeps its
+     * first line (head) and its unfinished last line (tail) for the junction pass. */
+    char *head, *tail;
+    size_t head_len, tail_len;
+    uint64_t tail_offset;
+} task;
+
+typedef DFS_VEC(dfs_stream *) stream_vec;
+
+typedef struct prepared {
+    dfs_sniffed sniff;
+    bool gzip;
+    uint64_t *points;          /* gzip segment starts, when the file is cut (else NULL) */
+    size_t npoints;            /* 1 when the file is read whole */
+} prepared;
+
+typedef struct worker {
+    struct pool *pool;
+    unsigned index;
+    dfs_strcache *strs;
+    dfs_batchbuf batch;
+    dfs_pctx pctx;
+    void **states;             /* one per consumer */
+    char *buf;
+    size_t cap;
+} worker;
+
+typedef struct pool {
+    dfs_run *run;
+    dfs_consumer *const *consumers;
+    size_t nconsumers;
+    dfs_want_set want;
+    prepared *prep;            /* one per input */
+    task *tasks;
+    size_t ntasks;
+    dfs_u64map (*carry)[3];    /* per task: definitions found by the pre-scan (hash -> string) */
+    size_t *scan_items;        /* tasks to pre-scan */
+    atomic_size_t next;        /* next item of the current phase */
+    size_t nitems;
+    int phase;                 /* 1 prepare, 2 read, 3 pre-scan */
+    atomic_uint_fast64_t bytes_done;
+    atomic_uint_fast64_t files_done;
+    atomic_int failed_alloc;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    unsigned running;
+} pool;
+
+/* A byte source: a plain file range, or a gzip reader. */
+typedef struct source {
+    int fd;
+    dfs_gzreader *gz;
+    uint64_t pos, end;         /* plain files: the byte range still to read */
+} source;
+
+/* prepare.c */
+void dfs_prepare_file(pool *pl, size_t i);
+
+/* task.c */
+ssize_t dfs_source_read(source *s, char *out, size_t cap);
+uint64_t dfs_line_start_at_or_after(int fd, uint64_t pos, uint64_t size);
+bool dfs_worker_buffer(worker *w, size_t need);
+void dfs_worker_begin_stream(worker *w, dfs_stream *st);
+void dfs_worker_deliver(worker *w, uint32_t file);
+void dfs_task_run(worker *w, task *t);
+
+/* prescan.c */
+void dfs_task_prescan(worker *w, task *t, dfs_u64map carry[3]);
+#endif

@@ -1,0 +1,330 @@
+/* task.c - reading one task: a whole file, a byte-range chunk of a plain file, or a segment of
+ * a multi-member gzip file, through the right parser into the task's stream, handing the events
+ * to the worker's consumer states block by block. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "parse/dasf.h"
+#include "read/pipeline.h"
+
+/* ---- byte sources ------------------------------------------------------------------------------ */
+
+ssize_t dfs_source_read(source *s, char *out, size_t cap)
+{
+    if (s->gz)
+        return dfs_gz_read(s->gz, out, cap);
+    if (s->pos >= s->end)
+        return 0;
+    if (cap > s->end - s->pos)
+        cap = (size_t)(s->end - s->pos);
+    ssize_t n;
+    do
+        n = pread(s->fd, out, cap, (off_t)s->pos);
+    while (n < 0 && errno == EINTR);
+    if (n > 0)
+        s->pos += (uint64_t)n;
+    return n;
+}
+
+/* The first line start at or after pos: pos itself when it follows a '\n', else the byte after
+ * the next '\n'. Both neighbours of a chunk boundary compute the same answer. */
+uint64_t dfs_line_start_at_or_after(int fd, uint64_t pos, uint64_t size)
+{
+    if (pos == 0 || pos >= size)
+        return pos >= size ? size : 0;
+    char buf[65536];
+    uint64_t at = pos - 1;
+    while (at < size) {
+        ssize_t n = pread(fd, buf, sizeof buf, (off_t)at);
+        if (n <= 0)
+            return size;
+        char *nl = memchr(buf, '\n', (size_t)n);
+        if (nl)
+            return at + (uint64_t)(nl - buf) + 1;
+        at += (uint64_t)n;
+    }
+    return size;
+}
+
+/* ---- phase 2: read ------------------------------------------------------------------------------- */
+
+/* The first complete event of a stream: its time, offset and line (counted in the block just
+ * fed, which is still in the buffer), for ts_regression across chunk boundaries. */
+static void note_first_ts(dfs_stream *st, const dfs_batchbuf *b, const char *fed, uint64_t fed_offset,
+                          size_t fed_len, uint64_t lines_before)
+{
+    for (size_t i = 0; i < b->events.n && !st->have_first_ts; i++) {
+        const dfs_event *ev = &b->events.v[i];
+        if (ev->phase != DFS_PHASE_COMPLETE ||
+            (ev->flags & (DFS_EF_HAS_TS | DFS_EF_BAD_TIME)) != DFS_EF_HAS_TS)
+            continue;
+        st->first_ts = ev->ts;
+        st->first_ts_offset = ev->offset;
+        st->have_first_ts = true;
+        if (fed && ev->offset >= fed_offset && ev->offset - fed_offset <= fed_len) {
+            uint64_t lines = lines_before + 1;
+            for (const char *p = fed, *end = fed + (ev->offset - fed_offset);
+                 (p = memchr(p, '\n', (size_t)(end - p))) != NULL; p++)
+                lines++;
+            st->first_ts_line = lines;
+        }
+    }
+}
+
+void dfs_worker_deliver(worker *w, uint32_t file)
+{
+    dfs_batchbuf *b = &w->batch;
+    if (b->events.n == 0)
+        return;
+    dfs_batch batch = {b->events.v, b->events.n, file};
+    for (size_t c = 0; c < w->pool->nconsumers; c++)
+        w->pool->consumers[c]->on_batch(w->states[c], w->pool->run, &batch);
+    dfs_batchbuf_clear(b);
+}
+
+bool dfs_worker_buffer(worker *w, size_t need)
+{
+    if (need <= w->cap)
+        return true;
+    size_t cap = w->cap ? w->cap : 2 * BLOCK;
+    while (cap < need)
+        cap *= 2;
+    char *nb = realloc(w->buf, cap);
+    if (!nb)
+        return false;
+    w->buf = nb;
+    w->cap = cap;
+    return true;
+}
+
+typedef struct feeder {
+    dfs_format format;
+    bool line_mode;
+    dfs_framer framer;
+} feeder;
+
+static size_t feed(worker *w, feeder *f, const char *buf, size_t len, uint64_t offset, int flags)
+{
+    if (f->format == DFS_FMT_DASF)
+        return dfs_dasf_feed(&w->pctx, (const unsigned char *)buf, len, offset, flags);
+    return dfs_framer_feed(&f->framer, &w->pctx, buf, len, offset, flags);
+}
+
+/* Keeps a gzip segment's first line aside (see struct task). Returns the bytes it took. */
+static size_t take_head(task *t, const char *buf, size_t len, bool final, size_t limit)
+{
+    const char *nl = memchr(buf, '\n', len);
+    if (!nl && !final && len < limit)
+        return 0; /* wait for more bytes */
+    size_t n = nl ? (size_t)(nl - buf) + 1 : len;
+    if (n > limit)
+        n = limit; /* an absurd first line: the junction pass will report it */
+    t->head = malloc(n ? n : 1);
+    if (t->head) {
+        memcpy(t->head, buf, n);
+        t->head_len = n;
+    }
+    return n;
+}
+
+static void keep_tail(task *t, const char *buf, size_t len, uint64_t offset)
+{
+    t->tail_offset = offset;
+    t->tail = malloc(len ? len : 1);
+    if (t->tail) {
+        memcpy(t->tail, buf, len);
+        t->tail_len = len;
+    }
+}
+
+/* Feeds one piece of a stream and hands its events to the consumers; returns the bytes used. */
+static size_t feed_piece(worker *w, task *t, feeder *f, const char *p, size_t len, uint64_t offset,
+                         int flags)
+{
+    uint64_t lines_before = t->st.lines;
+    size_t used = feed(w, f, p, len, offset, flags);
+    if (!t->st.have_first_ts)
+        note_first_ts(&t->st, &w->batch, f->line_mode ? p : NULL, offset, len, lines_before);
+    dfs_worker_deliver(w, t->file);
+    return used > len ? len : used;
+}
+
+static void finish_stream(worker *w, task *t, feeder *f)
+{
+    if (t->chunk + 1 == t->nchunks && f->format != DFS_FMT_DASF) {
+        dfs_framer_finish(&f->framer, &w->pctx);
+        dfs_worker_deliver(w, t->file);
+    }
+}
+
+static void count_bytes(worker *w, task *t, uint64_t n)
+{
+    atomic_fetch_add(&w->pool->bytes_done, n);
+    t->st.bytes_in += n;
+}
+
+/* Reads a task from a decompressing (or unmappable) source through the worker's buffer. */
+static void read_buffered(worker *w, task *t, source *src, feeder *f)
+{
+    const uint64_t max_record = w->pool->run->opt.max_record;
+    size_t have = 0;
+    uint64_t offset = t->kind == TASK_GZ_SEGMENT && t->chunk > 0 ? t->start << 24 : t->start;
+    bool need_head = t->kind == TASK_GZ_SEGMENT && t->chunk > 0;
+    bool keeps_tail = t->kind == TASK_GZ_SEGMENT && t->chunk + 1 < t->nchunks;
+    if (t->kind == TASK_RANGE)
+        offset = src->pos;
+    for (;;) {
+        if (!dfs_worker_buffer(w, have + BLOCK)) {
+            atomic_store(&w->pool->failed_alloc, 1);
+            break;
+        }
+        ssize_t n = dfs_source_read(src, w->buf + have, BLOCK);
+        if (n < 0) {
+            dfs_diag_add(&t->st.diag, DFS_PROB_UNREADABLE, t->file, 0, offset + have,
+                         "read error: %s", strerror(errno));
+            n = 0;
+        }
+        count_bytes(w, t, (uint64_t)n);
+        have += (size_t)n;
+        bool final = n == 0;
+        size_t start = 0;
+        if (need_head) {
+            start = take_head(t, w->buf, have, final, (size_t)max_record);
+            if (start == 0 && !final)
+                continue;
+            need_head = false;
+            offset += start;
+        }
+        size_t len = have - start;
+        if (final && keeps_tail) {
+            const char *p = w->buf + start;
+            size_t complete = len;
+            while (complete > 0 && p[complete - 1] != '\n')
+                complete--;
+            keep_tail(t, p + complete, len - complete, offset + complete);
+            len = complete;
+        }
+        int flags = final ? DFS_FEED_FINAL : (len >= max_record ? DFS_FEED_FULL : 0);
+        size_t used = feed_piece(w, t, f, w->buf + start, len, offset, flags);
+        if (final)
+            break;
+        offset += used;
+        have = len - used;
+        memmove(w->buf, w->buf + start + used, have);
+    }
+    finish_stream(w, t, f);
+}
+
+/* Reads the byte range [pos, end) of a plain file through a sliding read-only mapping, so the
+ * bytes are parsed where the page cache holds them instead of being copied. The parser is fed
+ * views of about BLOCK bytes; a view that ends inside a record is fed again, longer. The window
+ * moves on as the parser advances and grows only for records longer than it (up to max_record),
+ * so at most one window per worker is mapped. Returns false, having read nothing, when the file
+ * cannot be mapped. */
+static bool read_mapped(worker *w, task *t, int fd, uint64_t pos, uint64_t end, feeder *f)
+{
+    const uint64_t max_record = w->pool->run->opt.max_record;
+    const uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+    uint64_t window = MAP_WINDOW;
+    bool first = true;
+    while (pos < end || first) {
+        uint64_t wstart = pos & ~(page - 1);
+        uint64_t wend = end - wstart > window ? wstart + window : end;
+        size_t wlen = (size_t)(wend - wstart);
+        char *map = wlen ? mmap(NULL, wlen, PROT_READ, MAP_PRIVATE, fd, (off_t)wstart) : NULL;
+        if (wlen && map == MAP_FAILED) {
+            if (first)
+                return false;
+            dfs_diag_add(&t->st.diag, DFS_PROB_UNREADABLE, t->file, 0, pos, "cannot map: %s",
+                         strerror(errno));
+            break;
+        }
+        if (wlen)
+            madvise(map, wlen, MADV_SEQUENTIAL);
+        first = false;
+        uint64_t started_at = pos;
+        uint64_t view = BLOCK;
+        for (;;) {
+            uint64_t vend = wend - pos > view ? pos + view : wend;
+            bool final = vend == end;
+            size_t len = (size_t)(vend - pos);
+            int flags = final ? DFS_FEED_FINAL : (len >= max_record ? DFS_FEED_FULL : 0);
+            size_t used = feed_piece(w, t, f, map + (pos - wstart), len, pos, flags);
+            count_bytes(w, t, used);
+            pos += used;
+            if (final)
+                break;
+            if (used == 0 && vend == wend)
+                break; /* the record goes on past the window */
+            view = used == 0 ? view * 2 : BLOCK;
+        }
+        if (wlen)
+            munmap(map, wlen);
+        if (pos == end)
+            break;
+        if (pos == started_at) { /* a record longer than the window: map more of it */
+            uint64_t cap = max_record + 2 * page + BLOCK;
+            window = window * 2 < cap ? window * 2 : cap;
+        }
+    }
+    finish_stream(w, t, f);
+    return true;
+}
+
+/* Parser state that must not leak from one stream into the next. */
+void dfs_worker_begin_stream(worker *w, dfs_stream *st)
+{
+    dfs_pctx *p = &w->pctx;
+    p->st = st;
+    p->line = 0;
+    p->prev_hash = 0;
+    p->prev_len = 0;
+    p->dedup_pos = 0;
+    p->skip_pending = 0;
+    memset(p->dedup_window, 0, sizeof p->dedup_window);
+}
+
+void dfs_task_run(worker *w, task *t)
+{
+    dfs_run *run = w->pool->run;
+    dfs_input *in = &run->inputs.v[t->file];
+    prepared *pr = &w->pool->prep[t->file];
+    dfs_worker_begin_stream(w, &t->st);
+    int fd = open(in->path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        dfs_diag_add(&t->st.diag, DFS_PROB_UNREADABLE, t->file, 0, 0, "cannot open: %s",
+                     strerror(errno));
+        return;
+    }
+    source src = {.fd = fd, .pos = 0, .end = in->info.size};
+    if (t->kind == TASK_RANGE) {
+        src.pos = dfs_line_start_at_or_after(fd, t->start, in->info.size);
+        src.end = dfs_line_start_at_or_after(fd, t->stop, in->info.size);
+    } else if (pr->gzip) {
+        src.gz = dfs_gz_open(fd, in->info.size, t->start, t->kind == TASK_GZ_SEGMENT ? t->stop : UINT64_MAX,
+                             &t->st.diag, t->file);
+        if (!src.gz) {
+            atomic_store(&w->pool->failed_alloc, 1);
+            close(fd);
+            return;
+        }
+    }
+    feeder f = {.format = pr->sniff.format,
+                .line_mode = pr->sniff.format != DFS_FMT_DASF && !pr->sniff.structural};
+    if (f.format != DFS_FMT_DASF)
+        dfs_framer_init(&f.framer, pr->sniff.format, pr->sniff.structural);
+    if (src.gz || !read_mapped(w, t, fd, src.pos, src.end, &f))
+        read_buffered(w, t, &src, &f);
+    if (src.gz) {
+        /* complete members: a cut last member is reported as truncation, not as a member */
+        t->st.gzip_members = dfs_gz_members(src.gz) - (dfs_gz_truncated(src.gz) ? 1 : 0);
+        dfs_gz_close(src.gz);
+    }
+    close(fd);
+}
+
+
