@@ -27,7 +27,7 @@ typedef DFS_VEC(span) span_vec;
 /* One worker's partial result; the run-wide result is the same structure, merged. */
 typedef struct part {
     dfs_u64map name_index, cat_index; /* (cat << 32 | name) -> index */
-    name_vec names, cats;
+    name_vec names, cats;             /* cats: only in the total, made when finishing */
     dfs_keyset procs;     /* proc_key with tid 0 */
     dfs_keyset threads;   /* proc_key */
     dfs_u64map hosts, fnames;
@@ -165,7 +165,6 @@ static void count_event(part *p, const dfs_event *ev)
     int64_t dur;
     event_weight(ev, &count, &dur);
     add_named(&p->name_index, &p->names, ev->cat, ev->name, count, dur);
-    add_named(&p->cat_index, &p->cats, ev->cat, 0, count, dur);
     if (ev->flags & DFS_EF_HAS_PID)
         count_thread(p, ev);
     if (ev->host) {
@@ -230,8 +229,6 @@ static void worker_end(void *user, const dfs_run *run, void *state)
     for (size_t i = 0; i < p->names.n; i++)
         add_named(&t->name_index, &t->names, p->names.v[i].cat, p->names.v[i].name,
                   p->names.v[i].count, p->names.v[i].dur_ns);
-    for (size_t i = 0; i < p->cats.n; i++)
-        add_named(&t->cat_index, &t->cats, p->cats.v[i].cat, 0, p->cats.v[i].count, p->cats.v[i].dur_ns);
     merge_keyset(&t->procs, &p->procs);
     merge_keyset(&t->threads, &p->threads);
     merge_keyset(&t->unresolved, &p->unresolved);
@@ -409,6 +406,8 @@ const dfs_stats_result *dfs_stats_finish(dfs_stats *s, const dfs_run *run)
     part *t = &s->total;
     dfs_stats_result *r = &s->result;
     resolve_late(s, run);
+    for (size_t i = 0; i < t->names.n; i++) /* categories are the names summed by category */
+        add_named(&t->cat_index, &t->cats, t->names.v[i].cat, 0, t->names.v[i].count, t->names.v[i].dur_ns);
     qsort_r(t->names.v, t->names.n, sizeof *t->names.v, compare_names, (void *)run);
     qsort_r(t->cats.v, t->cats.n, sizeof *t->cats.v, compare_names, (void *)run);
     r->names = t->names.v;
