@@ -8,6 +8,9 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#endif
 
 /* ---- strings ------------------------------------------------------------------------------- */
 
@@ -43,6 +46,133 @@ static inline const char *next_string_stop(const char *s, const char *end)
     while (s < end && !is_string_stop((unsigned char)*s))
         s++;
     return s;
+}
+
+/* The quote bits and the bits of bytes that a plain string may not hold, of 16 bytes. */
+static inline void quote_block16(const char *s, unsigned *quotes, unsigned *bad)
+{
+#ifdef __SSE2__
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
+    __m128i b = _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'));
+    __m128i c = _mm_cmplt_epi8(v, _mm_set1_epi8(0x20));
+    *quotes = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')));
+    *bad = (unsigned)_mm_movemask_epi8(_mm_or_si128(b, c));
+#else
+    unsigned q = 0, x = 0;
+    for (unsigned i = 0; i < 16; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        q |= (unsigned)(ch == '"') << i;
+        x |= (unsigned)(ch == '\\' || ch < 0x20 || ch >= 0x80) << i;
+    }
+    *quotes = q;
+    *bad = x;
+#endif
+}
+
+/* Whole 64-byte groups of four blocks: the loads are independent, so the scan runs at the
+ * machine's throughput rather than at the latency of one string scan after another, and a
+ * record's length rarely changes the number of rounds (no mispredicted loop exit per block). */
+static int quote_index_base(const char *s, size_t n, uint16_t *pos)
+{
+    size_t count = 0;
+    uint64_t bad = 0;
+    for (size_t base = 0; base < n; base += 64) {
+        uint64_t quotes = 0, stops = 0;
+        for (unsigned k = 0; k < 64; k += 16) {
+            unsigned q, b;
+            quote_block16(s + base + k, &q, &b);
+            quotes |= (uint64_t)q << k;
+            stops |= (uint64_t)b << k;
+        }
+        uint64_t keep = n - base >= 64 ? UINT64_MAX : (UINT64_C(1) << (n - base)) - 1;
+        bad |= stops & keep;
+        for (quotes &= keep; quotes; quotes &= quotes - 1)
+            pos[count++] = (uint16_t)(base + (size_t)__builtin_ctzll(quotes));
+    }
+    return bad ? -1 : (int)count;
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define QUOTE_INDEX_AVX2 1
+/* The same with 32-byte blocks, and BMI's one-instruction lowest-bit clear, which makes the
+ * listing loop's chain of dependent steps half as long. Chosen at run time. */
+__attribute__((target("avx2,bmi"))) static int quote_index_avx2(const char *s, size_t n,
+                                                                 uint16_t *pos)
+{
+    size_t count = 0;
+    uint64_t bad = 0;
+    const __m256i quote = _mm256_set1_epi8('"'), bslash = _mm256_set1_epi8('\\');
+    const __m256i space = _mm256_set1_epi8(0x20);
+    for (size_t base = 0; base < n; base += 64) {
+        __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(s + base));
+        __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(s + base + 32));
+        uint64_t quotes = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, quote)) |
+                          (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(b, quote))
+                              << 32;
+        /* signed compare: below 0x20 or at least 0x80 */
+        __m256i sa = _mm256_or_si256(_mm256_cmpeq_epi8(a, bslash), _mm256_cmpgt_epi8(space, a));
+        __m256i sb = _mm256_or_si256(_mm256_cmpeq_epi8(b, bslash), _mm256_cmpgt_epi8(space, b));
+        uint64_t stops = (uint32_t)_mm256_movemask_epi8(sa) |
+                         (uint64_t)(uint32_t)_mm256_movemask_epi8(sb) << 32;
+        uint64_t keep = n - base >= 64 ? UINT64_MAX : (UINT64_C(1) << (n - base)) - 1;
+        bad |= stops & keep;
+        for (quotes &= keep; quotes; quotes &= quotes - 1)
+            pos[count++] = (uint16_t)(base + (size_t)__builtin_ctzll(quotes));
+    }
+    return bad ? -1 : (int)count;
+}
+#endif
+
+#ifdef QUOTE_INDEX_AVX2
+/* With AVX-512 the positions are listed without a loop per quote: the lane numbers of each
+ * 32-byte half are compressed by its quote bits and stored whole (up to 32 entries past the
+ * count are written). */
+__attribute__((target("avx512f,avx512bw,avx512vbmi2,popcnt"))) static int
+quote_index_avx512(const char *s, size_t n, uint16_t *pos)
+{
+    size_t count = 0;
+    uint64_t bad = 0;
+    const __m512i quote = _mm512_set1_epi8('"'), bslash = _mm512_set1_epi8('\\');
+    const __m512i space = _mm512_set1_epi8(0x20);
+    const __m512i lanes = _mm512_set_epi16(31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19,
+                                           18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4,
+                                           3, 2, 1, 0);
+    for (size_t base = 0; base < n; base += 64) {
+        __m512i v = _mm512_loadu_si512((const void *)(s + base));
+        uint64_t keep = n - base >= 64 ? UINT64_MAX : (UINT64_C(1) << (n - base)) - 1;
+        uint64_t quotes = _mm512_cmpeq_epi8_mask(v, quote) & keep;
+        bad |= (_mm512_cmpeq_epi8_mask(v, bslash) | _mm512_cmplt_epi8_mask(v, space)) & keep;
+        __m512i at = _mm512_add_epi16(lanes, _mm512_set1_epi16((short)base));
+        _mm512_storeu_si512((void *)(pos + count),
+                            _mm512_maskz_compress_epi16((__mmask32)quotes, at));
+        count += (size_t)__builtin_popcount((unsigned)quotes);
+        at = _mm512_add_epi16(at, _mm512_set1_epi16(32));
+        _mm512_storeu_si512((void *)(pos + count),
+                            _mm512_maskz_compress_epi16((__mmask32)(quotes >> 32), at));
+        count += (size_t)__builtin_popcount((unsigned)(quotes >> 32));
+    }
+    return bad ? -1 : (int)count;
+}
+#endif
+
+int dfs_json_quote_index_at(unsigned level, const char *s, size_t n, uint16_t *pos)
+{
+    if (n > DFS_JSON_QIDX_MAX)
+        return -1;
+#ifdef QUOTE_INDEX_AVX2
+    if (level >= 2 && __builtin_cpu_supports("avx512vbmi2") && __builtin_cpu_supports("avx512bw"))
+        return quote_index_avx512(s, n, pos);
+    if (level >= 1 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi"))
+        return quote_index_avx2(s, n, pos);
+#else
+    (void)level;
+#endif
+    return quote_index_base(s, n, pos);
+}
+
+int dfs_json_quote_index(const char *s, size_t n, uint16_t *pos)
+{
+    return dfs_json_quote_index_at(2, s, n, pos);
 }
 
 static int hexval(unsigned char c)

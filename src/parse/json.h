@@ -75,6 +75,18 @@ static inline const char *dfs_json_string_end_fast(const char *s, const char *en
     return dfs_json_string_end(s, end, lenient, flags);
 }
 
+/* The structural index of a short record: the positions of the quotes of [s, s + n) in pos
+ * (room for n + 32 entries: some versions store whole vectors), when the range holds no
+ * backslash, control byte or non-ASCII byte, so that every quote opens or closes a plain string.
+ * Returns the number of quotes, or -1 when such a byte is present or n > DFS_JSON_QIDX_MAX.
+ * Whole 64-byte groups are loaded, up to s + n rounded up to 64, which must be readable; bytes
+ * past n do not count. */
+#define DFS_JSON_QIDX_MAX 1024
+int dfs_json_quote_index(const char *s, size_t n, uint16_t *pos);
+/* The same with the instruction set chosen at run time capped at level: 0 SSE2 (or portable C),
+ * 1 AVX2, 2 AVX-512 (the default). Exposed so that the tests cover every version. */
+int dfs_json_quote_index_at(unsigned level, const char *s, size_t n, uint16_t *pos);
+
 /* Decodes the escapes of a string body into out, which must hold n bytes (decoding never grows
  * a string). \uXXXX surrogate pairs become one UTF-8 sequence; lone surrogates become U+FFFD;
  * invalid escapes are copied literally. Returns the decoded length. */

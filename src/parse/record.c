@@ -9,15 +9,17 @@
  * record parsed completely, so a failed strict parse can be retried leniently.
  *
  * Speed (DFTracer lines arrive at millions per second): records in the DFTracer key order
- * take a straight-line path (dftracer_layout: literal key compares, no dispatch), other
- * records the general loop, where the key of the same position in the previous record is
- * tried first. Args written without spaces go through a compact loop that, when no consumer
- * wants args, only reads the hashes. Digit runs are found with SSE2 and converted eight at a
+ * take a straight-line path, first from a structural index of their quotes (indexed_layout,
+ * when the record has no escapes and the buffer goes on past it), else with sequential scans
+ * (dftracer_layout); both are literal key compares without dispatch. Other records take the
+ * general loop, where the key of the same position in the previous record is tried first.
+ * Args written without spaces go through a compact loop that, when no consumer wants args,
+ * only reads the hashes. Digit runs are found with SSE2 and converted eight at a
  * time; names and categories are found in a small memo of recent strings before the worker's
  * string cache. The fast paths may look at bytes past the value they read (up to r->safe, the
  * end of the caller's buffer), never past the record for what they accept; anything unusual
  * falls back to the general code, so the results never depend on which path ran
- * (tests/unit/test_record.c checks this). tests/bench/bench_framer.c measures throughput. */
+ * (tests/unit/test_record.c checks this). bench/bench_framer.c measures throughput. */
 #include "parse/record.h"
 
 #include <stdarg.h>
@@ -791,30 +793,32 @@ enum {
     PK_NONE, PK_FHASH, PK_HHASH, PK_MARKER, PK_NAME, PK_VALUE, PK_FNAME, PK_HOST, PK_OTHER,
 };
 
+/* The keys of interest by a perfect hash of their word: (w * KEY_HASH_MUL) >> 60 gives each its
+ * own slot of sixteen (the multiplier was searched for these nine keys), so that a lookup is one
+ * compare, without a branch per key. Empty slots hold 0, which no key of 1 to 8 bytes is. */
+#define KEY_HASH_MUL UINT64_C(0xb2221a58008a05a7)
+static const struct {
+    uint64_t w;
+    uint8_t kind;
+} key_kinds[16] = {
+    [0] = {W8('p', '_', 'i', 'd', 'x', 0, 0, 0), PK_MARKER},
+    [1] = {W8('c', 'f', 'g', 0, 0, 0, 0, 0), PK_OTHER},
+    [4] = {W8('f', 'n', 'a', 'm', 'e', 0, 0, 0), PK_FNAME},
+    [6] = {W8('n', 'a', 'm', 'e', 0, 0, 0, 0), PK_NAME},
+    [8] = {W8('f', 'h', 'a', 's', 'h', 0, 0, 0), PK_FHASH},
+    [9] = {W8('v', 'a', 'l', 'u', 'e', 0, 0, 0), PK_VALUE},
+    [10] = {W8('h', 'o', 's', 't', 'n', 'a', 'm', 'e'), PK_HOST},
+    [11] = {W8('l', 'e', 'v', 'e', 'l', 0, 0, 0), PK_MARKER},
+    [15] = {W8('h', 'h', 'a', 's', 'h', 0, 0, 0), PK_HHASH},
+};
+
 /* w: the key's bytes as a zero-padded little-endian word (keys of at most 8 bytes). */
 HOT int plain_key_kind(uint64_t w, size_t kn)
 {
-    /* Bit n-1 of lengths[c]: some key of interest of n bytes starts with c. Most keys stop
-     * here, without a branch that depends on the key's length. */
-    static const uint8_t lengths[128] = {
-        ['c'] = 1 << 2, ['f'] = 1 << 4, ['h'] = 1 << 4 | 1 << 7, ['l'] = 1 << 4,
-        ['n'] = 1 << 3, ['p'] = 1 << 4, ['v'] = 1 << 4,
-    };
     if (kn > 8 || kn == 0)
         return kn == 32 ? PK_OTHER : PK_NONE; /* maybe start_time_since_epoch_in_micros */
-    if (!((lengths[w & 0x7F] >> (kn - 1)) & 1))
-        return PK_NONE;
-    switch (w) {
-    case W8('f', 'h', 'a', 's', 'h', 0, 0, 0): return PK_FHASH;
-    case W8('h', 'h', 'a', 's', 'h', 0, 0, 0): return PK_HHASH;
-    case W8('p', '_', 'i', 'd', 'x', 0, 0, 0): case W8('l', 'e', 'v', 'e', 'l', 0, 0, 0): return PK_MARKER;
-    case W8('n', 'a', 'm', 'e', 0, 0, 0, 0): return PK_NAME;
-    case W8('v', 'a', 'l', 'u', 'e', 0, 0, 0): return PK_VALUE;
-    case W8('f', 'n', 'a', 'm', 'e', 0, 0, 0): return PK_FNAME;
-    case W8('h', 'o', 's', 't', 'n', 'a', 'm', 'e'): return PK_HOST;
-    case W8('c', 'f', 'g', 0, 0, 0, 0, 0): return PK_OTHER;
-    default: return PK_NONE;
-    }
+    unsigned slot = (unsigned)((w * KEY_HASH_MUL) >> 60);
+    return key_kinds[slot].w == w ? key_kinds[slot].kind : PK_NONE;
 }
 
 /* When no consumer wants args, only the keys the parser itself reads matter: is this one? */
@@ -966,13 +970,11 @@ static const char *args_compact(rec *r, const char *s)
         uint64_t w = kn && kn <= 8 ? dfs_load64(s + 1) & keep_bytes[kn] : 0;
         int kind = plain_key_kind(w, kn);
         size_t n;
+        uint64_t h = 0;
         if (kind == PK_FHASH || kind == PK_HHASH) {
-            uint64_t h;
             n = r->safe - v >= 32 ? dfs_digits20(v, &h) : 0;
             if (!n)
                 return NULL;
-            *(kind == PK_FHASH ? &r->ev->fhash : &r->ev->hhash) = h;
-            r->dft_marker |= kind == PK_HHASH;
         } else {
             n = plain_scalar(r, v);
             if (!n || kind == PK_OTHER)
@@ -984,12 +986,15 @@ static const char *args_compact(rec *r, const char *s)
                         : kind == PK_FNAME ? SP_FNAME : SP_HOST, v, v + n);
         }
         v += n;
-        if (v >= r->end)
+        if (v >= r->end || (*v != '}' && *v != ','))
             return NULL;
+        if (kind == PK_FHASH || kind == PK_HHASH) {
+            /* only now that the hash is known to be a whole token (not "73.8") */
+            *(kind == PK_FHASH ? &r->ev->fhash : &r->ev->hhash) = h;
+            r->dft_marker |= kind == PK_HHASH;
+        }
         if (*v == '}')
             return v + 1;
-        if (*v != ',')
-            return NULL;
         s = v + 1;
     }
 }
@@ -998,7 +1003,7 @@ static const char *args_value(rec *r, const char *s)
 {
     if (*s != '{')
         return skip_value(r, s); /* args that are not an object carry nothing we use */
-    if (!r->lenient) {
+    if (!r->lenient && !(r->mode & DFS_REC_GENERAL)) {
         size_t nargs = r->nargs;
         const char *e = args_compact(r, s);
         if (e)
@@ -1171,6 +1176,332 @@ static const char *dftracer_layout(rec *r, const char *s)
 #undef TAKE
 #undef EXPECT
 }
+
+/* ---- the indexed layout ------------------------------------------------------------------------
+ *
+ * The same DFTracer layout as dftracer_layout, read from a structural index: one SIMD pass lists
+ * the positions of the record's quotes (dfs_json_quote_index; records with escapes, control or
+ * non-ASCII bytes are left to the other paths), which tells where each value must end before it
+ * is read. The walk goes through that list with a counter (two quotes per key, two per string
+ * value), so no position waits for the previous value to be decoded: values are read at known
+ * lengths, or by the functions of member() whose end must be the one the index predicts, a
+ * well-predicted branch rather than a data dependency. Keys are checked as literals (with their
+ * comma and colon) at the predicted places. The walk covers every byte of the record with a
+ * literal, a value or a string body that holds no quote, so what this path accepts the general
+ * parser reads the same way. */
+
+/* Records longer than this take the other paths: they are rare, and the index costs stack. */
+#define QIDX_RECORD_MAX 512
+
+typedef struct qidx {
+    const char *s;
+    size_t len;
+    size_t n;                         /* quotes */
+    size_t i;                         /* the next quote not yet consumed */
+    uint16_t q[QIDX_RECORD_MAX + 32]; /* their positions, then len - 1 as a sentinel */
+} qidx;
+
+/* The first n (<= 8) bytes of a string literal as a little-endian word, a constant for the
+ * compiler (a memcpy into a local was built on the stack at run time). */
+#define LIT_BYTE(lit, n, i) \
+    ((i) < (n) ? (uint64_t)(unsigned char)(lit)[(i) < (n) ? (i) : 0] << (8 * (i)) : 0)
+#define LIT_WORD(lit, n) \
+    (LIT_BYTE(lit, n, 0) | LIT_BYTE(lit, n, 1) | LIT_BYTE(lit, n, 2) | LIT_BYTE(lit, n, 3) | \
+     LIT_BYTE(lit, n, 4) | LIT_BYTE(lit, n, 5) | LIT_BYTE(lit, n, 6) | LIT_BYTE(lit, n, 7))
+
+/* `,"key":` (at most 8 bytes) at pos, followed by at least one byte of the record. */
+#define QX_KEY(x, pos, lit) \
+    ((pos) + sizeof lit - 1 < (x)->len && \
+     (dfs_load64((x)->s + (pos)) & keep_bytes[sizeof lit - 1]) == LIT_WORD(lit, sizeof lit - 1))
+
+/* The predicted end of the value at v (< len): a string is the next quote pair; anything else
+ * runs to the byte before the next quote (the comma before the next key) or, with the sentinel,
+ * to the closing brace of the args before the record's own. 0 when the index rules the value
+ * out (a last top-level value that is not a string, for instance, is left to the other paths). */
+HOT size_t qx_value_end(qidx *x, size_t v)
+{
+    if (x->s[v] != '"') {
+        size_t e = x->q[x->i] - 1u;
+        return e > v ? e : 0;
+    }
+    if (x->i + 2 > x->n || x->q[x->i] != v)
+        return 0;
+    size_t e = x->q[x->i + 1] + 1u;
+    x->i += 2;
+    return e < x->len ? e : 0;
+}
+
+/* [v, e) holds 1 to 16 digits: their value, as plain_number reads them. */
+HOT bool qx_digits(const qidx *x, size_t v, size_t e, uint64_t *out)
+{
+    static const uint64_t pow10[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
+                                      100000000};
+    const char *d = x->s + v;
+    size_t n = e - v;
+    if (n > 16 || dfs_digit_run16(d) < n)
+        return false;
+    *out = n <= 8 ? dfs_short_digits_value(d, (unsigned)n)
+                  : dfs_eight_digits_value(dfs_load64(d)) * pow10[n - 8] +
+                        dfs_short_digits_value(d + 8, (unsigned)(n - 8));
+    return true;
+}
+
+/* name / cat: a string is known from the index and interned without another scan. */
+HOT size_t qx_string(rec *r, qidx *x, size_t v, dfs_str *out, uint8_t *hints)
+{
+    size_t e = qx_value_end(x, v);
+    if (!e)
+        return 0;
+    if (x->s[v] == '"')
+        *out = intern_hot(r, x->s + v + 1, e - v - 2, 0, hints);
+    else if (str_value_slow(r, x->s + v, out, hints) != x->s + e)
+        return 0;
+    return e;
+}
+
+/* A plain number token of at most 15 digits filling [v, e) (what skip_value reads without its
+ * slow path), optionally negative, without leading zeros. */
+HOT bool qx_plain_number(const qidx *x, size_t v, size_t e)
+{
+    const char *d = x->s + v + (x->s[v] == '-');
+    size_t m = (size_t)(x->s + e - d);
+    return m >= 1 && m <= 15 && dfs_digit_run16(d) >= m && (m == 1 || *d != '0');
+}
+
+/* One arg when no consumer wants args: the hashes are read, markers and noted values recorded,
+ * everything else only checked. False sends the arg to arg_value. */
+HOT bool qx_plain_arg(rec *r, qidx *x, size_t k, size_t kn, size_t v, size_t e)
+{
+    const char *s = x->s;
+    uint64_t w = kn && kn <= 8 ? dfs_load64(s + k) & keep_bytes[kn] : 0;
+    int kind = plain_key_kind(w, kn);
+    if (kind == PK_FHASH || kind == PK_HHASH) {
+        uint64_t h = 0;
+        if (dfs_digits20(s + v, &h) != e - v)
+            return false;
+        *(kind == PK_FHASH ? &r->ev->fhash : &r->ev->hhash) = h;
+        r->dft_marker |= kind == PK_HHASH;
+        return true;
+    }
+    if (kind == PK_OTHER || (s[v] != '"' && !qx_plain_number(x, v, e)))
+        return false;
+    if (kind == PK_MARKER)
+        r->dft_marker = true;
+    else if (kind != PK_NONE)
+        note(r, kind == PK_NAME ? SP_NAME : kind == PK_VALUE ? SP_VALUE
+                : kind == PK_FNAME ? SP_FNAME : SP_HOST, s + v, s + e);
+    return true;
+}
+
+/* A hash written as plain digits when consumers want args: what hash_value does with it. */
+HOT bool qx_wanted_hash(rec *r, const qidx *x, int kind, size_t k, size_t kn, size_t v, size_t e)
+{
+    const char *s = x->s;
+    uint64_t h = 0;
+    if (dfs_digits20(s + v, &h) != e - v)
+        return false;
+    *(kind == PK_FHASH ? &r->ev->fhash : &r->ev->hhash) = h;
+    r->dft_marker |= kind == PK_HHASH;
+    dfs_str key = wanted_key(r, kind == PK_FHASH ? DFS_KEY_FHASH : DFS_KEY_HHASH, s + k, kn, false);
+    if (!key)
+        return true;
+    dfs_value val = {.type = h > (uint64_t)INT64_MAX ? DFS_V_UINT : DFS_V_INT};
+    val.as.u = h;
+    return push_arg(r, key, &val);
+}
+
+/* The key under which the consumers want the arg [k, k + kn) (0: none), remembered per key
+ * word for keys of at most 8 bytes: nearly every record asks again for the same few keys. */
+HOT dfs_str qx_arg_key(rec *r, const char *k, size_t kn, uint64_t w)
+{
+    dfs_rec_memo *m = r->memo;
+    dfs_memo_argkey *e =
+        m && w ? &m->argkeys[(w * KEY_HASH_MUL) >> 59 & (DFS_MEMO_ARGKEYS - 1)] : NULL;
+    if (e && e->w == w)
+        return e->key;
+    dfs_str key = wanted_key(r, dfs_key_lookup(k, kn), k, kn, false);
+    if (e)
+        *e = (dfs_memo_argkey){w, key};
+    return key;
+}
+
+/* One arg when consumers want args: hashes, and plain numbers under keys the parser has no use
+ * of its own for, become the values the general readers would make of them; plain strings no
+ * consumer wants are skipped. False sends the arg to arg_value. */
+HOT bool qx_wanted_arg(rec *r, qidx *x, size_t k, size_t kn, size_t v, size_t e)
+{
+    const char *s = x->s;
+    uint64_t w = kn && kn <= 8 ? dfs_load64(s + k) & keep_bytes[kn] : 0;
+    int kind = plain_key_kind(w, kn);
+    bool str = s[v] == '"';
+    if (kind == PK_FHASH || kind == PK_HHASH)
+        return !str && qx_wanted_hash(r, x, kind, k, kn, v, e);
+    if ((kind != PK_NONE && kind != PK_MARKER) || (!str && !qx_plain_number(x, v, e)))
+        return false;
+    r->dft_marker |= kind == PK_MARKER;
+    dfs_str key = qx_arg_key(r, s + k, kn, w);
+    if (!key)
+        return true; /* skipped: a plain string or number */
+    if (str)
+        return false; /* a wanted string may be a number (DFS_JV_NUMSTR): arg_value decides */
+    bool neg = s[v] == '-';
+    uint64_t n = 0;
+    if (!qx_digits(x, v + neg, e, &n))
+        return false;
+    dfs_value val = {.type = DFS_V_INT};
+    val.as.i = neg ? -(int64_t)n : (int64_t)n;
+    return push_arg(r, key, &val);
+}
+
+/* The args object at pos (x->s[pos] == '{'); returns the position after its closing brace,
+ * or 0. */
+static size_t qx_args(rec *r, qidx *x, size_t pos)
+{
+    const char *s = x->s;
+    if (s[++pos] == '}')
+        return pos + 1;
+    for (;;) {
+        if (x->i + 2 > x->n || x->q[x->i] != pos)
+            return 0;
+        size_t c = x->q[x->i + 1];
+        x->i += 2;
+        if (c + 2 >= x->len || s[c + 1] != ':')
+            return 0;
+        size_t k = pos + 1, kn = c - k, v = c + 2;
+        size_t e = qx_value_end(x, v);
+        if (!e)
+            return 0;
+        bool done = r->plain_want ? qx_plain_arg(r, x, k, kn, v, e)
+                                  : qx_wanted_arg(r, x, k, kn, v, e);
+        if (!done && arg_value(r, s + k, kn, s + v) != s + e)
+            return 0;
+        if (s[e] == '}')
+            return e + 1;
+        if (s[e] != ',')
+            return 0;
+        pos = e + 1;
+    }
+}
+
+/* id / pid / tid: plain digits at their known length, else the general reader. */
+HOT size_t qx_id(rec *r, qidx *x, size_t v)
+{
+    size_t e = qx_value_end(x, v);
+    uint64_t n;
+    if (e && qx_digits(x, v, e, &n)) {
+        r->ev->id = n;
+        r->ev->flags |= DFS_EF_HAS_ID;
+        return e;
+    }
+    return e && id_value(r, x->s + v) == x->s + e ? e : 0;
+}
+
+HOT size_t qx_pid(rec *r, qidx *x, size_t v, unsigned snbit, int64_t *num, dfs_str *str,
+                  uint32_t str_flag, uint32_t has_flag)
+{
+    size_t e = qx_value_end(x, v);
+    uint64_t n;
+    if (e && qx_digits(x, v, e, &n)) {
+        *num = (int64_t)n;
+        r->ev->flags |= has_flag;
+        return e;
+    }
+    return e && pid_value(r, x->s + v, snbit, num, str, str_flag, has_flag) == x->s + e ? e : 0;
+}
+
+/* ts / dur in µs. */
+HOT size_t qx_time(rec *r, qidx *x, size_t v, unsigned snbit, int64_t *out,
+                   uint32_t has_flag, bool *overflow)
+{
+    size_t e = qx_value_end(x, v);
+    uint64_t n;
+    if (e && qx_digits(x, v, e, &n) && n <= (uint64_t)(INT64_MAX / 1000)) {
+        *out = (int64_t)n * 1000;
+        r->ev->flags |= has_flag;
+        return e;
+    }
+    return e && time_value(r, x->s + v, 3, snbit, out, has_flag, overflow) == x->s + e ? e : 0;
+}
+
+HOT size_t qx_ph(rec *r, qidx *x, size_t v)
+{
+    size_t e = qx_value_end(x, v);
+    const char *s = x->s + v;
+    if (e == v + 3 && s[0] == '"' && s[1] > ' ' && s[1] < 0x7F) {
+        r->ph = s[1];
+        return e;
+    }
+    return e && ph_value(r, s) == x->s + e ? e : 0;
+}
+
+HOT size_t qx_type(rec *r, qidx *x, size_t v)
+{
+    size_t e = qx_value_end(x, v);
+    return e && type_value(r, x->s + v) == x->s + e ? e : 0;
+}
+
+/* Takes the key literal at pos: v is where its value starts. */
+#define QX_EXPECT(lit) (QX_KEY(&x, pos, lit) ? (v = pos + sizeof lit - 1, x.i += 2, true) : false)
+/* Reads a value; its end becomes pos, 0 fails the path. */
+#define QX_TAKE(tk, call) \
+    do { \
+        r->seen |= SEEN(tk); \
+        if (!(pos = (call))) \
+            return false; \
+    } while (0)
+
+static bool indexed_layout(rec *r, const char *s)
+{
+    qidx x;
+    x.s = s;
+    x.len = (size_t)(r->end - s);
+    /* The index loads whole 64-byte groups (< len + 64), value readers up to 32 bytes past the
+     * start of a value (< len + 32). */
+    if (x.len > QIDX_RECORD_MAX || (size_t)(r->safe - s) < x.len + 64)
+        return false;
+    int nq = dfs_json_quote_index(s, x.len, x.q);
+    if (nq < 0)
+        return false;
+    x.n = (size_t)nq;
+    x.i = 0;
+    x.q[x.n] = (uint16_t)(x.len - 1);
+    dfs_event *ev = r->ev;
+    size_t pos = 0, v = 0;
+    if (!QX_EXPECT("{\"id\":"))
+        return false;
+    QX_TAKE(TK_ID, qx_id(r, &x, v));
+    if (!QX_EXPECT(",\"name\":"))
+        return false;
+    QX_TAKE(TK_NAME, qx_string(r, &x, v, &ev->name, &r->name_hints));
+    if (!QX_EXPECT(",\"cat\":"))
+        return false;
+    QX_TAKE(TK_CAT, qx_string(r, &x, v, &ev->cat, &r->cat_hints));
+    if (QX_EXPECT(",\"type\":"))
+        QX_TAKE(TK_TYPE, qx_type(r, &x, v));
+    if (!QX_EXPECT(",\"pid\":"))
+        return false;
+    QX_TAKE(TK_PID, qx_pid(r, &x, v, SN_PID, &ev->pid, &ev->pid_str, DFS_EF_PID_STR,
+                           DFS_EF_HAS_PID));
+    if (!QX_EXPECT(",\"tid\":"))
+        return false;
+    QX_TAKE(TK_TID, qx_pid(r, &x, v, SN_TID, &ev->tid, &ev->tid_str, DFS_EF_TID_STR,
+                           DFS_EF_HAS_TID));
+    if (QX_EXPECT(",\"ts\":"))
+        QX_TAKE(TK_TS, qx_time(r, &x, v, SN_TS, &ev->ts, DFS_EF_HAS_TS, &r->ts_overflow));
+    if (QX_EXPECT(",\"dur\":"))
+        QX_TAKE(TK_DUR, qx_time(r, &x, v, SN_DUR, &ev->dur, DFS_EF_HAS_DUR, &r->dur_overflow));
+    if (!QX_EXPECT(",\"ph\":"))
+        return false;
+    QX_TAKE(TK_PH, qx_ph(r, &x, v));
+    if (QX_EXPECT(",\"args\":")) {
+        r->seen |= SEEN(TK_ARGS);
+        if (s[v] != '{' || !(pos = qx_args(r, &x, v)))
+            return false;
+    }
+    return pos + 1 == x.len && s[pos] == '}' && x.i == x.n;
+}
+#undef QX_TAKE
+#undef QX_EXPECT
 
 /* Parses the object [s, end); false when it is not one well-formed object. */
 static bool parse_object(rec *r, const char *s)
@@ -1710,7 +2041,15 @@ static bool parse_into(rec *r, dfs_pctx *p, dfs_event *ev, const char *s, const 
         memset(ev, 0, sizeof *ev);
         return parse_object(r, s);
     }
+    if (mode & DFS_REC_GENERAL) {
+        memset(ev, 0, sizeof *ev);
+        return parse_object(r, s);
+    }
     if (!(mode & DFS_REC_DASF_TEXT)) {
+        if (indexed_layout(r, s))
+            return true;
+        start(r, p, ev, end, safe, offset, mode, memo, lenient);
+        memset(ev, 0, sizeof *ev);
         const char *e = dftracer_layout(r, s);
         if (e && (e == end || dfs_json_ws(e, end) == end))
             return true;
@@ -1728,9 +2067,10 @@ dfs_rec_status dfs_parse_record_ex(dfs_pctx *p, const char *s, size_t len, size_
         end--;
     if (end == s || *s != '{')
         return DFS_REC_BAD;
-    if (memo && memo->table != p->table) {
+    if (memo && (memo->table != p->table || memo->want != p->want)) {
         memset(memo, 0, sizeof *memo);
         memo->table = p->table;
+        memo->want = p->want;
     }
     dfs_event *ev = dfs_batchbuf_push(p->batch);
     if (!ev)

@@ -54,10 +54,12 @@ dfs_rec_status dfs_parse_record(dfs_pctx *p, const char *rec, size_t len, uint64
 #define DFS_REC_DASF_TEXT 0x2u /* a DASF text record (timestamp, duration, phase, process_id...) */
 #define DFS_REC_STRICT    0x4u /* no lenient retry (the caller tries other readings first) */
 #define DFS_REC_LENIENT   0x8u /* only the lenient reading (the strict one already failed) */
+#define DFS_REC_GENERAL   0x10u /* tests: no fast path, the general parser only */
 
 /* What the parser remembers from one record to the next of a stream so that the common case is
  * cheap: the previous record's key order (writers use a fixed order), recently interned short
- * strings with what the parser needs to know about them, and the last hash resolutions.
+ * strings with what the parser needs to know about them, the last hash resolutions, and which
+ * arg keys the consumers want.
  * Optional (NULL works, slower); zero-initialise it for a new stream. Private to record.c. */
 #define DFS_MEMO_KEYS 12
 #define DFS_MEMO_STRS 256
@@ -68,14 +70,23 @@ typedef struct dfs_memo_str {
     uint8_t hints;   /* what the parser derives from the text (record.c) */
 } dfs_memo_str;
 
+/* The key under which an arg of at most 8 bytes is kept (0: nobody wants it). */
+#define DFS_MEMO_ARGKEYS 32
+typedef struct dfs_memo_argkey {
+    uint64_t w;      /* the key's bytes, zero padded (0: empty slot) */
+    dfs_str key;
+} dfs_memo_argkey;
+
 typedef struct dfs_rec_memo {
     const void *table;                 /* the string table the ids belong to */
+    const void *want;                  /* the want set the arg keys were looked up for */
     const void *stream;                /* the stream the resolutions belong to */
     uint8_t order[DFS_MEMO_KEYS];      /* top-level keys of the previous record */
     uint64_t hash[3];                  /* last resolved hash per dfs_hash_kind ... */
     dfs_str resolved[3];               /* ... and its resolution */
     uint64_t defs_seen;                /* st->defs.n when the resolutions were made */
     dfs_memo_str strs[DFS_MEMO_STRS];
+    dfs_memo_argkey argkeys[DFS_MEMO_ARGKEYS];
 } dfs_rec_memo;
 
 /* avail: bytes readable from rec (>= len; the rest of the caller's buffer), which lets the

@@ -669,6 +669,49 @@ static void test_object_get(void **state)
     assert_null(dfs_json_object_get(list, list + 3, "a", 1));
 }
 
+/* ---- structural index ----------------------------------------------------------------------- */
+
+/* The quote index against a byte loop, for random mixes of quotes, plain bytes and the bytes that
+ * rule a record out, at every length up to the limit (and just past it), with bytes past n that
+ * must not count. Every instruction-set version the machine can run. */
+static void test_quote_index(void **state)
+{
+    (void)state;
+    static const char mix[] = "\"\"\"abc{}:,0123 \\\x01\x1f\x7f\x80\xc3\n";
+    static char buf[DFS_JSON_QIDX_MAX + 128];
+    static uint16_t got[DFS_JSON_QIDX_MAX + 32], want[DFS_JSON_QIDX_MAX + 32];
+    uint64_t rng = 12345;
+    for (size_t n = 0; n <= DFS_JSON_QIDX_MAX + 1; n += 1 + n / 64) {
+        for (int round = 0; round < 8; round++) {
+            /* in odd rounds, rarely a byte that may rule the range out */
+            for (size_t i = 0; i < sizeof buf; i++) {
+                rng = rng * 6364136223846793005u + 1442695040888963407u;
+                unsigned r = (unsigned)(rng >> 40);
+                bool rare = round % 2 && r % 64 == 0;
+                buf[i] = rare ? mix[14 + r / 64 % (sizeof mix - 15)] : mix[r / 64 % 14];
+            }
+            int nq = 0;
+            bool bad = false;
+            for (size_t i = 0; i < n; i++) {
+                unsigned char c = (unsigned char)buf[i];
+                if (c == '"')
+                    want[nq++] = (uint16_t)i;
+                bad |= c == '\\' || c < 0x20 || c >= 0x80;
+            }
+            if (bad || n > DFS_JSON_QIDX_MAX)
+                nq = -1;
+            assert_int_equal(dfs_json_quote_index(buf, n, got), nq);
+            if (nq > 0)
+                assert_memory_equal(got, want, (size_t)nq * sizeof *got);
+            for (unsigned level = 0; level < 3; level++) {
+                assert_int_equal(dfs_json_quote_index_at(level, buf, n, got), nq);
+                if (nq > 0)
+                    assert_memory_equal(got, want, (size_t)nq * sizeof *got);
+            }
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -695,6 +738,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_value_depth_limit, setup, teardown),
         cmocka_unit_test_setup_teardown(test_value_errors, setup, teardown),
         cmocka_unit_test(test_object_get),
+        cmocka_unit_test(test_quote_index),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -826,6 +826,249 @@ static void test_fast_paths_match(void **state)
     }
 }
 
+/* ---- the indexed layout against the general parser ------------------------------------------ */
+
+static const char *const TRICKY[] = {
+    /* the plain v1 layout, with and without the optional keys */
+    "{\"id\":5,\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":3014461,\"tid\":3014461,"
+    "\"ts\":1759387941842016,\"dur\":12,\"ph\":\"X\",\"args\":{\"hhash\":7389220539935392818,"
+    "\"p_idx\":7,\"level\":3,\"ret\":3107,\"count\":8192,\"size\":1,\"mode\":\"r\","
+    "\"fhash\":17288502665531596787}}",
+    "{\"id\":1,\"name\":\"HH\",\"cat\":\"dftracer\",\"pid\":3,\"tid\":3,\"ph\":\"M\",\"args\":{"
+    "\"hhash\":7389220539935392818,\"name\":\"corona107\",\"value\":7389220539935392818}}",
+    "{\"id\":16,\"name\":\"FH\",\"cat\":\"dftracer\",\"pid\":3,\"tid\":3,\"ph\":\"M\",\"args\":{"
+    "\"hhash\":7389220539935392818,\"name\":\"/p/data/train\",\"value\":17288502665531596787}}",
+    "{\"id\":17,\"name\":\"open64\",\"cat\":\"POSIX\",\"pid\":3,\"tid\":3,\"ts\":1759387941851045,"
+    "\"dur\":3194,\"ph\":\"X\",\"args\":{\"hhash\":7389220539935392818,\"fhash\":17288502665531596787}}",
+    "{\"id\":2,\"name\":\"n\",\"cat\":\"c\",\"type\":3,\"pid\":1,\"tid\":2,\"ts\":3,\"dur\":4,\"ph\":1,"
+    "\"args\":{}}",
+    "{\"id\":2,\"name\":\"n\",\"cat\":\"c\",\"pid\":1,\"tid\":2,\"ph\":\"i\"}",
+    "{\"id\":2,\"name\":\"n\",\"cat\":\"c\",\"pid\":1,\"tid\":2,\"ts\":3,\"ph\":1}",
+    "{\"id\":2,\"name\":\"n\",\"cat\":\"c\",\"pid\":1,\"tid\":2,\"dur\":3,\"ph\":\"X\",\"args\":{\"a\":1}}",
+    /* keys out of order, missing, repeated, extra */
+    "{\"name\":\"read\",\"id\":5,\"cat\":\"POSIX\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,\"ph\":\"X\"}",
+    "{\"id\":5,\"name\":\"read\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,\"ph\":\"X\"}",
+    "{\"id\":5,\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":1,\"ts\":1,\"ts\":2,\"dur\":1,"
+    "\"ph\":\"X\"}",
+    "{\"id\":5,\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,\"ph\":\"X\","
+    "\"args\":{\"ret\":1},\"bp\":\"e\"}",
+    "{\"id\":5,\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,\"ph\":\"X\","
+    "\"dur\":7}",
+    /* escapes, non-ASCII, control bytes, strings full of structure */
+    "{\"id\":5,\"name\":\"a\\\"b\",\"cat\":\"P\\u00e9\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,"
+    "\"ph\":\"X\",\"args\":{\"fname\":\"/a\\/b\"}}",
+    "{\"id\":5,\"name\":\"\xc3\xa9t\xc3\xa9\",\"cat\":\"c\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,"
+    "\"ph\":\"X\"}",
+    "{\"id\":5,\"name\":\"bad\xff\",\"cat\":\"c\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,\"ph\":\"X\"}",
+    "{\"id\":5,\"name\":\"t\tab\",\"cat\":\"c\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,\"ph\":\"X\"}",
+    "{\"id\":5,\"name\":\"a,b:c{d}[e]\",\"cat\":\",\\\"x\\\":\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,"
+    "\"ph\":\"X\",\"args\":{\"k\":\"},{\\\"\",\"mode\":\"r,w:{}\"}}",
+    "{\"id\":5,\"name\":\"\",\"cat\":\"\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,\"ph\":\"\","
+    "\"args\":{\"\":\"\"}}",
+    "{\"id\":5,\"name\":\"x\",\"cat\":\"c\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,\"ph\":\" \"}",
+    "{\"id\":5,\"name\":\"x\",\"cat\":\"c\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,\"ph\":\"\x7f\"}",
+    "{\"id\":5,\"name\":\"x\",\"cat\":\"c\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,\"ph\":\"XY\"}",
+    "{\"id\":5,\"name\":\"x\",\"cat\":\"c\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,\"ph\":\"\\u0058\"}",
+    /* numbers as strings, odd numbers, huge numbers */
+    "{\"id\":\"5\",\"name\":\"x\",\"cat\":\"c\",\"pid\":\"12\",\"tid\":\"main\",\"ts\":\"1712\","
+    "\"dur\":\"0.5\",\"ph\":\"X\",\"args\":{\"size\":\"4096\",\"ret\":\"-1\"}}",
+    "{\"id\":123456789012345678901,\"name\":7,\"cat\":null,\"pid\":-4,\"tid\":007,"
+    "\"ts\":9223372036854775,\"dur\":9223372036854776,\"ph\":\"X\"}",
+    "{\"id\":0x10,\"name\":\"x\",\"cat\":\"c\",\"pid\":1,\"tid\":1,\"ts\":1.5,\"dur\":1e3,\"ph\":\"X\"}",
+    "{\"id\":12345678901234567,\"name\":\"x\",\"cat\":\"c\",\"pid\":12345678901234567890,"
+    "\"tid\":99999999999999999999,\"ts\":17593879418420160000,\"dur\":-5,\"ph\":\"X\"}",
+    "{\"id\":5,\"name\":\"x\",\"cat\":\"c\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,\"ph\":\"X\",\"args\":{"
+    "\"hhash\":18446744073709551616,\"fhash\":\"00ff\",\"ret\":-0,\"count\":00,\"size\":1.0,"
+    "\"offset\":123456789012345678901234567890,\"x\":-,\"y\":NaN}}",
+    "{\"id\":5,\"name\":\"x\",\"cat\":\"c\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,\"ph\":\"X\",\"args\":{"
+    "\"hhash\":1844674407370955161,\"fhash\":12345678901234567890,\"ret\":1234567890123456,"
+    "\"count\":123456789012345,\"size\":-123456789012345,\"p_idx\":-1,\"level\":0}}",
+    /* nested args, other values, keys the parser reads itself */
+    "{\"id\":5,\"name\":\"x\",\"cat\":\"c\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,\"ph\":\"X\",\"args\":{"
+    "\"a\":{\"b\":[1,2,{\"c\":\"d\"}]},\"e\":[],\"f\":true,\"g\":false,\"h\":null,\"ret\":5}}",
+    "{\"id\":5,\"name\":\"end\",\"cat\":\"dftracer\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,"
+    "\"ph\":\"X\",\"args\":{\"cfg\":{\"time_metric\":\"NS\"}}}",
+    "{\"id\":5,\"name\":\"process_name\",\"cat\":\"c\",\"pid\":1,\"tid\":1,\"ph\":\"M\",\"args\":{"
+    "\"start_time_since_epoch_in_micros\":1712195495519689,\"name\":\"p\"}}",
+    "{\"id\":5,\"name\":\"thread_name\",\"cat\":\"c\",\"pid\":1,\"tid\":1,\"ph\":\"M\",\"args\":{"
+    "\"name\":\"worker\"}}",
+    "{\"id\":5,\"name\":\"x\",\"cat\":\"c\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,\"ph\":\"X\",\"args\":{"
+    "\"hostname\":\"h1\",\"fname\":\"/f\",\"name\":5,\"value\":\"v\",\"epoch\":\"2\",\"step\":3}}",
+    "{\"id\":5,\"name\":\"x\",\"cat\":\"c\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,\"ph\":\"X\","
+    "\"args\":[1]}",
+    "{\"id\":5,\"name\":\"x\",\"cat\":\"c\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,\"ph\":\"X\","
+    "\"args\":null}",
+    /* spaces, trailing commas, damage */
+    "{\"id\": 5, \"name\": \"x\", \"cat\": \"c\", \"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 1, "
+    "\"ph\": \"X\", \"args\": {\"ret\": 1}}",
+    "{\"id\":5,\"name\":\"x\",\"cat\":\"c\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,\"ph\":\"X\","
+    "\"args\":{\"ret\":1 }}  ",
+    "{\"id\":5,\"name\":\"x\",\"cat\":\"c\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,\"ph\":\"X\","
+    "\"args\":{\"ret\":1,}}",
+    "{\"id\":5,\"name\":\"x\",\"cat\":\"c\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,\"ph\":\"X\",}",
+    "{\"id\":5,\"name\":\"x\",\"cat\":\"c\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,\"ph\":\"X\","
+    "\"args\":{\"ret\":1}",
+    "{\"id\":5,\"name\":\"x\",\"cat\":\"c\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,\"ph\":\"X\","
+    "\"args\":{\"ret\":1}}}",
+    "{\"id\":5,\"name\":\"x\",\"cat\":\"c\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,\"ph\":\"X\","
+    "\"args\":{\"ret\"1}}",
+    "{\"id\":5,\"name\":\"x\",\"cat\":\"c\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,\"ph\":\"X\","
+    "\"args\":{\"ret\":1\"x\":2}}",
+    "{\"id\":5,\"name\":\"x,\"cat\":\"c\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,\"ph\":\"X\"}",
+    "{\"id\":5,\"name\":\"x\",\"cat\":\"c\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":,\"ph\":\"X\"}",
+    "{\"id\":5,\"name\":\"x\",\"cat\":\"c\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,\"ph\":\"X\"",
+    "{\"id\":5}",
+    "{}",
+};
+
+static void compare_values(fx *a, fx *b, const dfs_value *x, const dfs_value *y)
+{
+    assert_int_equal(x->type, y->type);
+    assert_int_equal(x->flags, y->flags);
+    switch (x->type) {
+    case DFS_V_BOOL: case DFS_V_INT: case DFS_V_UINT:
+        assert_true(x->as.u == y->as.u);
+        break;
+    case DFS_V_FLOAT:
+        assert_memory_equal(&x->as.f, &y->as.f, sizeof x->as.f);
+        break;
+    case DFS_V_STR:
+        assert_string_equal(S(a, x->as.s), S(b, y->as.s));
+        break;
+    case DFS_V_LIST: case DFS_V_MAP:
+        assert_int_equal(x->len, y->len);
+        for (uint32_t i = 0; i < x->len; i++) {
+            assert_string_equal(S(a, x->as.items[i].key), S(b, y->as.items[i].key));
+            compare_values(a, b, &x->as.items[i].val, &y->as.items[i].val);
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+/* Everything a record leaves behind: events (all fields, args deep), counts, stream state. */
+static void compare_all(fx *a, fx *b)
+{
+    compare_streams(a, b);
+    for (size_t i = 0; i < a->batch.events.n; i++) {
+        const dfs_event *x = &a->batch.events.v[i], *y = &b->batch.events.v[i];
+        assert_true(x->offset == y->offset && x->file == y->file);
+        assert_string_equal(S(a, x->tid_str), S(b, y->tid_str));
+        assert_string_equal(S(a, x->host), S(b, y->host));
+        for (uint32_t k = 0; k < x->nargs; k++)
+            compare_values(a, b, &x->args[k].val, &y->args[k].val);
+    }
+    assert_true(a->st.recovered == b->st.recovered);
+    assert_true(a->st.unresolved_refs == b->st.unresolved_refs);
+    assert_true(a->st.defs.n == b->st.defs.n);
+    assert_true(a->st.names.n == b->st.names.n);
+    assert_true(a->st.has_clock_offset == b->st.has_clock_offset &&
+                a->st.clock_offset_ns == b->st.clock_offset_ns);
+    assert_true(a->st.scale_num == b->st.scale_num && a->st.scale_den == b->st.scale_den);
+    assert_memory_equal(a->st.phase_counts, b->st.phase_counts, sizeof a->st.phase_counts);
+    assert_memory_equal(a->st.ph_written, b->st.ph_written, sizeof a->st.ph_written);
+}
+
+/* Parses text with the fast paths into a (the bytes after it readable and set to `after`, or
+ * none readable when after is 0) and with the general parser only into b; the statuses and the
+ * events must agree. The buffer is exactly as long as the parser is told, so that ASan sees a
+ * read past it; the slack is just what the indexed layout needs or a bit more. */
+static void parse_both(fx *a, fx *b, const char *text, size_t n, char after)
+{
+    size_t avail = after ? n + 64 + n % 3 : n;
+    char *buf = malloc(avail ? avail : 1);
+    assert_non_null(buf);
+    memcpy(buf, text, n);
+    memset(buf + n, after, avail - n);
+    dfs_rec_status sa = dfs_parse_record_ex(&a->p, buf, n, avail, n, 0, &a->memo);
+    free(buf);
+    dfs_rec_status sb = dfs_parse_record_ex(&b->p, text, n, n, n, DFS_REC_GENERAL, NULL);
+    if (sa != sb)
+        fail_msg("status %d vs %d: %.*s", sa, sb, (int)n, text);
+    if (sa == DFS_REC_EVENT) {
+        const dfs_event *x = &a->batch.events.v[a->batch.events.n - 1];
+        const dfs_event *y = &b->batch.events.v[b->batch.events.n - 1];
+        if (x->id != y->id || x->fhash != y->fhash || x->hhash != y->hhash || x->ts != y->ts ||
+            x->dur != y->dur || x->pid != y->pid || x->tid != y->tid || x->flags != y->flags ||
+            x->ph != y->ph || x->phase != y->phase || x->type != y->type || x->nargs != y->nargs ||
+            strcmp(S(a, x->name), S(b, y->name)) || strcmp(S(a, x->cat), S(b, y->cat)))
+            fail_msg("events differ: %.*s", (int)n, text);
+    }
+}
+
+static void want_mode(fx *f, int want)
+{
+    static const char *const extra[] = {"mode", "a", "", NULL};
+    f->want.all = want == 2;
+    f->want.keys = want == 1 ? DFS_KEYBIT(DFS_KEY_RET) | DFS_KEYBIT(DFS_KEY_SIZE) |
+                                   DFS_KEYBIT(DFS_KEY_COUNT) | DFS_KEYBIT(DFS_KEY_OFFSET) |
+                                   DFS_KEYBIT(DFS_KEY_FHASH) | DFS_KEYBIT(DFS_KEY_NAME)
+                             : 0;
+    if (want == 3) {
+        f->want.nextra = 3;
+        for (size_t i = 0; i < 3; i++) {
+            f->want.extra[i] = extra[i];
+            f->want.extra_len[i] = strlen(extra[i]);
+            f->want.extra_id[i] = dfs_strcache_intern(f->strs, extra[i], strlen(extra[i]));
+        }
+    }
+}
+
+static void test_indexed_layout_matches_general(void **state)
+{
+    (void)state;
+    static const char afters[] = {'7', '"', '}', '\n', ',', 0};
+    for (int want = 0; want < 4; want++)
+        for (size_t k = 0; k < sizeof afters; k++) {
+            fx *a = fx_new(), *b = fx_new();
+            want_mode(a, want);
+            want_mode(b, want);
+            for (int round = 0; round < 2; round++)
+                for (size_t i = 0; i < sizeof TRICKY / sizeof *TRICKY; i++)
+                    parse_both(a, b, TRICKY[i], strlen(TRICKY[i]), afters[k]);
+            compare_all(a, b);
+            fx_free(a);
+            fx_free(b);
+        }
+}
+
+/* Random damage to plain DFTracer lines: bytes replaced, inserted or dropped, drawn mostly from
+ * JSON structure. Whatever the result, both readings must agree (and ASan checks the reads). */
+static void test_indexed_layout_mutations(void **state)
+{
+    (void)state;
+    static const char alphabet[] = "{}[]\":,\\ 0123456789-.eE+xnul\x01\x7f\xc3\xa9";
+    uint64_t rng = 0x9E3779B97F4A7C15u;
+    for (int want = 0; want < 4; want++) {
+        fx *a = fx_new(), *b = fx_new();
+        want_mode(a, want);
+        want_mode(b, want);
+        for (int iter = 0; iter < 5000; iter++) {
+            const char *base = TRICKY[iter % 12];
+            char rec[1024];
+            size_t n = strlen(base);
+            memcpy(rec, base, n);
+            for (int m = 0; m < 1 + iter % 3; m++) {
+                rng = rng * 6364136223846793005u + 1442695040888963407u;
+                size_t at = (size_t)(rng >> 33) % n;
+                char c = alphabet[(rng >> 20) % (sizeof alphabet - 1)];
+                switch ((rng >> 8) % 3) {
+                case 0: rec[at] = c; break;
+                case 1: memmove(rec + at + 1, rec + at, n - at); rec[at] = c; n++; break;
+                default: if (n > 2) { memmove(rec + at, rec + at + 1, n - at - 1); n--; } break;
+                }
+            }
+            if (rec[0] != '{')
+                continue;
+            parse_both(a, b, rec, n, "7\"},"[iter % 5]); /* the 5th: nothing readable */
+        }
+        compare_all(a, b);
+        fx_free(a);
+        fx_free(b);
+    }
+}
+
 int main(void)
 {
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
@@ -862,6 +1105,8 @@ int main(void)
         T(test_dialects),
         T(test_recovered_mode),
         T(test_fast_paths_match),
+        T(test_indexed_layout_matches_general),
+        T(test_indexed_layout_mutations),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
