@@ -247,7 +247,8 @@ typedef struct dfs_options {
     int jobs;                 /* worker threads; <= 0: all cores */
     bool strict;              /* damage makes dfs_run_read's verdict DFS_EXIT_STRICT */
     unsigned max_examples;    /* examples kept per problem kind (default 5) */
-    uint64_t chunk_bytes;     /* split unit for large uncompressed files (default 32 MiB) */
+    uint64_t chunk_bytes;     /* split unit for large uncompressed files; 0 (default): automatic,
+                                 about 4 pieces per worker, 32 MiB to 1 GiB */
     uint64_t gzip_segment_bytes; /* split unit for large multi-member gzip files (default 64 MiB) */
     uint64_t max_record;      /* longest record accepted (default 64 MiB) */
     bool dedup;               /* drop byte-identical neighbouring duplicate records */

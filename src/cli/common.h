@@ -20,7 +20,7 @@
     "      --strict          fail (exit 3) when the input has damage\n"                           \
     "      --dedup           drop byte-identical duplicate records\n"                             \
     "      --examples N      examples listed per problem kind (default 5)\n"                      \
-    "      --chunk SIZE      split large uncompressed files into pieces of SIZE (default 32M)\n"  \
+    "      --chunk SIZE      read large uncompressed files in pieces of SIZE (default: automatic)\n" \
     "      --max-record SIZE longest record accepted (default 64M)\n"                             \
     "      --progress, --no-progress\n"                                                            \
     "                        progress on stderr (default: when stderr is a terminal)\n"           \

@@ -7,9 +7,10 @@
  *  1b. pre-scan: the chunks of a cut file are scanned for hash definitions (prescan.c).
  *  2. read: each task (a whole file, a chunk or a segment) is parsed into its own dfs_stream by
  *     one worker, and its events go to that worker's consumer states batch by batch.
- * The cut depends only on the file (its size and its members), never on the number of threads,
- * so every result is the same for any -j. After the pool stops, the lines that straddle gzip
- * segments are parsed, and the streams are folded into the files in order (run.c).
+ * How files are cut never changes an answer: everything that spans pieces is settled when the
+ * pieces are folded (run.c), and the pre-scan gives every piece the hash definitions before it.
+ * After the pool stops, the lines that straddle gzip segments are parsed, and the streams are
+ * folded into the files in order (run.c).
  *
  * Memory is bounded by (threads x (read buffer + one batch)) plus the per-file metadata. */
 #include <pthread.h>
@@ -107,17 +108,34 @@ static void run_phase(pool *pl, worker *workers, unsigned nworkers, int phase, s
     free(threads);
 }
 
-static bool splits_into_ranges(const dfs_run *run, const dfs_input *in, const prepared *pr)
+static bool line_oriented_plain(const prepared *pr)
 {
-    if (pr->gzip || in->info.size <= run->opt.chunk_bytes)
-        return false;
-    return pr->sniff.format == DFS_FMT_JSON_LINES || pr->sniff.format == DFS_FMT_DASF_TEXT ||
-           (pr->sniff.format == DFS_FMT_JSON_ARRAY && !pr->sniff.structural);
+    return !pr->gzip && (pr->sniff.format == DFS_FMT_JSON_LINES || pr->sniff.format == DFS_FMT_DASF_TEXT ||
+                         (pr->sniff.format == DFS_FMT_JSON_ARRAY && !pr->sniff.structural));
 }
 
-static bool plan_tasks(pool *pl)
+/* The size of the pieces large plain files are cut into. Cutting costs a pre-scan and gains only
+ * when the other inputs cannot keep the workers busy, so unless --chunk says otherwise, pieces
+ * are sized for about four per worker over all plain line-oriented input, between 32 MiB and
+ * 1 GiB. Answers do not depend on it (docs/ARCHITECTURE.md, "Pieces do not change answers"). */
+static uint64_t chunk_size(const pool *pl, unsigned nworkers)
+{
+    const dfs_run *run = pl->run;
+    if (run->opt.chunk_bytes)
+        return run->opt.chunk_bytes;
+    uint64_t total = 0;
+    for (size_t i = 0; i < run->inputs.n; i++)
+        if (line_oriented_plain(&pl->prep[i]))
+            total += run->inputs.v[i].info.size;
+    uint64_t size = total / (4 * (uint64_t)nworkers);
+    const uint64_t min = UINT64_C(32) << 20, max = UINT64_C(1) << 30;
+    return size < min ? min : size > max ? max : size;
+}
+
+static bool plan_tasks(pool *pl, unsigned nworkers)
 {
     dfs_run *run = pl->run;
+    const uint64_t chunk = chunk_size(pl, nworkers);
     DFS_VEC(task) tasks = {0};
     for (uint32_t i = 0; i < run->inputs.n; i++) {
         dfs_input *in = &run->inputs.v[i];
@@ -127,9 +145,9 @@ static bool plan_tasks(pool *pl)
             continue;
         uint32_t n = 1;
         task_kind kind = TASK_WHOLE;
-        if (splits_into_ranges(run, in, pr)) {
+        if (line_oriented_plain(pr) && in->info.size > chunk) {
             kind = TASK_RANGE;
-            n = (uint32_t)((in->info.size + run->opt.chunk_bytes - 1) / run->opt.chunk_bytes);
+            n = (uint32_t)((in->info.size + chunk - 1) / chunk);
         } else if (pr->npoints > 1) {
             kind = TASK_GZ_SEGMENT;
             n = (uint32_t)pr->npoints;
@@ -137,8 +155,8 @@ static bool plan_tasks(pool *pl)
         for (uint32_t c = 0; c < n; c++) {
             task t = {.file = i, .chunk = c, .nchunks = n, .kind = kind};
             if (kind == TASK_RANGE) {
-                t.start = (uint64_t)c * run->opt.chunk_bytes;
-                t.stop = t.start + run->opt.chunk_bytes;
+                t.start = (uint64_t)c * chunk;
+                t.stop = t.start + chunk;
             } else if (kind == TASK_GZ_SEGMENT) {
                 t.start = pr->points[c];
                 t.stop = c + 1 < n ? pr->points[c + 1] : UINT64_MAX;
@@ -326,7 +344,7 @@ int dfs_run_read(dfs_run *run, dfs_consumer *const *consumers, size_t n_consumer
     unsigned prep_workers = run->inputs.n < nworkers ? (unsigned)run->inputs.n : nworkers;
     if (prep_workers)
         run_phase(&pl, workers, prep_workers, 1, run->inputs.n, 0);
-    if (!plan_tasks(&pl))
+    if (!plan_tasks(&pl, nworkers))
         goto out;
     if (!prescan_chunks(&pl, workers, nworkers))
         goto out;

@@ -11,7 +11,7 @@ void dfs_options_init(dfs_options *o)
     memset(o, 0, sizeof *o);
     o->jobs = 0;
     o->max_examples = 5;
-    o->chunk_bytes = UINT64_C(32) << 20;
+    o->chunk_bytes = 0; /* automatic */
     o->gzip_segment_bytes = UINT64_C(64) << 20;
     o->max_record = UINT64_C(64) << 20;
 }
@@ -25,7 +25,7 @@ dfs_run *dfs_run_new(const dfs_options *opt)
         run->opt = *opt;
     else
         dfs_options_init(&run->opt);
-    if (run->opt.chunk_bytes < 4096)
+    if (run->opt.chunk_bytes && run->opt.chunk_bytes < 4096)
         run->opt.chunk_bytes = 4096;
     if (run->opt.gzip_segment_bytes < 64)
         run->opt.gzip_segment_bytes = 64;

@@ -11,39 +11,50 @@ struct dfs_arena_block {
 
 void dfs_arena_init(dfs_arena *a, size_t block_size)
 {
-    a->head = NULL;
+    a->first = a->cur = NULL;
     a->block_size = block_size ? block_size : 64 * 1024;
 }
 
-static dfs_arena_block *new_block(size_t size)
+/* A new empty block of at least n bytes, linked right after the current one. */
+static dfs_arena_block *insert_block(dfs_arena *a, size_t n)
 {
+    size_t size = n > a->block_size ? n : a->block_size;
     dfs_arena_block *b = malloc(sizeof *b + size);
     if (!b)
         return NULL;
-    b->next = NULL;
     b->size = size;
     b->used = 0;
+    if (a->cur) {
+        b->next = a->cur->next;
+        a->cur->next = b;
+    } else {
+        b->next = a->first;
+        a->first = b;
+    }
     return b;
 }
 
 void *dfs_arena_alloc(dfs_arena *a, size_t n)
 {
     n = (n + 15) & ~(size_t)15;
-    dfs_arena_block *b = a->head;
+    dfs_arena_block *b = a->cur;
     if (!b || b->size - b->used < n) {
-        size_t size = n > a->block_size ? n : a->block_size;
-        dfs_arena_block *nb = new_block(size);
-        if (!nb)
+        /* the blocks after cur are empty: take the first one that is large enough */
+        dfs_arena_block *next = b ? b->next : a->first;
+        while (next && next->size < n)
+            next = next->next;
+        b = next ? next : insert_block(a, n);
+        if (!b)
             return NULL;
-        /* An oversized block goes behind the current one so the current one keeps filling. */
-        if (b && n > a->block_size) {
-            nb->next = b->next;
-            b->next = nb;
-        } else {
-            nb->next = b;
-            a->head = nb;
+        if (a->cur && a->cur->next != b) { /* keep "every block after cur is empty" */
+            dfs_arena_block *prev = a->cur;
+            while (prev->next != b)
+                prev = prev->next;
+            prev->next = b->next;
+            b->next = a->cur->next;
+            a->cur->next = b;
         }
-        b = nb;
+        a->cur = b;
     }
     void *p = b->data + b->used;
     b->used += n;
@@ -62,22 +73,18 @@ char *dfs_arena_strdup(dfs_arena *a, const char *s, size_t n)
 
 void dfs_arena_reset(dfs_arena *a)
 {
-    if (!a->head)
-        return;
-    dfs_arena_block *keep = a->head;
-    dfs_arena_block *b = keep->next;
+    for (dfs_arena_block *b = a->first; b; b = b->next)
+        b->used = 0;
+    a->cur = a->first;
+}
+
+void dfs_arena_free(dfs_arena *a)
+{
+    dfs_arena_block *b = a->first;
     while (b) {
         dfs_arena_block *next = b->next;
         free(b);
         b = next;
     }
-    keep->next = NULL;
-    keep->used = 0;
-}
-
-void dfs_arena_free(dfs_arena *a)
-{
-    dfs_arena_reset(a);
-    free(a->head);
-    a->head = NULL;
+    a->first = a->cur = NULL;
 }

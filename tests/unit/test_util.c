@@ -24,8 +24,28 @@ static void arena_aligns_and_grows(void **state)
     assert_non_null(big);
     memset(big, 1, 10000);
     assert_string_equal(dfs_arena_strdup(&a, "hello", 3), "hel");
+    dfs_arena_free(&a);
+}
+
+/* A reset arena hands out the same memory again instead of allocating more. */
+static void arena_reuses_blocks_after_reset(void **state)
+{
+    (void)state;
+    dfs_arena a;
+    dfs_arena_init(&a, 1024);
+    void *first[40];
+    for (int i = 0; i < 40; i++)
+        first[i] = dfs_arena_alloc(&a, 100 + (size_t)i);
+    void *big = dfs_arena_alloc(&a, 5000);
+    for (int round = 0; round < 3; round++) {
+        dfs_arena_reset(&a);
+        for (int i = 0; i < 40; i++)
+            assert_ptr_equal(dfs_arena_alloc(&a, 100 + (size_t)i), first[i]);
+        assert_ptr_equal(dfs_arena_alloc(&a, 5000), big);
+    }
     dfs_arena_reset(&a);
-    assert_non_null(dfs_arena_alloc(&a, 8));
+    char *p = dfs_arena_alloc(&a, 3000); /* larger than a block: a new one, or the big one */
+    memset(p, 7, 3000);
     dfs_arena_free(&a);
 }
 
@@ -139,6 +159,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(arena_aligns_and_grows),
+        cmocka_unit_test(arena_reuses_blocks_after_reset),
         cmocka_unit_test(strtab_interns_and_fixes_well_known_keys),
         cmocka_unit_test(strtab_is_consistent_across_threads),
         cmocka_unit_test(u64map_puts_gets_and_overwrites),
