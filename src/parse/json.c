@@ -605,8 +605,43 @@ bool dfs_json_string_number(const char *s, size_t n, dfs_value *out, unsigned *f
     return true;
 }
 
+/* High bit of each byte of x (all bytes < 0x80) set where the byte lies in [lo, hi]. */
+static inline uint64_t bytes_in_range(uint64_t x, unsigned lo, unsigned hi)
+{
+    const uint64_t ones = UINT64_C(0x0101010101010101);
+    uint64_t at_least_lo = x + ones * (0x80 - lo);
+    uint64_t above_hi = x + ones * (0x7F - hi);
+    return at_least_lo & ~above_hi & (ones * 0x80);
+}
+
+/* Eight hex digits in a row (first digit most significant) to their value, without a branch
+ * per digit; false if any byte is not a hex digit. v2 hashes are 16 digits on every event. */
+static inline bool hex8(const char *s, uint32_t *out)
+{
+    const uint64_t ones = UINT64_C(0x0101010101010101);
+    uint64_t x;
+    memcpy(&x, s, 8);
+    if (x & (ones * 0x80))
+        return false;
+    uint64_t ok = bytes_in_range(x, '0', '9') | bytes_in_range(x, 'a', 'f') | bytes_in_range(x, 'A', 'F');
+    if (ok != ones * 0x80)
+        return false;
+    uint64_t v = (x & (ones * 0x0F)) + ((x >> 6) & ones) * 9; /* letters have bit 6 set */
+    v = __builtin_bswap64(v); /* first digit in the top byte */
+    v = (v | (v >> 4)) & UINT64_C(0x00FF00FF00FF00FF);
+    v = (v | (v >> 8)) & UINT64_C(0x0000FFFF0000FFFF);
+    v = (v | (v >> 16)) & UINT64_C(0x00000000FFFFFFFF);
+    *out = (uint32_t)v;
+    return true;
+}
+
 bool dfs_json_hex_u64(const char *s, size_t n, uint64_t *out)
 {
+    uint32_t hi, lo;
+    if (n == 16 && hex8(s, &hi) && hex8(s + 8, &lo)) {
+        *out = (uint64_t)hi << 32 | lo;
+        return true;
+    }
     if (n > 2 && s[0] == '0' && (s[1] | 0x20) == 'x') {
         s += 2;
         n -= 2;

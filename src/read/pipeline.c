@@ -115,14 +115,17 @@ static bool line_oriented_plain(const prepared *pr)
 }
 
 /* The size of the pieces large plain files are cut into. Cutting costs a pre-scan and gains only
- * when the other inputs cannot keep the workers busy, so unless --chunk says otherwise, pieces
- * are sized for about four per worker over all plain line-oriented input, between 32 MiB and
- * 1 GiB. Answers do not depend on it (docs/ARCHITECTURE.md, "Pieces do not change answers"). */
+ * when the other inputs cannot keep the workers busy, so unless --chunk says otherwise nothing is
+ * cut for one worker, and for more, pieces are sized for about four per worker over all plain
+ * line-oriented input, between 32 MiB and 1 GiB. Answers do not depend on it
+ * (docs/ARCHITECTURE.md, "Pieces do not change answers"). */
 static uint64_t chunk_size(const pool *pl, unsigned nworkers)
 {
     const dfs_run *run = pl->run;
     if (run->opt.chunk_bytes)
         return run->opt.chunk_bytes;
+    if (nworkers == 1)
+        return UINT64_MAX;
     uint64_t total = 0;
     for (size_t i = 0; i < run->inputs.n; i++)
         if (line_oriented_plain(&pl->prep[i]))

@@ -327,6 +327,30 @@ static void test_hex(void **state)
     assert_false(dfs_json_hex_u64("12345678901234567", 17, &h));
     assert_false(dfs_json_hex_u64("xyz", 3, &h));
     assert_false(dfs_json_hex_u64("0x", 2, &h));
+    /* the 16-digit fast path: every byte value in every position, against a digit-by-digit reading */
+    char text[17] = "1123456789abcdef"; /* one changed byte cannot make a "0x" prefix */
+    for (int pos = 0; pos < 16; pos++) {
+        for (int c = 0; c < 256; c++) {
+            char t[17];
+            memcpy(t, text, 17);
+            t[pos] = (char)c;
+            uint64_t want = 0;
+            bool valid = true;
+            for (int i = 0; i < 16; i++) {
+                unsigned char d = (unsigned char)t[i];
+                int v = d >= '0' && d <= '9' ? d - '0' : d >= 'a' && d <= 'f' ? d - 'a' + 10
+                      : d >= 'A' && d <= 'F' ? d - 'A' + 10 : -1;
+                valid &= v >= 0;
+                want = want << 4 | (uint64_t)(v & 15);
+            }
+            bool got = dfs_json_hex_u64(t, 16, &h);
+            assert_int_equal(got, valid);
+            if (valid)
+                assert_true(h == want);
+        }
+    }
+    assert_true(dfs_json_hex_u64("0000000000000000", 16, &h) && h == 0);
+    assert_true(dfs_json_hex_u64("aBcDeF0123456789", 16, &h) && h == UINT64_C(0xabcdef0123456789));
 }
 
 /* ---- exact time ------------------------------------------------------------------------------ */
