@@ -161,13 +161,7 @@ static void begin_record(mpbuf *pl, const char *phase, unsigned extra)
 /* ---- a parser context ----------------------------------------------------------------------- */
 
 typedef struct fx {
-    dfs_strtab *tab;
-    dfs_strcache *cache;
-    dfs_batchbuf batch;
-    dfs_stream st;
-    dfs_options opt;
-    dfs_want_set want;
-    dfs_pctx p;
+    tu_parser t;
 } fx;
 
 enum want_mode { WANT_NONE, WANT_KEYS, WANT_ALL };
@@ -176,58 +170,44 @@ static fx *fx_new(enum want_mode mode)
 {
     fx *x = calloc(1, sizeof *x);
     assert_non_null(x);
-    x->tab = dfs_strtab_new();
-    x->cache = dfs_strcache_new(x->tab);
-    assert_non_null(x->tab);
-    assert_non_null(x->cache);
-    dfs_batchbuf_init(&x->batch);
-    dfs_stream_init(&x->st, 3, 0, 5);
-    x->opt.max_examples = 5;
-    x->opt.max_record = UINT64_C(64) << 20;
-    x->opt.chunk_bytes = UINT64_C(32) << 20;
+    tu_parser_init(&x->t, 3);
     if (mode == WANT_KEYS) {
-        x->want.keys = DFS_KEYBIT(DFS_KEY_KEY) | DFS_KEYBIT(DFS_KEY_DEPENDENCIES);
-        x->want.nextra = 1;
-        x->want.extra[0] = "gpu_memory_used";
-        x->want.extra_len[0] = strlen("gpu_memory_used");
-        x->want.extra_id[0] = dfs_strtab_intern(x->tab, "gpu_memory_used", 15);
+        x->t.want.keys = DFS_KEYBIT(DFS_KEY_KEY) | DFS_KEYBIT(DFS_KEY_DEPENDENCIES);
+        x->t.want.nextra = 1;
+        x->t.want.extra[0] = "gpu_memory_used";
+        x->t.want.extra_len[0] = strlen("gpu_memory_used");
+        x->t.want.extra_id[0] = dfs_strtab_intern(x->t.table, "gpu_memory_used", 15);
     }
-    x->want.all = mode == WANT_ALL;
-    dfs_pctx_init(&x->p, x->tab, x->cache, &x->want, &x->opt, &x->batch);
-    x->p.st = &x->st;
+    x->t.want.all = mode == WANT_ALL;
     return x;
 }
 
 static void fx_free(fx *x)
 {
-    dfs_pctx_free(&x->p);
-    dfs_stream_free(&x->st);
-    dfs_batchbuf_free(&x->batch);
-    dfs_strcache_free(x->cache);
-    dfs_strtab_free(x->tab);
+    tu_parser_free(&x->t);
     free(x);
 }
 
-static uint64_t problems(const fx *x, dfs_problem p) { return x->st.diag.counts[p]; }
+static uint64_t problems(const fx *x, dfs_problem p) { return x->t.st.diag.counts[p]; }
 
-static size_t nevents(const fx *x) { return x->batch.events.n; }
+static size_t nevents(const fx *x) { return x->t.batch.events.n; }
 
 static const dfs_event *event(const fx *x, size_t i)
 {
-    assert_true(i < x->batch.events.n);
-    return &x->batch.events.v[i];
+    assert_true(i < x->t.batch.events.n);
+    return &x->t.batch.events.v[i];
 }
 
 static bool str_eq(const fx *x, dfs_str s, const char *want)
 {
     size_t n;
-    const char *got = dfs_strtab_get(x->tab, s, &n);
+    const char *got = dfs_strtab_get(x->t.table, s, &n);
     return n == strlen(want) && memcmp(got, want, n) == 0;
 }
 
 static const dfs_value *arg(const fx *x, const dfs_event *ev, const char *key)
 {
-    dfs_str k = dfs_strtab_find(x->tab, key, strlen(key));
+    dfs_str k = dfs_strtab_find(x->t.table, key, strlen(key));
     return k ? dfs_event_arg(ev, k) : NULL;
 }
 
@@ -251,7 +231,7 @@ static void drive(fx *x, const unsigned char *data, size_t len, size_t piece, si
         int flags = fed == len ? DFS_FEED_FINAL : 0;
         if (!flags && have == bufcap)
             flags |= DFS_FEED_FULL;
-        size_t used = dfs_dasf_feed(&x->p, buf, have, base, flags);
+        size_t used = dfs_dasf_feed(&x->t.p, buf, have, base, flags);
         assert_true(used <= have);
         if (flags & DFS_FEED_FINAL) {
             assert_int_equal(used, have);
@@ -281,8 +261,8 @@ static bool args_same(const fx *a, const dfs_arg *xa, const fx *b, const dfs_arg
 {
     for (uint32_t i = 0; i < n; i++) {
         size_t la, lb;
-        const char *ka = dfs_strtab_get(a->tab, xa[i].key, &la);
-        const char *kb = dfs_strtab_get(b->tab, xb[i].key, &lb);
+        const char *ka = dfs_strtab_get(a->t.table, xa[i].key, &la);
+        const char *kb = dfs_strtab_get(b->t.table, xb[i].key, &lb);
         if (la != lb || memcmp(ka, kb, la) || !value_same(a, &xa[i].val, b, &xb[i].val))
             return false;
     }
@@ -296,8 +276,8 @@ static bool value_same(const fx *a, const dfs_value *va, const fx *b, const dfs_
     switch (va->type) {
     case DFS_V_STR: {
         size_t la, lb;
-        const char *sa = dfs_strtab_get(a->tab, va->as.s, &la);
-        const char *sb = dfs_strtab_get(b->tab, vb->as.s, &lb);
+        const char *sa = dfs_strtab_get(a->t.table, va->as.s, &la);
+        const char *sb = dfs_strtab_get(b->t.table, vb->as.s, &lb);
         return la == lb && memcmp(sa, sb, la) == 0;
     }
     case DFS_V_LIST:
@@ -312,16 +292,16 @@ static bool value_same(const fx *a, const dfs_value *va, const fx *b, const dfs_
 
 static void assert_same_reading(const fx *a, const fx *b)
 {
-    assert_int_equal(a->st.records, b->st.records);
-    assert_int_equal(a->st.bad_records, b->st.bad_records);
-    assert_memory_equal(a->st.diag.counts, b->st.diag.counts, sizeof a->st.diag.counts);
-    assert_memory_equal(a->st.phase_counts, b->st.phase_counts, sizeof a->st.phase_counts);
-    assert_memory_equal(a->st.ph_written, b->st.ph_written, sizeof a->st.ph_written);
+    assert_int_equal(a->t.st.records, b->t.st.records);
+    assert_int_equal(a->t.st.bad_records, b->t.st.bad_records);
+    assert_memory_equal(a->t.st.diag.counts, b->t.st.diag.counts, sizeof a->t.st.diag.counts);
+    assert_memory_equal(a->t.st.phase_counts, b->t.st.phase_counts, sizeof a->t.st.phase_counts);
+    assert_memory_equal(a->t.st.ph_written, b->t.st.ph_written, sizeof a->t.st.ph_written);
     for (int p = 0; p < DFS_PROB__COUNT; p++) {
-        assert_int_equal(a->st.diag.examples[p].n, b->st.diag.examples[p].n);
-        for (size_t i = 0; i < a->st.diag.examples[p].n; i++)
-            assert_int_equal(a->st.diag.examples[p].v[i].offset,
-                             b->st.diag.examples[p].v[i].offset);
+        assert_int_equal(a->t.st.diag.examples[p].n, b->t.st.diag.examples[p].n);
+        for (size_t i = 0; i < a->t.st.diag.examples[p].n; i++)
+            assert_int_equal(a->t.st.diag.examples[p].v[i].offset,
+                             b->t.st.diag.examples[p].v[i].offset);
     }
     assert_int_equal(nevents(a), nevents(b));
     for (size_t i = 0; i < nevents(a); i++) {
@@ -388,12 +368,12 @@ static void test_corpus_counts(void **state)
         if (!load_corpus(corpus[i].file, &file))
             skip();
         fx *x = read_all(&file, WANT_KEYS);
-        assert_int_equal(x->st.records, corpus[i].records);
+        assert_int_equal(x->t.st.records, corpus[i].records);
         assert_int_equal(nevents(x), corpus[i].records);
-        assert_int_equal(x->st.bad_records, 0);
-        assert_int_equal(dfs_diag_damage(&x->st.diag), 0);
-        assert_int_equal(x->st.dialect, DFS_DIALECT_DASF);
-        assert_true(x->st.relative_time);
+        assert_int_equal(x->t.st.bad_records, 0);
+        assert_int_equal(dfs_diag_damage(&x->t.st.diag), 0);
+        assert_int_equal(x->t.st.dialect, DFS_DIALECT_DASF);
+        assert_true(x->t.st.relative_time);
         fx_free(x);
         free(file.b);
     }
@@ -449,10 +429,10 @@ static void test_corpus_trace_plugin(void **state)
     assert_int_equal(deps->len, 1);
     assert_true(str_eq(x, deps->as.items[0].val.as.s,
                        "original-array-64bef1cc631f078a2e8f3d2c24d62e99"));
-    assert_int_equal(x->st.phase_counts[DFS_PHASE_COMPLETE], 6);
-    assert_int_equal(x->st.phase_counts[DFS_PHASE_INSTANT], 5);
-    assert_int_equal(x->st.ph_written['X'], 6);
-    assert_int_equal(x->st.ph_written['I'], 5);
+    assert_int_equal(x->t.st.phase_counts[DFS_PHASE_COMPLETE], 6);
+    assert_int_equal(x->t.st.phase_counts[DFS_PHASE_INSTANT], 5);
+    assert_int_equal(x->t.st.ph_written['X'], 6);
+    assert_int_equal(x->t.st.ph_written['I'], 5);
     fx_free(x);
     free(file.b);
 }
@@ -509,8 +489,8 @@ static void test_corpus_full_buffer(void **state)
     for (size_t piece = 1; piece <= 64; piece++) {
         fx *x = fx_new(WANT_ALL);
         drive(x, file.b, file.n, piece, 300);
-        assert_int_equal(x->st.records, 8); /* three records of 348-351 bytes do not fit */
-        assert_int_equal(x->st.bad_records, 3);
+        assert_int_equal(x->t.st.records, 8); /* three records of 348-351 bytes do not fit */
+        assert_int_equal(x->t.st.bad_records, 3);
         assert_int_equal(problems(x, DFS_PROB_BAD_RECORD), 3);
         assert_int_equal(problems(x, DFS_PROB_TORN_RECORD), 0);
         assert_int_equal(event(x, 7)->offset, 2354);
@@ -530,7 +510,7 @@ static void test_clean_records(void **state)
     add_record(&file, "B", 106.0, 0, "b");
     add_record(&file, "E", 107.0, 0, "e");
     fx *x = read_all(&file, WANT_NONE);
-    assert_int_equal(x->st.records, 4);
+    assert_int_equal(x->t.st.records, 4);
     assert_int_equal(nevents(x), 4);
     assert_int_equal(event(x, 0)->ts, INT64_C(98000000000));
     assert_int_equal(event(x, 0)->dur, INT64_C(2000000000));
@@ -538,9 +518,9 @@ static void test_clean_records(void **state)
     assert_int_equal(event(x, 2)->phase, DFS_PHASE_BEGIN);
     assert_int_equal(event(x, 3)->phase, DFS_PHASE_END);
     assert_int_equal(event(x, 3)->ts, INT64_C(107000000000));
-    assert_int_equal(x->st.ph_written['B'], 1);
-    assert_int_equal(x->st.ph_written['E'], 1);
-    assert_int_equal(dfs_diag_damage(&x->st.diag), 0);
+    assert_int_equal(x->t.st.ph_written['B'], 1);
+    assert_int_equal(x->t.st.ph_written['E'], 1);
+    assert_int_equal(dfs_diag_damage(&x->t.st.diag), 0);
     fx_free(x);
     free(file.b);
 }
@@ -549,9 +529,9 @@ static void test_empty_stream(void **state)
 {
     (void)state;
     fx *x = fx_new(WANT_ALL);
-    assert_int_equal(dfs_dasf_feed(&x->p, (const unsigned char *)"", 0, 0, DFS_FEED_FINAL), 0);
-    assert_int_equal(x->st.records, 0);
-    assert_int_equal(dfs_diag_damage(&x->st.diag), 0);
+    assert_int_equal(dfs_dasf_feed(&x->t.p, (const unsigned char *)"", 0, 0, DFS_FEED_FINAL), 0);
+    assert_int_equal(x->t.st.records, 0);
+    assert_int_equal(dfs_diag_damage(&x->t.st.diag), 0);
     fx_free(x);
 }
 
@@ -565,16 +545,16 @@ static void test_torn_record(void **state)
     add_record(&file, "I", 3.0, 0, "c");
     file.n -= 20; /* cut the third record's payload */
     fx *x = read_all(&file, WANT_ALL);
-    assert_int_equal(x->st.records, 2);
+    assert_int_equal(x->t.st.records, 2);
     assert_int_equal(problems(x, DFS_PROB_TORN_RECORD), 1);
-    assert_int_equal(x->st.diag.examples[DFS_PROB_TORN_RECORD].v[0].offset, good);
+    assert_int_equal(x->t.st.diag.examples[DFS_PROB_TORN_RECORD].v[0].offset, good);
     assert_int_equal(problems(x, DFS_PROB_BAD_RECORD), 0);
     fx_free(x);
     assert_piece_invariant(&file, file.n);
 
     file.n = good + 8; /* a prefix and no payload at all */
     x = read_all(&file, WANT_ALL);
-    assert_int_equal(x->st.records, 2);
+    assert_int_equal(x->t.st.records, 2);
     assert_int_equal(problems(x, DFS_PROB_TORN_RECORD), 1);
     fx_free(x);
     free(file.b);
@@ -602,12 +582,12 @@ static void test_oversized_length(void **state)
     /* max_record 1000: the 3 KB record is skipped by its length, reading goes on */
     for (size_t piece = 1; piece <= file.n; piece += piece < 40 ? 1 : 97) {
         fx *x = fx_new(WANT_ALL);
-        x->opt.max_record = 1000;
+        x->t.opt.max_record = 1000;
         drive(x, file.b, file.n, piece, 0);
-        assert_int_equal(x->st.records, 2);
-        assert_int_equal(x->st.bad_records, 1);
+        assert_int_equal(x->t.st.records, 2);
+        assert_int_equal(x->t.st.bad_records, 1);
         assert_int_equal(problems(x, DFS_PROB_BAD_RECORD), 1);
-        assert_int_equal(x->st.diag.examples[DFS_PROB_BAD_RECORD].v[0].offset, big_at);
+        assert_int_equal(x->t.st.diag.examples[DFS_PROB_BAD_RECORD].v[0].offset, big_at);
         assert_int_equal(problems(x, DFS_PROB_TORN_RECORD), 0);
         assert_true(str_eq(x, dfs_event_arg(event(x, 1), DFS_KEY_STR(DFS_KEY_KEY))->as.s,
                            "after"));
@@ -621,7 +601,7 @@ static void test_oversized_length(void **state)
     put_be(&file, UINT64_MAX, 8);
     put(&file, "abc", 3);
     fx *x = read_all(&file, WANT_ALL);
-    assert_int_equal(x->st.records, 1);
+    assert_int_equal(x->t.st.records, 1);
     assert_int_equal(problems(x, DFS_PROB_BAD_RECORD), 1);
     assert_int_equal(problems(x, DFS_PROB_TORN_RECORD), 1);
     fx_free(x);
@@ -637,8 +617,8 @@ static void test_zero_length(void **state)
     add_record(&file, "I", 1.0, 0, "a");
     put_be(&file, 0, 8);
     fx *x = read_all(&file, WANT_ALL);
-    assert_int_equal(x->st.records, 1);
-    assert_int_equal(x->st.bad_records, 2);
+    assert_int_equal(x->t.st.records, 1);
+    assert_int_equal(x->t.st.bad_records, 2);
     assert_int_equal(problems(x, DFS_PROB_BAD_RECORD), 2);
     assert_int_equal(event(x, 0)->offset, 8);
     assert_int_equal(problems(x, DFS_PROB_TRAILING_GARBAGE), 0);
@@ -660,11 +640,11 @@ static void test_unknown_phase(void **state)
     frame(&file, &pl);
     add_record(&file, "I", 3.0, 0, "ok");
     fx *x = read_all(&file, WANT_ALL);
-    assert_int_equal(x->st.records, 3);
+    assert_int_equal(x->t.st.records, 3);
     assert_int_equal(nevents(x), 3);
     assert_int_equal(problems(x, DFS_PROB_UNKNOWN_PHASE), 2);
-    assert_int_equal(x->st.phase_counts[DFS_PHASE_OTHER], 2);
-    assert_int_equal(x->st.ph_written['?'], 2);
+    assert_int_equal(x->t.st.phase_counts[DFS_PHASE_OTHER], 2);
+    assert_int_equal(x->t.st.ph_written['?'], 2);
     assert_int_equal(event(x, 0)->phase, DFS_PHASE_OTHER);
     assert_int_equal(event(x, 0)->ph, '?');
     assert_int_equal(event(x, 0)->ts, INT64_C(1000000000));
@@ -745,8 +725,8 @@ static void test_bad_payloads(void **state)
     nbad++;
     add_record(&file, "I", 9.0, 0, "good");
     fx *x = read_all(&file, WANT_ALL);
-    assert_int_equal(x->st.records, 1);
-    assert_int_equal(x->st.bad_records, nbad);
+    assert_int_equal(x->t.st.records, 1);
+    assert_int_equal(x->t.st.bad_records, nbad);
     assert_int_equal(problems(x, DFS_PROB_BAD_RECORD), nbad);
     assert_int_equal(nevents(x), 1);
     assert_int_equal(event(x, 0)->ts, INT64_C(9000000000));
@@ -765,9 +745,9 @@ static void test_trailing_bytes(void **state)
         size_t end = file.n;
         put(&file, "\0\0\0\0\0\0\0", k);
         fx *x = read_all(&file, WANT_ALL);
-        assert_int_equal(x->st.records, 1);
+        assert_int_equal(x->t.st.records, 1);
         assert_int_equal(problems(x, DFS_PROB_TRAILING_GARBAGE), 1);
-        assert_int_equal(x->st.diag.examples[DFS_PROB_TRAILING_GARBAGE].v[0].offset, end);
+        assert_int_equal(x->t.st.diag.examples[DFS_PROB_TRAILING_GARBAGE].v[0].offset, end);
         assert_int_equal(problems(x, DFS_PROB_TORN_RECORD), 0);
         fx_free(x);
         assert_piece_invariant(&file, file.n);
@@ -820,7 +800,7 @@ static void test_number_widths_as_timestamp(void **state)
         widths[i].w(&pl);
         frame(&file, &pl);
         fx *x = read_all(&file, WANT_NONE);
-        assert_int_equal(x->st.records, 1);
+        assert_int_equal(x->t.st.records, 1);
         const dfs_event *ev = event(x, 0);
         if (ev->ts != widths[i].ts_ns)
             fail_msg("%s: ts %lld", widths[i].what, (long long)ev->ts);
@@ -898,7 +878,7 @@ static void test_time_overflow(void **state)
     w_int(&pl, 9300000000, 8); /* just beyond int64 ns */
     frame(&file, &pl);
     fx *x = read_all(&file, WANT_ALL);
-    assert_int_equal(x->st.records, 4);
+    assert_int_equal(x->t.st.records, 4);
     assert_int_equal(problems(x, DFS_PROB_TIME_OVERFLOW), 4);
     for (size_t i = 0; i < 4; i++)
         assert_true(event(x, i)->flags & DFS_EF_BAD_TIME);
@@ -920,7 +900,7 @@ static void test_durations(void **state)
     frame(&file, &pl);
     add_record(&file, "X", 3869.01274743, 0.050518035888671875, "exact");
     fx *x = read_all(&file, WANT_NONE);
-    assert_int_equal(x->st.records, 4);
+    assert_int_equal(x->t.st.records, 4);
     assert_int_equal(problems(x, DFS_PROB_NEGATIVE_DUR), 1);
     assert_int_equal(problems(x, DFS_PROB_ABSURD_DUR), 1);
     assert_int_equal(problems(x, DFS_PROB_X_WITHOUT_DUR), 1);
@@ -998,10 +978,10 @@ static void test_string_widths(void **state)
     assert_int_equal(ev->ph, 'I');
     size_t n;
     const dfs_value *v = arg(x, ev, "s16");
-    dfs_strtab_get(x->tab, v->as.s, &n);
+    dfs_strtab_get(x->t.table, v->as.s, &n);
     assert_int_equal(n, 300);
     v = arg(x, ev, "s32");
-    const char *s = dfs_strtab_get(x->tab, v->as.s, &n);
+    const char *s = dfs_strtab_get(x->t.table, v->as.s, &n);
     assert_int_equal(n, 70000);
     assert_memory_equal(s, long32, 70000);
     v = arg(x, ev, "empty");
@@ -1042,7 +1022,7 @@ static void test_container_widths(void **state)
     w_arr(&pl, 0);
     frame(&file, &pl);
     fx *x = read_all(&file, WANT_ALL);
-    assert_int_equal(x->st.records, 1);
+    assert_int_equal(x->t.st.records, 1);
     const dfs_event *ev = event(x, 0);
     assert_int_equal(ev->nargs, 3);
     const dfs_value *v = dfs_event_arg(ev, DFS_KEY_STR(DFS_KEY_SHAPE));
@@ -1106,8 +1086,8 @@ static void test_bin_ext_skipped(void **state)
     put_byte(&pl, 5);
     frame(&file, &pl);
     fx *x = read_all(&file, WANT_ALL);
-    assert_int_equal(x->st.records, 1);
-    assert_int_equal(x->st.bad_records, 0);
+    assert_int_equal(x->t.st.records, 1);
+    assert_int_equal(x->t.st.bad_records, 0);
     const dfs_event *ev = event(x, 0);
     assert_int_equal(ev->nargs, 2);
     assert_int_equal(arg(x, ev, "kept")->as.i, 5);
@@ -1124,7 +1104,7 @@ static void test_bin_ext_skipped(void **state)
     put(&pl, blobs[0], sizes[0]);
     frame(&file, &pl);
     x = read_all(&file, WANT_ALL);
-    assert_int_equal(x->st.records, 0);
+    assert_int_equal(x->t.st.records, 0);
     assert_int_equal(problems(x, DFS_PROB_BAD_RECORD), 1);
     fx_free(x);
     free(file.b);
@@ -1155,7 +1135,7 @@ static void test_deep_nesting(void **state)
     nested_record(&file, 1000000); /* adversarial: a megabyte of 0x91 */
     add_record(&file, "I", 2.0, 0, "after");
     fx *x = read_all(&file, WANT_ALL);
-    assert_int_equal(x->st.records, 2);
+    assert_int_equal(x->t.st.records, 2);
     assert_int_equal(problems(x, DFS_PROB_BAD_RECORD), 2);
     const dfs_value *v = arg(x, event(x, 0), "deep");
     for (int i = 0; i < 60; i++) {
@@ -1166,7 +1146,7 @@ static void test_deep_nesting(void **state)
     assert_int_equal(v->as.i, 1);
     fx_free(x);
     x = read_all(&file, WANT_NONE); /* validity does not depend on what is wanted */
-    assert_int_equal(x->st.records, 2);
+    assert_int_equal(x->t.st.records, 2);
     assert_int_equal(problems(x, DFS_PROB_BAD_RECORD), 2);
     fx_free(x);
     free(file.b);
@@ -1200,15 +1180,15 @@ static void test_duplicates_and_order(void **state)
     add_record(&file, "I", 5.0, 0, "a"); /* byte-identical neighbour */
     add_record(&file, "I", 4.0, 0, "b"); /* steps back */
     fx *x = read_all(&file, WANT_NONE);
-    assert_int_equal(x->st.records, 3);
+    assert_int_equal(x->t.st.records, 3);
     assert_int_equal(nevents(x), 3);
     assert_int_equal(problems(x, DFS_PROB_DUPLICATE_RECORD), 1);
     assert_int_equal(problems(x, DFS_PROB_TS_REGRESSION), 1);
     fx_free(x);
     x = fx_new(WANT_NONE);
-    x->opt.dedup = true;
+    x->t.opt.dedup = true;
     drive(x, file.b, file.n, file.n, 0);
-    assert_int_equal(x->st.records, 3);
+    assert_int_equal(x->t.st.records, 3);
     assert_int_equal(nevents(x), 2);
     fx_free(x);
     free(file.b);
@@ -1227,7 +1207,7 @@ static void test_regression_extremes(void **state)
     w_int(&pl, -9000000000, 8);
     frame(&file, &pl);
     fx *x = read_all(&file, WANT_NONE);
-    assert_int_equal(x->st.records, 2);
+    assert_int_equal(x->t.st.records, 2);
     assert_int_equal(problems(x, DFS_PROB_TS_REGRESSION), 1);
     assert_int_equal(problems(x, DFS_PROB_TIME_OVERFLOW), 0);
     fx_free(x);
@@ -1292,7 +1272,7 @@ static void test_garbage_never_crashes(void **state)
             n = next_rand(&seed) % (n + 1);
         fx *whole = fx_new(WANT_ALL);
         drive(whole, buf, n, n ? n : 1, 0);
-        assert_true(whole->st.records + whole->st.bad_records <= n / DFS_DASF_MIN_RECORD + 1);
+        assert_true(whole->t.st.records + whole->t.st.bad_records <= n / DFS_DASF_MIN_RECORD + 1);
         if (iter % 8 == 0) { /* and in pieces: the same reading */
             fx *x = fx_new(WANT_ALL);
             drive(x, buf, n, 1 + next_rand(&seed) % 64, 0);

@@ -12,13 +12,7 @@
 /* ---- a reader: feeds a framer the way read/pipeline.c does --------------------------------- */
 
 typedef struct reader {
-    dfs_strtab *table;
-    dfs_strcache *strs;
-    dfs_batchbuf batch;
-    dfs_options opt;
-    dfs_want_set want;
-    dfs_pctx p;
-    dfs_stream st;
+    tu_parser t;
     dfs_framer fr;
     /* what came out, as text, to compare runs */
     char *digest;
@@ -30,25 +24,14 @@ static reader *reader_new(dfs_format format, bool structural)
 {
     reader *r = calloc(1, sizeof *r);
     assert_non_null(r);
-    r->table = dfs_strtab_new();
-    r->strs = dfs_strcache_new(r->table);
-    dfs_batchbuf_init(&r->batch);
-    dfs_options_init(&r->opt);
-    r->opt.max_examples = 5;
-    dfs_pctx_init(&r->p, r->table, r->strs, &r->want, &r->opt, &r->batch);
-    dfs_stream_init(&r->st, 3, 0, r->opt.max_examples);
-    r->p.st = &r->st;
+    tu_parser_init(&r->t, 3);
     dfs_framer_init(&r->fr, format, structural);
     return r;
 }
 
 static void reader_free(reader *r)
 {
-    dfs_stream_free(&r->st);
-    dfs_pctx_free(&r->p);
-    dfs_batchbuf_free(&r->batch);
-    dfs_strcache_free(r->strs);
-    dfs_strtab_free(r->table);
+    tu_parser_free(&r->t);
     free(r->digest);
     free(r);
 }
@@ -77,26 +60,26 @@ static void say(reader *r, const char *fmt, ...)
 
 static const char *S(reader *r, dfs_str s)
 {
-    return dfs_strtab_get(r->table, s, NULL);
+    return dfs_strtab_get(r->t.table, s, NULL);
 }
 
 static void take_batch(reader *r)
 {
-    for (size_t i = 0; i < r->batch.events.n; i++) {
-        const dfs_event *e = &r->batch.events.v[i];
+    for (size_t i = 0; i < r->t.batch.events.n; i++) {
+        const dfs_event *e = &r->t.batch.events.v[i];
         say(r, "ev off=%llu ts=%lld dur=%lld pid=%lld tid=%lld id=%llu ph=%c/%d fl=%x ty=%u "
                "name=%s cat=%s pstr=%s fname=%s host=%s nargs=%u\n",
             (unsigned long long)e->offset, (long long)e->ts, (long long)e->dur, (long long)e->pid,
             (long long)e->tid, (unsigned long long)e->id, e->ph, e->phase, e->flags, e->type,
             S(r, e->name), S(r, e->cat), S(r, e->pid_str), S(r, e->fname), S(r, e->host), e->nargs);
     }
-    r->events += r->batch.events.n;
-    dfs_batchbuf_clear(&r->batch);
+    r->events += r->t.batch.events.n;
+    dfs_batchbuf_clear(&r->t.batch);
 }
 
 static void summarize(reader *r)
 {
-    dfs_stream *st = &r->st;
+    dfs_stream *st = &r->t.st;
     say(r, "records=%llu bad=%llu recovered=%llu lines=%llu open=%d close=%d dialect=%d "
            "clock=%d:%lld rel=%d scale=%d/%d defs=%zu names=%zu meta=%zu unres=%llu\n",
         (unsigned long long)st->records, (unsigned long long)st->bad_records,
@@ -133,8 +116,8 @@ static void feed_pieces(reader *r, const char *data, size_t n, size_t piece)
         pos += add;
         have += add;
         bool final = add == 0;
-        int flags = final ? DFS_FEED_FINAL : (have >= r->opt.max_record ? DFS_FEED_FULL : 0);
-        size_t used = dfs_framer_feed(&r->fr, &r->p, buf, have, offset, flags);
+        int flags = final ? DFS_FEED_FINAL : (have >= r->t.opt.max_record ? DFS_FEED_FULL : 0);
+        size_t used = dfs_framer_feed(&r->fr, &r->t.p, buf, have, offset, flags);
         assert_true(used <= have);
         if (flags & DFS_FEED_FULL)
             assert_true(used > 0);
@@ -147,7 +130,7 @@ static void feed_pieces(reader *r, const char *data, size_t n, size_t piece)
         have -= used;
         memmove(buf, buf + used, have);
     }
-    dfs_framer_finish(&r->fr, &r->p);
+    dfs_framer_finish(&r->fr, &r->t.p);
     take_batch(r);
     summarize(r);
     free(buf);
@@ -162,18 +145,18 @@ static reader *read_text(dfs_format format, bool structural, const char *text)
 
 static uint64_t count(reader *r, dfs_problem p)
 {
-    return r->st.diag.counts[p];
+    return r->t.st.diag.counts[p];
 }
 
 static uint64_t damage(reader *r)
 {
-    return dfs_diag_damage(&r->st.diag);
+    return dfs_diag_damage(&r->t.st.diag);
 }
 
 static const dfs_example *example(reader *r, dfs_problem p, size_t i)
 {
-    assert_true(i < r->st.diag.examples[p].n);
-    return &r->st.diag.examples[p].v[i];
+    assert_true(i < r->t.st.diag.examples[p].n);
+    return &r->t.st.diag.examples[p].v[i];
 }
 
 #define REC(id) "{\"id\":" #id ",\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":2," \
@@ -186,25 +169,25 @@ static void test_line_framing(void **state)
     (void)state;
     const char *text = "\xEF\xBB\xBF[\r\n  " REC(1) ",\r\n\n\t" REC(2) ",\n]\n";
     reader *r = read_text(DFS_FMT_JSON_ARRAY, false, text);
-    assert_true(r->st.records == 2);
+    assert_true(r->t.st.records == 2);
     assert_int_equal(r->events, 2);
-    assert_true(r->st.saw_open && r->st.saw_close);
-    assert_true(r->st.lines == 5);
+    assert_true(r->t.st.saw_open && r->t.st.saw_close);
+    assert_true(r->t.st.lines == 5);
     assert_true(count(r, DFS_PROB_TRAILING_COMMA) == 1); /* the comma before ']' */
     assert_true(damage(r) == 0);
     assert_true(count(r, DFS_PROB_MISSING_CLOSE) == 0);
     reader_free(r);
     /* one record per line with commas between them: no trailing comma */
     r = read_text(DFS_FMT_JSON_ARRAY, false, "[\n" REC(1) ",\n" REC(2) "\n]");
-    assert_true(r->st.records == 2);
+    assert_true(r->t.st.records == 2);
     assert_true(count(r, DFS_PROB_TRAILING_COMMA) == 0);
     reader_free(r);
     /* "},]" on one line, and a comma at the end of the stream */
     r = read_text(DFS_FMT_JSON_ARRAY, false, "[" REC(1) ",]\n");
-    assert_true(r->st.records == 1 && count(r, DFS_PROB_TRAILING_COMMA) == 1);
+    assert_true(r->t.st.records == 1 && count(r, DFS_PROB_TRAILING_COMMA) == 1);
     reader_free(r);
     r = read_text(DFS_FMT_JSON_LINES, false, REC(1) ",\n" REC(2) ",\n");
-    assert_true(r->st.records == 2 && count(r, DFS_PROB_TRAILING_COMMA) == 1);
+    assert_true(r->t.st.records == 2 && count(r, DFS_PROB_TRAILING_COMMA) == 1);
     reader_free(r);
 }
 
@@ -212,8 +195,8 @@ static void test_concatenated_arrays(void **state)
 {
     (void)state;
     reader *r = read_text(DFS_FMT_JSON_ARRAY, false, "[\n" REC(1) "\n][\n" REC(2) "\n]\n");
-    assert_true(r->st.records == 2);
-    assert_true(r->st.bad_records == 0);
+    assert_true(r->t.st.records == 2);
+    assert_true(r->t.st.bad_records == 0);
     assert_true(damage(r) == 0);
     reader_free(r);
 }
@@ -222,7 +205,7 @@ static void test_missing_close(void **state)
 {
     (void)state;
     reader *r = read_text(DFS_FMT_JSON_ARRAY, false, "[\n " REC(1) "\n" REC(2) "\n");
-    assert_true(r->st.records == 2);
+    assert_true(r->t.st.records == 2);
     assert_true(count(r, DFS_PROB_MISSING_CLOSE) == 1);
     assert_true(damage(r) == 0); /* a legal variant */
     reader_free(r);
@@ -236,8 +219,8 @@ static void test_bad_line_numbers(void **state)
     (void)state;
     const char *text = "[\n" REC(1) "\n{\"id\":2,oops}\n" REC(3) "\nnot json\n]\n";
     reader *r = read_text(DFS_FMT_JSON_ARRAY, false, text);
-    assert_true(r->st.records == 2);
-    assert_true(r->st.bad_records == 2);
+    assert_true(r->t.st.records == 2);
+    assert_true(r->t.st.bad_records == 2);
     assert_true(count(r, DFS_PROB_BAD_LINE) == 2);
     assert_true(example(r, DFS_PROB_BAD_LINE, 0)->line == 3);
     assert_true(example(r, DFS_PROB_BAD_LINE, 0)->offset == strlen("[\n" REC(1) "\n"));
@@ -251,15 +234,15 @@ static void test_torn_last_line(void **state)
 {
     (void)state;
     reader *r = read_text(DFS_FMT_JSON_LINES, false, "  " REC(1) "\n" REC(2) "\n{\"id\":3,\"na");
-    assert_true(r->st.records == 2);
-    assert_true(r->st.bad_records == 1);
+    assert_true(r->t.st.records == 2);
+    assert_true(r->t.st.bad_records == 1);
     assert_true(count(r, DFS_PROB_BAD_LINE) == 1);
     assert_true(count(r, DFS_PROB_INCOMPLETE_FILE) == 1);
     assert_true(example(r, DFS_PROB_INCOMPLETE_FILE, 0)->line == 3);
     reader_free(r);
     /* a complete last line without '\n' is fine */
     r = read_text(DFS_FMT_JSON_LINES, false, REC(1) "\n" REC(2));
-    assert_true(r->st.records == 2 && damage(r) == 0);
+    assert_true(r->t.st.records == 2 && damage(r) == 0);
     reader_free(r);
 }
 
@@ -270,23 +253,23 @@ static void test_glued_record(void **state)
     const char *text = REC(1) "\n{\"id\":2,\"name\":\"pread\",\"cat\":\"POSIX\",\"pid\":1,\"ti" REC(3)
                        "\n" REC(4) "\n";
     reader *r = read_text(DFS_FMT_JSON_LINES, false, text);
-    assert_true(r->st.records == 2);
-    assert_true(r->st.recovered == 1);
+    assert_true(r->t.st.records == 2);
+    assert_true(r->t.st.recovered == 1);
     assert_int_equal(r->events, 3);
     assert_true(count(r, DFS_PROB_GLUED_RECORD) == 1);
-    assert_true(r->st.bad_records == 1); /* the lost fragment */
+    assert_true(r->t.st.bad_records == 1); /* the lost fragment */
     assert_true(count(r, DFS_PROB_BAD_LINE) == 0);
     assert_true(example(r, DFS_PROB_GLUED_RECORD, 0)->line == 2);
     reader_free(r);
     /* two whole records on one line: nothing lost */
     r = read_text(DFS_FMT_JSON_LINES, false, REC(1) REC(2) "\n");
-    assert_true(r->st.records == 1 && r->st.recovered == 1 && r->st.bad_records == 0);
+    assert_true(r->t.st.records == 1 && r->t.st.recovered == 1 && r->t.st.bad_records == 0);
     assert_true(count(r, DFS_PROB_GLUED_RECORD) == 1);
     reader_free(r);
     /* a torn line whose args hold {"name": ...} is not glued, only bad */
     r = read_text(DFS_FMT_JSON_LINES, false,
                   "{\"name\":\"PR\",\"ph\":4,\"args\":{\"name\":\"core_affinity\",\"value\":[0,1,\n");
-    assert_true(r->st.records == 0 && r->st.recovered == 0 && r->st.bad_records == 1);
+    assert_true(r->t.st.records == 0 && r->t.st.recovered == 0 && r->t.st.bad_records == 1);
     assert_true(count(r, DFS_PROB_GLUED_RECORD) == 0 && count(r, DFS_PROB_BAD_LINE) == 1);
     reader_free(r);
 }
@@ -296,15 +279,15 @@ static void test_duplicates(void **state)
     (void)state;
     const char *text = REC(1) "\n" REC(1) "\n" REC(2) "\n" REC(1) "\n";
     reader *r = read_text(DFS_FMT_JSON_LINES, false, text);
-    assert_true(r->st.records == 4);
+    assert_true(r->t.st.records == 4);
     assert_int_equal(r->events, 4); /* kept by default */
     assert_true(count(r, DFS_PROB_DUPLICATE_RECORD) == 1); /* neighbours only */
     assert_true(example(r, DFS_PROB_DUPLICATE_RECORD, 0)->line == 2);
     reader_free(r);
     r = reader_new(DFS_FMT_JSON_LINES, false);
-    r->opt.dedup = true;
+    r->t.opt.dedup = true;
     feed_pieces(r, text, strlen(text), 1 << 20);
-    assert_true(r->st.records == 4);
+    assert_true(r->t.st.records == 4);
     assert_int_equal(r->events, 2); /* the neighbour and the one in the window are dropped */
     assert_true(count(r, DFS_PROB_DUPLICATE_RECORD) == 2);
     reader_free(r);
@@ -322,13 +305,13 @@ static void test_record_too_large(void **state)
     o += sprintf(text + o, "\",\"ph\":\"i\"}\n" REC(3) "\n");
     for (size_t piece = 1000; piece <= 100000; piece *= 100) {
         reader *r = reader_new(DFS_FMT_JSON_LINES, false);
-        r->opt.max_record = 4096;
+        r->t.opt.max_record = 4096;
         feed_pieces(r, text, (size_t)o, piece);
-        assert_true(r->st.records == 2);
-        assert_true(r->st.bad_records == 1);
+        assert_true(r->t.st.records == 2);
+        assert_true(r->t.st.bad_records == 1);
         assert_true(count(r, DFS_PROB_RECORD_TOO_LARGE) == 1);
         assert_true(example(r, DFS_PROB_RECORD_TOO_LARGE, 0)->line == 2);
-        assert_true(r->st.lines == 3);
+        assert_true(r->t.st.lines == 3);
         reader_free(r);
     }
     free(text);
@@ -343,9 +326,9 @@ static void test_dasf_text_lines(void **state)
         "some log line\n"
         "trace:{\"name\": \"Managed Memory\", \"timestamp\": 30, \"phase\": \"I\", \"process_id\": 0}\n";
     reader *r = read_text(DFS_FMT_DASF_TEXT, false, text);
-    assert_true(r->st.records == 2);
+    assert_true(r->t.st.records == 2);
     assert_true(count(r, DFS_PROB_BAD_LINE) == 1);
-    assert_int_equal(r->st.dialect, DFS_DIALECT_DASF);
+    assert_int_equal(r->t.st.dialect, DFS_DIALECT_DASF);
     assert_non_null(strstr(r->digest, "ts=15000 dur=5000"));
     reader_free(r);
 }
@@ -365,20 +348,20 @@ static void test_object_form(void **state)
 {
     (void)state;
     reader *r = read_text(DFS_FMT_JSON_OBJECT, true, KINETO_OBJECT);
-    assert_true(r->st.records == 3);
+    assert_true(r->t.st.records == 3);
     assert_int_equal(r->events, 2);
-    assert_true(r->st.ph_written['?'] == 1);
-    assert_int_equal(r->st.dialect, DFS_DIALECT_KINETO);
-    assert_true(r->st.has_clock_offset);
-    assert_true(r->st.clock_offset_ns == INT64_C(1735632360000000000));
-    assert_int_equal(r->st.meta.n, 5);
-    assert_string_equal(S(r, r->st.meta.v[0].key), "schemaVersion");
-    assert_string_equal(S(r, r->st.meta.v[0].raw_json), "1");
-    assert_string_equal(S(r, r->st.meta.v[1].raw_json), "[{\"id\": 0, \"name\": \"GPU [0]\"}]");
-    assert_string_equal(S(r, r->st.meta.v[2].key), "traceName");
-    assert_string_equal(S(r, r->st.meta.v[2].raw_json), "\"./logs/x.json\"");
-    assert_string_equal(S(r, r->st.meta.v[4].key), "baseTimeNanoseconds");
-    assert_true(r->st.saw_open && r->st.saw_close);
+    assert_true(r->t.st.ph_written['?'] == 1);
+    assert_int_equal(r->t.st.dialect, DFS_DIALECT_KINETO);
+    assert_true(r->t.st.has_clock_offset);
+    assert_true(r->t.st.clock_offset_ns == INT64_C(1735632360000000000));
+    assert_int_equal(r->t.st.meta.n, 5);
+    assert_string_equal(S(r, r->t.st.meta.v[0].key), "schemaVersion");
+    assert_string_equal(S(r, r->t.st.meta.v[0].raw_json), "1");
+    assert_string_equal(S(r, r->t.st.meta.v[1].raw_json), "[{\"id\": 0, \"name\": \"GPU [0]\"}]");
+    assert_string_equal(S(r, r->t.st.meta.v[2].key), "traceName");
+    assert_string_equal(S(r, r->t.st.meta.v[2].raw_json), "\"./logs/x.json\"");
+    assert_string_equal(S(r, r->t.st.meta.v[4].key), "baseTimeNanoseconds");
+    assert_true(r->t.st.saw_open && r->t.st.saw_close);
     assert_true(count(r, DFS_PROB_TRUNCATED_CONTAINER) == 0);
     assert_true(damage(r) == 0);
     assert_non_null(strstr(r->digest, "ts=4203669604595407 dur=1500"));
@@ -394,9 +377,9 @@ static void test_tf_profiler_metadata(void **state)
                           "{\"displayTimeUnit\": \"ns\", \"metadata\": {\"highres-ticks\": true}, "
                           "\"traceEvents\": [{\"ph\": \"X\", \"pid\": 49, \"tid\": 1, \"ts\": 1166.027, "
                           "\"name\": \"W\", \"dur\": 1.133}, {}]}");
-    assert_int_equal(r->st.dialect, DFS_DIALECT_TF_PROFILER);
-    assert_true(r->st.relative_time);
-    assert_true(r->st.records == 2);
+    assert_int_equal(r->t.st.dialect, DFS_DIALECT_TF_PROFILER);
+    assert_true(r->t.st.relative_time);
+    assert_true(r->t.st.records == 2);
     reader_free(r);
 }
 
@@ -410,11 +393,11 @@ static void test_array_structural_matches_lines(void **state)
     reader *a = read_text(DFS_FMT_JSON_ARRAY, false, lines);
     reader *b = read_text(DFS_FMT_JSON_ARRAY, true, lines);
     reader *c = read_text(DFS_FMT_JSON_ARRAY, true, pretty);
-    assert_true(a->st.records == 3 && b->st.records == 3 && c->st.records == 3);
+    assert_true(a->t.st.records == 3 && b->t.st.records == 3 && c->t.st.records == 3);
     assert_int_equal(b->events, 3);
     assert_int_equal(c->events, 3);
     assert_true(damage(b) == 0 && damage(c) == 0);
-    assert_true(b->st.saw_close && c->st.saw_close);
+    assert_true(b->t.st.saw_close && c->t.st.saw_close);
     reader_free(a);
     reader_free(b);
     reader_free(c);
@@ -428,10 +411,10 @@ static void test_structural_resync(void **state)
     reader *r = read_text(DFS_FMT_JSON_ARRAY, true,
                           "[" REC(1) " garbage " REC(2) ", {\"a\" 1}, " REC(3)
                           ",\n{\"name\":\"broken\n\",\"ph\":\"i\"},\n" REC(4) "]");
-    assert_true(r->st.records == 4);
-    assert_true(r->st.bad_records == 3);
+    assert_true(r->t.st.records == 4);
+    assert_true(r->t.st.bad_records == 3);
     assert_true(count(r, DFS_PROB_BAD_RECORD) == 3);
-    assert_true(r->st.saw_close);
+    assert_true(r->t.st.saw_close);
     reader_free(r);
 }
 
@@ -439,7 +422,7 @@ static void test_structural_trailing_comma(void **state)
 {
     (void)state;
     reader *r = read_text(DFS_FMT_JSON_ARRAY, true, "[" REC(1) "," REC(2) ",]");
-    assert_true(r->st.records == 2 && count(r, DFS_PROB_TRAILING_COMMA) == 1);
+    assert_true(r->t.st.records == 2 && count(r, DFS_PROB_TRAILING_COMMA) == 1);
     reader_free(r);
     r = read_text(DFS_FMT_JSON_ARRAY, true, "[" REC(1) "," REC(2) "]");
     assert_true(count(r, DFS_PROB_TRAILING_COMMA) == 0);
@@ -457,14 +440,14 @@ static void test_truncated_container(void **state)
     const char *cut = strstr(KINETO_OBJECT, "\"Record Window End\"");
     reader *r = reader_new(DFS_FMT_JSON_OBJECT, true);
     feed_pieces(r, KINETO_OBJECT, (size_t)(cut - KINETO_OBJECT), n);
-    assert_true(r->st.records == 1);
-    assert_true(r->st.bad_records == 1); /* the record cut in the middle */
+    assert_true(r->t.st.records == 1);
+    assert_true(r->t.st.bad_records == 1); /* the record cut in the middle */
     assert_true(count(r, DFS_PROB_TRUNCATED_CONTAINER) == 1);
-    assert_false(r->st.has_clock_offset);
+    assert_false(r->t.st.has_clock_offset);
     reader_free(r);
     /* an array cut inside a record: the file is incomplete */
     r = read_text(DFS_FMT_JSON_ARRAY, true, "[" REC(1) ", {\"name\":\"a\",\"ph\"");
-    assert_true(r->st.records == 1 && r->st.bad_records == 1);
+    assert_true(r->t.st.records == 1 && r->t.st.bad_records == 1);
     assert_true(count(r, DFS_PROB_INCOMPLETE_FILE) == 1);
     assert_true(count(r, DFS_PROB_MISSING_CLOSE) == 1);
     reader_free(r);
@@ -485,19 +468,19 @@ static void test_structural_too_large(void **state)
     o += sprintf(text + o, "\",\"after\":true}");
     for (size_t piece = 977; piece <= 1000000; piece *= 1000) {
         reader *r = reader_new(DFS_FMT_JSON_OBJECT, true);
-        r->opt.max_record = 4096;
+        r->t.opt.max_record = 4096;
         feed_pieces(r, text, (size_t)o, piece);
-        assert_true(r->st.records == 2);
+        assert_true(r->t.st.records == 2);
         assert_true(count(r, DFS_PROB_RECORD_TOO_LARGE) == 1);
         assert_true(count(r, DFS_PROB_TRUNCATED_CONTAINER) == 0);
-        assert_int_equal(r->st.meta.n, 2);
+        assert_int_equal(r->t.st.meta.n, 2);
         size_t len;
-        dfs_strtab_get(r->table, r->st.meta.v[0].raw_json, &len);
+        dfs_strtab_get(r->t.table, r->t.st.meta.v[0].raw_json, &len);
         /* cut at DFS_FILEMETA_MAX, or earlier when the reader's buffer is smaller */
         assert_true(len >= 4096 && len <= DFS_FILEMETA_MAX);
         if (piece > (size_t)o)
             assert_int_equal(len, DFS_FILEMETA_MAX);
-        assert_string_equal(S(r, r->st.meta.v[1].key), "after");
+        assert_string_equal(S(r, r->t.st.meta.v[1].key), "after");
         reader_free(r);
     }
     free(text);
@@ -509,11 +492,11 @@ static void check_pieces(dfs_format format, bool structural, const char *text, b
 {
     size_t n = strlen(text);
     reader *whole = reader_new(format, structural);
-    whole->opt.dedup = dedup;
+    whole->t.opt.dedup = dedup;
     feed_pieces(whole, text, n, n + 1);
     for (size_t piece = 1; piece <= 80; piece += piece < 40 ? 1 : 7) {
         reader *r = reader_new(format, structural);
-        r->opt.dedup = dedup;
+        r->t.opt.dedup = dedup;
         feed_pieces(r, text, n, piece);
         if (r->dlen != whole->dlen || memcmp(r->digest, whole->digest, r->dlen) != 0)
             fail_msg("piece %zu differs:\n%s\n--- whole:\n%s", piece, r->digest, whole->digest);
@@ -580,9 +563,9 @@ static void phase_letters(reader *r, char *out, size_t cap)
     size_t o = 0;
     out[0] = '\0';
     for (int c = 0; c < 128; c++)
-        if (r->st.ph_written[c] && o < cap)
+        if (r->t.st.ph_written[c] && o < cap)
             o += (size_t)snprintf(out + o, cap - o, "%s%c:%llu", o ? " " : "", c,
-                                  (unsigned long long)r->st.ph_written[c]);
+                                  (unsigned long long)r->t.st.ph_written[c]);
 }
 
 typedef struct corpus_case {
@@ -605,11 +588,11 @@ static reader *read_corpus(const corpus_case *c, bool structural)
     free(data);
     char letters[256];
     phase_letters(r, letters, sizeof letters);
-    if (r->st.records != c->records || r->st.bad_records != c->bad ||
+    if (r->t.st.records != c->records || r->t.st.bad_records != c->bad ||
         strcmp(letters, c->phases) != 0)
         fail_msg("%s (%s): records %llu bad %llu phases \"%s\", want %llu %llu \"%s\"", c->path,
-                 structural ? "structural" : "lines", (unsigned long long)r->st.records,
-                 (unsigned long long)r->st.bad_records, letters,
+                 structural ? "structural" : "lines", (unsigned long long)r->t.st.records,
+                 (unsigned long long)r->t.st.bad_records, letters,
                  (unsigned long long)c->records, (unsigned long long)c->bad, c->phases);
     return r;
 }
@@ -673,43 +656,43 @@ static void test_corpus_details(void **state)
     if (!tu_trace("MANIFEST.md"))
         skip();
     reader *r = read_corpus(find_case("dftracer/dlio-unet3d-hdf5-8rank/trace-0-of-8.pfw"), false);
-    assert_int_equal(r->st.dialect, DFS_DIALECT_DFTRACER_V1);
+    assert_int_equal(r->t.st.dialect, DFS_DIALECT_DFTRACER_V1);
     assert_true(count(r, DFS_PROB_TS_REGRESSION) == 547); /* spec section 5.6 */
-    assert_true(r->st.unresolved_refs == 0);              /* every reference is defined before */
-    assert_true(r->st.saw_open && r->st.saw_close);
+    assert_true(r->t.st.unresolved_refs == 0);              /* every reference is defined before */
+    assert_true(r->t.st.saw_open && r->t.st.saw_close);
     assert_true(damage(r) == 0);
     reader_free(r);
 
     r = read_corpus(find_case("dftracer/edge-cases/synthetic-v1-crashed.pfw"), false);
     assert_true(count(r, DFS_PROB_INCOMPLETE_FILE) == 1);
-    assert_int_equal(r->st.dialect, DFS_DIALECT_DFTRACER_V2);
+    assert_int_equal(r->t.st.dialect, DFS_DIALECT_DFTRACER_V2);
     reader_free(r);
 
     r = read_corpus(find_case("dftracer/legacy-2023/dfanalyzer_test.pfw"), false);
-    assert_int_equal(r->st.dialect, DFS_DIALECT_DFTRACER_2023);
+    assert_int_equal(r->t.st.dialect, DFS_DIALECT_DFTRACER_2023);
     assert_true(count(r, DFS_PROB_MISSING_CLOSE) == 1);
     assert_true(count(r, DFS_PROB_STRING_NUMBER) == 1012);
     reader_free(r);
 
     r = read_corpus(find_case("hta/amd_trace/mi250_minitoy_train_ROCm6_2_kineto.json.gz"), true);
-    assert_int_equal(r->st.dialect, DFS_DIALECT_KINETO);
-    assert_true(r->st.clock_offset_ns == INT64_C(1735632360000000000));
+    assert_int_equal(r->t.st.dialect, DFS_DIALECT_KINETO);
+    assert_true(r->t.st.clock_offset_ns == INT64_C(1735632360000000000));
     reader_free(r);
 
     r = read_corpus(find_case("smdebug/historical/ip-172-31-19-241.trace.json"), true);
-    assert_int_equal(r->st.dialect, DFS_DIALECT_TF_PROFILER);
-    assert_true(r->st.relative_time);
+    assert_int_equal(r->t.st.dialect, DFS_DIALECT_TF_PROFILER);
+    assert_true(r->t.st.relative_time);
     assert_true(count(r, DFS_PROB_EMPTY_RECORD) == 1);
     reader_free(r);
 
     r = read_corpus(find_case("smdebug/tests/profiler/resources/"
                               "1589314018481947000_1234-testhost_model_timeline.json"), false);
-    assert_int_equal(r->st.dialect, DFS_DIALECT_SMDEBUG_FRAMEWORK);
-    assert_true(r->st.clock_offset_ns == INT64_C(1589314018457990000));
+    assert_int_equal(r->t.st.dialect, DFS_DIALECT_SMDEBUG_FRAMEWORK);
+    assert_true(r->t.st.clock_offset_ns == INT64_C(1589314018457990000));
     reader_free(r);
 
     r = read_corpus(find_case("smdebug/tests/profiler/resources/1591160699.algo-1.json.corrupt"), false);
-    assert_int_equal(r->st.dialect, DFS_DIALECT_SMDEBUG_SYSTEM);
+    assert_int_equal(r->t.st.dialect, DFS_DIALECT_SMDEBUG_SYSTEM);
     assert_true(count(r, DFS_PROB_BAD_LINE) == 1);
     reader_free(r);
 }

@@ -12,23 +12,15 @@
 /* ---- a parser context for the value tests -------------------------------------------------- */
 
 typedef struct fixture {
-    dfs_strtab *table;
-    dfs_strcache *strs;
-    dfs_batchbuf batch;
-    dfs_options opt;
-    dfs_want_set want;
-    dfs_pctx p;
+    tu_parser t;
 } fixture;
 
 static int setup(void **state)
 {
     fixture *f = calloc(1, sizeof *f);
     assert_non_null(f);
-    f->table = dfs_strtab_new();
-    f->strs = dfs_strcache_new(f->table);
-    dfs_batchbuf_init(&f->batch);
-    dfs_options_init(&f->opt);
-    dfs_pctx_init(&f->p, f->table, f->strs, &f->want, &f->opt, &f->batch);
+    tu_parser_init(&f->t, 0);
+    f->t.p.st = NULL; /* the value tests need no stream */
     *state = f;
     return 0;
 }
@@ -36,17 +28,14 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     fixture *f = *state;
-    dfs_pctx_free(&f->p);
-    dfs_batchbuf_free(&f->batch);
-    dfs_strcache_free(f->strs);
-    dfs_strtab_free(f->table);
+    tu_parser_free(&f->t);
     free(f);
     return 0;
 }
 
 static const char *text_of(fixture *f, dfs_str s)
 {
-    return dfs_strtab_get(f->table, s, NULL);
+    return dfs_strtab_get(f->t.table, s, NULL);
 }
 
 /* ---- strings ------------------------------------------------------------------------------- */
@@ -181,11 +170,11 @@ static void test_intern_decodes(void **state)
 {
     fixture *f = *state;
     const char *body = "tab\\there";
-    dfs_str a = dfs_json_intern(&f->p, body, strlen(body), DFS_JF_ESCAPES);
+    dfs_str a = dfs_json_intern(&f->t.p, body, strlen(body), DFS_JF_ESCAPES);
     assert_string_equal(text_of(f, a), "tab\there");
-    dfs_str b = dfs_json_intern(&f->p, "tab\there", 8, 0);
+    dfs_str b = dfs_json_intern(&f->t.p, "tab\there", 8, 0);
     assert_int_equal(a, b);
-    assert_int_equal(dfs_json_intern(&f->p, "", 0, 0), 0);
+    assert_int_equal(dfs_json_intern(&f->t.p, "", 0, 0), 0);
 }
 
 /* ---- numbers ------------------------------------------------------------------------------- */
@@ -588,7 +577,7 @@ static void test_value_nested(void **state)
     const char *t = "{\"a\":[1,\"two\",3.5,true,false,null],\"b\":{\"c\":\"7\"},\"d\":[]} rest";
     dfs_value v;
     unsigned fl = 0;
-    const char *e = dfs_json_value(&f->p, t, t + strlen(t), DFS_JV_NUMSTR, 0, &v, &fl);
+    const char *e = dfs_json_value(&f->t.p, t, t + strlen(t), DFS_JV_NUMSTR, 0, &v, &fl);
     assert_non_null(e);
     assert_string_equal(e, " rest");
     assert_int_equal(v.type, DFS_V_MAP);
@@ -613,26 +602,26 @@ static void test_value_nested(void **state)
     assert_int_equal(item(&v, 2)->val.len, 0);
 
     const char *s7 = "\"7\"";
-    e = dfs_json_value(&f->p, s7, s7 + 3, DFS_JV_NUMSTR, 0, &v, &fl);
+    e = dfs_json_value(&f->t.p, s7, s7 + 3, DFS_JV_NUMSTR, 0, &v, &fl);
     assert_int_equal(v.type, DFS_V_INT);
     assert_int_equal(v.as.i, 7);
     assert_true(v.flags & DFS_VF_FROM_STRING);
-    e = dfs_json_value(&f->p, s7, s7 + 3, 0, 0, &v, &fl);
+    e = dfs_json_value(&f->t.p, s7, s7 + 3, 0, 0, &v, &fl);
     assert_int_equal(v.type, DFS_V_STR);
 }
 
 static void test_value_keeps_stack_below_base(void **state)
 {
     fixture *f = *state;
-    assert_true(dfs_json_argtmp(&f->p, 4));
+    assert_true(dfs_json_argtmp(&f->t.p, 4));
     for (int i = 0; i < 3; i++)
-        f->p.argtmp[i] = (dfs_arg){(dfs_str)(100 + i), {.type = DFS_V_INT}};
+        f->t.p.argtmp[i] = (dfs_arg){(dfs_str)(100 + i), {.type = DFS_V_INT}};
     const char *t = "{\"x\":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23]}";
     dfs_value v;
     unsigned fl = 0;
-    assert_non_null(dfs_json_value(&f->p, t, t + strlen(t), 0, 3, &v, &fl));
+    assert_non_null(dfs_json_value(&f->t.p, t, t + strlen(t), 0, 3, &v, &fl));
     for (int i = 0; i < 3; i++)
-        assert_int_equal(f->p.argtmp[i].key, 100 + i);
+        assert_int_equal(f->t.p.argtmp[i].key, 100 + i);
     assert_int_equal(item(&v, 0)->val.len, 23);
     assert_int_equal(item(&item(&v, 0)->val, 22)->val.as.i, 23);
 }
@@ -650,7 +639,7 @@ static void test_value_depth_limit(void **state)
     t[n] = '\0';
     dfs_value v;
     unsigned fl = 0;
-    assert_ptr_equal(dfs_json_value(&f->p, t, t + n, 0, 0, &v, &fl), t + n);
+    assert_ptr_equal(dfs_json_value(&f->t.p, t, t + n, 0, 0, &v, &fl), t + n);
     const dfs_value *x = &v;
     int depth = 0;
     while (x->type == DFS_V_LIST) {
@@ -670,13 +659,13 @@ static void test_value_errors(void **state)
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         dfs_value v;
         unsigned fl = 0;
-        assert_null(dfs_json_value(&f->p, bad[i], bad[i] + strlen(bad[i]), 0, 0, &v, &fl));
+        assert_null(dfs_json_value(&f->t.p, bad[i], bad[i] + strlen(bad[i]), 0, 0, &v, &fl));
     }
     /* a trailing comma inside a container is tolerated */
     const char *t = "[1,2,]";
     dfs_value v;
     unsigned fl = 0;
-    assert_ptr_equal(dfs_json_value(&f->p, t, t + 6, 0, 0, &v, &fl), t + 6);
+    assert_ptr_equal(dfs_json_value(&f->t.p, t, t + 6, 0, 0, &v, &fl), t + 6);
     assert_int_equal(v.len, 2);
 }
 

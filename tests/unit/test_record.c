@@ -9,13 +9,7 @@
 #include "parse/record.h"
 
 typedef struct fx {
-    dfs_strtab *table;
-    dfs_strcache *strs;
-    dfs_batchbuf batch;
-    dfs_options opt;
-    dfs_want_set want;
-    dfs_pctx p;
-    dfs_stream st;
+    tu_parser t;
     dfs_rec_memo memo;
     bool no_memo;
 } fx;
@@ -24,23 +18,13 @@ static fx *fx_new(void)
 {
     fx *f = calloc(1, sizeof *f);
     assert_non_null(f);
-    f->table = dfs_strtab_new();
-    f->strs = dfs_strcache_new(f->table);
-    dfs_batchbuf_init(&f->batch);
-    dfs_options_init(&f->opt);
-    dfs_pctx_init(&f->p, f->table, f->strs, &f->want, &f->opt, &f->batch);
-    dfs_stream_init(&f->st, 7, 0, 5);
-    f->p.st = &f->st;
+    tu_parser_init(&f->t, 7);
     return f;
 }
 
 static void fx_free(fx *f)
 {
-    dfs_stream_free(&f->st);
-    dfs_pctx_free(&f->p);
-    dfs_batchbuf_free(&f->batch);
-    dfs_strcache_free(f->strs);
-    dfs_strtab_free(f->table);
+    tu_parser_free(&f->t);
     free(f);
 }
 
@@ -59,7 +43,7 @@ static int teardown(void **state)
 static dfs_rec_status parse_mode(fx *f, const char *text, unsigned mode)
 {
     size_t n = strlen(text);
-    return dfs_parse_record_ex(&f->p, text, n, n, 1000, mode, f->no_memo ? NULL : &f->memo);
+    return dfs_parse_record_ex(&f->t.p, text, n, n, 1000, mode, f->no_memo ? NULL : &f->memo);
 }
 
 static dfs_rec_status parse(fx *f, const char *text)
@@ -70,35 +54,35 @@ static dfs_rec_status parse(fx *f, const char *text)
 /* Parses a record that must give an event, and returns it. */
 static const dfs_event *event(fx *f, const char *text)
 {
-    size_t before = f->batch.events.n;
+    size_t before = f->t.batch.events.n;
     dfs_rec_status s = parse(f, text);
     if (s != DFS_REC_EVENT)
         fail_msg("not an event (%d): %s", s, text);
-    assert_int_equal(f->batch.events.n, before + 1);
-    return &f->batch.events.v[f->batch.events.n - 1];
+    assert_int_equal(f->t.batch.events.n, before + 1);
+    return &f->t.batch.events.v[f->t.batch.events.n - 1];
 }
 
 static const char *S(fx *f, dfs_str s)
 {
-    return dfs_strtab_get(f->table, s, NULL);
+    return dfs_strtab_get(f->t.table, s, NULL);
 }
 
 static uint64_t count(fx *f, dfs_problem p)
 {
-    return f->st.diag.counts[p];
+    return f->t.st.diag.counts[p];
 }
 
 static uint64_t problems(fx *f)
 {
     uint64_t n = 0;
     for (int i = 0; i < DFS_PROB__COUNT; i++)
-        n += f->st.diag.counts[i];
+        n += f->t.st.diag.counts[i];
     return n;
 }
 
 static const dfs_value *arg(fx *f, const dfs_event *ev, const char *key)
 {
-    dfs_str k = dfs_strtab_find(f->table, key, strlen(key));
+    dfs_str k = dfs_strtab_find(f->t.table, key, strlen(key));
     return k ? dfs_event_arg(ev, k) : NULL;
 }
 
@@ -130,11 +114,11 @@ static void test_v1_complete_event(void **state)
     assert_int_equal(ev->nargs, 0); /* nobody asked for args */
     assert_true(ev->offset == 1000);
     assert_int_equal(ev->file, 7);
-    assert_true(f->st.unresolved_refs == 2);
-    assert_true(f->st.records == 1);
-    assert_true(f->st.phase_counts[DFS_PHASE_COMPLETE] == 1);
-    assert_true(f->st.ph_written['X'] == 1);
-    assert_int_equal(f->st.dialect, DFS_DIALECT_DFTRACER_V1);
+    assert_true(f->t.st.unresolved_refs == 2);
+    assert_true(f->t.st.records == 1);
+    assert_true(f->t.st.phase_counts[DFS_PHASE_COMPLETE] == 1);
+    assert_true(f->t.st.ph_written['X'] == 1);
+    assert_int_equal(f->t.st.dialect, DFS_DIALECT_DFTRACER_V1);
     assert_true(problems(f) == 0);
 }
 
@@ -145,17 +129,17 @@ static void test_hash_resolution(void **state)
              "\"args\":{\"name\":\"corona173\",\"value\":5692}}");
     event(f, "{\"id\":2,\"name\":\"FH\",\"cat\":\"dftracer\",\"pid\":1,\"tid\":1,\"ph\":\"M\","
              "\"args\":{\"hhash\":5692,\"name\":\"/p/file.dat\",\"value\":33084}}");
-    assert_int_equal(f->st.defs.n, 2);
+    assert_int_equal(f->t.st.defs.n, 2);
     const dfs_event *ev = event(f, V1_FREAD);
     assert_string_equal(S(f, ev->fname), "/p/file.dat");
     assert_string_equal(S(f, ev->host), "corona173");
-    assert_true(f->st.unresolved_refs == 0);
+    assert_true(f->t.st.unresolved_refs == 0);
     /* a u64 hash above INT64_MAX, written as an integer */
     event(f, "{\"id\":3,\"name\":\"SH\",\"cat\":\"dftracer\",\"pid\":1,\"tid\":1,\"ph\":\"M\","
              "\"args\":{\"name\":\"dlio_benchmark\",\"value\":17427260559328612924}}");
-    assert_true(f->st.defs.v[2].hash == UINT64_C(17427260559328612924));
-    assert_int_equal(f->st.defs.v[2].kind, DFS_HASH_STRING);
-    assert_true(f->st.defs.v[2].offset == 1000);
+    assert_true(f->t.st.defs.v[2].hash == UINT64_C(17427260559328612924));
+    assert_int_equal(f->t.st.defs.v[2].kind, DFS_HASH_STRING);
+    assert_true(f->t.st.defs.v[2].offset == 1000);
     /* a 16-bit collision: the nearest preceding definition wins */
     event(f, "{\"id\":4,\"name\":\"FH\",\"cat\":\"dftracer\",\"pid\":1,\"tid\":1,\"ph\":\"M\","
              "\"args\":{\"name\":\"/other\",\"value\":33084}}");
@@ -178,8 +162,8 @@ static void test_v2_hex_hashes(void **state)
     assert_int_equal(ev->ph, '3');
     assert_int_equal(ev->phase, DFS_PHASE_AGGREGATED);
     assert_int_equal(ev->type, 3);
-    assert_int_equal(f->st.dialect, DFS_DIALECT_DFTRACER_V2);
-    assert_true(f->st.ph_written['4'] == 1 && f->st.ph_written['3'] == 1);
+    assert_int_equal(f->t.st.dialect, DFS_DIALECT_DFTRACER_V2);
+    assert_true(f->t.st.ph_written['4'] == 1 && f->t.st.ph_written['3'] == 1);
 }
 
 static void test_2023_string_numbers(void **state)
@@ -195,8 +179,8 @@ static void test_2023_string_numbers(void **state)
     assert_string_equal(S(f, ev->host), "corona237");
     assert_int_equal(ev->flags & (DFS_EF_PID_STR | DFS_EF_TID_STR), 0);
     assert_true(count(f, DFS_PROB_STRING_NUMBER) == 1); /* once per record */
-    assert_int_equal(f->st.dialect, DFS_DIALECT_DFTRACER_2023);
-    assert_int_equal(f->st.diag.examples[DFS_PROB_STRING_NUMBER].n, 1);
+    assert_int_equal(f->t.st.dialect, DFS_DIALECT_DFTRACER_2023);
+    assert_int_equal(f->t.st.diag.examples[DFS_PROB_STRING_NUMBER].n, 1);
 }
 
 static void test_v2_phases(void **state)
@@ -259,8 +243,8 @@ static void test_string_pid_tid(void **state)
 
     /* the synthetic id does not depend on the intern order: a second table, other strings first */
     fx *g = fx_new();
-    dfs_strcache_intern(g->strs, "zzz", 3);
-    dfs_strcache_intern(g->strs, "stream 7", 8);
+    dfs_strcache_intern(g->t.strs, "zzz", 3);
+    dfs_strcache_intern(g->t.strs, "stream 7", 8);
     const dfs_event *ev2 = event(g, "{\"name\":\"k\",\"ph\":\"X\",\"ts\":1,\"dur\":2,"
                                     "\"pid\":\"Spans\",\"tid\":\"stream 7\",\"cat\":\"kernel\"}");
     assert_true(ev2->pid == dfs_synthetic_id("Spans", 5));
@@ -297,7 +281,7 @@ static void test_int_overflow(void **state)
                                    "\"ph\":\"i\",\"ts\":1}");
     assert_true(ev->id == UINT64_MAX);
     assert_true(count(f, DFS_PROB_INT_OVERFLOW) == 1);
-    f->want.all = true;
+    f->t.want.all = true;
     ev = event(f, "{\"name\":\"a\",\"cat\":\"c\",\"ph\":\"i\",\"args\":{\"big\":-99999999999999999999}}");
     assert_true(arg(f, ev, "big")->as.i == INT64_MIN);
     assert_true(arg(f, ev, "big")->flags & DFS_VF_SATURATED);
@@ -312,7 +296,7 @@ static void test_nonfinite(void **state)
     assert_int_equal(ev->phase, DFS_PHASE_INSTANT);
     assert_true(count(f, DFS_PROB_NONFINITE_NUMBER) == 1);
     assert_true(count(f, DFS_PROB_X_WITHOUT_DUR) == 1);
-    f->want.all = true;
+    f->t.want.all = true;
     ev = event(f, "{\"name\":\"a\",\"cat\":\"c\",\"ph\":\"C\",\"args\":{\"v\":-Infinity}}");
     assert_true(arg(f, ev, "v")->type == DFS_V_FLOAT && arg(f, ev, "v")->as.f < 0);
     assert_true(count(f, DFS_PROB_NONFINITE_NUMBER) == 2);
@@ -328,8 +312,8 @@ static void test_missing_cat(void **state)
     assert_int_equal(ev->cat, 0);
     event(f, "{\"name\":\"a\",\"cat\":\"\",\"ph\":\"i\",\"ts\":1}"); /* present though empty */
     assert_true(count(f, DFS_PROB_MISSING_CAT) == 1);
-    assert_int_equal(f->st.diag.examples[DFS_PROB_MISSING_CAT].n, 0); /* a bulk count */
-    assert_true(f->st.records == 2);
+    assert_int_equal(f->t.st.diag.examples[DFS_PROB_MISSING_CAT].n, 0); /* a bulk count */
+    assert_true(f->t.st.records == 2);
 }
 
 static void test_ts_regression(void **state)
@@ -341,7 +325,7 @@ static void test_ts_regression(void **state)
     event(f, "{\"name\":\"d\",\"cat\":\"c\",\"ph\":\"X\",\"ts\":7,\"dur\":1}");
     event(f, "{\"name\":\"e\",\"cat\":\"c\",\"ph\":\"X\",\"ts\":7,\"dur\":1}");
     assert_true(count(f, DFS_PROB_TS_REGRESSION) == 1);
-    assert_true(f->st.last_ts == 7000);
+    assert_true(f->t.st.last_ts == 7000);
 }
 
 static void test_x_without_dur(void **state)
@@ -352,8 +336,8 @@ static void test_x_without_dur(void **state)
     assert_int_equal(ev->phase, DFS_PHASE_INSTANT); /* kept as an instant */
     assert_false(ev->flags & DFS_EF_HAS_DUR);
     assert_true(count(f, DFS_PROB_X_WITHOUT_DUR) == 1);
-    assert_true(f->st.phase_counts[DFS_PHASE_INSTANT] == 1);
-    assert_true(f->st.ph_written['X'] == 1);
+    assert_true(f->t.st.phase_counts[DFS_PHASE_INSTANT] == 1);
+    assert_true(f->t.st.ph_written['X'] == 1);
 }
 
 static void test_negative_and_absurd_dur(void **state)
@@ -369,7 +353,7 @@ static void test_negative_and_absurd_dur(void **state)
     ev = event(f, "{\"name\":\"4\",\"ph\":\"X\",\"ts\":77575718043,\"pid\":1,\"dur\":812355471858}");
     assert_true(ev->flags & DFS_EF_BAD_TIME);
     assert_true(count(f, DFS_PROB_ABSURD_DUR) == 1);
-    assert_true(f->st.diag.examples[DFS_PROB_ABSURD_DUR].n == 1);
+    assert_true(f->t.st.diag.examples[DFS_PROB_ABSURD_DUR].n == 1);
 }
 
 static void test_time_overflow(void **state)
@@ -385,7 +369,7 @@ static void test_time_overflow(void **state)
     assert_int_equal(ev->phase, DFS_PHASE_COMPLETE); /* the dur was there, only too large */
     assert_true(count(f, DFS_PROB_TIME_OVERFLOW) == 2);
     assert_true(count(f, DFS_PROB_X_WITHOUT_DUR) == 0);
-    assert_true(f->st.records == 2);
+    assert_true(f->t.st.records == 2);
 }
 
 static void test_phase_letters(void **state)
@@ -422,7 +406,7 @@ static void test_phase_letters(void **state)
     assert_int_equal(ev->phase, DFS_PHASE_OTHER);
     assert_int_equal(event(f, "{\"name\":\"a\",\"cat\":\"c\",\"ph\":\"XX\"}")->ph, '?');
     assert_true(count(f, DFS_PROB_UNKNOWN_PHASE) == 3);
-    assert_true(f->st.ph_written['?'] == 2);
+    assert_true(f->t.st.ph_written['?'] == 2);
 }
 
 static void test_control_char_and_invalid_utf8(void **state)
@@ -451,7 +435,7 @@ static void test_repaired_quote(void **state)
                   "\"args\":{\"path\":\"C:\\dir\\x\"}}");
     assert_string_equal(S(f, ev->name), "open");
     assert_true(count(f, DFS_PROB_REPAIRED_QUOTE) == 2);
-    f->want.all = true;
+    f->t.want.all = true;
     ev = event(f, "{\"name\":\"open\",\"cat\":\"POSIX\",\"ph\":\"i\",\"args\":{\"path\":\"C:\\dir\"}}");
     assert_string_equal(S(f, arg(f, ev, "path")->as.s), "C:\\dir");
     /* still unparsable leniently */
@@ -466,10 +450,10 @@ static void test_empty_record(void **state)
     fx *f = *state;
     assert_int_equal(parse(f, "{}"), DFS_REC_EMPTY);
     assert_int_equal(parse(f, "{ \n }  "), DFS_REC_EMPTY);
-    assert_int_equal(f->batch.events.n, 0);
-    assert_true(f->st.records == 2);
-    assert_true(f->st.ph_written['?'] == 2);
-    assert_true(f->st.phase_counts[DFS_PHASE_OTHER] == 2);
+    assert_int_equal(f->t.batch.events.n, 0);
+    assert_true(f->t.st.records == 2);
+    assert_true(f->t.st.ph_written['?'] == 2);
+    assert_true(f->t.st.phase_counts[DFS_PHASE_OTHER] == 2);
     assert_true(count(f, DFS_PROB_EMPTY_RECORD) == 2);
     assert_true(count(f, DFS_PROB_UNKNOWN_PHASE) == 0);
 }
@@ -487,9 +471,9 @@ static void test_bad_records(void **state)
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
         if (parse(f, bad[i]) != DFS_REC_BAD)
             fail_msg("accepted: %s", bad[i]);
-    assert_int_equal(f->batch.events.n, 0);
-    assert_true(f->st.records == 0);
-    assert_true(f->st.bad_records == 0); /* the caller counts those */
+    assert_int_equal(f->t.batch.events.n, 0);
+    assert_true(f->t.st.records == 0);
+    assert_true(f->t.st.bad_records == 0); /* the caller counts those */
     assert_true(problems(f) == 0);
 }
 
@@ -512,7 +496,7 @@ static void test_whitespace_and_key_order(void **state)
 static void test_args_wanted_keys(void **state)
 {
     fx *f = *state;
-    f->want.keys = DFS_KEYBIT(DFS_KEY_RET) | DFS_KEYBIT(DFS_KEY_SIZE) | DFS_KEYBIT(DFS_KEY_STEP);
+    f->t.want.keys = DFS_KEYBIT(DFS_KEY_RET) | DFS_KEYBIT(DFS_KEY_SIZE) | DFS_KEYBIT(DFS_KEY_STEP);
     const dfs_event *ev = event(f, V1_FREAD);
     assert_int_equal(ev->nargs, 2);
     assert_int_equal(ev->args[0].key, DFS_KEY_STR(DFS_KEY_RET));
@@ -531,17 +515,17 @@ static void test_args_wanted_keys(void **state)
 static void test_args_extra_and_all(void **state)
 {
     fx *f = *state;
-    f->want.nextra = 1;
-    f->want.extra[0] = "user_pct";
-    f->want.extra_len[0] = 8;
-    f->want.extra_id[0] = dfs_strcache_intern(f->strs, "user_pct", 8);
+    f->t.want.nextra = 1;
+    f->t.want.extra[0] = "user_pct";
+    f->t.want.extra_len[0] = 8;
+    f->t.want.extra_id[0] = dfs_strcache_intern(f->t.strs, "user_pct", 8);
     const char *cpu = "{\"name\":\"cpu\",\"cat\":\"sys\",\"type\":7,\"ts\":1727286231145121,\"ph\":2,"
                       "\"pid\":3308801,\"tid\":0,\"args\":{\"hhash\":\"8e0caa2d595b2a4d\","
                       "\"user_pct\":12.5,\"nice_pct\":0.0,\"list\":[1,{\"a\":\"b\"}]}}";
     const dfs_event *ev = event(f, cpu);
     assert_int_equal(ev->nargs, 1);
     assert_true(arg(f, ev, "user_pct")->as.f == 12.5);
-    f->want.all = true;
+    f->t.want.all = true;
     ev = event(f, cpu);
     assert_int_equal(ev->nargs, 4);
     assert_int_equal(ev->args[0].key, DFS_KEY_STR(DFS_KEY_HHASH));
@@ -565,17 +549,17 @@ static void test_args_extra_and_all(void **state)
 static void test_args_top_level_extra(void **state)
 {
     fx *f = *state;
-    f->want.nextra = 1;
-    f->want.extra[0] = "bp";
-    f->want.extra_len[0] = 2;
-    f->want.extra_id[0] = dfs_strcache_intern(f->strs, "bp", 2);
+    f->t.want.nextra = 1;
+    f->t.want.extra[0] = "bp";
+    f->t.want.extra_len[0] = 2;
+    f->t.want.extra_id[0] = dfs_strcache_intern(f->t.strs, "bp", 2);
     const dfs_event *ev = event(f, "{\"name\":\"f\",\"cat\":\"ac2g\",\"ph\":\"f\",\"id\":7,\"bp\":\"e\","
                                    "\"ts\":1,\"pid\":1,\"tid\":2}");
     assert_int_equal(ev->nargs, 1);
     assert_string_equal(S(f, arg(f, ev, "bp")->as.s), "e");
     /* top-level keys are not args for want.all */
-    f->want.nextra = 0;
-    f->want.all = true;
+    f->t.want.nextra = 0;
+    f->t.want.all = true;
     ev = event(f, "{\"name\":\"f\",\"cat\":\"ac2g\",\"ph\":\"f\",\"id\":7,\"bp\":\"e\",\"ts\":1}");
     assert_int_equal(ev->nargs, 0);
 }
@@ -589,12 +573,12 @@ static void test_process_and_thread_names(void **state)
     event(f, "{\"name\":\"thread_name\",\"cat\":\"\",\"ph\":\"M\",\"pid\":0,\"tid\":4242,"
              "\"args\":{\"name\":\"Training Loop\"}}");
     event(f, "{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":3,\"args\":{\"sort_index\":3}}");
-    assert_int_equal(f->st.names.n, 2);
-    assert_true(f->st.names.v[0].pid == 3 && !f->st.names.v[0].is_thread);
-    assert_string_equal(S(f, f->st.names.v[0].str), "DataIterator");
-    assert_true(f->st.names.v[1].tid == 4242 && f->st.names.v[1].is_thread);
-    assert_string_equal(S(f, f->st.names.v[1].str), "Training Loop");
-    assert_true(f->st.phase_counts[DFS_PHASE_METADATA] == 3);
+    assert_int_equal(f->t.st.names.n, 2);
+    assert_true(f->t.st.names.v[0].pid == 3 && !f->t.st.names.v[0].is_thread);
+    assert_string_equal(S(f, f->t.st.names.v[0].str), "DataIterator");
+    assert_true(f->t.st.names.v[1].tid == 4242 && f->t.st.names.v[1].is_thread);
+    assert_string_equal(S(f, f->t.st.names.v[1].str), "Training Loop");
+    assert_true(f->t.st.phase_counts[DFS_PHASE_METADATA] == 3);
 }
 
 static void test_smdebug_framework_start(void **state)
@@ -602,15 +586,15 @@ static void test_smdebug_framework_start(void **state)
     fx *f = *state;
     event(f, "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 0, \"args\": "
              "{\"start_time_since_epoch_in_micros\":1589314018457990}}");
-    assert_true(f->st.has_clock_offset);
-    assert_true(f->st.clock_offset_ns == INT64_C(1589314018457990000));
-    assert_int_equal(f->st.dialect, DFS_DIALECT_SMDEBUG_FRAMEWORK);
-    assert_int_equal(f->st.names.n, 0);
+    assert_true(f->t.st.has_clock_offset);
+    assert_true(f->t.st.clock_offset_ns == INT64_C(1589314018457990000));
+    assert_int_equal(f->t.st.dialect, DFS_DIALECT_SMDEBUG_FRAMEWORK);
+    assert_int_equal(f->t.st.names.n, 0);
     fx *g = fx_new();
     event(g, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":0,\"args\":{\"name\":"
              "\"start_time_since_epoch_in_micros\",\"value\":1589314018457991}}");
-    assert_true(g->st.clock_offset_ns == INT64_C(1589314018457991000));
-    assert_int_equal(g->st.dialect, DFS_DIALECT_SMDEBUG_FRAMEWORK);
+    assert_true(g->t.st.clock_offset_ns == INT64_C(1589314018457991000));
+    assert_int_equal(g->t.st.dialect, DFS_DIALECT_SMDEBUG_FRAMEWORK);
     fx_free(g);
 }
 
@@ -628,9 +612,9 @@ static void test_v2_end_record(void **state)
                  "\"ts\":5,\"dur\":0,\"ph\":1,\"args\":{\"num_events\":9,\"cfg\":{\"compression\":"
                  "true,\"time_metric\":\"%s\"},\"used\":{\"POSIX\":1}}}", cases[i].unit);
         event(g, text);
-        assert_true(g->st.saw_close);
-        assert_int_equal(g->st.scale_num, cases[i].num);
-        assert_int_equal(g->st.scale_den, cases[i].den);
+        assert_true(g->t.st.saw_close);
+        assert_int_equal(g->t.st.scale_num, cases[i].num);
+        assert_int_equal(g->t.st.scale_den, cases[i].den);
         fx_free(g);
     }
     (void)f;
@@ -641,10 +625,10 @@ static void test_v2_end_record(void **state)
 static void test_smdebug_system_metric(void **state)
 {
     fx *f = *state;
-    f->want.nextra = 1;
-    f->want.extra[0] = "Value";
-    f->want.extra_len[0] = 5;
-    f->want.extra_id[0] = dfs_strcache_intern(f->strs, "Value", 5);
+    f->t.want.nextra = 1;
+    f->t.want.extra[0] = "Value";
+    f->t.want.extra_len[0] = 5;
+    f->t.want.extra_id[0] = dfs_strcache_intern(f->t.strs, "Value", 5);
     const dfs_event *ev = event(f, "{\"Type\": \"cpu\", \"Name\":\"cpu0\", \"Dimension\": "
                                    "\"CPUUtilization\", \"Value\":4.76,\"NodeId\":\"algo-1\","
                                    "\"Timestamp\":1591160699.4570894}");
@@ -658,9 +642,9 @@ static void test_smdebug_system_metric(void **state)
     assert_true(ev->pid == dfs_synthetic_id("algo-1", 6));
     assert_true(ev->ts == INT64_C(1591160699457089400));
     assert_true(arg(f, ev, "Value")->as.f == 4.76);
-    assert_int_equal(f->st.dialect, DFS_DIALECT_SMDEBUG_SYSTEM);
-    assert_true(f->st.ph_written['?'] == 1);
-    assert_true(f->st.phase_counts[DFS_PHASE_COUNTER] == 1);
+    assert_int_equal(f->t.st.dialect, DFS_DIALECT_SMDEBUG_SYSTEM);
+    assert_true(f->t.st.ph_written['?'] == 1);
+    assert_true(f->t.st.phase_counts[DFS_PHASE_COUNTER] == 1);
     assert_true(problems(f) == 0);
 }
 
@@ -671,7 +655,7 @@ static void test_dasf_text(void **state)
                     "\"process_id\": \"c096\", \"thread_id\": \"worker-c096-0\", \"args\": "
                     "{\"key\": \"('getitem-4223', 0)\", \"size\": 8}}";
     assert_int_equal(parse_mode(f, x, DFS_REC_DASF_TEXT), DFS_REC_EVENT);
-    const dfs_event *ev = &f->batch.events.v[0];
+    const dfs_event *ev = &f->t.batch.events.v[0];
     assert_string_equal(S(f, ev->cat), "dasf");
     assert_string_equal(S(f, ev->name), "Compute");
     assert_true(ev->ts == 1000000 && ev->dur == 500);
@@ -680,18 +664,18 @@ static void test_dasf_text(void **state)
     assert_string_equal(S(f, ev->pid_str), "c096");
     assert_int_equal(ev->host, ev->pid_str);
     assert_string_equal(S(f, ev->tid_str), "worker-c096-0");
-    assert_int_equal(f->st.dialect, DFS_DIALECT_DASF);
+    assert_int_equal(f->t.st.dialect, DFS_DIALECT_DASF);
     const char *i = "{\"name\":\"Resource Usage\",\"timestamp\":2000,\"phase\":\"I\",\"process_id\":0,"
                     "\"thread_id\":null,\"args\":{\"cpu\":3.5}}";
     assert_int_equal(parse_mode(f, i, DFS_REC_DASF_TEXT), DFS_REC_EVENT);
-    ev = &f->batch.events.v[1];
+    ev = &f->t.batch.events.v[1];
     assert_int_equal(ev->phase, DFS_PHASE_INSTANT);
     assert_true(ev->ts == 2000000 && ev->pid == 0);
     assert_false(ev->flags & DFS_EF_HAS_TID);
     assert_true(problems(f) == 0);
     /* outside DASF text mode these keys are not the event's fields */
     assert_int_equal(parse(f, x), DFS_REC_EVENT);
-    assert_false(f->batch.events.v[2].flags & DFS_EF_HAS_TS);
+    assert_false(f->t.batch.events.v[2].flags & DFS_EF_HAS_TS);
 }
 
 static dfs_dialect dialect_of(const char *const *records, size_t n)
@@ -699,7 +683,7 @@ static dfs_dialect dialect_of(const char *const *records, size_t n)
     fx *f = fx_new();
     for (size_t i = 0; i < n; i++)
         event(f, records[i]);
-    dfs_dialect d = f->st.dialect;
+    dfs_dialect d = f->t.st.dialect;
     fx_free(f);
     return d;
 }
@@ -721,8 +705,8 @@ static void test_dialects(void **state)
     const char *tf[] = {"{\"ph\":\"M\",\"pid\":0,\"name\":\"process_name\",\"args\":{\"name\":\"/device:GPU:0\"}}"};
     fx *f = fx_new();
     event(f, tf[0]);
-    assert_int_equal(f->st.dialect, DFS_DIALECT_TF_PROFILER);
-    assert_true(f->st.relative_time);
+    assert_int_equal(f->t.st.dialect, DFS_DIALECT_TF_PROFILER);
+    assert_true(f->t.st.relative_time);
     fx_free(f);
     const char *horovod[] = {"{\"ph\": \"i\", \"name\": \"CYCLE_START\", \"ts\": 77567277433, \"s\": \"g\"}"};
     assert_int_equal(dialect_of(horovod, 1), DFS_DIALECT_HOROVOD);
@@ -743,10 +727,10 @@ static void test_recovered_mode(void **state)
     fx *f = *state;
     assert_int_equal(parse_mode(f, V1_FREAD, DFS_REC_RECOVERED), DFS_REC_EVENT);
     assert_int_equal(parse_mode(f, "{}", DFS_REC_RECOVERED), DFS_REC_EMPTY);
-    assert_true(f->st.recovered == 2);
-    assert_true(f->st.records == 0);
-    assert_true(f->st.ph_written['X'] == 0);
-    assert_int_equal(f->batch.events.n, 1);
+    assert_true(f->t.st.recovered == 2);
+    assert_true(f->t.st.records == 0);
+    assert_true(f->t.st.ph_written['X'] == 0);
+    assert_int_equal(f->t.batch.events.n, 1);
 }
 
 /* ---- fast paths give the same results as the general parser ---------------------------------- */
@@ -770,9 +754,9 @@ static const char *const VARIED[] = {
 
 static void compare_streams(fx *a, fx *b)
 {
-    assert_int_equal(a->batch.events.n, b->batch.events.n);
-    for (size_t i = 0; i < a->batch.events.n; i++) {
-        const dfs_event *x = &a->batch.events.v[i], *y = &b->batch.events.v[i];
+    assert_int_equal(a->t.batch.events.n, b->t.batch.events.n);
+    for (size_t i = 0; i < a->t.batch.events.n; i++) {
+        const dfs_event *x = &a->t.batch.events.v[i], *y = &b->t.batch.events.v[i];
         assert_true(x->ts == y->ts && x->dur == y->dur && x->pid == y->pid && x->tid == y->tid);
         assert_true(x->id == y->id && x->fhash == y->fhash && x->hhash == y->hhash);
         assert_true(x->flags == y->flags && x->type == y->type && x->ph == y->ph &&
@@ -791,12 +775,12 @@ static void compare_streams(fx *a, fx *b)
         }
     }
     for (int p = 0; p < DFS_PROB__COUNT; p++)
-        if (a->st.diag.counts[p] != b->st.diag.counts[p])
+        if (a->t.st.diag.counts[p] != b->t.st.diag.counts[p])
             fail_msg("%s: %llu vs %llu", dfs_problem_code((dfs_problem)p),
-                     (unsigned long long)a->st.diag.counts[p],
-                     (unsigned long long)b->st.diag.counts[p]);
-    assert_true(a->st.records == b->st.records);
-    assert_int_equal(a->st.dialect, b->st.dialect);
+                     (unsigned long long)a->t.st.diag.counts[p],
+                     (unsigned long long)b->t.st.diag.counts[p]);
+    assert_true(a->t.st.records == b->t.st.records);
+    assert_int_equal(a->t.st.dialect, b->t.st.dialect);
 }
 
 /* With and without the memo, with and without bytes readable past the record (digits there must
@@ -808,8 +792,8 @@ static void test_fast_paths_match(void **state)
         fx *a = fx_new(), *b = fx_new();
         b->no_memo = true;
         for (fx *x = a; x; x = x == a ? b : NULL) {
-            x->want.all = want == 2;
-            x->want.keys = want == 1 ? DFS_KEYBIT(DFS_KEY_RET) | DFS_KEYBIT(DFS_KEY_FHASH) : 0;
+            x->t.want.all = want == 2;
+            x->t.want.keys = want == 1 ? DFS_KEYBIT(DFS_KEY_RET) | DFS_KEYBIT(DFS_KEY_FHASH) : 0;
         }
         for (int round = 0; round < 2; round++)
             for (size_t i = 0; i < sizeof VARIED / sizeof *VARIED; i++) {
@@ -817,8 +801,8 @@ static void test_fast_paths_match(void **state)
                 char buf[1024];
                 memcpy(buf, VARIED[i], n);
                 memset(buf + n, '7', 64); /* readable look-ahead full of digits */
-                assert_int_equal(dfs_parse_record_ex(&a->p, buf, n, n + 64, 0, 0, &a->memo),
-                                 dfs_parse_record_ex(&b->p, VARIED[i], n, n, 0, 0, NULL));
+                assert_int_equal(dfs_parse_record_ex(&a->t.p, buf, n, n + 64, 0, 0, &a->memo),
+                                 dfs_parse_record_ex(&b->t.p, VARIED[i], n, n, 0, 0, NULL));
             }
         compare_streams(a, b);
         fx_free(a);
@@ -951,23 +935,23 @@ static void compare_values(fx *a, fx *b, const dfs_value *x, const dfs_value *y)
 static void compare_all(fx *a, fx *b)
 {
     compare_streams(a, b);
-    for (size_t i = 0; i < a->batch.events.n; i++) {
-        const dfs_event *x = &a->batch.events.v[i], *y = &b->batch.events.v[i];
+    for (size_t i = 0; i < a->t.batch.events.n; i++) {
+        const dfs_event *x = &a->t.batch.events.v[i], *y = &b->t.batch.events.v[i];
         assert_true(x->offset == y->offset && x->file == y->file);
         assert_string_equal(S(a, x->tid_str), S(b, y->tid_str));
         assert_string_equal(S(a, x->host), S(b, y->host));
         for (uint32_t k = 0; k < x->nargs; k++)
             compare_values(a, b, &x->args[k].val, &y->args[k].val);
     }
-    assert_true(a->st.recovered == b->st.recovered);
-    assert_true(a->st.unresolved_refs == b->st.unresolved_refs);
-    assert_true(a->st.defs.n == b->st.defs.n);
-    assert_true(a->st.names.n == b->st.names.n);
-    assert_true(a->st.has_clock_offset == b->st.has_clock_offset &&
-                a->st.clock_offset_ns == b->st.clock_offset_ns);
-    assert_true(a->st.scale_num == b->st.scale_num && a->st.scale_den == b->st.scale_den);
-    assert_memory_equal(a->st.phase_counts, b->st.phase_counts, sizeof a->st.phase_counts);
-    assert_memory_equal(a->st.ph_written, b->st.ph_written, sizeof a->st.ph_written);
+    assert_true(a->t.st.recovered == b->t.st.recovered);
+    assert_true(a->t.st.unresolved_refs == b->t.st.unresolved_refs);
+    assert_true(a->t.st.defs.n == b->t.st.defs.n);
+    assert_true(a->t.st.names.n == b->t.st.names.n);
+    assert_true(a->t.st.has_clock_offset == b->t.st.has_clock_offset &&
+                a->t.st.clock_offset_ns == b->t.st.clock_offset_ns);
+    assert_true(a->t.st.scale_num == b->t.st.scale_num && a->t.st.scale_den == b->t.st.scale_den);
+    assert_memory_equal(a->t.st.phase_counts, b->t.st.phase_counts, sizeof a->t.st.phase_counts);
+    assert_memory_equal(a->t.st.ph_written, b->t.st.ph_written, sizeof a->t.st.ph_written);
 }
 
 /* Parses text with the fast paths into a (the bytes after it readable and set to `after`, or
@@ -981,14 +965,14 @@ static void parse_both(fx *a, fx *b, const char *text, size_t n, char after)
     assert_non_null(buf);
     memcpy(buf, text, n);
     memset(buf + n, after, avail - n);
-    dfs_rec_status sa = dfs_parse_record_ex(&a->p, buf, n, avail, n, 0, &a->memo);
+    dfs_rec_status sa = dfs_parse_record_ex(&a->t.p, buf, n, avail, n, 0, &a->memo);
     free(buf);
-    dfs_rec_status sb = dfs_parse_record_ex(&b->p, text, n, n, n, DFS_REC_GENERAL, NULL);
+    dfs_rec_status sb = dfs_parse_record_ex(&b->t.p, text, n, n, n, DFS_REC_GENERAL, NULL);
     if (sa != sb)
         fail_msg("status %d vs %d: %.*s", sa, sb, (int)n, text);
     if (sa == DFS_REC_EVENT) {
-        const dfs_event *x = &a->batch.events.v[a->batch.events.n - 1];
-        const dfs_event *y = &b->batch.events.v[b->batch.events.n - 1];
+        const dfs_event *x = &a->t.batch.events.v[a->t.batch.events.n - 1];
+        const dfs_event *y = &b->t.batch.events.v[b->t.batch.events.n - 1];
         if (x->id != y->id || x->fhash != y->fhash || x->hhash != y->hhash || x->ts != y->ts ||
             x->dur != y->dur || x->pid != y->pid || x->tid != y->tid || x->flags != y->flags ||
             x->ph != y->ph || x->phase != y->phase || x->type != y->type || x->nargs != y->nargs ||
@@ -1000,17 +984,17 @@ static void parse_both(fx *a, fx *b, const char *text, size_t n, char after)
 static void want_mode(fx *f, int want)
 {
     static const char *const extra[] = {"mode", "a", "", NULL};
-    f->want.all = want == 2;
-    f->want.keys = want == 1 ? DFS_KEYBIT(DFS_KEY_RET) | DFS_KEYBIT(DFS_KEY_SIZE) |
+    f->t.want.all = want == 2;
+    f->t.want.keys = want == 1 ? DFS_KEYBIT(DFS_KEY_RET) | DFS_KEYBIT(DFS_KEY_SIZE) |
                                    DFS_KEYBIT(DFS_KEY_COUNT) | DFS_KEYBIT(DFS_KEY_OFFSET) |
                                    DFS_KEYBIT(DFS_KEY_FHASH) | DFS_KEYBIT(DFS_KEY_NAME)
                              : 0;
     if (want == 3) {
-        f->want.nextra = 3;
+        f->t.want.nextra = 3;
         for (size_t i = 0; i < 3; i++) {
-            f->want.extra[i] = extra[i];
-            f->want.extra_len[i] = strlen(extra[i]);
-            f->want.extra_id[i] = dfs_strcache_intern(f->strs, extra[i], strlen(extra[i]));
+            f->t.want.extra[i] = extra[i];
+            f->t.want.extra_len[i] = strlen(extra[i]);
+            f->t.want.extra_id[i] = dfs_strcache_intern(f->t.strs, extra[i], strlen(extra[i]));
         }
     }
 }

@@ -46,3 +46,29 @@ const char *tu_temp_file(const char *suffix, const void *data, size_t len)
     close(fd);
     return p;
 }
+
+void tu_parser_init(tu_parser *t, uint32_t file)
+{
+    memset(t, 0, sizeof *t);
+    t->table = dfs_strtab_new();
+    t->strs = dfs_strcache_new(t->table);
+    if (!t->table || !t->strs) {
+        fprintf(stderr, "out of memory\n");
+        exit(1);
+    }
+    dfs_batchbuf_init(&t->batch);
+    dfs_options_init(&t->opt);
+    t->opt.max_examples = 5;
+    dfs_pctx_init(&t->p, t->table, t->strs, &t->want, &t->opt, &t->batch);
+    dfs_stream_init(&t->st, file, 0, t->opt.max_examples);
+    t->p.st = &t->st;
+}
+
+void tu_parser_free(tu_parser *t)
+{
+    dfs_stream_free(&t->st);
+    dfs_pctx_free(&t->p);
+    dfs_batchbuf_free(&t->batch);
+    dfs_strcache_free(t->strs);
+    dfs_strtab_free(t->table);
+}

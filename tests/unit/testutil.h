@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "dfscope.h"
+#include "parse/pctx.h"
 
 /* Path of a corpus file (under ../shared/traces), or NULL when the corpus is absent. */
 const char *tu_trace(const char *rel);
@@ -15,4 +16,19 @@ const char *tu_trace(const char *rel);
 void tu_require_corpus(void);
 /* Writes bytes to a fresh temporary file and returns its path (static buffer per call slot). */
 const char *tu_temp_file(const char *suffix, const void *data, size_t len);
+
+/* A parser context as a pipeline worker has one: string table, cache, batch, options, wants and
+ * the stream being parsed (file index `file`), ready for the framer, record and DASF parsers. */
+typedef struct tu_parser {
+    dfs_strtab *table;
+    dfs_strcache *strs;
+    dfs_batchbuf batch;
+    dfs_options opt;
+    dfs_want_set want;
+    dfs_pctx p;
+    dfs_stream st;
+} tu_parser;
+
+void tu_parser_init(tu_parser *t, uint32_t file);
+void tu_parser_free(tu_parser *t);
 #endif
