@@ -82,4 +82,14 @@ for input in v1 v2gz; do
       "$j" "$t" "$mbs" "$evs" "$rss" "$bname" "$bt" "$ratio" >> "$OUT/results.md"
   done
 done
+# The parser alone (framer + record parser, one thread, file in memory): where the time goes.
+FRAMER="$(dirname "$DFSCOPE")/bench_framer"
+if [ -x "$FRAMER" ]; then
+  first=$(files_of v1 | head -1)
+  {
+    echo
+    echo "Parser alone on $(basename "$first") (bench_framer, file in memory, one thread, best of 3):"
+    for want in none io; do echo "- want=$want: $("$FRAMER" "$first" $want 3 | sed 's/.*want=[a-z]*: //')"; done
+  } >> "$OUT/results.md"
+fi
 cat "$OUT/results.md"
