@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "parse/dasf.h"
@@ -220,7 +221,9 @@ static void read_buffered(worker *w, task *t, source *src, feeder *f)
 }
 
 /* Reads the byte range [pos, end) of a plain file through a sliding read-only mapping, so the
- * bytes are parsed where the page cache holds them instead of being copied. The parser is fed
+ * bytes are parsed where the page cache holds them instead of being copied. The file's size is
+ * checked before each window: a file truncated while it is read ends the read (reported) rather
+ * than faulting, except in the moment between the check and the parse of that window. The parser is fed
  * views of about BLOCK bytes; a view that ends inside a record is fed again, longer. The window
  * moves on as the parser advances and grows only for records longer than it (up to max_record),
  * so at most one window per worker is mapped. Returns false, having read nothing, when the file
@@ -232,6 +235,13 @@ static bool read_mapped(worker *w, task *t, int fd, uint64_t pos, uint64_t end, 
     uint64_t window = MAP_WINDOW;
     bool first = true;
     while (pos < end || first) {
+        struct stat now;
+        if (fstat(fd, &now) == 0 && (uint64_t)now.st_size < end) {
+            /* the file shrank under us (rotated, rewritten): mapping past its end would fault */
+            dfs_diag_add(&t->st.diag, DFS_PROB_UNREADABLE, t->file, 0, (uint64_t)now.st_size,
+                         "the file shrank while it was read");
+            end = (uint64_t)now.st_size > pos ? (uint64_t)now.st_size : pos;
+        }
         uint64_t wstart = pos & ~(page - 1);
         uint64_t wend = end - wstart > window ? wstart + window : end;
         size_t wlen = (size_t)(wend - wstart);
