@@ -364,6 +364,79 @@ static void hashes_resolve_across_chunks_and_files(void **state)
     }
 }
 
+/* Kineto object form: the base time comes after the events, so it reaches events through the
+ * file clock; other top-level keys are file metadata; M records name processes and threads. */
+typedef struct first_ts {
+    int64_t ts;
+    uint32_t file;
+    bool have;
+} first_ts;
+
+static void *ft_begin(void *user)
+{
+    (void)user;
+    return calloc(1, sizeof(first_ts));
+}
+
+static void ft_batch(void *state, const dfs_run *run, const dfs_batch *b)
+{
+    (void)run;
+    first_ts *f = state;
+    for (size_t i = 0; i < b->count && !f->have; i++) {
+        if (b->events[i].phase == DFS_PHASE_COMPLETE) {
+            f->ts = b->events[i].ts;
+            f->file = b->events[i].file;
+            f->have = true;
+        }
+    }
+}
+
+static void ft_end(void *user, const dfs_run *run, void *state)
+{
+    (void)run;
+    first_ts *t = user, *f = state;
+    if (f->have)
+        *t = *f;
+    free(f);
+}
+
+static void kineto_clock_metadata_and_names(void **state)
+{
+    (void)state;
+    const char *text =
+        "{\n  \"schemaVersion\": 1,\n  \"distributedInfo\": {\"rank\": 3, \"world_size\": 8},\n"
+        "  \"traceEvents\": [\n"
+        "  {\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 42, \"tid\": 0, \"args\": {\"name\": \"trainer\"}},\n"
+        "  {\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 42, \"tid\": 7, \"args\": {\"name\": \"loader\"}},\n"
+        "  {\n    \"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": 42, \"tid\": 7,\n"
+        "    \"ts\": 4203669604595.407, \"dur\": 12.5\n  }\n  ],\n"
+        "  \"baseTimeNanoseconds\": 1735632360000000000\n}\n";
+    char path[300];
+    snprintf(path, sizeof path, "%s/kineto.json", tmpdir);
+    write_file(path, text, strlen(text));
+    dfs_run *run = dfs_run_new(NULL);
+    assert_int_equal(dfs_run_add_path(run, path), DFS_OK);
+    first_ts seen = {0};
+    dfs_consumer c = {.user = &seen, .worker_begin = ft_begin, .on_batch = ft_batch, .worker_end = ft_end};
+    dfs_consumer *cs[] = {&c};
+    assert_int_equal(dfs_run_read(run, cs, 1), DFS_EXIT_OK);
+    const dfs_file_info *f = dfs_run_file(run, 0);
+    assert_int_equal(f->format, DFS_FMT_JSON_OBJECT);
+    assert_int_equal(f->dialect, DFS_DIALECT_KINETO);
+    assert_int_equal(f->records, 3);
+    assert_true(seen.have);
+    assert_true(seen.ts == INT64_C(4203669604595407)); /* file-relative, exact */
+    assert_true(dfs_file_abs_ns(f, seen.ts) == INT64_C(1739836029604595407));
+    size_t len;
+    dfs_str info = dfs_run_file_meta(run, 0, "distributedInfo");
+    assert_non_null(strstr(dfs_str_get(run, info, &len), "\"rank\": 3"));
+    assert_int_equal(dfs_run_file_meta(run, 0, "nothing"), 0);
+    assert_string_equal(dfs_str_get(run, dfs_run_process_name(run, 0, 42), &len), "trainer");
+    assert_string_equal(dfs_str_get(run, dfs_run_thread_name(run, 0, 42, 7), &len), "loader");
+    assert_int_equal(dfs_run_thread_name(run, 0, 42, 8), 0);
+    dfs_run_free(run);
+}
+
 /* A 20 MB record is longer than the 16 MiB mapping window: the window grows and the record is
  * read; with a 1 MiB --max-record it is skipped as record_too_large and reading goes on. */
 static void records_longer_than_the_window(void **state)
@@ -411,6 +484,7 @@ int main(void)
         cmocka_unit_test(empty_and_unreadable_files),
         cmocka_unit_test(records_longer_than_the_window),
         cmocka_unit_test(hashes_resolve_across_chunks_and_files),
+        cmocka_unit_test(kineto_clock_metadata_and_names),
     };
     return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }
