@@ -131,14 +131,7 @@ static void read_corpus(int jobs, uint64_t chunk, uint64_t gzseg)
     manifest *m = malloc(sizeof *m);
     assert_non_null(m);
     load_manifest(m);
-    dfs_options o;
-    dfs_options_init(&o);
-    o.jobs = jobs;
-    if (chunk)
-        o.chunk_bytes = chunk;
-    if (gzseg)
-        o.gzip_segment_bytes = gzseg;
-    dfs_run *run = dfs_run_new(&o);
+    dfs_run *run = tu_run(jobs, chunk, gzseg);
     assert_int_equal(dfs_run_add_path(run, tu_trace("")), DFS_OK);
     int verdict = dfs_run_read(run, NULL, 0);
     assert_int_equal(verdict, DFS_EXIT_DAMAGED); /* the corpus holds damaged files on purpose */

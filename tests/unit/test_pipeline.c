@@ -59,14 +59,7 @@ typedef struct result {
 static result read_paths(const char *const *paths, int jobs, uint64_t chunk, uint64_t gzseg)
 {
     result r = {0};
-    dfs_options o;
-    dfs_options_init(&o);
-    o.jobs = jobs;
-    if (chunk)
-        o.chunk_bytes = chunk;
-    if (gzseg)
-        o.gzip_segment_bytes = gzseg;
-    dfs_run *run = dfs_run_new(&o);
+    dfs_run *run = tu_run(jobs, chunk, gzseg);
     for (const char *const *p = paths; *p; p++)
         assert_int_equal(dfs_run_add_path(run, *p), DFS_OK);
     dfs_consumer c = {.user = &r.fp, .worker_begin = fp_begin, .on_batch = fp_batch, .worker_end = fp_end};
@@ -337,11 +330,8 @@ static void hashes_resolve_across_chunks_and_files(void **state)
     fclose(f);
 
     for (uint64_t chunk = 0; chunk <= 4096; chunk += 4096) {
-        dfs_options o;
-        dfs_options_init(&o);
-        if (chunk)
-            o.chunk_bytes = chunk; /* parent cut into ~25 chunks: definitions come from the pre-scan */
-        dfs_run *run = dfs_run_new(&o);
+        /* with chunk 4096 the parent is cut into ~25 pieces: definitions come from the pre-scan */
+        dfs_run *run = tu_run(0, chunk, 0);
         assert_int_equal(dfs_run_add_path(run, parent), DFS_OK);
         assert_int_equal(dfs_run_add_path(run, child), DFS_OK);
         names_seen seen = {0};

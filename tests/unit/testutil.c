@@ -72,3 +72,20 @@ void tu_parser_free(tu_parser *t)
     dfs_strcache_free(t->strs);
     dfs_strtab_free(t->table);
 }
+
+dfs_run *tu_run(int jobs, uint64_t chunk_bytes, uint64_t gzip_segment_bytes)
+{
+    dfs_options o;
+    dfs_options_init(&o);
+    o.jobs = jobs;
+    if (chunk_bytes)
+        o.chunk_bytes = chunk_bytes;
+    if (gzip_segment_bytes)
+        o.gzip_segment_bytes = gzip_segment_bytes;
+    dfs_run *run = dfs_run_new(&o);
+    if (!run) {
+        fprintf(stderr, "out of memory\n");
+        exit(1);
+    }
+    return run;
+}

@@ -17,6 +17,9 @@ void tu_require_corpus(void);
 /* Writes bytes to a fresh temporary file and returns its path (static buffer per call slot). */
 const char *tu_temp_file(const char *suffix, const void *data, size_t len);
 
+/* A run with `jobs` threads and, when not 0, explicit piece sizes for plain and gzip files. */
+dfs_run *tu_run(int jobs, uint64_t chunk_bytes, uint64_t gzip_segment_bytes);
+
 /* A parser context as a pipeline worker has one: string table, cache, batch, options, wants and
  * the stream being parsed (file index `file`), ready for the framer, record and DASF parsers. */
 typedef struct tu_parser {
