@@ -331,7 +331,8 @@ void dfs_task_run(worker *w, task *t)
         read_buffered(w, t, &src, &f);
     if (src.gz) {
         /* complete members: a cut last member is reported as truncation, not as a member */
-        t->st.gzip_members = dfs_gz_members(src.gz) - (dfs_gz_truncated(src.gz) ? 1 : 0);
+        uint32_t begun = dfs_gz_members(src.gz);
+        t->st.gzip_members = begun - (begun && dfs_gz_truncated(src.gz) ? 1 : 0);
         dfs_gz_close(src.gz);
     }
     close(fd);

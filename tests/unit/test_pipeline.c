@@ -465,6 +465,29 @@ static void records_longer_than_the_window(void **state)
     dfs_run_free(run);
 }
 
+/* A gzip file cut inside its first header, or right after it: no members, reported, no crash. */
+static void gzip_cut_in_the_first_member(void **state)
+{
+    (void)state;
+    static const unsigned char header[] = {0x1f, 0x8b, 0x08, 0x08, 0, 0, 0, 0, 0, 0x03, 't', 'e', 's', 't', 0};
+    for (size_t cut = 3; cut <= sizeof header + 2; cut++) {
+        unsigned char bytes[sizeof header + 2] = {0};
+        memcpy(bytes, header, sizeof header);
+        bytes[sizeof header] = 0x4b; /* the start of a deflate block */
+        char path[300];
+        snprintf(path, sizeof path, "%s/cut%zu.pfw.gz", tmpdir, cut);
+        write_file(path, (const char *)bytes, cut);
+        dfs_run *run = tu_run(1, 0, 0);
+        assert_int_equal(dfs_run_add_path(run, path), DFS_OK);
+        int verdict = dfs_run_read(run, NULL, 0);
+        const dfs_file_info *f = dfs_run_file(run, 0);
+        assert_true(verdict == DFS_EXIT_OK || verdict == DFS_EXIT_DAMAGED);
+        assert_true(f->gzip_members <= 1);
+        assert_int_equal(f->records, 0);
+        dfs_run_free(run);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -475,6 +498,7 @@ int main(void)
         cmocka_unit_test(records_longer_than_the_window),
         cmocka_unit_test(hashes_resolve_across_chunks_and_files),
         cmocka_unit_test(kineto_clock_metadata_and_names),
+        cmocka_unit_test(gzip_cut_in_the_first_member),
     };
     return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }
