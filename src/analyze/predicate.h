@@ -1,0 +1,142 @@
+/* predicate.h - the predicate language of layered analysis: the pandas DataFrame.query subset that
+ * the DFAnalyzer presets use to define layers and derived metrics (spec: layered-analysis.md §4).
+ *
+ *   expr    := or
+ *   or      := and   ( ("or" | "|") and )*
+ *   and     := unary ( ("and" | "&") unary )*
+ *   unary   := ("~" | "not") unary | primary
+ *   primary := "(" expr ")" | test
+ *   test    := COL ("==" | "!=" | "<" | "<=" | ">" | ">=") literal
+ *            | COL ".isin(" "[" literal ("," literal)* [","] "]" ")"
+ *            | COL ".str.contains(" STRING ")"      unanchored PCRE2 search, case-sensitive
+ *            | COL ".str.startswith(" STRING ")"    literal prefix
+ *   literal := STRING ("..." or '...') | INTEGER (decimal, optional leading '-')
+ *
+ * Columns: cat, func_name (alias name), file_name, proc_name, host hold strings; io_cat, acc_pat,
+ * pid, tid hold integers. A test compares a column with literals of its own type only (a mismatch
+ * is a parse error naming the column). Ordering on strings compares bytes (memcmp, then length).
+ * String escapes: \\ \" \' \n \t \r; any other backslash is kept with the character that follows
+ * it, as Python does for unknown escapes, so regular-expression escapes such as "\." survive.
+ * Unlike Python, "~" applies to the whole test that follows it: `~io_cat == 3` is `~(io_cat == 3)`.
+ *
+ * Nulls (absent column values) follow SQL's three-valued logic: a test on a null value is UNKNOWN,
+ * ~UNKNOWN is UNKNOWN, FALSE & x is FALSE, TRUE | x is TRUE, and the other &/| combinations with
+ * UNKNOWN are UNKNOWN. A row matches only when the whole predicate is TRUE. So neither `test` nor
+ * `~test` matches a null value, and `~(a & b)` still matches when b alone is known to be FALSE.
+ *
+ * Threads: a dfs_pred and a dfs_pred_set keep mutable state (PCRE2 match data, counters, the memo),
+ * so each worker thread parses its own. There is no global mutable state.
+ */
+#ifndef DFS_PREDICATE_H
+#define DFS_PREDICATE_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* The string columns come first so that a row can index them directly. */
+typedef enum dfs_pred_col {
+    DFS_PRED_CAT,
+    DFS_PRED_FUNC_NAME,
+    DFS_PRED_FILE_NAME,
+    DFS_PRED_PROC_NAME,
+    DFS_PRED_HOST,
+    DFS_PRED_IO_CAT,
+    DFS_PRED_ACC_PAT,
+    DFS_PRED_PID,
+    DFS_PRED_TID,
+    DFS_PRED_NCOLS
+} dfs_pred_col;
+
+#define DFS_PRED_NTEXT ((int)DFS_PRED_IO_CAT)                   /* string columns */
+#define DFS_PRED_NNUM ((int)DFS_PRED_NCOLS - (int)DFS_PRED_IO_CAT) /* integer columns */
+#define DFS_PRED_COL_BIT(c) (1u << (unsigned)(c))
+#define DFS_PRED_MAX_SET 64 /* predicates in one dfs_pred_set (one bit each in the answer) */
+
+typedef struct dfs_pred_text {
+    const char *s; /* NULL: the value is null */
+    size_t len;
+} dfs_pred_text;
+
+typedef struct dfs_pred_num {
+    int64_t v;
+    bool present; /* false: the value is null */
+} dfs_pred_num;
+
+/* One row to classify. Only the columns the predicates use (dfs_pred_columns) need filling. */
+typedef struct dfs_pred_row {
+    dfs_pred_text text[DFS_PRED_NTEXT]; /* indexed by dfs_pred_col */
+    dfs_pred_num num[DFS_PRED_NNUM];    /* indexed by dfs_pred_col - DFS_PRED_IO_CAT */
+} dfs_pred_row;
+
+/* Every column null. */
+static inline void dfs_pred_row_init(dfs_pred_row *r)
+{
+    memset(r, 0, sizeof *r);
+}
+
+static inline void dfs_pred_row_set_text(dfs_pred_row *r, dfs_pred_col c, const char *s, size_t n)
+{
+    r->text[c].s = s;
+    r->text[c].len = n;
+}
+
+static inline void dfs_pred_row_set_num(dfs_pred_row *r, dfs_pred_col c, int64_t v)
+{
+    r->num[c - DFS_PRED_IO_CAT].v = v;
+    r->num[c - DFS_PRED_IO_CAT].present = true;
+}
+
+typedef struct dfs_pred_error {
+    size_t index;      /* dfs_pred_set_new: which text failed */
+    size_t column;     /* 1-based byte column of the offending token; 0 when no place applies */
+    char message[192]; /* e.g. "expected ')' at column 17, found 'and'" */
+} dfs_pred_error;
+
+typedef struct dfs_pred dfs_pred;
+
+/* Compiles a predicate. NULL, empty, blank and "None" texts give the match-all predicate (which
+ * also matches rows whose columns are null). Returns NULL and fills *err (if not NULL) on any
+ * syntax error, unknown column or method, bad literal, type mismatch, invalid regular expression
+ * (the column then points into the string literal) or out of memory (column 0). */
+dfs_pred *dfs_pred_parse(const char *text, dfs_pred_error *err);
+void dfs_pred_free(dfs_pred *p);
+/* The columns the predicate reads, as DFS_PRED_COL_BIT bits; 0 for match-all. */
+unsigned dfs_pred_columns(const dfs_pred *p);
+bool dfs_pred_matches_all(const dfs_pred *p);
+/* Direct evaluation (regular expressions run every time; use a dfs_pred_set in hot loops). */
+bool dfs_pred_match(dfs_pred *p, const dfs_pred_row *row);
+/* Number of regular-expression searches run so far (a debug counter). */
+uint64_t dfs_pred_regex_evals(const dfs_pred *p);
+const char *dfs_pred_col_name(dfs_pred_col c);
+
+/* A set of up to 64 predicates answered together as a bitmask (bit i = texts[i] matches), with a
+ * memo so that each distinct key is classified once: the key is the tuple of the columns the set
+ * uses, strings identified by ids the caller supplies (e.g. dfs_str), integers by value, nulls
+ * distinguished. A hot loop then costs one hash lookup per row and no regular-expression work
+ * after the first sighting of a key. The memo stops growing at a fixed size (over a million keys);
+ * rows with new keys are then evaluated directly, with the same answers. */
+typedef struct dfs_pred_set dfs_pred_set;
+
+/* NULL and *err (err->index = the failing text) on error; n == 0 is a valid empty set. */
+dfs_pred_set *dfs_pred_set_new(const char *const *texts, size_t n, dfs_pred_error *err);
+void dfs_pred_set_free(dfs_pred_set *s);
+size_t dfs_pred_set_count(const dfs_pred_set *s);
+/* Union of the members' columns: which fields of a row and of text_ids the caller must fill. */
+unsigned dfs_pred_set_columns(const dfs_pred_set *s);
+/* text_ids[c] identifies the string in row->text[c] for every used string column c that is not
+ * null: within one set's life, equal ids must mean equal strings (for the same column). May be
+ * NULL when the set uses no string column. */
+uint64_t dfs_pred_set_eval(dfs_pred_set *s, const dfs_pred_row *row, const uint32_t *text_ids);
+/* The same answer without the memo (for checking). */
+uint64_t dfs_pred_set_eval_direct(dfs_pred_set *s, const dfs_pred_row *row);
+
+typedef struct dfs_pred_set_stats {
+    uint64_t lookups;     /* dfs_pred_set_eval calls */
+    uint64_t misses;      /* of which the key was not memoised */
+    uint64_t regex_evals; /* regular-expression searches by all members, direct ones included */
+    size_t keys;          /* distinct keys memoised */
+} dfs_pred_set_stats;
+
+void dfs_pred_set_stats_get(const dfs_pred_set *s, dfs_pred_set_stats *out);
+#endif
