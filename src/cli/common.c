@@ -168,6 +168,8 @@ int dfs_cli_read(dfs_cli_common *c, dfs_run *run, dfs_consumer *const *consumers
 {
     c->started = dfs_cli_now();
     int code = dfs_run_read(run, consumers, n);
+    if (code == DFS_EXIT_OUTPUT)
+        fprintf(stderr, "dfscope: out of memory while reading; no result is written\n");
     if (!c->quiet)
         dfs_report_problems(stderr, run, c->verbose);
     if (had_bad_path && code != DFS_EXIT_OUTPUT)

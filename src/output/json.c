@@ -21,7 +21,8 @@ static void newline(dfs_jw *w)
         fputs("  ", w->out);
 }
 
-void dfs_json_escape(FILE *out, const char *str, size_t len)
+/* Writes a JSON string body (without quotes), escaped. */
+static void json_escape(FILE *out, const char *str, size_t len)
 {
     const unsigned char *s = (const unsigned char *)str;
     for (size_t i = 0; i < len;) {
@@ -61,7 +62,7 @@ static void begin_value(dfs_jw *w, const char *key)
     }
     if (key) {
         fputc('"', w->out);
-        dfs_json_escape(w->out, key, strlen(key));
+        json_escape(w->out, key, strlen(key));
         fputs(w->pretty ? "\": " : "\":", w->out);
     }
 }
@@ -97,7 +98,7 @@ void dfs_jw_str(dfs_jw *w, const char *key, const char *s, size_t len)
 {
     begin_value(w, key);
     fputc('"', w->out);
-    dfs_json_escape(w->out, s, len);
+    json_escape(w->out, s, len);
     fputc('"', w->out);
 }
 

@@ -27,6 +27,4 @@ void dfs_jw_uint(dfs_jw *w, const char *key, uint64_t v);
 void dfs_jw_double(dfs_jw *w, const char *key, double v); /* null when not finite */
 void dfs_jw_bool(dfs_jw *w, const char *key, bool v);
 void dfs_jw_null(dfs_jw *w, const char *key);
-/* Writes a JSON string body (without quotes) with escaping; used by other writers too. */
-void dfs_json_escape(FILE *out, const char *s, size_t len);
 #endif

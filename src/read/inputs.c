@@ -11,18 +11,14 @@
 
 #include "read/run.h"
 
-static bool already_added(const dfs_run *run, const struct stat *st)
-{
-    for (size_t i = 0; i < run->inputs.n; i++)
-        if (run->inputs.v[i].dev == (uint64_t)st->st_dev && run->inputs.v[i].ino == (uint64_t)st->st_ino)
-            return true;
-    return false;
-}
-
 static dfs_status add_file(dfs_run *run, const char *path, const struct stat *st)
 {
-    if (already_added(run, st))
-        return DFS_OK;
+    uint64_t id[2] = {(uint64_t)st->st_dev, (uint64_t)st->st_ino};
+    int fresh = dfs_keyset_add(&run->seen_files, id);
+    if (fresh < 0)
+        return DFS_ERR_NOMEM;
+    if (fresh == 0)
+        return DFS_OK; /* named twice: read once */
     if (!dfs_vec_reserve(&run->inputs, 1))
         return DFS_ERR_NOMEM;
     dfs_input *in = &run->inputs.v[run->inputs.n];
@@ -30,8 +26,6 @@ static dfs_status add_file(dfs_run *run, const char *path, const struct stat *st
     in->path = strdup(path);
     if (!in->path)
         return DFS_ERR_NOMEM;
-    in->dev = (uint64_t)st->st_dev;
-    in->ino = (uint64_t)st->st_ino;
     in->info.path = in->path;
     in->info.size = (uint64_t)st->st_size;
     in->info.clock_scale_num = 1;

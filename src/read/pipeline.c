@@ -359,7 +359,8 @@ int dfs_run_read(dfs_run *run, dfs_consumer *const *consumers, size_t n_consumer
         run_phase(&pl, workers, read_workers, 2, pl.ntasks, bytes_total);
     report_progress(&pl, bytes_total);
     fold_all(&pl, &workers[0]);
-    if (atomic_load(&pl.failed_alloc))
+    /* a string the full (or out of memory) table could not keep would read as "": fail instead */
+    if (atomic_load(&pl.failed_alloc) || dfs_strtab_lost(run->strs))
         goto out;
     bool unreadable = false;
     for (size_t i = 0; i < run->inputs.n; i++)

@@ -39,6 +39,7 @@ dfs_run *dfs_run_new(const dfs_options *opt)
     dfs_diag_init(&run->diag, run->opt.max_examples);
     for (int k = 0; k < 3; k++)
         dfs_u64map_init(&run->global_defs[k]);
+    dfs_keyset_init(&run->seen_files, 2 * sizeof(uint64_t));
     return run;
 }
 
@@ -56,6 +57,7 @@ void dfs_run_free(dfs_run *run)
         dfs_vec_free(&in->meta);
     }
     dfs_vec_free(&run->inputs);
+    dfs_keyset_free(&run->seen_files);
     for (int k = 0; k < 3; k++)
         dfs_u64map_free(&run->global_defs[k]);
     dfs_diag_free(&run->diag);

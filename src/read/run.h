@@ -8,6 +8,7 @@
 #include "model/stream.h"
 #include "parse/pctx.h"
 #include "util/strtab.h"
+#include "util/keyset.h"
 #include "util/u64map.h"
 #include "util/vec.h"
 
@@ -26,7 +27,6 @@ typedef struct dfs_namekey {
 typedef struct dfs_input {
     dfs_file_info info;
     char *path;
-    uint64_t dev, ino;
     dfs_defidx defs;
     DFS_VEC(dfs_namedef) names;
     DFS_VEC(dfs_filemeta) meta;
@@ -36,6 +36,7 @@ struct dfs_run {
     dfs_options opt;
     dfs_strtab *strs;
     DFS_VEC(dfs_input) inputs;
+    dfs_keyset seen_files;       /* {dev, ino} of the inputs, so a file named twice is read once */
     char error[1024];
     dfs_diag diag;               /* all streams merged, after dfs_run_read */
     dfs_u64map global_defs[3];   /* run-wide hash -> string (first definition) */

@@ -72,6 +72,10 @@ static result read_paths(const char *const *paths, int jobs, uint64_t chunk, uin
     const dfs_example *ex;
     if (dfs_run_problem_examples(run, DFS_PROB_BAD_LINE, &ex))
         r.first_bad_line = ex[0].line;
+    /* damage is every class D problem: here the bad line, plus a torn tail when there is one */
+    assert_true(dfs_run_damage_total(run) >= dfs_run_problem_count(run, DFS_PROB_BAD_LINE));
+    assert_int_not_equal(dfs_str_find(run, "read", 4), 0);     /* met while reading */
+    assert_int_equal(dfs_str_find(run, "never-seen", 10), 0);
     dfs_run_free(run);
     return r;
 }
@@ -171,6 +175,14 @@ static void chunks_give_the_same_answers(void **state)
     assert_int_equal(whole.records, 5999);
     assert_int_equal(whole.bad, 1);
     assert_int_equal(whole.first_bad_line, 4321);
+    {
+        const char *one[] = {path, NULL};
+        dfs_run *run = tu_run(1, 0, 0);
+        assert_int_equal(dfs_run_add_path(run, one[0]), DFS_OK);
+        dfs_run_read(run, NULL, 0);
+        assert_int_equal(dfs_run_damage_total(run), 1); /* just the bad line */
+        dfs_run_free(run);
+    }
     assert_int_equal(whole.verdict, DFS_EXIT_DAMAGED);
     for (int jobs = 1; jobs <= 3; jobs++) {
         result a = read_paths(paths, jobs, 4096, 0);
