@@ -252,6 +252,9 @@ typedef struct dfs_options {
     uint64_t gzip_segment_bytes; /* split unit for large multi-member gzip files (default 64 MiB) */
     uint64_t max_record;      /* longest record accepted (default 64 MiB) */
     bool dedup;               /* drop byte-identical neighbouring duplicate records */
+    uint64_t preview_bytes;   /* 0: read everything. Else read only about the first preview_bytes
+                                 of each input (decompressed), ending at a line start: a cheap
+                                 look at the heads (damage at the cut is counted as usual) */
     void (*progress)(void *ctx, uint64_t files_done, uint64_t files_total, uint64_t bytes_done,
                      uint64_t bytes_total);
     void *progress_ctx;

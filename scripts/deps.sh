@@ -3,7 +3,7 @@
 # As root it installs what is missing with apt-get; otherwise it prints the exact command and fails.
 set -euo pipefail
 
-need=(gcc make cmake pkg-config libisal-dev zlib1g-dev libpcre2-dev)
+need=(gcc make cmake pkg-config libisal-dev zlib1g-dev libpcre2-dev libyaml-dev)
 case "${1:-build}" in
   build) ;;
   test)  need+=(libcmocka-dev clang python3) ;;

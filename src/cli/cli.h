@@ -4,6 +4,7 @@
 #define DFS_CLI_H
 
 int dfs_cmd_stats(int argc, char **argv);
+int dfs_cmd_analyze(int argc, char **argv);
 int dfs_cmd_gen(int argc, char **argv);
 
 /* Shared option parsing helpers */

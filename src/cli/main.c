@@ -13,6 +13,7 @@ typedef struct command {
 
 static const command commands[] = {
     {"stats", dfs_cmd_stats, "read traces and summarise them: formats, events, names, problems"},
+    {"analyze", dfs_cmd_analyze, "layered analysis (DFAnalyzer-compatible): layers, views, metrics"},
     {"gen", dfs_cmd_gen, "write deterministic synthetic DLIO-like traces (DFTracer, Chrome JSON)"},
 };
 

@@ -148,10 +148,10 @@ static bool plan_tasks(pool *pl, unsigned nworkers)
             continue;
         uint32_t n = 1;
         task_kind kind = TASK_WHOLE;
-        if (line_oriented_plain(pr) && in->info.size > chunk) {
+        if (line_oriented_plain(pr) && in->info.size > chunk && !run->opt.preview_bytes) {
             kind = TASK_RANGE;
             n = (uint32_t)((in->info.size + chunk - 1) / chunk);
-        } else if (pr->npoints > 1) {
+        } else if (pr->npoints > 1 && !run->opt.preview_bytes) {
             kind = TASK_GZ_SEGMENT;
             n = (uint32_t)pr->npoints;
         }

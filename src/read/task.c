@@ -172,6 +172,7 @@ static void count_bytes(worker *w, task *t, uint64_t n)
 static void read_buffered(worker *w, task *t, source *src, feeder *f)
 {
     const uint64_t max_record = w->pool->run->opt.max_record;
+    const uint64_t preview = w->pool->run->opt.preview_bytes;
     size_t have = 0;
     uint64_t offset = t->kind == TASK_GZ_SEGMENT && t->chunk > 0 ? t->start << 24 : t->start;
     bool need_head = t->kind == TASK_GZ_SEGMENT && t->chunk > 0;
@@ -192,6 +193,11 @@ static void read_buffered(worker *w, task *t, source *src, feeder *f)
         count_bytes(w, t, (uint64_t)n);
         have += (size_t)n;
         bool final = n == 0;
+        if (preview && t->st.bytes_in >= preview && !final) {
+            while (have > 0 && w->buf[have - 1] != '\n')
+                have--; /* a preview ends at a line start */
+            final = true;
+        }
         size_t start = 0;
         if (need_head) {
             start = take_head(t, w->buf, have, final, (size_t)max_record);
@@ -314,6 +320,8 @@ void dfs_task_run(worker *w, task *t)
     if (t->kind == TASK_RANGE) {
         src.pos = dfs_line_start_at_or_after(fd, t->start, in->info.size);
         src.end = dfs_line_start_at_or_after(fd, t->stop, in->info.size);
+    } else if (run->opt.preview_bytes && !pr->gzip && src.end > run->opt.preview_bytes) {
+        src.end = dfs_line_start_at_or_after(fd, run->opt.preview_bytes, in->info.size);
     } else if (pr->gzip) {
         src.gz = dfs_gz_open(fd, in->info.size, t->start, t->kind == TASK_GZ_SEGMENT ? t->stop : UINT64_MAX,
                              &t->st.diag, t->file);

@@ -1,16 +1,17 @@
-/* keyset.h - a set of small fixed-size keys (e.g. {host, pid, tid}) compared by content. */
+/* keyset.h - a set of small fixed-size keys (e.g. {host, pid, tid}) compared by content: a key map
+ * whose values are unused. Keys must be fully initialised (padding too). */
 #ifndef DFS_KEYSET_H
 #define DFS_KEYSET_H
 #include <stdbool.h>
 #include <stddef.h>
 
-#define DFS_KEYSET_MAX_KEY 32
+#include "util/keymap.h"
+
+#define DFS_KEYSET_MAX_KEY DFS_KEYMAP_MAX_KEY
 
 typedef struct dfs_keyset {
-    size_t key_size;     /* bytes per key, at most DFS_KEYSET_MAX_KEY */
-    unsigned char *keys;
-    unsigned char *used;
-    size_t cap, count;
+    dfs_keymap map;
+    size_t count; /* keys in the set */
 } dfs_keyset;
 
 void dfs_keyset_init(dfs_keyset *s, size_t key_size);

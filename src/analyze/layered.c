@@ -1,0 +1,1008 @@
+/* layered.c - layered analysis: the streaming pass (classification and per-cell aggregation in
+ * per-worker states), the merge, and the checks that decide whether the provisional origin held.
+ * Deriving views from the merged cells is in layered_views.c. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/layered_internal.h"
+#include "util/hash.h"
+
+const char *const dfs_size_bin_suffix[DFS_SIZE_BINS] = {
+    "0_4kib",    "4kib_16kib",  "16kib_64kib",  "64kib_256kib", "256kib_1mib", "1mib_4mib",
+    "4mib_16mib", "16mib_64mib", "64mib_256mib", "256mib_1gib",  "1gib_4gib",   "4gib_plus"};
+
+/* Right-closed bins (lo, hi] with edges 4 KiB · 4^k (spec §6.3). */
+int dfs_size_bin(uint64_t size)
+{
+    uint64_t hi = 4096;
+    for (int b = 0; b < DFS_SIZE_BINS - 1; b++, hi *= 4)
+        if (size <= hi)
+            return b;
+    return DFS_SIZE_BINS - 1;
+}
+
+void dfs_lagg_init(lagg *a)
+{
+    memset(a, 0, sizeof *a);
+    a->time_min = INT64_MAX;
+    a->time_max = INT64_MIN;
+    a->size_min = UINT64_MAX;
+}
+
+void dfs_lagg_merge(lagg *into, const lagg *from)
+{
+    into->count += from->count;
+    into->time += from->time;
+    into->time_sq += from->time_sq;
+    if (from->time_min < into->time_min)
+        into->time_min = from->time_min;
+    if (from->time_max > into->time_max)
+        into->time_max = from->time_max;
+    into->size += from->size;
+    into->sized += from->sized;
+    into->size_sq += from->size_sq;
+    if (from->size_min < into->size_min)
+        into->size_min = from->size_min;
+    if (from->size_max > into->size_max)
+        into->size_max = from->size_max;
+    for (int b = 0; b < DFS_SIZE_BINS; b++)
+        into->bins[b] += from->bins[b];
+}
+
+static void lagg_add(lagg *a, int64_t dur, uint64_t size, bool with_size)
+{
+    a->count++;
+    a->time += dur;
+    double s = (double)dur / 1e9;
+    a->time_sq += s * s;
+    if (dur < a->time_min)
+        a->time_min = dur;
+    if (dur > a->time_max)
+        a->time_max = dur;
+    if (!with_size || size == 0)
+        return;
+    a->size += size;
+    a->sized++;
+    a->size_sq += (double)size * (double)size;
+    if (size < a->size_min)
+        a->size_min = size;
+    if (size > a->size_max)
+        a->size_max = size;
+    a->bins[dfs_size_bin(size)]++;
+}
+
+/* ----- names ---------------------------------------------------------------------------------- */
+
+static const char *const view_names[DFS_VIEW__COUNT] = {"time_range", "proc_name", "file_name",
+                                                         "host_name",  "proc_id",   "thread_id"};
+
+const char *dfs_view_name(dfs_view_type v)
+{
+    return (unsigned)v < DFS_VIEW__COUNT ? view_names[v] : "?";
+}
+
+int dfs_view_parse(const char *name)
+{
+    static const struct { const char *alias; dfs_view_type v; } aliases[] = {
+        {"time", DFS_VIEW_TIME_RANGE}, {"proc", DFS_VIEW_PROC_NAME}, {"file", DFS_VIEW_FILE_NAME},
+        {"host", DFS_VIEW_HOST_NAME},  {"pid", DFS_VIEW_PROC_ID},    {"tid", DFS_VIEW_THREAD_ID}};
+    for (int v = 0; v < DFS_VIEW__COUNT; v++)
+        if (strcmp(name, view_names[v]) == 0)
+            return v;
+    for (size_t i = 0; i < sizeof aliases / sizeof *aliases; i++)
+        if (strcmp(name, aliases[i].alias) == 0)
+            return (int)aliases[i].v;
+    return -1;
+}
+
+const char *dfs_compat_name(dfs_compat c)
+{
+    return c == DFS_COMPAT_DFANALYZER ? "dfanalyzer" : c == DFS_COMPAT_DFANALYZER_SUM ? "dfanalyzer-sum" : "exact";
+}
+
+/* ----- per-worker state --------------------------------------------------------------------- */
+
+static void acc_init(acc *a)
+{
+    memset(a, 0, sizeof *a);
+    dfs_keymap_init(&a->procs, sizeof(proc_key));
+    dfs_keymap_init(&a->cells, sizeof(cell_key));
+    dfs_keyset_init(&a->nuniq, sizeof(nuniq_key));
+    dfs_keymap_init(&a->pmap, sizeof(proc_key));
+    dfs_keyset_init(&a->fhashes, 2 * sizeof(uint64_t));
+    dfs_keyset_init(&a->hhashes, 2 * sizeof(uint64_t));
+    dfs_keyset_init(&a->pids, sizeof(int64_t));
+    dfs_keymap_init(&a->clock_seen, sizeof(uint32_t));
+    a->min_ts = INT64_MAX;
+    a->max_end = INT64_MIN;
+}
+
+static void acc_free(acc *a)
+{
+    dfs_keymap_free(&a->procs);
+    dfs_vec_free(&a->proc_v);
+    dfs_keymap_free(&a->cells);
+    dfs_vec_free(&a->cell_v);
+    dfs_vec_free(&a->aggs);
+    dfs_keyset_free(&a->nuniq);
+    dfs_keymap_free(&a->pmap);
+    dfs_vec_free(&a->pproc_v);
+    for (size_t i = 0; i < a->ovl.n; i++)
+        dfs_ovl_free(a->ovl.v[i]);
+    dfs_vec_free(&a->ovl);
+    dfs_vec_free(&a->pending);
+    dfs_keyset_free(&a->fhashes);
+    dfs_keyset_free(&a->hhashes);
+    dfs_keyset_free(&a->pids);
+    for (size_t i = 0; i < a->cat_texts.n; i++)
+        free(a->cat_texts.v[i]);
+    dfs_vec_free(&a->cat_texts);
+    dfs_keymap_free(&a->clock_seen);
+    dfs_vec_free(&a->clocks);
+}
+
+typedef struct worker_state {
+    dfs_layered *la;
+    acc a;
+    dfs_postread *cls;
+    DFS_VEC(uint8_t) cat_used; /* classifier category ids of events kept by the post-read rules */
+    proc_key last_proc;
+    uint32_t last_proc_idx;
+    bool have_last_proc;
+} worker_state;
+
+/* Index of a process or thread key in (map, vec), adding it when new; UINT32_MAX when out of
+ * memory. */
+static uint32_t key_index(acc *a, dfs_keymap *map, void *vec_, const proc_key *k, const lev *e, bool *fresh)
+{
+    DFS_VEC(proc_info) *vec = vec_;
+    uint32_t idx;
+    if (!dfs_keymap_get_or_put(map, k, (uint32_t)vec->n, &idx, fresh)) {
+        a->failed = true;
+        return UINT32_MAX;
+    }
+    if (*fresh) {
+        proc_info pi = {.key = *k, .file = e->file, .offset = e->offset};
+        if (!dfs_vec_push(vec, pi)) {
+            a->failed = true;
+            return UINT32_MAX;
+        }
+    }
+    return idx;
+}
+
+static uint32_t proc_index(acc *a, const lev *e, proc_key *cache, uint32_t *cache_idx, bool *have)
+{
+    proc_key k = {.hhash = e->hhash, .host = e->host, .pid = e->pid, .tid = e->tid};
+    if (have && *have && memcmp(&k, cache, sizeof k) == 0)
+        return *cache_idx;
+    bool fresh;
+    uint32_t idx = key_index(a, &a->procs, &a->proc_v, &k, e, &fresh);
+    if (have && idx != UINT32_MAX) {
+        *cache = k;
+        *cache_idx = idx;
+        *have = true;
+    }
+    return idx;
+}
+
+/* The process (host, pid) of an event: the scope of exact overlap (overlap.md §3.2). */
+static uint32_t process_index(acc *a, const lev *e)
+{
+    proc_key k = {.hhash = e->hhash, .host = e->host, .pid = e->pid};
+    bool fresh;
+    uint32_t idx = key_index(a, &a->pmap, &a->pproc_v, &k, e, &fresh);
+    if (idx != UINT32_MAX && fresh && !dfs_vec_push(&a->ovl, NULL)) {
+        a->failed = true;
+        return UINT32_MAX;
+    }
+    return idx;
+}
+
+/* The first family of the cell, creating it (with nfam empty families) when new. */
+static lagg *cell_aggs(dfs_layered *la, acc *a, cell_key *k)
+{
+    uint32_t idx;
+    bool fresh;
+    if (!dfs_keymap_get_or_put(&a->cells, k, (uint32_t)a->cell_v.n, &idx, &fresh)) {
+        a->failed = true;
+        return NULL;
+    }
+    if (fresh) {
+        unsigned nf = la->nfam[k->layer];
+        cell c = {.key = *k, .agg = (uint32_t)a->aggs.n};
+        if (!dfs_vec_reserve(&a->aggs, nf) || !dfs_vec_push(&a->cell_v, c)) {
+            a->failed = true;
+            return NULL;
+        }
+        for (unsigned f = 0; f < nf; f++)
+            dfs_lagg_init(&a->aggs.v[a->aggs.n++]);
+    }
+    return &a->aggs.v[a->cell_v.v[idx].agg];
+}
+
+static int64_t floor_div(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
+
+static int64_t bin_of(const dfs_layered *la, int64_t ts)
+{
+    /* ts − origin cannot overflow for any real clock; saturate for absurd ones */
+    __int128 d = (__int128)ts - la->opt.origin_ns;
+    if (d > INT64_MAX || d < INT64_MIN)
+        return d > 0 ? INT64_MAX : INT64_MIN;
+    return floor_div((int64_t)d, la->opt.granularity_ns);
+}
+
+static void add_to_layer(dfs_layered *la, acc *a, const lev *e, const dfs_pr_event *pe, unsigned l,
+                         uint32_t proc, int64_t axis, uint32_t kind, uint64_t size)
+{
+    cell_key k = {.layer = l, .proc = proc, .axis = axis, .kind = kind};
+    lagg *f = cell_aggs(la, a, &k);
+    if (!f)
+        return;
+    const dfs_preset_layer *L = &la->plan.layers[l];
+    lagg_add(&f[0], e->dur, size, L->size_layer);
+    for (size_t d = 0; d < L->nderived && d < DFS_PRESET_MAX_DERIVED; d++) {
+        int t = la->plan.derived_text[l][d];
+        if (t < 0 || (pe->match >> t & 1))
+            lagg_add(&f[1 + d], e->dur, size, L->size_layer && L->derived[d].sized);
+    }
+}
+
+static void count_files(acc *a, unsigned l, int64_t bin, uint32_t proc, dfs_str fname)
+{
+    nuniq_key k1 = {.layer = l, .kind = CELL_TIME, .axis = bin, .file = fname};
+    nuniq_key k2 = {.layer = l, .kind = CELL_FILE, .axis = proc, .file = fname};
+    if (dfs_keyset_add(&a->nuniq, &k1) < 0 || dfs_keyset_add(&a->nuniq, &k2) < 0)
+        a->failed = true;
+}
+
+static void add_exact(dfs_layered *la, acc *a, const lev *e, uint64_t layers, uint64_t size)
+{
+    uint64_t mask = layers & la->ovl_classes;
+    if (!mask)
+        return;
+    uint32_t proc = process_index(a, e);
+    if (proc == UINT32_MAX)
+        return;
+    dfs_ovl **o = &a->ovl.v[proc];
+    if (!*o) {
+        *o = dfs_ovl_new((unsigned)la->plan.nlayers, la->compute, la->opt.granularity_ns, la->opt.origin_ns);
+        if (!*o) {
+            a->failed = true;
+            return;
+        }
+    }
+    if (!dfs_ovl_add_mask(*o, mask, e->ts, e->ts + e->dur, (double)size))
+        a->failed = true;
+}
+
+static uint64_t lev_size(const dfs_pr_event *pe, const lev *e)
+{
+    switch (pe->size_rule) {
+    case DFS_SIZE_FROM_SIZE_SUM:
+        return e->size_sum;
+    case DFS_SIZE_FROM_RET:
+        return e->ret;
+    case DFS_SIZE_FROM_IMAGE:
+        return e->image_size;
+    default:
+        return 0;
+    }
+}
+
+/* Post-read classification and aggregation of one event whose file name is settled. */
+static void analyse(worker_state *w, dfs_layered *la, acc *a, const dfs_run *run, const lev *e)
+{
+    dfs_pr_input in = {.cat = e->cat, .name = e->name, .fname = e->fname, .host = e->host,
+                       .pid = e->pid, .tid = e->tid, .has_size_sum = e->has_size_sum};
+    dfs_pr_event pe;
+    if (!dfs_postread_classify(w->cls, run, &in, &pe)) {
+        a->failed = true;
+        return;
+    }
+    if (!la->opt.keep_ignored && (pe.dropped_file || pe.dropped_func)) {
+        a->dropped_files += pe.dropped_file;
+        a->dropped_functions += !pe.dropped_file;
+        return;
+    }
+    a->post_read++;
+    if (w->cat_used.n <= pe.cat) {
+        if (!dfs_vec_reserve(&w->cat_used, pe.cat + 1 - w->cat_used.n)) {
+            a->failed = true;
+            return;
+        }
+        memset(w->cat_used.v + w->cat_used.n, 0, pe.cat + 1 - w->cat_used.n);
+        w->cat_used.n = pe.cat + 1;
+    }
+    w->cat_used.v[pe.cat] = 1;
+    if (!pe.layers)
+        return;
+    uint32_t proc = proc_index(a, e, &w->last_proc, &w->last_proc_idx, &w->have_last_proc);
+    if (proc == UINT32_MAX)
+        return;
+    int64_t bin = bin_of(la, e->ts);
+    uint64_t size = lev_size(&pe, e);
+    bool file_view = (la->opt.views >> DFS_VIEW_FILE_NAME) & 1;
+    for (uint64_t m = pe.layers; m; m &= m - 1) {
+        unsigned l = (unsigned)__builtin_ctzll(m);
+        add_to_layer(la, a, e, &pe, l, proc, bin, CELL_TIME, size);
+        if (e->fname && file_view)
+            add_to_layer(la, a, e, &pe, l, proc, (int64_t)e->fname, CELL_FILE, size);
+        if (e->fname && la->plan.layers[l].size_layer)
+            count_files(a, l, bin, proc, e->fname);
+    }
+    if (la->opt.compat == DFS_COMPAT_NONE)
+        add_exact(la, a, e, pe.layers, size);
+}
+
+static uint64_t arg_u64(const dfs_event *ev, dfs_key key, bool *present)
+{
+    const dfs_value *v = dfs_event_arg(ev, DFS_KEY_STR(key));
+    if (present)
+        *present = v != NULL;
+    if (!v)
+        return 0;
+    if (v->type == DFS_V_UINT)
+        return v->as.u;
+    if (v->type == DFS_V_FLOAT)
+        return v->as.f > 0 && v->as.f < 1.8e19 ? (uint64_t)v->as.f : 0;
+    int64_t i;
+    return dfs_value_int(v, &i) && i > 0 ? (uint64_t)i : 0;
+}
+
+static void raw_stats(acc *a, const lev *e)
+{
+    a->events++;
+    a->have_time = true;
+    if (e->ts < a->min_ts)
+        a->min_ts = e->ts;
+    if (e->ts + e->dur > a->max_end)
+        a->max_end = e->ts + e->dur;
+    /* files and hosts by hash, or by name where the trace writes names (2023 format) */
+    uint64_t file[2] = {e->fhash ? 1 : 2, e->fhash ? e->fhash : e->fname};
+    uint64_t host[2] = {e->hhash ? 1 : 2, e->hhash ? e->hhash : e->host};
+    if ((file[1] && dfs_keyset_add(&a->fhashes, file) < 0) || (host[1] && dfs_keyset_add(&a->hhashes, host) < 0) ||
+        dfs_keyset_add(&a->pids, &e->pid) < 0)
+        a->failed = true;
+}
+
+/* The clock an event time goes through: the rerun's known clock, else the file's current one
+ * (remembered, so that a clock that changes after the fact is noticed at the end). */
+static void file_clock(dfs_layered *la, acc *a, const dfs_run *run, uint32_t file, dfs_file_clock *out)
+{
+    if (la->opt.clocks && file < la->opt.nclocks) {
+        *out = la->opt.clocks[file];
+        return;
+    }
+    const dfs_file_info *fi = dfs_run_file(run, file);
+    out->offset_ns = fi->clock_offset_ns;
+    out->num = fi->clock_scale_num;
+    out->den = fi->clock_scale_den;
+    uint32_t idx;
+    bool fresh;
+    if (!dfs_keymap_get_or_put(&a->clock_seen, &file, (uint32_t)a->clocks.n, &idx, &fresh) ||
+        (fresh && !dfs_vec_push(&a->clocks, *out)))
+        a->failed = true;
+    else if (!fresh && memcmp(&a->clocks.v[idx], out, sizeof *out) != 0)
+        la->rerun = true; /* read from several threads: benign, only ever set to true */
+}
+
+static int64_t apply_clock(const dfs_file_clock *c, int64_t ts)
+{
+    int64_t t = ts;
+    if (c->den > 0 && (c->num != 1 || c->den != 1))
+        t = (int64_t)((__int128)ts * c->num / c->den);
+    return t + c->offset_ns;
+}
+
+static int64_t scale_dur(const dfs_file_clock *c, int64_t dur)
+{
+    if (c->den > 0 && (c->num != 1 || c->den != 1))
+        return (int64_t)((__int128)dur * c->num / c->den);
+    return dur;
+}
+
+static bool to_lev(const dfs_event *ev, const dfs_file_clock *clk, lev *e)
+{
+    e->ts = apply_clock(clk, ev->ts);
+    e->dur = scale_dur(clk, ev->dur);
+    e->fhash = ev->fhash;
+    e->hhash = ev->hhash;
+    e->offset = ev->offset;
+    e->pid = ev->pid;
+    e->tid = ev->tid;
+    e->cat = ev->cat;
+    e->name = ev->name;
+    e->fname = ev->fname;
+    e->host = ev->host;
+    e->file = ev->file;
+    e->size_sum = arg_u64(ev, DFS_KEY_SIZE_SUM, &e->has_size_sum);
+    e->ret = arg_u64(ev, DFS_KEY_RET, NULL);
+    e->image_size = arg_u64(ev, DFS_KEY_IMAGE_SIZE, NULL);
+    return true;
+}
+
+static void on_event(worker_state *w, const dfs_run *run, const dfs_event *ev, const dfs_file_clock *clk)
+{
+    acc *a = &w->a;
+    if (ev->phase == DFS_PHASE_METADATA)
+        return;
+    bool timed = (ev->flags & DFS_EF_HAS_TS) && (ev->flags & DFS_EF_HAS_DUR);
+    if (ev->phase != DFS_PHASE_COMPLETE || !timed) {
+        if (!(ev->flags & DFS_EF_HAS_DUR) && ev->phase != DFS_PHASE_COUNTER)
+            a->no_duration++;
+        else
+            a->other_phases++;
+        return;
+    }
+    if ((ev->flags & DFS_EF_BAD_TIME) || ev->dur < 0) {
+        a->bad_time++;
+        return;
+    }
+    lev e;
+    to_lev(ev, clk, &e);
+    raw_stats(a, &e);
+    if (e.fhash && !e.fname) { /* defined elsewhere: classify at the end, after late resolution */
+        if (!dfs_vec_push(&a->pending, e))
+            a->failed = true;
+        return;
+    }
+    analyse(w, w->la, a, run, &e);
+}
+
+static void on_batch(void *state, const dfs_run *run, const dfs_batch *batch)
+{
+    worker_state *w = state;
+    dfs_file_clock clk;
+    file_clock(w->la, &w->a, run, batch->file, &clk);
+    for (size_t i = 0; i < batch->count; i++)
+        on_event(w, run, &batch->events[i], &clk);
+}
+
+static void *worker_begin(void *user)
+{
+    dfs_layered *la = user;
+    worker_state *w = calloc(1, sizeof *w);
+    if (!w)
+        return NULL;
+    w->la = la;
+    acc_init(&w->a);
+    w->cls = dfs_postread_new(&la->plan);
+    if (!w->cls) {
+        acc_free(&w->a);
+        free(w);
+        return NULL;
+    }
+    return w;
+}
+
+/* ----- merging ------------------------------------------------------------------------------ */
+
+static void merge_sets(acc *into, const acc *from)
+{
+    const void *k;
+    size_t it = 0;
+    while ((k = dfs_keyset_next(&from->fhashes, &it)))
+        into->failed |= dfs_keyset_add(&into->fhashes, k) < 0;
+    it = 0;
+    while ((k = dfs_keyset_next(&from->hhashes, &it)))
+        into->failed |= dfs_keyset_add(&into->hhashes, k) < 0;
+    it = 0;
+    while ((k = dfs_keyset_next(&from->pids, &it)))
+        into->failed |= dfs_keyset_add(&into->pids, k) < 0;
+}
+
+static void merge_counters(acc *into, const acc *from)
+{
+    into->events += from->events;
+    into->no_duration += from->no_duration;
+    into->bad_time += from->bad_time;
+    into->other_phases += from->other_phases;
+    into->dropped_files += from->dropped_files;
+    into->dropped_functions += from->dropped_functions;
+    into->post_read += from->post_read;
+    into->failed |= from->failed;
+    if (from->have_time) {
+        into->have_time = true;
+        if (from->min_ts < into->min_ts)
+            into->min_ts = from->min_ts;
+        if (from->max_end > into->max_end)
+            into->max_end = from->max_end;
+    }
+}
+
+/* Moves the cells, file sets and interval states of `from` into `into`, with process indices
+ * translated through `procmap` (from's index -> into's index). */
+static void merge_cells(dfs_layered *la, acc *into, acc *from, const uint32_t *procmap)
+{
+    for (size_t i = 0; i < from->cell_v.n && !into->failed; i++) {
+        cell_key k = from->cell_v.v[i].key;
+        k.proc = procmap[k.proc];
+        lagg *dst = cell_aggs(la, into, &k);
+        const lagg *src = &from->aggs.v[from->cell_v.v[i].agg];
+        for (unsigned f = 0; dst && f < la->nfam[k.layer]; f++)
+            dfs_lagg_merge(&dst[f], &src[f]);
+    }
+    const nuniq_key *nk;
+    size_t it = 0;
+    while ((nk = dfs_keyset_next(&from->nuniq, &it))) {
+        nuniq_key k = *nk;
+        if (k.kind == CELL_FILE)
+            k.axis = procmap[k.axis];
+        into->failed |= dfs_keyset_add(&into->nuniq, &k) < 0;
+    }
+}
+
+/* Moves each process's interval state of `from` into `into`. */
+static void merge_processes(acc *into, acc *from)
+{
+    for (size_t p = 0; p < from->pproc_v.n && !into->failed; p++) {
+        const proc_info *pi = &from->pproc_v.v[p];
+        lev e = {.hhash = pi->key.hhash, .host = pi->key.host, .pid = pi->key.pid, .file = pi->file,
+                 .offset = pi->offset};
+        uint32_t idx = process_index(into, &e);
+        if (idx == UINT32_MAX)
+            return;
+        dfs_ovl *src = from->ovl.v[p];
+        dfs_ovl **dst = &into->ovl.v[idx];
+        if (!src)
+            continue;
+        if (!*dst) {
+            *dst = src;
+            from->ovl.v[p] = NULL;
+        } else if (!dfs_ovl_merge(*dst, src)) {
+            into->failed = true;
+        }
+    }
+}
+
+static uint32_t *merge_procs(acc *into, const acc *from)
+{
+    uint32_t *map = malloc((from->proc_v.n + 1) * sizeof *map);
+    if (!map) {
+        into->failed = true;
+        return NULL;
+    }
+    for (size_t p = 0; p < from->proc_v.n; p++) {
+        const proc_info *pi = &from->proc_v.v[p];
+        lev e = {.hhash = pi->key.hhash, .host = pi->key.host, .pid = pi->key.pid, .tid = pi->key.tid,
+                 .file = pi->file, .offset = pi->offset};
+        map[p] = proc_index(into, &e, NULL, NULL, NULL);
+        if (map[p] == UINT32_MAX) {
+            free(map);
+            return NULL;
+        }
+        /* the earliest sighting wins, so late host resolution does not depend on -j */
+        proc_info *mine = &into->proc_v.v[map[p]];
+        if (pi->file < mine->file || (pi->file == mine->file && pi->offset < mine->offset)) {
+            mine->file = pi->file;
+            mine->offset = pi->offset;
+        }
+    }
+    return map;
+}
+
+static void merge_clocks(dfs_layered *la, acc *into, const acc *from)
+{
+    for (size_t i = 0; i < from->clock_seen.cap; i++) {
+        if (!from->clock_seen.used[i])
+            continue;
+        uint32_t file;
+        memcpy(&file, from->clock_seen.keys + i * sizeof file, sizeof file);
+        const dfs_file_clock *c = &from->clocks.v[from->clock_seen.vals[i]];
+        uint32_t idx;
+        bool fresh;
+        if (!dfs_keymap_get_or_put(&into->clock_seen, &file, (uint32_t)into->clocks.n, &idx, &fresh) ||
+            (fresh && !dfs_vec_push(&into->clocks, *c)))
+            into->failed = true;
+        else if (!fresh && memcmp(&into->clocks.v[idx], c, sizeof *c) != 0)
+            la->rerun = true;
+    }
+}
+
+/* Adds a post-read category to the run's list (they are few: a linear search will do). */
+static void add_category(acc *a, const char *t, size_t len)
+{
+    for (size_t i = 0; i < a->cat_texts.n; i++)
+        if (strlen(a->cat_texts.v[i]) == len && memcmp(a->cat_texts.v[i], t, len) == 0)
+            return;
+    char *copy = strndup(t, len);
+    if (!copy || !dfs_vec_push(&a->cat_texts, copy)) {
+        free(copy);
+        a->failed = true;
+    }
+}
+
+static void merge_acc(dfs_layered *la, acc *into, acc *from)
+{
+    merge_counters(into, from);
+    merge_sets(into, from);
+    merge_clocks(la, into, from);
+    uint32_t *map = merge_procs(into, from);
+    if (!map)
+        return;
+    merge_cells(la, into, from, map);
+    free(map);
+    merge_processes(into, from);
+    for (size_t i = 0; i < from->pending.n; i++)
+        into->failed |= !dfs_vec_push(&into->pending, from->pending.v[i]);
+}
+
+static void worker_end(void *user, const dfs_run *run, void *state)
+{
+    (void)run;
+    dfs_layered *la = user;
+    worker_state *w = state;
+    if (!w) {
+        la->total.failed = true;
+        return;
+    }
+    for (uint32_t c = 0; c < w->cat_used.n; c++) {
+        size_t len;
+        const char *t = dfs_postread_cat_text(w->cls, c, &len);
+        if (w->cat_used.v[c])
+            add_category(&la->total, t, len);
+    }
+    dfs_vec_free(&w->cat_used);
+    merge_acc(la, &la->total, &w->a);
+    dfs_postread_free(w->cls);
+    acc_free(&w->a);
+    free(w);
+}
+
+/* ----- `auto`: one layer per post-read category (spec §5.6) -------------------------------- */
+
+static bool auto_skip(const char *c)
+{
+    return !*c || strcmp(c, "dftracer") == 0;
+}
+
+static char *auto_key(const char *cat)
+{
+    if (strcmp(cat, "app") == 0)
+        return strdup("app_cat");
+    char *k = strdup(cat);
+    for (char *p = k; p && *p; p++)
+        if (*p == '.')
+            *p = '_';
+    return k;
+}
+
+/* A double-quoted predicate literal of s. */
+static char *quoted(const char *s)
+{
+    size_t n = strlen(s);
+    char *q = malloc(2 * n + 3), *o = q;
+    if (!q)
+        return NULL;
+    *o++ = '"';
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            *o++ = '\\';
+        *o++ = *s;
+    }
+    *o++ = '"';
+    *o = '\0';
+    return q;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The categories and all their dotted prefixes, sorted and distinct (parents come first). */
+static size_t auto_chain(const dfs_layered_options *opt, char ***out)
+{
+    DFS_VEC(char *) all = {0};
+    for (size_t i = 0; i < opt->nauto_categories; i++) {
+        const char *c = opt->auto_categories[i];
+        if (auto_skip(c))
+            continue;
+        for (const char *dot = c; dot; dot = strchr(dot + 1, '.')) {
+            size_t n = *dot == '.' ? (size_t)(dot - c) : strlen(c);
+            char *p = strndup(c, n);
+            if (!p || !dfs_vec_push(&all, p))
+                free(p);
+            if (*dot != '.')
+                break;
+        }
+        char *p = strdup(c);
+        if (!p || !dfs_vec_push(&all, p))
+            free(p);
+    }
+    if (all.n)
+        qsort(all.v, all.n, sizeof *all.v, cmp_str);
+    size_t m = 0;
+    for (size_t i = 0; i < all.n; i++) {
+        if (m && strcmp(all.v[m - 1], all.v[i]) == 0)
+            free(all.v[i]);
+        else
+            all.v[m++] = all.v[i];
+    }
+    *out = all.v;
+    return m;
+}
+
+static bool has_child(char *const *cats, size_t n, size_t i)
+{
+    size_t len = strlen(cats[i]);
+    return i + 1 < n && strncmp(cats[i + 1], cats[i], len) == 0 && cats[i + 1][len] == '.';
+}
+
+static int parent_of(char *const *cats, size_t i)
+{
+    const char *dot = strrchr(cats[i], '.');
+    if (!dot)
+        return 0; /* app */
+    size_t n = (size_t)(dot - cats[i]);
+    for (size_t j = i; j-- > 0;)
+        if (strlen(cats[j]) == n && strncmp(cats[j], cats[i], n) == 0)
+            return (int)j + 1;
+    return 0;
+}
+
+static char *auto_predicate(const char *cat, bool parent)
+{
+    char *q = quoted(cat);
+    if (!q)
+        return NULL;
+    char *dotted = malloc(strlen(cat) + 2);
+    if (!dotted) {
+        free(q);
+        return NULL;
+    }
+    sprintf(dotted, "%s.", cat);
+    char *qd = quoted(dotted);
+    free(dotted);
+    size_t cap = strlen(q) + (qd ? strlen(qd) : 0) + 64;
+    char *p = malloc(cap);
+    if (p && qd && parent)
+        snprintf(p, cap, "cat == %s | cat.str.startswith(%s)", q, qd);
+    else if (p)
+        snprintf(p, cap, "cat == %s", q);
+    free(q);
+    free(qd);
+    return p;
+}
+
+static bool expand_auto(dfs_layered *la)
+{
+    char **cats;
+    size_t n = auto_chain(&la->opt, &cats);
+    if (n + 1 > DFS_PRESET_MAX_LAYERS) {
+        for (size_t i = 0; i < n; i++)
+            free(cats[i]);
+        free(cats);
+        return false;
+    }
+    la->auto_layers = calloc(n + 1, sizeof *la->auto_layers);
+    la->auto_names = calloc(3 * (n + 1), sizeof *la->auto_names);
+    if (!la->auto_layers || !la->auto_names)
+        return false;
+    la->auto_layers[0] = la->opt.preset->layers[0]; /* app: every event */
+    la->nauto = n + 1;
+    bool ok = true;
+    for (size_t i = 0; i < n; i++) {
+        dfs_preset_layer *L = &la->auto_layers[i + 1];
+        char *key = auto_key(cats[i]);
+        for (size_t j = 1; key && j <= i; j++) /* a collision gets _2 */
+            if (strcmp(la->auto_layers[j].name, key) == 0) {
+                char *k2 = malloc(strlen(key) + 3);
+                if (k2)
+                    sprintf(k2, "%s_2", key);
+                free(key);
+                key = k2;
+            }
+        char *pred = auto_predicate(cats[i], has_child(cats, n, i));
+        la->auto_names[3 * i] = key;
+        la->auto_names[3 * i + 1] = pred;
+        ok &= key && pred;
+        L->name = L->display = key;
+        L->predicate = pred;
+        L->parent = parent_of(cats, i);
+        L->size_layer = key && (strncmp(key, "posix", 5) == 0 || strncmp(key, "stdio", 5) == 0);
+        free(cats[i]);
+    }
+    free(cats);
+    return ok;
+}
+
+/* ----- the public API ------------------------------------------------------------------------ */
+
+static int find_layer(const dfs_preset_layer *layers, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(layers[i].name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+dfs_layered *dfs_layered_new(const dfs_layered_options *opt, char *err, size_t errlen)
+{
+    dfs_layered *la = calloc(1, sizeof *la);
+    if (!la) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    la->opt = *opt;
+    if (la->opt.granularity_ns <= 0)
+        la->opt.granularity_ns = INT64_C(1000000000);
+    acc_init(&la->total);
+    const dfs_preset_layer *layers = opt->preset->layers;
+    size_t nlayers = opt->preset->nlayers;
+    if (opt->preset->auto_layers) {
+        if (!expand_auto(la)) {
+            snprintf(err, errlen, "auto preset: too many categories (at most %d layers) or out of memory",
+                     DFS_PRESET_MAX_LAYERS);
+            dfs_layered_free(la);
+            return NULL;
+        }
+        layers = la->auto_layers;
+        nlayers = la->nauto;
+    }
+    dfs_pred_error perr;
+    if (!dfs_layer_plan_init(&la->plan, opt->preset, layers, nlayers, &perr)) {
+        snprintf(err, errlen, "preset %s: %s", opt->preset->name, perr.message);
+        dfs_layered_free(la);
+        return NULL;
+    }
+    int compute = find_layer(layers, nlayers, "compute");
+    la->compute = compute;
+    bool any_unoverlapped = false;
+    for (size_t l = 0; l < nlayers; l++)
+        any_unoverlapped |= layers[l].unoverlapped && (int)l != compute;
+    for (size_t l = 0; l < nlayers && any_unoverlapped; l++)
+        if (compute >= 0 && (layers[l].unoverlapped || (int)l == compute))
+            la->ovl_classes |= UINT64_C(1) << l;
+    for (size_t l = 0; l < nlayers; l++) {
+        la->nfam[l] = 1 + (unsigned)(layers[l].nderived < DFS_PRESET_MAX_DERIVED ? layers[l].nderived
+                                                                                : DFS_PRESET_MAX_DERIVED);
+    }
+    la->consumer = (dfs_consumer){.user = la,
+                                  .want = {.keys = DFS_POSTREAD_KEYS},
+                                  .worker_begin = worker_begin,
+                                  .on_batch = on_batch,
+                                  .worker_end = worker_end};
+    return la;
+}
+
+void dfs_layered_free(dfs_layered *la)
+{
+    if (!la)
+        return;
+    dfs_layered_free_views(la);
+    acc_free(&la->total);
+    for (size_t i = 0; la->auto_names && i < 3 * la->nauto; i++)
+        free(la->auto_names[i]);
+    free(la->auto_names);
+    free(la->auto_layers);
+    for (size_t i = 0; i < la->nall_categories; i++)
+        free(la->all_categories[i]);
+    free(la->all_categories);
+    free(la);
+}
+
+dfs_consumer *dfs_layered_consumer(dfs_layered *la)
+{
+    return &la->consumer;
+}
+
+/* Events whose file hash was defined in another piece or file: resolved now, then analysed. */
+static bool analyse_pending(dfs_layered *la, const dfs_run *run)
+{
+    if (!la->total.pending.n)
+        return true;
+    worker_state *w = worker_begin(la);
+    if (!w)
+        return false;
+    for (size_t i = 0; i < la->total.pending.n; i++) {
+        lev e = la->total.pending.v[i];
+        e.fname = dfs_run_resolve_hash(run, DFS_HASH_FILE, e.file, e.offset, e.fhash);
+        analyse(w, la, &la->total, run, &e);
+    }
+    for (uint32_t c = 0; c < w->cat_used.n; c++) {
+        size_t len;
+        const char *t = dfs_postread_cat_text(w->cls, c, &len);
+        if (w->cat_used.v[c])
+            add_category(&la->total, t, len);
+    }
+    dfs_vec_free(&w->cat_used);
+    dfs_postread_free(w->cls);
+    acc_free(&w->a);
+    free(w);
+    return !la->total.failed;
+}
+
+/* Did a file's clock change after its events were binned? */
+static bool clocks_moved(const dfs_layered *la, const dfs_run *run)
+{
+    const acc *a = &la->total;
+    for (size_t i = 0; i < a->clock_seen.cap; i++) {
+        if (!a->clock_seen.used[i])
+            continue;
+        uint32_t file;
+        memcpy(&file, a->clock_seen.keys + i * sizeof file, sizeof file);
+        const dfs_file_clock *c = &a->clocks.v[a->clock_seen.vals[i]];
+        const dfs_file_info *fi = dfs_run_file(run, file);
+        if (c->offset_ns != fi->clock_offset_ns || c->num != fi->clock_scale_num || c->den != fi->clock_scale_den)
+            return true;
+    }
+    return false;
+}
+
+/* `auto`: a category outside the provisional list means the layer set was incomplete. */
+static bool categories_missing(dfs_layered *la)
+{
+    if (!la->opt.preset->auto_layers)
+        return false;
+    bool missing = false;
+    const acc *a = &la->total;
+    for (size_t i = 0; i < a->cat_texts.n; i++) {
+        bool found = auto_skip(a->cat_texts.v[i]);
+        for (size_t j = 0; j < la->opt.nauto_categories && !found; j++)
+            found = strcmp(la->opt.auto_categories[j], a->cat_texts.v[i]) == 0;
+        missing |= !found;
+    }
+    if (!missing)
+        return false;
+    la->all_categories = calloc(a->cat_texts.n + 1, sizeof *la->all_categories);
+    for (size_t i = 0; la->all_categories && i < a->cat_texts.n; i++)
+        la->all_categories[la->nall_categories++] = strdup(a->cat_texts.v[i]);
+    if (la->all_categories)
+        qsort(la->all_categories, la->nall_categories, sizeof *la->all_categories, cmp_str);
+    return true;
+}
+
+const dfs_layered_result *dfs_layered_finish(dfs_layered *la, const dfs_run *run)
+{
+    if (la->total.failed || !analyse_pending(la, run))
+        return NULL;
+    const acc *a = &la->total;
+    int64_t shift = 0;
+    if (a->have_time) {
+        __int128 d = (__int128)la->opt.origin_ns - a->min_ts;
+        la->true_origin = a->min_ts;
+        if (d % la->opt.granularity_ns != 0 || d / la->opt.granularity_ns > INT32_MAX ||
+            d / la->opt.granularity_ns < INT32_MIN)
+            la->rerun = true;
+        else
+            shift = (int64_t)(d / la->opt.granularity_ns);
+    }
+    la->rerun |= clocks_moved(la, run) || categories_missing(la);
+    if (la->rerun)
+        return NULL;
+    if (!dfs_layered_build_views(la, run, shift))
+        return NULL;
+    return &la->result;
+}
+
+bool dfs_layered_needs_rerun(const dfs_layered *la, int64_t *origin_ns)
+{
+    if (la->rerun && origin_ns)
+        *origin_ns = la->true_origin;
+    return la->rerun;
+}
+
+size_t dfs_layered_categories(const dfs_layered *la, const char *const **categories)
+{
+    *categories = (const char *const *)la->all_categories;
+    return la->nall_categories;
+}
+
+dfs_file_clock *dfs_layered_clocks(const dfs_run *run)
+{
+    size_t n = dfs_run_file_count(run);
+    dfs_file_clock *c = calloc(n ? n : 1, sizeof *c);
+    for (size_t i = 0; c && i < n; i++) {
+        const dfs_file_info *fi = dfs_run_file(run, i);
+        c[i] = (dfs_file_clock){fi->clock_offset_ns, fi->clock_scale_num, fi->clock_scale_den};
+    }
+    return c;
+}

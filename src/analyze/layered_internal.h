@@ -1,0 +1,129 @@
+/* layered_internal.h - the aggregation state shared by layered.c (streaming and merging) and
+ * layered_views.c (deriving views, summaries and columns). Not a public interface. */
+#ifndef DFS_LAYERED_INTERNAL_H
+#define DFS_LAYERED_INTERNAL_H
+#include <stdint.h>
+
+#include "analyze/layered.h"
+#include "analyze/overlap_engine.h"
+#include "analyze/postread.h"
+#include "util/keymap.h"
+#include "util/keyset.h"
+#include "util/vec.h"
+
+#define DFS_SIZE_BINS 12
+
+/* The additive aggregate of one metric family (a layer, or one of its derived metrics) in one
+ * cell. Times are integer ns, so sums are exact. */
+typedef struct lagg {
+    uint64_t count;
+    int64_t time;
+    int64_t time_min, time_max; /* per call */
+    double time_sq;             /* Σ (dur in s)² */
+    uint64_t size;              /* Σ size of sized events */
+    uint64_t sized;             /* events with a size */
+    uint64_t size_min, size_max;
+    double size_sq;
+    uint64_t bins[DFS_SIZE_BINS];
+} lagg;
+
+/* A traced process as DFAnalyzer's proc_name sees it: (host, pid, tid). The host is kept as both
+ * the resolved name (if any) and the hash, because the name may only be resolvable at the end. */
+typedef struct proc_key {
+    uint64_t hhash;
+    dfs_str host;
+    uint32_t pad;
+    int64_t pid, tid;
+} proc_key;
+
+typedef struct proc_info {
+    proc_key key;
+    uint32_t file; /* where it was first seen, for late host resolution */
+    uint64_t offset;
+} proc_info;
+
+enum cell_kind { CELL_TIME = 0, CELL_FILE = 1 };
+
+typedef struct cell_key {
+    uint32_t layer;
+    uint32_t proc;
+    int64_t axis; /* time bin, or the file name's dfs_str */
+    uint32_t kind;
+    uint32_t pad;
+} cell_key;
+
+typedef struct cell {
+    cell_key key;
+    uint32_t agg; /* first family in aggs; the layer has 1 + nderived families */
+} cell;
+
+/* Distinct files: (layer, bin, file) for time rows and (layer, proc, file) for process rows. */
+typedef struct nuniq_key {
+    uint32_t layer;
+    uint32_t kind; /* CELL_TIME: axis is a bin; CELL_FILE: axis is a proc */
+    int64_t axis;
+    uint64_t file;
+} nuniq_key;
+
+/* An event reduced to what the analysis reads (pending events wait in this form for late
+ * resolution of their file hash). */
+typedef struct lev {
+    int64_t ts, dur; /* absolute ns */
+    uint64_t fhash, hhash, offset;
+    int64_t pid, tid;
+    dfs_str cat, name, fname, host;
+    uint32_t file;
+    bool has_size_sum;
+    uint64_t size_sum, ret, image_size;
+} lev;
+
+typedef struct acc {
+    dfs_keymap procs; /* proc_key -> index */
+    DFS_VEC(proc_info) proc_v;
+    dfs_keymap cells; /* cell_key -> index */
+    DFS_VEC(cell) cell_v;
+    DFS_VEC(lagg) aggs;
+    dfs_keyset nuniq;
+    dfs_keymap pmap; /* processes: proc_key with tid 0 -> index (the scope of exact overlap) */
+    DFS_VEC(proc_info) pproc_v;
+    DFS_VEC(dfs_ovl *) ovl; /* per process (exact mode) */
+    DFS_VEC(lev) pending;
+    dfs_keyset fhashes, hhashes, pids;
+    DFS_VEC(char *) cat_texts; /* post-read categories seen (auto completeness check) */
+    dfs_keymap clock_seen;     /* file -> index in clocks: the clock used while streaming */
+    DFS_VEC(dfs_file_clock) clocks;
+    uint64_t events, no_duration, bad_time, other_phases;
+    uint64_t dropped_files, dropped_functions, post_read;
+    bool have_time;
+    int64_t min_ts, max_end;
+    bool failed; /* out of memory */
+} acc;
+
+struct dfs_layered {
+    dfs_layered_options opt;
+    dfs_layer_plan plan;
+    dfs_preset_layer *auto_layers; /* `auto` expansion, owned */
+    char **auto_names;
+    size_t nauto;
+    unsigned nfam[DFS_PRESET_MAX_LAYERS];
+    uint64_t ovl_classes; /* layers measured exactly: unoverlapped ones and compute */
+    int compute;          /* the layer named compute, or -1 */
+    dfs_consumer consumer;
+    acc total;
+    bool rerun;
+    int64_t true_origin;
+    char **all_categories;
+    size_t nall_categories;
+    dfs_layered_result result;
+    void *views_mem; /* owned by layered_views.c */
+};
+
+void dfs_lagg_init(lagg *a);
+void dfs_lagg_merge(lagg *into, const lagg *from);
+int dfs_size_bin(uint64_t size);
+extern const char *const dfs_size_bin_suffix[DFS_SIZE_BINS];
+
+/* layered_views.c: derives result.views from la->total (canonical, merged). */
+bool dfs_layered_build_views(dfs_layered *la, const dfs_run *run, int64_t bin_shift);
+void dfs_layered_free_views(dfs_layered *la);
+#endif

@@ -1,0 +1,1095 @@
+/* layered_views.c - from merged cells to views: canonical processes, rows per view, the per-layer
+ * summaries of §8.1 under each semantics, and the flat-view columns of §6-§7.
+ *
+ * A view row groups "members": for time_range and file_name rows the members are processes, for
+ * host/pid/tid rows the processes of the group, and for proc_name rows the process's time bins
+ * (so X_proc_* in the process view is the distribution over its bins, quirk 15). The time metric
+ * tm of a row is the busiest member's time (time_proc_max) in non-process views, and the row's
+ * time_sum in process views; in the dfanalyzer-sum semantics it is always time_sum. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/layered_internal.h"
+
+typedef struct canon_proc {
+    char *name; /* app#host#pid#tid */
+    char *host;
+    char pid[24], tid[24];
+} canon_proc;
+
+/* One member of one (row, layer): its families, summed over the cells that fall in it. */
+typedef struct member {
+    uint32_t row, layer, id;
+    uint32_t agg; /* index in views_mem.aggs */
+} member;
+
+typedef struct rowlayer {
+    uint32_t first, n; /* members[first .. first+n) */
+    lagg *tot;         /* summed families, [nfam] */
+    double tm;         /* seconds; NAN when the layer has no event in the row */
+    uint64_t nfiles, nprocs;
+    bool has_exact;
+    double u_exact, u_exact_base;
+    uint64_t u_exact_count;
+    double u_exact_size;
+} rowlayer;
+
+typedef struct view_build {
+    dfs_view_type type;
+    char **row_keys;
+    int64_t *row_bins;
+    size_t nrows;
+    member *members;
+    size_t nmembers;
+    rowlayer *rl; /* [nrows * nlayers] */
+    DFS_VEC(char *) columns;
+    DFS_VEC(double) cells;
+    dfs_layer_summary *summary;
+    dfs_additional_summary *additional;
+    size_t nadditional;
+} view_build;
+
+typedef struct views_mem {
+    int64_t *bins; /* every time bin (shifted), sorted: member ids of the process view */
+    size_t nbins;
+    canon_proc *procs;
+    size_t nprocs;
+    uint32_t *canon; /* total.proc_v index -> canon index */
+    DFS_VEC(lagg) aggs;
+    view_build *views;
+    dfs_view_result *results;
+    size_t nviews;
+} views_mem;
+
+#define NL(la) ((la)->plan.nlayers)
+
+static bool process_view(dfs_view_type v)
+{
+    return v == DFS_VIEW_PROC_NAME || v == DFS_VIEW_HOST_NAME || v == DFS_VIEW_PROC_ID ||
+           v == DFS_VIEW_THREAD_ID;
+}
+
+/* ----- canonical processes ------------------------------------------------------------------ */
+
+static char *host_text(const dfs_layered *la, const dfs_run *run, const proc_info *pi)
+{
+    dfs_str h = pi->key.host;
+    if (!h && pi->key.hhash)
+        h = dfs_run_resolve_hash(run, DFS_HASH_HOST, pi->file, pi->offset, pi->key.hhash);
+    if (h) {
+        size_t n;
+        const char *s = dfs_str_get(run, h, &n);
+        return strndup(s, n);
+    }
+    if (la->opt.preset->post_read.missing_host == DFS_MISSING_HOST_NA)
+        return strdup("<NA>");
+    if (!pi->key.hhash)
+        return strdup("unknown");
+    char buf[24];
+    snprintf(buf, sizeof buf, "%016llx", (unsigned long long)pi->key.hhash);
+    return strdup(buf);
+}
+
+static int cmp_canon(const void *a, const void *b)
+{
+    return strcmp(((const canon_proc *)a)->name, ((const canon_proc *)b)->name);
+}
+
+static int cmp_pstr(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool canonical_procs(dfs_layered *la, views_mem *vm, const dfs_run *run)
+{
+    const acc *a = &la->total;
+    size_t n = a->proc_v.n;
+    canon_proc *cp = calloc(n ? n : 1, sizeof *cp);
+    vm->canon = calloc(n ? n : 1, sizeof *vm->canon);
+    if (!cp || !vm->canon) {
+        free(cp);
+        return false;
+    }
+    for (size_t p = 0; p < n; p++) {
+        const proc_info *pi = &a->proc_v.v[p];
+        cp[p].host = host_text(la, run, pi);
+        snprintf(cp[p].pid, sizeof cp[p].pid, "%lld", (long long)pi->key.pid);
+        snprintf(cp[p].tid, sizeof cp[p].tid, "%lld", (long long)pi->key.tid);
+        size_t len = (cp[p].host ? strlen(cp[p].host) : 0) + 64;
+        cp[p].name = malloc(len);
+        if (!cp[p].host || !cp[p].name)
+            return false;
+        snprintf(cp[p].name, len, "app#%s#%s#%s", cp[p].host, cp[p].pid, cp[p].tid);
+    }
+    /* sort a copy of the names, dedupe, then map each process to its rank */
+    canon_proc *sorted = malloc((n ? n : 1) * sizeof *sorted);
+    if (!sorted)
+        return false;
+    memcpy(sorted, cp, n * sizeof *cp);
+    qsort(sorted, n, sizeof *sorted, cmp_canon);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!m || strcmp(sorted[m - 1].name, sorted[i].name) != 0)
+            sorted[m++] = sorted[i];
+    for (size_t p = 0; p < n; p++) {
+        size_t lo = 0, hi = m;
+        while (lo + 1 < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (strcmp(sorted[mid].name, cp[p].name) <= 0)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        vm->canon[p] = (uint32_t)lo;
+    }
+    /* keep the strings of the representatives; free the duplicates' */
+    for (size_t p = 0; p < n; p++)
+        if (sorted[vm->canon[p]].name != cp[p].name) {
+            free(cp[p].name);
+            free(cp[p].host);
+        }
+    free(cp);
+    vm->procs = sorted;
+    vm->nprocs = m;
+    return true;
+}
+
+/* ----- rows and members ------------------------------------------------------------------- */
+
+typedef struct ent {
+    uint32_t row, layer, id, cell;
+} ent;
+
+static int cmp_ent(const void *a, const void *b)
+{
+    const ent *x = a, *y = b;
+    if (x->row != y->row)
+        return x->row < y->row ? -1 : 1;
+    if (x->layer != y->layer)
+        return x->layer < y->layer ? -1 : 1;
+    if (x->id != y->id)
+        return x->id < y->id ? -1 : 1;
+    return 0;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static size_t find_text(char *const *keys, size_t n, const char *s)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int c = strcmp(keys[mid], s);
+        if (c == 0)
+            return mid;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return n;
+}
+
+/* The text key of a process's group in a logical view. */
+static const char *group_of(const canon_proc *cp, dfs_view_type v)
+{
+    return v == DFS_VIEW_HOST_NAME ? cp->host : v == DFS_VIEW_PROC_ID ? cp->pid : v == DFS_VIEW_THREAD_ID ? cp->tid : cp->name;
+}
+
+/* Distinct sorted row texts. */
+static bool text_rows(view_build *vb, char **texts, size_t n)
+{
+    qsort(texts, n, sizeof *texts, cmp_pstr);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!m || strcmp(texts[m - 1], texts[i]) != 0)
+            texts[m++] = texts[i];
+    vb->row_keys = malloc((m ? m : 1) * sizeof *vb->row_keys);
+    if (!vb->row_keys)
+        return false;
+    for (size_t i = 0; i < m; i++)
+        if (!(vb->row_keys[i] = strdup(texts[i])))
+            return false;
+    vb->nrows = m;
+    return true;
+}
+
+static bool time_rows(dfs_layered *la, view_build *vb, int64_t shift)
+{
+    const acc *a = &la->total;
+    int64_t *bins = malloc((a->cell_v.n + 1) * sizeof *bins);
+    if (!bins)
+        return false;
+    size_t n = 0;
+    for (size_t i = 0; i < a->cell_v.n; i++)
+        if (a->cell_v.v[i].key.kind == CELL_TIME)
+            bins[n++] = a->cell_v.v[i].key.axis + shift;
+    qsort(bins, n, sizeof *bins, cmp_i64);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!m || bins[m - 1] != bins[i])
+            bins[m++] = bins[i];
+    vb->row_bins = bins;
+    vb->nrows = m;
+    vb->row_keys = calloc(m ? m : 1, sizeof *vb->row_keys);
+    if (!vb->row_keys)
+        return false;
+    for (size_t i = 0; i < m; i++) {
+        char buf[24];
+        snprintf(buf, sizeof buf, "%lld", (long long)bins[i]);
+        if (!(vb->row_keys[i] = strdup(buf)))
+            return false;
+    }
+    return true;
+}
+
+static size_t bin_index(const int64_t *bins, size_t n, int64_t bin)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (bins[mid] < bin)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static size_t bin_row(const view_build *vb, int64_t bin)
+{
+    return bin_index(vb->row_bins, vb->nrows, bin);
+}
+
+static bool file_rows(dfs_layered *la, view_build *vb, const dfs_run *run)
+{
+    const acc *a = &la->total;
+    char **texts = malloc((a->cell_v.n + 1) * sizeof *texts);
+    if (!texts)
+        return false;
+    size_t n = 0;
+    for (size_t i = 0; i < a->cell_v.n; i++)
+        if (a->cell_v.v[i].key.kind == CELL_FILE)
+            texts[n++] = (char *)dfs_str_get(run, (dfs_str)a->cell_v.v[i].key.axis, &(size_t){0});
+    bool ok = text_rows(vb, texts, n);
+    free(texts);
+    return ok;
+}
+
+static bool group_rows(views_mem *vm, view_build *vb)
+{
+    char **texts = malloc((vm->nprocs + 1) * sizeof *texts);
+    if (!texts)
+        return false;
+    for (size_t p = 0; p < vm->nprocs; p++)
+        texts[p] = (char *)group_of(&vm->procs[p], vb->type);
+    bool ok = text_rows(vb, texts, vm->nprocs);
+    free(texts);
+    return ok;
+}
+
+/* Row and member of a cell in this view; false when the cell does not belong to the view. */
+static bool place(const views_mem *vm, const view_build *vb, const dfs_run *run, const cell *c, int64_t shift,
+                  uint32_t canon, uint32_t *row, uint32_t *id)
+{
+    if ((vb->type == DFS_VIEW_FILE_NAME) != (c->key.kind == CELL_FILE))
+        return false;
+    switch (vb->type) {
+    case DFS_VIEW_TIME_RANGE:
+        *row = (uint32_t)bin_row(vb, c->key.axis + shift);
+        *id = canon;
+        return true;
+    case DFS_VIEW_PROC_NAME:
+        *row = canon;
+        *id = (uint32_t)bin_index(vm->bins, vm->nbins, c->key.axis + shift);
+        return true;
+    case DFS_VIEW_FILE_NAME: {
+        size_t n;
+        const char *s = dfs_str_get(run, (dfs_str)c->key.axis, &n);
+        *row = (uint32_t)find_text(vb->row_keys, vb->nrows, s);
+        *id = canon;
+        return true;
+    }
+    default:
+        *row = (uint32_t)find_text(vb->row_keys, vb->nrows, group_of(&vm->procs[canon], vb->type));
+        *id = canon;
+        return true;
+    }
+}
+
+static lagg *new_aggs(views_mem *vm, unsigned nfam, uint32_t *index)
+{
+    if (!dfs_vec_reserve(&vm->aggs, nfam))
+        return NULL;
+    *index = (uint32_t)vm->aggs.n;
+    for (unsigned f = 0; f < nfam; f++)
+        dfs_lagg_init(&vm->aggs.v[vm->aggs.n++]);
+    return &vm->aggs.v[*index];
+}
+
+/* Groups the cells of the view into members, and the members into (row, layer) slots. The
+ * slots' totals are stored as agg indices first and turned into pointers when vm->aggs stops
+ * growing. */
+static bool build_members(dfs_layered *la, views_mem *vm, view_build *vb, const dfs_run *run, int64_t shift,
+                          uint32_t *tot_index)
+{
+    const acc *a = &la->total;
+    ent *ents = malloc((a->cell_v.n + 1) * sizeof *ents);
+    if (!ents)
+        return false;
+    size_t n = 0;
+    for (size_t i = 0; i < a->cell_v.n; i++) {
+        const cell *c = &a->cell_v.v[i];
+        uint32_t row, id;
+        if (place(vm, vb, run, c, shift, vm->canon[c->key.proc], &row, &id))
+            ents[n++] = (ent){row, c->key.layer, id, (uint32_t)i};
+    }
+    qsort(ents, n, sizeof *ents, cmp_ent);
+    vb->members = malloc((n + 1) * sizeof *vb->members);
+    if (!vb->members) {
+        free(ents);
+        return false;
+    }
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        const ent *e = &ents[i];
+        unsigned nf = la->nfam[e->layer];
+        bool same = m && vb->members[m - 1].row == e->row && vb->members[m - 1].layer == e->layer &&
+                    vb->members[m - 1].id == e->id;
+        if (!same) {
+            uint32_t idx;
+            if (!new_aggs(vm, nf, &idx)) {
+                free(ents);
+                return false;
+            }
+            vb->members[m++] = (member){e->row, e->layer, e->id, idx};
+        }
+        const lagg *src = &a->aggs.v[a->cell_v.v[e->cell].agg];
+        for (unsigned f = 0; f < nf; f++)
+            dfs_lagg_merge(&vm->aggs.v[vb->members[m - 1].agg + f], &src[f]);
+    }
+    free(ents);
+    vb->nmembers = m;
+    size_t nslots = vb->nrows * NL(la);
+    vb->rl = calloc(nslots ? nslots : 1, sizeof *vb->rl);
+    if (!vb->rl)
+        return false;
+    for (size_t s = 0; s < nslots; s++) {
+        vb->rl[s].tm = NAN;
+        if (!new_aggs(vm, la->nfam[s % NL(la)], &tot_index[s]))
+            return false;
+    }
+    for (size_t i = 0; i < m; i++) {
+        rowlayer *r = &vb->rl[(size_t)vb->members[i].row * NL(la) + vb->members[i].layer];
+        if (!r->n)
+            r->first = (uint32_t)i;
+        r->n++;
+    }
+    return true;
+}
+
+static double secs(int64_t ns)
+{
+    return (double)ns / 1e9;
+}
+
+/* tm, totals and distinct processes of every slot. */
+static void slot_stats(dfs_layered *la, views_mem *vm, view_build *vb, const uint32_t *tot_index)
+{
+    bool sum_mode = la->opt.compat == DFS_COMPAT_DFANALYZER_SUM;
+    for (size_t s = 0; s < vb->nrows * NL(la); s++) {
+        rowlayer *r = &vb->rl[s];
+        unsigned nf = la->nfam[s % NL(la)];
+        r->tot = &vm->aggs.v[tot_index[s]];
+        int64_t best = 0;
+        for (uint32_t i = r->first; i < r->first + r->n; i++) {
+            const lagg *f = &vm->aggs.v[vb->members[i].agg];
+            for (unsigned k = 0; k < nf; k++)
+                dfs_lagg_merge(&r->tot[k], &f[k]);
+            if (f[0].time > best)
+                best = f[0].time;
+            r->nprocs += f[0].count > 0 && !process_view(vb->type);
+        }
+        if (!r->n || !r->tot[0].count)
+            continue;
+        r->tm = (sum_mode || process_view(vb->type)) ? secs(r->tot[0].time) : secs(best);
+    }
+}
+
+/* Row of a (canonical) process in a process-keyed view, or SIZE_MAX. */
+static size_t proc_row(const views_mem *vm, const view_build *vb, uint32_t canon)
+{
+    if (vb->type == DFS_VIEW_PROC_NAME)
+        return canon;
+    size_t r = find_text(vb->row_keys, vb->nrows, group_of(&vm->procs[canon], vb->type));
+    return r < vb->nrows ? r : SIZE_MAX;
+}
+
+static bool count_files(dfs_layered *la, views_mem *vm, view_build *vb, int64_t shift)
+{
+    if (vb->type == DFS_VIEW_FILE_NAME)
+        return true;
+    dfs_keyset seen;
+    dfs_keyset_init(&seen, sizeof(nuniq_key));
+    const nuniq_key *k;
+    size_t it = 0;
+    bool ok = true;
+    while (ok && (k = dfs_keyset_next(&la->total.nuniq, &it))) {
+        size_t row;
+        if (vb->type == DFS_VIEW_TIME_RANGE) {
+            if (k->kind != CELL_TIME)
+                continue;
+            row = bin_row(vb, k->axis + shift);
+        } else {
+            if (k->kind != CELL_FILE)
+                continue;
+            row = proc_row(vm, vb, vm->canon[k->axis]);
+        }
+        if (row >= vb->nrows)
+            continue;
+        nuniq_key d = {.layer = k->layer, .kind = 0, .axis = (int64_t)row, .file = k->file};
+        int fresh = dfs_keyset_add(&seen, &d);
+        ok = fresh >= 0;
+        vb->rl[row * NL(la) + k->layer].nfiles += fresh == 1;
+    }
+    dfs_keyset_free(&seen);
+    return ok;
+}
+
+static void add_exact(rowlayer *r, const dfs_ovl_measure *m)
+{
+    r->has_exact = true;
+    r->u_exact += secs(m->measure - m->with_ref);
+    r->u_exact_base += secs(m->measure);
+    r->u_exact_count += m->exposed_count;
+    r->u_exact_size += m->exposed_weight;
+}
+
+/* The row of a process (host, pid) in the host and pid views; SIZE_MAX in the others, whose
+ * rows are threads or files: exact overlap is measured per process (overlap.md §3.2). */
+static size_t process_row(const dfs_layered *la, const view_build *vb, const dfs_run *run, const proc_info *pi)
+{
+    if (vb->type == DFS_VIEW_PROC_ID) {
+        char pid[24];
+        snprintf(pid, sizeof pid, "%lld", (long long)pi->key.pid);
+        size_t r = find_text(vb->row_keys, vb->nrows, pid);
+        return r < vb->nrows ? r : SIZE_MAX;
+    }
+    if (vb->type != DFS_VIEW_HOST_NAME)
+        return SIZE_MAX;
+    char *host = host_text(la, run, pi);
+    size_t r = host ? find_text(vb->row_keys, vb->nrows, host) : vb->nrows;
+    free(host);
+    return r < vb->nrows ? r : SIZE_MAX;
+}
+
+/* Exact unoverlapped time per row (exact mode): from each process's interval engine. */
+static void exact_rows(dfs_layered *la, view_build *vb, const dfs_run *run, int64_t shift)
+{
+    if (la->opt.compat != DFS_COMPAT_NONE || vb->type == DFS_VIEW_FILE_NAME)
+        return;
+    const acc *a = &la->total;
+    for (size_t p = 0; p < a->ovl.n; p++) {
+        dfs_ovl *o = a->ovl.v[p];
+        if (!o)
+            continue;
+        size_t prow = vb->type == DFS_VIEW_TIME_RANGE ? 0 : process_row(la, vb, run, &a->pproc_v.v[p]);
+        for (unsigned l = 0; l < NL(la) && prow != SIZE_MAX; l++) {
+            if (!la->plan.layers[l].unoverlapped || !((la->ovl_classes >> l) & 1))
+                continue;
+            if (vb->type != DFS_VIEW_TIME_RANGE) {
+                add_exact(&vb->rl[prow * NL(la) + l], dfs_ovl_total(o, l));
+                continue;
+            }
+            for (size_t b = 0; b < dfs_ovl_nbins(o); b++) {
+                size_t row = bin_row(vb, dfs_ovl_bin_index(o, b) + shift);
+                if (row < vb->nrows && vb->row_bins[row] == dfs_ovl_bin_index(o, b) + shift)
+                    add_exact(&vb->rl[row * NL(la) + l], dfs_ovl_bin(o, b, l));
+            }
+        }
+    }
+}
+
+/* ----- per-layer summaries (§8.1) ----------------------------------------------------------- */
+
+static int layer_named(const dfs_layered *la, const char *name)
+{
+    for (size_t l = 0; l < NL(la); l++)
+        if (strcmp(la->plan.layers[l].name, name) == 0)
+            return (int)l;
+    return -1;
+}
+
+static bool has_children(const dfs_layered *la, size_t l)
+{
+    for (size_t c = 0; c < NL(la); c++)
+        if (la->plan.layers[c].parent == (int)l)
+            return true;
+    return false;
+}
+
+static bool gets_u(const dfs_layered *la, const view_build *vb, size_t l, int compute)
+{
+    if (compute < 0 || (int)l == compute || !la->plan.layers[l].unoverlapped)
+        return false;
+    return la->opt.compat != DFS_COMPAT_NONE || vb->type != DFS_VIEW_FILE_NAME;
+}
+
+static double nz(double x)
+{
+    return isnan(x) ? 0 : x;
+}
+
+static double slot_tm(const dfs_layered *la, const view_build *vb, size_t row, int l)
+{
+    return l < 0 ? NAN : vb->rl[row * NL(la) + (size_t)l].tm;
+}
+
+static double overhead(const dfs_layered *la, const view_build *vb, size_t row, size_t l)
+{
+    double tm = slot_tm(la, vb, row, (int)l);
+    if (isnan(tm))
+        return NAN;
+    double kids = 0;
+    for (size_t c = 0; c < NL(la); c++)
+        if (la->plan.layers[c].parent == (int)l)
+            kids += nz(slot_tm(la, vb, row, (int)c));
+    return tm - kids > 0 ? tm - kids : 0;
+}
+
+/* The reference's unoverlapped time of a slot: max(L tm − compute tm, 0); NAN without L. */
+static double ref_u(const dfs_layered *la, const view_build *vb, size_t row, size_t l, int compute)
+{
+    double tm = slot_tm(la, vb, row, (int)l);
+    if (isnan(tm))
+        return NAN;
+    double u = tm - nz(slot_tm(la, vb, row, compute));
+    return u > 0 ? u : 0;
+}
+
+static void exact_summary(const dfs_layered *la, size_t l, dfs_layer_summary *s)
+{
+    const acc *a = &la->total;
+    s->u_time_s = s->u_base_s = 0;
+    s->u_count = s->u_size = 0;
+    double size = 0;
+    for (size_t p = 0; p < a->ovl.n; p++) {
+        if (!a->ovl.v[p])
+            continue;
+        const dfs_ovl_measure *m = dfs_ovl_total(a->ovl.v[p], (unsigned)l);
+        s->u_time_s += secs(m->measure - m->with_ref);
+        s->u_base_s += secs(m->measure);
+        s->u_count += m->exposed_count;
+        size += m->exposed_weight;
+    }
+    s->u_size = (uint64_t)size;
+}
+
+static void summarize(const dfs_layered *la, const view_build *vb, size_t l, int compute, dfs_layer_summary *s)
+{
+    const dfs_preset_layer *L = &la->plan.layers[l];
+    bool max_mode = process_view(vb->type) && la->opt.compat != DFS_COMPAT_DFANALYZER_SUM;
+    memset(s, 0, sizeof *s);
+    s->sized = L->size_layer;
+    s->has_u = gets_u(la, vb, l, compute);
+    s->overhead_s = has_children(la, l) ? 0 : NAN;
+    int64_t time_sum = 0;
+    for (size_t r = 0; r < vb->nrows; r++) {
+        const rowlayer *rl = &vb->rl[r * NL(la) + l];
+        if (isnan(rl->tm))
+            continue;
+        s->count += rl->tot[0].count;
+        time_sum += rl->tot[0].time;
+        s->size += rl->tot[0].size;
+        s->time_s = max_mode ? fmax(s->time_s, rl->tm) : s->time_s + rl->tm;
+        s->num_files = rl->nfiles > s->num_files ? rl->nfiles : s->num_files;
+        s->num_processes = rl->nprocs > s->num_processes ? rl->nprocs : s->num_processes;
+        if (!isnan(s->overhead_s))
+            s->overhead_s += overhead(la, vb, r, l);
+        double u = s->has_u ? ref_u(la, vb, r, l, compute) : NAN;
+        if (!(u > 0) || la->opt.compat == DFS_COMPAT_NONE)
+            continue;
+        s->u_time_s = max_mode ? fmax(s->u_time_s, u) : s->u_time_s + u;
+        s->u_count += rl->tot[0].count;
+        s->u_size += rl->tot[0].size;
+    }
+    s->time_sum_s = secs(time_sum);
+    s->u_base_s = s->time_s;
+    if (s->has_u && la->opt.compat == DFS_COMPAT_NONE)
+        exact_summary(la, l, s);
+    if (!L->size_layer)
+        s->size = s->u_size = 0;
+    if (vb->type == DFS_VIEW_FILE_NAME || !L->size_layer)
+        s->num_files = 0;
+    s->ops = s->time_s > 0 ? (double)s->count / s->time_s : NAN;
+    s->bandwidth = L->size_layer && s->size > 0 && s->time_s > 0 ? (double)s->size / s->time_s : NAN;
+}
+
+/* ----- flat-view columns (§6.4-§7) ---------------------------------------------------------- */
+
+/* Emission runs once with `names` set (collecting column names, row = SIZE_MAX) and once per
+ * row (collecting values), so names and values cannot drift apart. */
+typedef struct emitter {
+    const dfs_layered *la;
+    view_build *vb;
+    bool names;
+    bool failed;
+    const char *tmname;
+    int compute, top;
+    double *col_total; /* per layer: Σ rows of count, tm, time_sum, size (4 each) */
+} emitter;
+
+static void put(emitter *e, double v, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void put(emitter *e, double v, const char *fmt, ...)
+{
+    if (e->names) {
+        char buf[256];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(buf, sizeof buf, fmt, ap);
+        va_end(ap);
+        char *name = strdup(buf);
+        if (!name || !dfs_vec_push(&e->vb->columns, name)) {
+            free(name);
+            e->failed = true;
+        }
+        return;
+    }
+    if (isinf(v))
+        v = NAN;
+    if (!dfs_vec_push(&e->vb->cells, v))
+        e->failed = true;
+}
+
+typedef struct dist {
+    double sum, min, max, mean, std;
+} dist;
+
+/* sum/min/max/mean/std (ddof = 1; NAN for one value) of a value over the slot's members. */
+static dist member_dist(const dfs_layered *la, const view_build *vb, const rowlayer *rl, unsigned f, int what)
+{
+    dist d = {0, NAN, NAN, NAN, NAN};
+    if (!rl || !rl->n)
+        return d;
+    const views_mem *vm = la->views_mem;
+    double sum = 0, sq = 0;
+    uint32_t n = 0;
+    for (uint32_t i = rl->first; i < rl->first + rl->n; i++) {
+        const lagg *a = &vm->aggs.v[vb->members[i].agg + f];
+        double x = what == 0 ? (double)a->count : what == 1 ? secs(a->time) : (double)a->size;
+        d.min = n ? fmin(d.min, x) : x;
+        d.max = n ? fmax(d.max, x) : x;
+        sum += x;
+        sq += x * x;
+        n++;
+    }
+    d.sum = sum;
+    d.mean = sum / n;
+    d.std = n > 1 ? sqrt(fmax((sq - sum * sum / n) / (n - 1), 0)) : NAN;
+    return d;
+}
+
+static void put_dist(emitter *e, const dist *d, const char *p, const char *what)
+{
+    put(e, d->min, "%s%s_proc_min", p, what);
+    put(e, d->max, "%s%s_proc_max", p, what);
+    put(e, d->mean, "%s%s_proc_mean", p, what);
+    put(e, d->std, "%s%s_proc_std", p, what);
+}
+
+static double ratio(double a, double b)
+{
+    return b != 0 && !isnan(a) && !isnan(b) ? a / b : NAN;
+}
+
+static void put_family(emitter *e, const rowlayer *rl, unsigned f, const char *p, bool sized)
+{
+    const lagg *t = rl && rl->n ? &rl->tot[f] : NULL;
+    bool any = t && t->count;
+    dist dc = member_dist(e->la, e->vb, rl, f, 0), dt = member_dist(e->la, e->vb, rl, f, 1);
+    put(e, any ? (double)t->count : NAN, "%scount_sum", p);
+    put_dist(e, &dc, p, "count");
+    double time = any ? secs(t->time) : NAN, n = any ? (double)t->count : NAN;
+    double mean = ratio(time, n);
+    put(e, time, "%stime_sum", p);
+    put_dist(e, &dt, p, "time");
+    put(e, any ? secs(t->time_min) : NAN, "%stime_call_min", p);
+    put(e, any ? secs(t->time_max) : NAN, "%stime_call_max", p);
+    put(e, mean, "%stime_call_mean", p);
+    put(e, any ? sqrt(fmax(t->time_sq / n - mean * mean, 0)) : NAN, "%stime_call_std", p);
+    double tm = strcmp(e->tmname, "time_sum") == 0 ? time : (any ? dt.max : NAN);
+    put(e, ratio(n, tm), "%sops", p);
+    if (!sized)
+        return;
+    bool has_size = any && t->sized;
+    double size = has_size ? (double)t->size : NAN;
+    dist ds = member_dist(e->la, e->vb, rl, f, 2);
+    double per = e->la->opt.compat == DFS_COMPAT_NONE ? (has_size ? (double)t->sized : NAN) : n;
+    double smean = ratio(size, per);
+    put(e, size, "%ssize_sum", p);
+    put_dist(e, &ds, p, "size");
+    put(e, has_size ? (double)t->size_min : NAN, "%ssize_call_min", p);
+    put(e, has_size ? (double)t->size_max : NAN, "%ssize_call_max", p);
+    put(e, smean, "%ssize_call_mean", p);
+    put(e, has_size ? sqrt(fmax(t->size_sq / per - smean * smean, 0)) : NAN, "%ssize_call_std", p);
+    put(e, ratio(size, tm), "%sbw", p);
+    put(e, ratio(n, size), "%sintensity", p);
+    for (int b = 0; b < DFS_SIZE_BINS; b++)
+        put(e, any ? (double)t->bins[b] : NAN, "%ssize_bin_%s_sum", p, dfs_size_bin_suffix[b]);
+}
+
+static void put_layer(emitter *e, size_t row, size_t l)
+{
+    const dfs_layered *la = e->la;
+    const dfs_preset_layer *L = &la->plan.layers[l];
+    const view_build *vb = e->vb;
+    const rowlayer *rl = e->names ? NULL : &vb->rl[row * NL(la) + l];
+    char p[192];
+    snprintf(p, sizeof p, "%s_", L->name);
+    put_family(e, rl, 0, p, L->size_layer);
+    for (size_t d = 0; d < L->nderived && d < DFS_PRESET_MAX_DERIVED; d++) {
+        snprintf(p, sizeof p, "%s_%s_", L->name, L->derived[d].name);
+        put_family(e, rl, (unsigned)d + 1, p, L->size_layer && L->derived[d].sized);
+    }
+    bool any = rl && rl->n && rl->tot[0].count;
+    if (!process_view(vb->type))
+        put(e, any ? (double)rl->nprocs : NAN, "%s_proc_name_nunique", L->name);
+    if (L->size_layer && vb->type != DFS_VIEW_FILE_NAME)
+        put(e, any ? (double)rl->nfiles : NAN, "%s_file_name_nunique", L->name);
+    const double *tot = &e->col_total[4 * l];
+    double count = any ? (double)rl->tot[0].count : NAN, tm = rl ? rl->tm : NAN;
+    double tsum = any ? secs(rl->tot[0].time) : NAN;
+    put(e, ratio(count, tot[0]), "%s_count_frac_total", L->name);
+    put(e, ratio(tm, tot[1]), "%s_time_proc_frac_total", L->name);
+    put(e, ratio(tsum, tot[2]), "%s_time_call_frac_total", L->name);
+    if (L->size_layer)
+        put(e, ratio(any ? (double)rl->tot[0].size : NAN, tot[3]), "%s_size_call_frac_total", L->name);
+    put(e, ratio(ratio(tm, tot[1]), ratio(count, tot[0])), "%s_ops_slope", L->name);
+    if (e->top >= 0) {
+        const char *top = la->plan.layers[e->top].name;
+        const rowlayer *tr = rl ? &vb->rl[row * NL(la) + (size_t)e->top] : NULL;
+        put(e, ratio(tm, tr ? tr->tm : NAN), "%s_time_proc_frac_%s", L->name, top);
+        put(e, ratio(tsum, tr && tr->n ? secs(tr->tot[0].time) : NAN), "%s_time_call_frac_%s", L->name, top);
+    }
+    if (has_children(la, l))
+        put(e, rl ? overhead(la, vb, row, l) : NAN, "o_%s_%s", L->name, e->tmname);
+    if (gets_u(la, vb, l, e->compute)) {
+        put(e, rl ? ref_u(la, vb, row, l, e->compute) : NAN, "u_%s_%s", L->name, e->tmname);
+        if (la->opt.compat == DFS_COMPAT_NONE) {
+            put(e, rl && rl->has_exact ? rl->u_exact : NAN, "u_%s_time_exact", L->name);
+            put(e, rl && rl->has_exact ? (double)rl->u_exact_count : NAN, "u_%s_count_exact", L->name);
+            if (L->size_layer)
+                put(e, rl && rl->has_exact ? rl->u_exact_size : NAN, "u_%s_size_exact", L->name);
+        }
+    }
+}
+
+static void column_totals(emitter *e)
+{
+    const dfs_layered *la = e->la;
+    const view_build *vb = e->vb;
+    for (size_t l = 0; l < NL(la); l++)
+        for (size_t r = 0; r < vb->nrows; r++) {
+            const rowlayer *rl = &vb->rl[r * NL(la) + l];
+            if (isnan(rl->tm))
+                continue;
+            e->col_total[4 * l] += (double)rl->tot[0].count;
+            e->col_total[4 * l + 1] += rl->tm;
+            e->col_total[4 * l + 2] += secs(rl->tot[0].time);
+            e->col_total[4 * l + 3] += (double)rl->tot[0].size;
+        }
+}
+
+/* ----- additional metrics (§7.5) ------------------------------------------------------------ */
+
+typedef struct formula_row {
+    const view_build *vb;
+    const double *values; /* this row's cells */
+} formula_row;
+
+static bool lookup_column(void *user, const char *column, double *value)
+{
+    const formula_row *fr = user;
+    for (size_t c = 0; c < fr->vb->columns.n; c++)
+        if (strcmp(fr->vb->columns.v[c], column) == 0) {
+            *value = fr->values[c];
+            return !isnan(*value);
+        }
+    return false;
+}
+
+static const char *unit_of(const char *name)
+{
+    static const struct { const char *suffix, *unit; } units[] = {
+        {"_gbps", "GB/s"}, {"_mbps", "MB/s"}, {"_gb", "GB"}, {"_mb", "MB"}};
+    size_t n = strlen(name);
+    for (size_t i = 0; i < sizeof units / sizeof *units; i++) {
+        size_t m = strlen(units[i].suffix);
+        if (n >= m && strcmp(name + n - m, units[i].suffix) == 0)
+            return units[i].unit;
+    }
+    return "";
+}
+
+/* Parses the view's formulas; NULL entries for formulas of other views. */
+static dfs_formula **view_formulas(const dfs_layered *la, const view_build *vb, const char *tmname)
+{
+    const dfs_preset *ps = la->opt.preset;
+    dfs_formula **f = calloc(ps->nadditional + 1, sizeof *f);
+    dfs_formula_vars vars = {.time_metric = tmname, .epsilon = 1e-9,
+                             .time_interval = (double)la->opt.granularity_ns / 1e9};
+    for (size_t i = 0; f && i < ps->nadditional; i++) {
+        const dfs_additional_metric *m = &ps->additional[i];
+        if (m->view && strcmp(m->view, dfs_view_name(vb->type)) != 0)
+            continue;
+        dfs_preset_error err;
+        f[i] = dfs_formula_parse(m->formula, &vars, &err); /* validated at load: NULL only on OOM */
+    }
+    return f;
+}
+
+static void put_additional(emitter *e, dfs_formula **f, size_t row_start)
+{
+    const dfs_preset *ps = e->la->opt.preset;
+    for (size_t i = 0; i < ps->nadditional; i++) {
+        if (!f[i])
+            continue;
+        double v = NAN;
+        if (!e->names) {
+            formula_row fr = {e->vb, e->vb->cells.v + row_start};
+            if (!dfs_formula_eval(f[i], lookup_column, &fr, &v))
+                v = NAN;
+        }
+        put(e, v, "%s", ps->additional[i].name);
+    }
+}
+
+static bool summarize_additional(const dfs_layered *la, view_build *vb, dfs_formula **f)
+{
+    const dfs_preset *ps = la->opt.preset;
+    vb->additional = calloc(ps->nadditional + 1, sizeof *vb->additional);
+    if (!vb->additional)
+        return false;
+    size_t ncol = vb->columns.n;
+    for (size_t i = 0; i < ps->nadditional; i++) {
+        if (!f[i])
+            continue;
+        dfs_additional_summary *s = &vb->additional[vb->nadditional++];
+        s->name = ps->additional[i].name;
+        s->unit = unit_of(s->name);
+        s->min = s->max = s->mean = NAN;
+        size_t c = 0;
+        while (c < ncol && strcmp(vb->columns.v[c], s->name) != 0)
+            c++;
+        double sum = 0;
+        for (size_t r = 0; r < vb->nrows && c < ncol; r++) {
+            double v = vb->cells.v[r * ncol + c];
+            if (isnan(v))
+                continue;
+            s->min = s->non_null ? fmin(s->min, v) : v;
+            s->max = s->non_null ? fmax(s->max, v) : v;
+            sum += v;
+            s->non_null++;
+        }
+        if (s->non_null)
+            s->mean = sum / (double)s->non_null;
+    }
+    return true;
+}
+
+static bool emit_columns(dfs_layered *la, view_build *vb)
+{
+    bool sum_mode = la->opt.compat == DFS_COMPAT_DFANALYZER_SUM;
+    emitter e = {.la = la, .vb = vb, .names = true,
+                 .tmname = (sum_mode || process_view(vb->type)) ? "time_sum" : "time_proc_max",
+                 .compute = layer_named(la, "compute"),
+                 .top = la->opt.preset->auto_layers ? 0 : la->opt.preset->time_boundary};
+    e.col_total = calloc(4 * NL(la) + 1, sizeof *e.col_total);
+    dfs_formula **f = view_formulas(la, vb, e.tmname);
+    if (!e.col_total || !f) {
+        free(e.col_total);
+        free(f);
+        return false;
+    }
+    column_totals(&e);
+    for (size_t row = SIZE_MAX;; row++) { /* SIZE_MAX: the names pass; then rows 0..nrows-1 */
+        e.names = row == SIZE_MAX;
+        if (!e.names && row >= vb->nrows)
+            break;
+        size_t start = vb->cells.n;
+        for (size_t l = 0; l < NL(la); l++)
+            put_layer(&e, row, l);
+        put_additional(&e, f, start);
+    }
+    bool ok = !e.failed && summarize_additional(la, vb, f);
+    for (size_t i = 0; i < la->opt.preset->nadditional; i++)
+        dfs_formula_free(f[i]);
+    free(f);
+    free(e.col_total);
+    return ok;
+}
+
+/* ----- assembly ------------------------------------------------------------------------------ */
+
+static bool build_view(dfs_layered *la, views_mem *vm, view_build *vb, const dfs_run *run, int64_t shift)
+{
+    bool ok;
+    switch (vb->type) {
+    case DFS_VIEW_TIME_RANGE:
+        ok = time_rows(la, vb, shift);
+        break;
+    case DFS_VIEW_FILE_NAME:
+        ok = file_rows(la, vb, run);
+        break;
+    default:
+        ok = group_rows(vm, vb);
+        break;
+    }
+    size_t nslots = vb->nrows * NL(la);
+    uint32_t *tot_index = malloc((nslots + 1) * sizeof *tot_index);
+    ok = ok && tot_index && build_members(la, vm, vb, run, shift, tot_index);
+    if (ok) {
+        slot_stats(la, vm, vb, tot_index);
+        ok = count_files(la, vm, vb, shift);
+        exact_rows(la, vb, run, shift);
+    }
+    free(tot_index);
+    if (!ok)
+        return false;
+    int compute = layer_named(la, "compute");
+    vb->summary = calloc(NL(la) + 1, sizeof *vb->summary);
+    if (!vb->summary)
+        return false;
+    for (size_t l = 0; l < NL(la); l++)
+        summarize(la, vb, l, compute, &vb->summary[l]);
+    return emit_columns(la, vb);
+}
+
+static void view_totals(const dfs_layered *la, const views_mem *vm, dfs_view_result *r)
+{
+    for (size_t v = 0; v < vm->nviews; v++) {
+        if (vm->views[v].type == DFS_VIEW_FILE_NAME)
+            r->total_files = vm->views[v].nrows;
+        if (vm->views[v].type == DFS_VIEW_PROC_NAME)
+            r->total_processes = vm->views[v].nrows;
+    }
+    bool have_files = la->opt.views >> DFS_VIEW_FILE_NAME & 1, have_procs = la->opt.views >> DFS_VIEW_PROC_NAME & 1;
+    for (size_t l = 0; l < NL(la); l++) {
+        if (!have_files)
+            r->total_files += r->layers[l].num_files;
+        if (!have_procs && r->layers[l].num_processes > r->total_processes)
+            r->total_processes = r->layers[l].num_processes;
+    }
+}
+
+static void raw_result(dfs_layered *la, views_mem *vm)
+{
+    dfs_layered_result *res = &la->result;
+    const acc *a = &la->total;
+    res->compat = la->opt.compat;
+    res->preset = la->opt.preset;
+    res->layers = la->plan.layers;
+    res->nlayers = NL(la);
+    res->origin_ns = a->have_time ? a->min_ts : 0;
+    res->job_time_s = a->have_time ? secs(a->max_end - a->min_ts) : 0;
+    res->events = a->events;
+    res->unique_files = a->fhashes.count;
+    res->unique_hosts = a->hhashes.count;
+    res->unique_processes = a->pids.count;
+    res->no_duration = a->no_duration;
+    res->bad_time = a->bad_time;
+    res->other_phases = a->other_phases;
+    res->dropped_files = a->dropped_files;
+    res->dropped_functions = a->dropped_functions;
+    res->post_read_events = a->post_read;
+    res->granularity_s = (double)la->opt.granularity_ns / 1e9;
+    res->threads = vm->nprocs;
+    for (size_t i = 0; i < a->cell_v.n; i++)
+        if (a->cell_v.v[i].key.kind == CELL_TIME)
+            res->layer_count_total += a->aggs.v[a->cell_v.v[i].agg].count;
+}
+
+bool dfs_layered_build_views(dfs_layered *la, const dfs_run *run, int64_t shift)
+{
+    views_mem *vm = calloc(1, sizeof *vm);
+    if (!vm)
+        return false;
+    la->views_mem = vm;
+    for (size_t p = 0; p < la->total.ovl.n; p++)
+        if (la->total.ovl.v[p] && !dfs_ovl_finish(la->total.ovl.v[p]))
+            return false;
+    view_build scratch = {.type = DFS_VIEW_TIME_RANGE};
+    if (!canonical_procs(la, vm, run) || !time_rows(la, &scratch, shift))
+        return false;
+    vm->bins = scratch.row_bins;
+    vm->nbins = scratch.nrows;
+    for (size_t i = 0; i < scratch.nrows; i++)
+        free(scratch.row_keys[i]);
+    free(scratch.row_keys);
+    vm->views = calloc(la->opt.norder + 1, sizeof *vm->views);
+    vm->results = calloc(la->opt.norder + 1, sizeof *vm->results);
+    if (!vm->views || !vm->results)
+        return false;
+    for (size_t v = 0; v < la->opt.norder; v++) {
+        vm->views[v].type = la->opt.order[v];
+        vm->nviews++;
+        if (!build_view(la, vm, &vm->views[v], run, shift))
+            return false;
+    }
+    raw_result(la, vm);
+    for (size_t v = 0; v < vm->nviews; v++) {
+        view_build *vb = &vm->views[v];
+        dfs_view_result *r = &vm->results[v];
+        *r = (dfs_view_result){.type = vb->type, .layers = vb->summary, .row_keys = (const char *const *)vb->row_keys,
+                               .row_bins = vb->type == DFS_VIEW_TIME_RANGE ? vb->row_bins : NULL,
+                               .nrows = vb->nrows, .columns = (const char *const *)vb->columns.v,
+                               .ncolumns = vb->columns.n, .cells = vb->cells.v,
+                               .additional = vb->additional, .nadditional = vb->nadditional};
+        view_totals(la, vm, r);
+    }
+    la->result.views = vm->results;
+    la->result.nviews = vm->nviews;
+    return true;
+}
+
+void dfs_layered_free_views(dfs_layered *la)
+{
+    views_mem *vm = la->views_mem;
+    if (!vm)
+        return;
+    for (size_t v = 0; v < vm->nviews; v++) {
+        view_build *vb = &vm->views[v];
+        for (size_t i = 0; vb->row_keys && i < vb->nrows; i++)
+            free(vb->row_keys[i]);
+        free(vb->row_keys);
+        if (vb->type == DFS_VIEW_TIME_RANGE)
+            free(vb->row_bins);
+        free(vb->members);
+        free(vb->rl);
+        for (size_t c = 0; c < vb->columns.n; c++)
+            free(vb->columns.v[c]);
+        dfs_vec_free(&vb->columns);
+        dfs_vec_free(&vb->cells);
+        free(vb->summary);
+        free(vb->additional);
+    }
+    free(vm->views);
+    free(vm->results);
+    for (size_t p = 0; p < vm->nprocs; p++) {
+        free(vm->procs[p].name);
+        free(vm->procs[p].host);
+    }
+    free(vm->procs);
+    free(vm->canon);
+    free(vm->bins);
+    dfs_vec_free(&vm->aggs);
+    free(vm);
+    la->views_mem = NULL;
+}

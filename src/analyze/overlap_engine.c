@@ -1,0 +1,791 @@
+/* overlap_engine.c - exact interval algebra of one scope (overlap.md §3); contract in the header.
+ *
+ * Per class the engine holds two arrays:
+ *  - iv: its union. iv[0, iv_done) is coalesced (sorted, disjoint, touching ones merged); the rest
+ *    are raw intervals added since, merged in by compaction (sort + coalesce) when they double it;
+ *  - held (only for classes compared with a reference R): the events whose exposure is not
+ *    decided yet. An event is dropped as soon as it is known to be covered by R (R's union only
+ *    grows), or decided at a flush once R is final over it.
+ * A flush measures everything before the watermark W, decides the held events there, and cuts the
+ * unions at W. Measures never cross W twice: what is credited is exactly the part before W, and
+ * what stays is exactly the part after it.
+ *
+ * With binning, a flush runs twice over the same data: first only to create the bins it will
+ * touch (the one step that can run out of memory), then to credit them. A failed first pass
+ * leaves at most a few empty bins behind, which the results never list. */
+#include "analyze/overlap_engine.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/u64map.h"
+#include "util/vec.h"
+
+__extension__ typedef __int128 i128;
+
+/* Buffers are compacted or pruned only after this many new items, so small ones are not sorted
+ * again on every add. */
+#define MIN_BATCH 32
+
+typedef struct ival {
+    int64_t s, e;
+} ival;
+
+/* An undecided event. s moves up to a watermark once the part before it is known covered; s0
+ * keeps the original start, whose bin gets the exposure. */
+typedef struct held_ev {
+    int64_t s, e, s0;
+    double w;
+} held_ev;
+
+typedef DFS_VEC(ival) ival_vec;
+typedef DFS_VEC(held_ev) held_vec;
+
+typedef struct ovl_class {
+    ival_vec iv;
+    size_t iv_done;   /* coalesced prefix of iv */
+    held_vec held;
+    size_t held_done; /* prefix of held sorted by s */
+    dfs_ovl_measure total;
+} ovl_class;
+
+typedef struct bin_store {
+    int64_t *key;
+    dfs_ovl_measure *m; /* nclasses per slot */
+    size_t n, cap;
+    dfs_u64map index;   /* key -> slot: updates arrive in any bin order */
+    int64_t last_key;   /* the last bin looked up: consecutive updates mostly hit the same one */
+    uint32_t last_slot;
+    bool have_last;
+    size_t *order;      /* non-empty slots by ascending key, built by dfs_ovl_finish */
+    size_t norder;
+} bin_store;
+
+struct dfs_ovl {
+    unsigned nclasses;
+    int ref;
+    int64_t bin_width, origin; /* bin_width 0: no binning */
+    int64_t watermark;         /* highest flush so far, INT64_MIN before the first */
+    uint64_t late;
+    bin_store bins;
+    unsigned char *scratch; /* for the sorts */
+    size_t scratch_cap;
+    ovl_class cls[];
+};
+
+/* ---- arithmetic ---- */
+
+/* Lengths and sums go through unsigned arithmetic: real traces stay far below 2^63 ns, and absurd
+ * inputs must wrap rather than be undefined behaviour. */
+static int64_t span_len(int64_t a, int64_t b) { return (int64_t)((uint64_t)b - (uint64_t)a); }
+
+static void acc(int64_t *sum, int64_t v) { *sum = (int64_t)((uint64_t)*sum + (uint64_t)v); }
+
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+
+static size_t max_size(size_t a, size_t b) { return a > b ? a : b; }
+
+/* t - origin needs 65 bits for arbitrary int64 values, hence 128-bit bin arithmetic. */
+static i128 bin_of(const dfs_ovl *o, int64_t t)
+{
+    int64_t d64;
+    if (!__builtin_sub_overflow(t, o->origin, &d64)) { /* common case: no 128-bit division */
+        int64_t q = d64 / o->bin_width;
+        return d64 % o->bin_width < 0 ? q - 1 : q;
+    }
+    i128 d = (i128)t - o->origin, q = d / o->bin_width;
+    return d % o->bin_width < 0 ? q - 1 : q;
+}
+
+/* Only |t - origin| / g > 2^63 (g = 1 and times at opposite ends of int64) can saturate. */
+static int64_t bin_key(i128 k)
+{
+    if (k > INT64_MAX)
+        return INT64_MAX;
+    return k < INT64_MIN ? INT64_MIN : (int64_t)k;
+}
+
+static void measure_add(dfs_ovl_measure *dst, const dfs_ovl_measure *src)
+{
+    acc(&dst->measure, src->measure);
+    acc(&dst->with_ref, src->with_ref);
+    acc(&dst->sum_dur, src->sum_dur);
+    dst->count += src->count;
+    dst->exposed_count += src->exposed_count;
+    dst->exposed_weight += src->exposed_weight;
+}
+
+static bool measure_empty(const dfs_ovl_measure *m)
+{
+    return !m->measure && !m->with_ref && !m->sum_dur && !m->count && !m->exposed_count &&
+           m->exposed_weight == 0;
+}
+
+/* ---- bins ---- */
+
+static bool bins_grow(bin_store *b, unsigned nclasses)
+{
+    size_t cap = b->cap ? b->cap * 2 : 16;
+    int64_t *key = realloc(b->key, cap * sizeof *key);
+    if (!key)
+        return false;
+    b->key = key;
+    dfs_ovl_measure *m = realloc(b->m, cap * nclasses * sizeof *m);
+    if (!m)
+        return false;
+    b->m = m;
+    b->cap = cap;
+    return true;
+}
+
+/* The measures (one per class) of bin `key`, created empty if new; NULL when out of memory. The
+ * pointer is valid until the next bin is created. */
+static dfs_ovl_measure *bin_slot(dfs_ovl *o, int64_t key)
+{
+    bin_store *b = &o->bins;
+    uint32_t slot;
+    if (b->have_last && b->last_key == key)
+        return b->m + (size_t)b->last_slot * o->nclasses;
+    if (dfs_u64map_get(&b->index, (uint64_t)key, &slot)) {
+        b->have_last = true;
+        b->last_key = key;
+        b->last_slot = slot;
+        return b->m + (size_t)slot * o->nclasses;
+    }
+    if (b->n >= UINT32_MAX || (b->n == b->cap && !bins_grow(b, o->nclasses)))
+        return NULL;
+    if (!dfs_u64map_put(&b->index, (uint64_t)key, (uint32_t)b->n))
+        return NULL;
+    dfs_ovl_measure *m = b->m + b->n * o->nclasses;
+    memset(m, 0, o->nclasses * sizeof *m);
+    b->key[b->n++] = key;
+    return m;
+}
+
+static void bins_clear(bin_store *b)
+{
+    dfs_u64map_clear(&b->index);
+    b->n = b->norder = 0;
+    b->have_last = false;
+}
+
+static void bins_free(bin_store *b)
+{
+    free(b->key);
+    free(b->m);
+    free(b->order);
+    dfs_u64map_free(&b->index);
+}
+
+/* ---- sorting ----
+ * Both item types (ival, held_ev) begin with their key s. A compaction sorts only the items added
+ * since the last one, then merges them into the sorted prefix from the back: events that arrive
+ * roughly in time order land at the end, so the prefix is not even read. The merge sort and the
+ * merge are specialised by the compiler for the two constant item sizes. */
+
+enum { SORT_BLOCK = 32 }; /* insertion-sorted first: near-linear on nearly sorted input */
+
+static int64_t item_key(const unsigned char *item)
+{
+    int64_t k;
+    memcpy(&k, item, sizeof k);
+    return k;
+}
+
+static inline void insertion_sort(unsigned char *v, size_t n, size_t size)
+{
+    unsigned char item[sizeof(held_ev)];
+    for (size_t i = 1; i < n; i++) {
+        int64_t k = item_key(v + i * size);
+        size_t j = i;
+        while (j > 0 && item_key(v + (j - 1) * size) > k)
+            j--;
+        if (j == i)
+            continue;
+        memcpy(item, v + i * size, size);
+        memmove(v + (j + 1) * size, v + j * size, (i - j) * size);
+        memcpy(v + j * size, item, size);
+    }
+}
+
+/* out = the sorted runs a and b merged; out overlaps neither. */
+static inline void merge_runs(unsigned char *out, const unsigned char *a, size_t na,
+                              const unsigned char *b, size_t nb, size_t size)
+{
+    size_t i = 0, j = 0;
+    for (; i < na && j < nb; out += size) {
+        bool take_b = item_key(b + j * size) < item_key(a + i * size);
+        memcpy(out, take_b ? b + j++ * size : a + i++ * size, size);
+    }
+    memcpy(out, a + i * size, (na - i) * size);
+    memcpy(out + (na - i) * size, b + j * size, (nb - j) * size);
+}
+
+/* Bottom-up merge sort of v[0, n), with room for n items in tmp. */
+static inline void sort_items(unsigned char *v, size_t n, size_t size, unsigned char *tmp)
+{
+    for (size_t i = 0; i < n; i += SORT_BLOCK)
+        insertion_sort(v + i * size, n - i < SORT_BLOCK ? n - i : SORT_BLOCK, size);
+    unsigned char *from = v, *to = tmp;
+    for (size_t width = SORT_BLOCK; width < n; width *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * width) {
+            size_t mid = n - lo < width ? n : lo + width;
+            size_t hi = n - lo < 2 * width ? n : lo + 2 * width;
+            merge_runs(to + lo * size, from + lo * size, mid - lo, from + mid * size, hi - mid,
+                       size);
+        }
+        unsigned char *t = from;
+        from = to;
+        to = t;
+    }
+    if (from != v)
+        memcpy(v, from, n * size);
+}
+
+/* Merges the sorted run tmp[0, nb) into the sorted v[0, na), in place from the back (v has room
+ * for na + nb items). Returns the lowest index written: v before it has not moved. */
+static inline size_t merge_from_back(unsigned char *v, size_t na, const unsigned char *tmp,
+                                     size_t nb, size_t size)
+{
+    size_t i = na, j = nb, k = na + nb;
+    while (j > 0) {
+        k--;
+        if (i > 0 && item_key(v + (i - 1) * size) > item_key(tmp + (j - 1) * size))
+            memcpy(v + k * size, v + --i * size, size);
+        else
+            memcpy(v + k * size, tmp + --j * size, size);
+    }
+    return k;
+}
+
+/* The scratch buffer of the sorts, shared by all classes of the engine. */
+static bool scratch_reserve(dfs_ovl *o, size_t bytes)
+{
+    if (bytes <= o->scratch_cap)
+        return true;
+    size_t cap = max_size(bytes, 2 * o->scratch_cap);
+    unsigned char *p = realloc(o->scratch, cap);
+    if (!p)
+        return false;
+    o->scratch = p;
+    o->scratch_cap = cap;
+    return true;
+}
+
+/* Sorts v[done, n) and merges it into the sorted v[0, done). Returns the lowest index that moved,
+ * or SIZE_MAX when out of memory (nothing changed then). */
+static size_t sort_tail(dfs_ovl *o, unsigned char *v, size_t done, size_t n, size_t size)
+{
+    size_t tail = n - done;
+    if (!scratch_reserve(o, tail * size))
+        return SIZE_MAX;
+    sort_items(v + done * size, tail, size, o->scratch);
+    memcpy(o->scratch, v + done * size, tail * size);
+    return merge_from_back(v, done, o->scratch, tail, size);
+}
+
+/* ---- compaction ---- */
+
+/* Sorts the raw intervals in and coalesces; touching intervals merge so that coverage by the union
+ * is always coverage by a single interval (what the exposure checks rely on). Only what follows
+ * the first moved interval needs coalescing again. False when out of memory (nothing changed). */
+static bool compact_union(dfs_ovl *o, ovl_class *x)
+{
+    if (x->iv_done == x->iv.n)
+        return true;
+    size_t from = sort_tail(o, (unsigned char *)x->iv.v, x->iv_done, x->iv.n, sizeof(ival));
+    if (from == SIZE_MAX)
+        return false;
+    size_t w = from;
+    for (size_t i = from; i < x->iv.n; i++) {
+        ival cur = x->iv.v[i];
+        if (w && cur.s <= x->iv.v[w - 1].e)
+            x->iv.v[w - 1].e = max64(x->iv.v[w - 1].e, cur.e);
+        else
+            x->iv.v[w++] = cur;
+    }
+    x->iv.n = x->iv_done = w;
+    return true;
+}
+
+static bool sort_held(dfs_ovl *o, ovl_class *x)
+{
+    if (x->held_done == x->held.n)
+        return true;
+    if (sort_tail(o, (unsigned char *)x->held.v, x->held_done, x->held.n, sizeof(held_ev)) ==
+        SIZE_MAX)
+        return false;
+    x->held_done = x->held.n;
+    return true;
+}
+
+/* Index of the first interval of a coalesced union [0, n) ending after t: the only one that can
+ * contain t (ends grow with starts in a coalesced union). The answer is known to be >= `from`;
+ * galloping from there makes a sweep with rising t cost O(log gap) a step, not O(log n). */
+static size_t first_ending_after(const ival *u, size_t n, size_t from, int64_t t)
+{
+    size_t lo = from, hi = from, step = 1;
+    while (hi < n && u[hi].e <= t) { /* everything up to hi ends by t */
+        lo = hi + 1;
+        hi = n - hi > step ? hi + step : n;
+        step *= 2;
+    }
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (u[mid].e <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static bool covered_by(const ival *u, size_t n, size_t j, int64_t s, int64_t e)
+{
+    return j < n && u[j].s <= s && e <= u[j].e;
+}
+
+/* Drops held events already covered by R's coalesced prefix. That prefix is a subset of R's final
+ * union, so "covered" is final; the others wait. R is compacted first only when that costs no
+ * more than sorting the held events: a large R would otherwise be sorted again for every prune of
+ * a small class. */
+static void prune_held(dfs_ovl *o, ovl_class *x)
+{
+    ovl_class *r = &o->cls[o->ref];
+    if (r->iv.n <= x->held.n)
+        compact_union(o, r); /* out of memory: prune against the older prefix */
+    if (!sort_held(o, x))
+        return;
+    size_t kept = 0, j = 0;
+    for (size_t i = 0; i < x->held.n; i++) {
+        held_ev ev = x->held.v[i];
+        j = first_ending_after(r->iv.v, r->iv_done, j, ev.s);
+        if (!covered_by(r->iv.v, r->iv_done, j, ev.s, ev.e))
+            x->held.v[kept++] = ev;
+    }
+    x->held.n = x->held_done = kept;
+}
+
+static bool needs_held(const dfs_ovl *o, unsigned c) { return o->ref >= 0 && (int)c != o->ref; }
+
+/* "When the buffer doubles": amortised O(log n) per item over the whole stream. Out of memory
+ * only postpones it. */
+static void maybe_compact(dfs_ovl *o, unsigned c)
+{
+    ovl_class *x = &o->cls[c];
+    if (x->iv.n - x->iv_done >= max_size(x->iv_done, MIN_BATCH))
+        compact_union(o, x);
+    if (x->held.n - x->held_done >= max_size(x->held_done, MIN_BATCH))
+        prune_held(o, x);
+}
+
+/* ---- life cycle ---- */
+
+dfs_ovl *dfs_ovl_new(unsigned nclasses, int ref, int64_t bin_width, int64_t origin)
+{
+    if (!nclasses || nclasses > DFS_OVL_MAX_CLASSES || ref < -1 || ref >= (int)nclasses)
+        return NULL;
+    dfs_ovl *o = calloc(1, sizeof *o + nclasses * sizeof(ovl_class));
+    if (!o)
+        return NULL;
+    o->nclasses = nclasses;
+    o->ref = ref;
+    o->bin_width = bin_width > 0 ? bin_width : 0;
+    o->origin = bin_width > 0 ? origin : 0;
+    o->watermark = INT64_MIN;
+    dfs_u64map_init(&o->bins.index);
+    return o;
+}
+
+void dfs_ovl_free(dfs_ovl *o)
+{
+    if (!o)
+        return;
+    for (unsigned c = 0; c < o->nclasses; c++) {
+        dfs_vec_free(&o->cls[c].iv);
+        dfs_vec_free(&o->cls[c].held);
+    }
+    bins_free(&o->bins);
+    free(o->scratch);
+    free(o);
+}
+
+/* ---- adding ---- */
+
+static uint64_t valid_classes(const dfs_ovl *o)
+{
+    return o->nclasses == 64 ? UINT64_MAX : (UINT64_C(1) << o->nclasses) - 1;
+}
+
+/* Everything an add may allocate, before anything changes: a failure leaves only spare capacity
+ * (and possibly an empty bin) behind. */
+static bool reserve_event(dfs_ovl *o, uint64_t classes, int64_t start, int64_t end)
+{
+    if (o->bin_width && !bin_slot(o, bin_key(bin_of(o, start))))
+        return false;
+    if (end == start)
+        return true;
+    for (unsigned c = 0; c < o->nclasses; c++) {
+        if (!(classes >> c & 1))
+            continue;
+        if (!dfs_vec_reserve(&o->cls[c].iv, 1))
+            return false;
+        if (needs_held(o, c) && !dfs_vec_reserve(&o->cls[c].held, 1))
+            return false;
+    }
+    return true;
+}
+
+static void commit_event(dfs_ovl *o, unsigned c, dfs_ovl_measure *bin, int64_t start, int64_t end,
+                         double weight)
+{
+    ovl_class *x = &o->cls[c];
+    int64_t len = span_len(start, end);
+    x->total.count++;
+    acc(&x->total.sum_dur, len);
+    if (bin) {
+        bin[c].count++;
+        acc(&bin[c].sum_dur, len);
+    }
+    if (end == start)
+        return; /* empty: no measure, never exposed */
+    x->iv.v[x->iv.n++] = (ival){start, end};
+    if (needs_held(o, c))
+        x->held.v[x->held.n++] = (held_ev){start, end, start, weight};
+    maybe_compact(o, c);
+}
+
+bool dfs_ovl_add_mask(dfs_ovl *o, uint64_t classes, int64_t start, int64_t end, double weight)
+{
+    if (!o || (classes & ~valid_classes(o)))
+        return false;
+    if (!classes)
+        return true;
+    if (end < start)
+        end = start;
+    if (!reserve_event(o, classes, start, end))
+        return false;
+    if (start < o->watermark)
+        o->late++;
+    /* Reserved above, so this lookup cannot fail; no bin is created until the pointer's last use. */
+    dfs_ovl_measure *bin = o->bin_width ? bin_slot(o, bin_key(bin_of(o, start))) : NULL;
+    for (unsigned c = 0; c < o->nclasses; c++)
+        if (classes >> c & 1)
+            commit_event(o, c, bin, start, end, weight);
+    return true;
+}
+
+bool dfs_ovl_add(dfs_ovl *o, unsigned c, int64_t start, int64_t end, double weight)
+{
+    if (!o || c >= o->nclasses)
+        return false;
+    return dfs_ovl_add_mask(o, UINT64_C(1) << c, start, end, weight);
+}
+
+/* ---- flushing ---- */
+
+typedef struct pass {
+    dfs_ovl *o;
+    int64_t w;  /* watermark */
+    bool apply; /* false: only create the bins that the applying pass will credit */
+} pass;
+
+typedef enum field { F_MEASURE, F_WITH_REF } field;
+
+static void credit_field(dfs_ovl_measure *m, field f, int64_t len)
+{
+    acc(f == F_MEASURE ? &m->measure : &m->with_ref, len);
+}
+
+/* Credits [a, b) to field f of class c: to the total, and clipped to every bin it crosses. */
+static bool credit_span(const pass *p, unsigned c, field f, int64_t a, int64_t b)
+{
+    dfs_ovl *o = p->o;
+    if (p->apply)
+        credit_field(&o->cls[c].total, f, span_len(a, b));
+    if (!o->bin_width)
+        return true;
+    i128 k = bin_of(o, a), pos = a;
+    while (pos < b) {
+        i128 edge = (i128)o->origin + (k + 1) * o->bin_width;
+        i128 end = edge < b ? edge : b;
+        dfs_ovl_measure *m = bin_slot(o, bin_key(k));
+        if (!m)
+            return false;
+        if (p->apply)
+            credit_field(&m[c], f, (int64_t)(end - pos));
+        pos = end;
+        k++;
+    }
+    return true;
+}
+
+static bool credit_exposed(const pass *p, unsigned c, const held_ev *ev)
+{
+    dfs_ovl *o = p->o;
+    if (p->apply) {
+        o->cls[c].total.exposed_count++;
+        o->cls[c].total.exposed_weight += ev->w;
+    }
+    if (!o->bin_width)
+        return true;
+    dfs_ovl_measure *m = bin_slot(o, bin_key(bin_of(o, ev->s0)));
+    if (!m)
+        return false;
+    if (p->apply) {
+        m[c].exposed_count++;
+        m[c].exposed_weight += ev->w;
+    }
+    return true;
+}
+
+/* |X ∩ (-inf, W)|; for R it is also |R ∩ R|. */
+static bool pass_union(const pass *p, unsigned c)
+{
+    const ival_vec *u = &p->o->cls[c].iv;
+    bool is_ref = (int)c == p->o->ref;
+    for (size_t i = 0; i < u->n && u->v[i].s < p->w; i++) {
+        int64_t a = u->v[i].s, b = min64(u->v[i].e, p->w);
+        if (!credit_span(p, c, F_MEASURE, a, b) || (is_ref && !credit_span(p, c, F_WITH_REF, a, b)))
+            return false;
+    }
+    return true;
+}
+
+/* |X ∩ R ∩ (-inf, W)| by the two-pointer sweep of overlap.md §3.5. */
+static bool pass_intersection(const pass *p, unsigned c)
+{
+    const ival_vec *x = &p->o->cls[c].iv, *r = &p->o->cls[p->o->ref].iv;
+    size_t i = 0, j = 0;
+    while (i < x->n && j < r->n) {
+        int64_t a = max64(x->v[i].s, r->v[j].s);
+        if (a >= p->w)
+            break; /* starts only grow from here */
+        int64_t b = min64(min64(x->v[i].e, r->v[j].e), p->w);
+        if (a < b && !credit_span(p, c, F_WITH_REF, a, b))
+            return false;
+        if (x->v[i].e < r->v[j].e)
+            i++;
+        else
+            j++;
+    }
+    return true;
+}
+
+/* Decides the held events of c that start before W; R's union is final there. An event ending by
+ * W is decided. One crossing W is exposed if [s, W) is not covered; otherwise only [W, e) remains
+ * to check, and R's union may then be cut at W. The held events are sorted by start, so the one
+ * interval of R that can contain s only moves forward, nested events included. */
+static bool pass_exposure(const pass *p, unsigned c)
+{
+    ovl_class *x = &p->o->cls[c];
+    held_vec *h = &x->held;
+    const ival_vec *r = &p->o->cls[p->o->ref].iv;
+    size_t i, j = 0, kept = 0;
+    for (i = 0; i < h->n && h->v[i].s < p->w; i++) {
+        held_ev ev = h->v[i];
+        j = first_ending_after(r->v, r->n, j, ev.s);
+        bool crossing = ev.e > p->w;
+        if (!covered_by(r->v, r->n, j, ev.s, crossing ? p->w : ev.e)) {
+            if (!credit_exposed(p, c, &ev))
+                return false;
+        } else if (crossing && p->apply) {
+            ev.s = p->w; /* still sorted: every later event starts at or after W */
+            h->v[kept++] = ev;
+        }
+    }
+    if (p->apply && h->n) {
+        memmove(h->v + kept, h->v + i, (h->n - i) * sizeof *h->v);
+        h->n = x->held_done = kept + (h->n - i);
+    }
+    return true;
+}
+
+static bool flush_pass(const pass *p)
+{
+    for (unsigned c = 0; c < p->o->nclasses; c++) {
+        if (!pass_union(p, c))
+            return false;
+        if (needs_held(p->o, c) && (!pass_intersection(p, c) || !pass_exposure(p, c)))
+            return false;
+    }
+    return true;
+}
+
+/* Keeps only the part of a coalesced union at or after W. */
+static void cut_union(ovl_class *x, int64_t w)
+{
+    if (!x->iv.n)
+        return;
+    size_t i = 0;
+    while (i < x->iv.n && x->iv.v[i].e <= w)
+        i++;
+    memmove(x->iv.v, x->iv.v + i, (x->iv.n - i) * sizeof *x->iv.v);
+    x->iv.n = x->iv_done = x->iv.n - i;
+    if (x->iv.n && x->iv.v[0].s < w)
+        x->iv.v[0].s = w;
+}
+
+bool dfs_ovl_flush(dfs_ovl *o, int64_t watermark)
+{
+    if (!o)
+        return false;
+    for (unsigned c = 0; c < o->nclasses; c++)
+        if (!compact_union(o, &o->cls[c]) || !sort_held(o, &o->cls[c]))
+            return false; /* sorting changes nothing that a retry would count twice */
+    pass p = {o, watermark, false};
+    if (o->bin_width && !flush_pass(&p))
+        return false;
+    p.apply = true;
+    flush_pass(&p); /* cannot fail: every bin it touches exists */
+    for (unsigned c = 0; c < o->nclasses; c++)
+        cut_union(&o->cls[c], watermark);
+    o->watermark = max64(o->watermark, watermark);
+    return true;
+}
+
+/* ---- merging ---- */
+
+static bool same_config(const dfs_ovl *a, const dfs_ovl *b)
+{
+    return a->nclasses == b->nclasses && a->ref == b->ref && a->bin_width == b->bin_width &&
+           a->origin == b->origin;
+}
+
+static bool merge_reserve(dfs_ovl *dst, const dfs_ovl *src)
+{
+    for (unsigned c = 0; c < src->nclasses; c++) {
+        if (!dfs_vec_reserve(&dst->cls[c].iv, src->cls[c].iv.n) ||
+            !dfs_vec_reserve(&dst->cls[c].held, src->cls[c].held.n))
+            return false;
+    }
+    for (size_t i = 0; i < src->bins.n; i++)
+        if (!bin_slot(dst, src->bins.key[i]))
+            return false;
+    return true;
+}
+
+static void reset(dfs_ovl *o)
+{
+    for (unsigned c = 0; c < o->nclasses; c++) {
+        ovl_class *x = &o->cls[c];
+        x->iv.n = x->iv_done = x->held.n = x->held_done = 0;
+        memset(&x->total, 0, sizeof x->total);
+    }
+    bins_clear(&o->bins);
+    o->watermark = INT64_MIN;
+    o->late = 0;
+}
+
+static void append_class(ovl_class *dst, const ovl_class *src)
+{
+    /* Appended after dst's sorted prefixes: the next compaction sorts them in. (memcpy must not
+     * see the NULL of a never-used vector, even for 0 bytes.) */
+    if (src->iv.n)
+        memcpy(dst->iv.v + dst->iv.n, src->iv.v, src->iv.n * sizeof *src->iv.v);
+    dst->iv.n += src->iv.n;
+    if (src->held.n)
+        memcpy(dst->held.v + dst->held.n, src->held.v, src->held.n * sizeof *src->held.v);
+    dst->held.n += src->held.n;
+    measure_add(&dst->total, &src->total);
+}
+
+bool dfs_ovl_merge(dfs_ovl *dst, dfs_ovl *src)
+{
+    if (!dst || !src || !same_config(dst, src))
+        return false;
+    if (dst == src)
+        return true;
+    if (!merge_reserve(dst, src))
+        return false;
+    for (unsigned c = 0; c < dst->nclasses; c++)
+        append_class(&dst->cls[c], &src->cls[c]);
+    for (size_t i = 0; i < src->bins.n; i++) {
+        dfs_ovl_measure *to = bin_slot(dst, src->bins.key[i]); /* exists: reserved */
+        for (unsigned c = 0; c < dst->nclasses; c++)
+            measure_add(&to[c], &src->bins.m[i * src->nclasses + c]);
+    }
+    dst->late += src->late;
+    dst->watermark = max64(dst->watermark, src->watermark);
+    reset(src);
+    for (unsigned c = 0; c < dst->nclasses; c++)
+        maybe_compact(dst, c);
+    return true;
+}
+
+/* ---- results ---- */
+
+static int cmp_key(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Lists the non-empty bins by key. Sorting the keys and looking their slots up again keeps the
+ * slots (and the index map) untouched. */
+static bool build_order(dfs_ovl *o)
+{
+    bin_store *b = &o->bins;
+    int64_t *keys = malloc(max_size(b->n, 1) * sizeof *keys);
+    size_t *order = realloc(b->order, max_size(b->n, 1) * sizeof *order);
+    if (!keys || !order) {
+        free(keys);
+        if (order)
+            b->order = order;
+        return false;
+    }
+    b->order = order;
+    size_t n = 0;
+    for (size_t i = 0; i < b->n; i++) {
+        bool empty = true;
+        for (unsigned c = 0; c < o->nclasses && empty; c++)
+            empty = measure_empty(&b->m[i * o->nclasses + c]);
+        if (!empty)
+            keys[n++] = b->key[i];
+    }
+    qsort(keys, n, sizeof *keys, cmp_key);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t slot = 0;
+        dfs_u64map_get(&b->index, (uint64_t)keys[i], &slot);
+        order[i] = slot;
+    }
+    b->norder = n;
+    free(keys);
+    return true;
+}
+
+bool dfs_ovl_finish(dfs_ovl *o)
+{
+    return dfs_ovl_flush(o, INT64_MAX) && build_order(o);
+}
+
+const dfs_ovl_measure *dfs_ovl_total(const dfs_ovl *o, unsigned c)
+{
+    return o && c < o->nclasses ? &o->cls[c].total : NULL;
+}
+
+size_t dfs_ovl_nbins(const dfs_ovl *o) { return o ? o->bins.norder : 0; }
+
+int64_t dfs_ovl_bin_index(const dfs_ovl *o, size_t i)
+{
+    return o && i < o->bins.norder ? o->bins.key[o->bins.order[i]] : 0;
+}
+
+const dfs_ovl_measure *dfs_ovl_bin(const dfs_ovl *o, size_t i, unsigned c)
+{
+    if (!o || i >= o->bins.norder || c >= o->nclasses)
+        return NULL;
+    return &o->bins.m[o->bins.order[i] * o->nclasses + c];
+}
+
+uint64_t dfs_ovl_late_events(const dfs_ovl *o) { return o ? o->late : 0; }
+
+size_t dfs_ovl_held(const dfs_ovl *o)
+{
+    size_t n = 0;
+    for (unsigned c = 0; o && c < o->nclasses; c++)
+        n += o->cls[c].iv.n + o->cls[c].held.n;
+    return n;
+}

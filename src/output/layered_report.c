@@ -1,0 +1,341 @@
+/* layered_report.c - tables, JSON and CSV of a layered analysis (layered_report.h). */
+#include "output/layered_report.h"
+
+#include <fenv.h>
+#include <math.h>
+#include <string.h>
+
+#include "output/format.h"
+#include "output/json.h"
+
+#define MIB 1048576.0
+
+int dfs_overlap_percent(double u, double v)
+{
+    if (isnan(u) || isnan(v) || v == 0)
+        return -1;
+    double x = 1 - u / v;
+    if (x < 0)
+        x = 0;
+    /* nearbyint rounds half to even in the default rounding mode, as Python's round does */
+    return (int)nearbyint(100 * x);
+}
+
+static const char *semantics_text(dfs_compat c)
+{
+    switch (c) {
+    case DFS_COMPAT_DFANALYZER:
+        return "dfanalyzer (DFAnalyzer's current numbers: per view row the busiest process)";
+    case DFS_COMPAT_DFANALYZER_SUM:
+        return "dfanalyzer-sum (DFAnalyzer's original README numbers: sums over processes)";
+    default:
+        return "exact (unoverlapped time from exact per-process interval overlap)";
+    }
+}
+
+static const char *view_title(dfs_view_type v)
+{
+    static const char *const titles[DFS_VIEW__COUNT] = {"Time Period", "Process", "File",
+                                                         "Host",        "Process ID", "Thread ID"};
+    return (unsigned)v < DFS_VIEW__COUNT ? titles[v] : "?";
+}
+
+/* "441.967 (----)" or "126.179 ( 16%)". */
+static void with_overlap(char *buf, size_t n, const char *value, int pct)
+{
+    if (pct < 0)
+        snprintf(buf, n, "%s (----)", value);
+    else
+        snprintf(buf, n, "%s (%3d%%)", value, pct);
+}
+
+static void summary_rows(FILE *out, const dfs_layered_result *r, const dfs_view_result *v)
+{
+    char b[64];
+    fprintf(out, "  %-44s %-8s %s\n", "Metric", "Unit", "Value");
+    fprintf(out, "  %-44s %-8s %.3f\n", "Job Time", "seconds", r->job_time_s);
+    fprintf(out, "  %-44s %-8s %s\n", "Trace Count", "count", dfs_fmt_count(b, sizeof b, r->events));
+    fprintf(out, "  %-44s %-8s %s\n", "Total Count (sum of layer counts)", "count",
+            dfs_fmt_count(b, sizeof b, r->layer_count_total));
+    fprintf(out, "  %-44s %-8s %s\n", "Total Files", "count", dfs_fmt_count(b, sizeof b, r->unique_files));
+    fprintf(out, "  %-44s %-8s %s\n", "Total Nodes", "count", dfs_fmt_count(b, sizeof b, r->unique_hosts));
+    fprintf(out, "  %-44s %-8s %s\n", "Total Processes", "count", dfs_fmt_count(b, sizeof b, r->unique_processes));
+    for (size_t l = 0; l < r->nlayers; l++) {
+        const dfs_layer_summary *s = &v->layers[l];
+        const char *name = r->layers[l].display;
+        char label[160];
+        if (!s->count)
+            continue;
+        snprintf(label, sizeof label, "%s Count", name);
+        fprintf(out, "  %-44s %-8s %s\n", label, "count", dfs_fmt_count(b, sizeof b, s->count));
+        if (!s->sized || !s->size)
+            continue;
+        snprintf(label, sizeof label, "%s Size", name);
+        fprintf(out, "  %-44s %-8s %.3f\n", label, "MB", (double)s->size / MIB);
+        snprintf(label, sizeof label, "%s Bandwidth", name);
+        fprintf(out, "  %-44s %-8s %.3f\n", label, "MB/s", s->bandwidth / MIB);
+        snprintf(label, sizeof label, "%s Avg Transfer Size", name);
+        fprintf(out, "  %-44s %-8s %.3f\n", label, "MB", (double)s->size / s->count / MIB);
+    }
+}
+
+static void layer_rows(FILE *out, const dfs_layered_result *r, const dfs_view_result *v)
+{
+    fprintf(out, "  %-28s %-20s %-18s %12s %-22s %16s\n", "Layer", "Time (s)", "Ops", "Ops/sec", "Size (MB)",
+            "Bandwidth (MB/s)");
+    for (size_t l = 0; l < r->nlayers; l++) {
+        const dfs_layer_summary *s = &v->layers[l];
+        if (!s->count)
+            continue;
+        char num[48], t[64], c[64], sz[64], ops[32], bw[32];
+        snprintf(num, sizeof num, "%.3f", s->time_s);
+        with_overlap(t, sizeof t, num, s->has_u ? dfs_overlap_percent(s->u_time_s, s->u_base_s) : -1);
+        dfs_fmt_count(num, sizeof num, s->count);
+        with_overlap(c, sizeof c, num, s->has_u ? dfs_overlap_percent((double)s->u_count, (double)s->count) : -1);
+        if (s->sized) {
+            snprintf(num, sizeof num, "%.3f", (double)s->size / MIB);
+            with_overlap(sz, sizeof sz, num,
+                         s->has_u && s->size ? dfs_overlap_percent((double)s->u_size, (double)s->size) : -1);
+        } else {
+            snprintf(sz, sizeof sz, "-");
+        }
+        if (isnan(s->ops))
+            snprintf(ops, sizeof ops, "-");
+        else
+            snprintf(ops, sizeof ops, "%.3f", s->ops);
+        if (isnan(s->bandwidth))
+            snprintf(bw, sizeof bw, "-");
+        else
+            snprintf(bw, sizeof bw, "%.3f", s->bandwidth / MIB);
+        fprintf(out, "  %-28s %-20s %-18s %12s %-22s %16s\n", r->layers[l].display, t, c, ops, sz, bw);
+    }
+}
+
+static void additional_rows(FILE *out, const dfs_view_result *v)
+{
+    if (!v->nadditional)
+        return;
+    fprintf(out, "\n  Additional Metrics\n  %-28s %-6s %9s %12s %12s %12s\n", "Metric", "Unit", "Non-null", "Min",
+            "Mean", "Max");
+    for (size_t i = 0; i < v->nadditional; i++) {
+        const dfs_additional_summary *a = &v->additional[i];
+        fprintf(out, "  %-28s %-6s %9llu %12.6g %12.6g %12.6g\n", a->name, a->unit, (unsigned long long)a->non_null,
+                a->min, a->mean, a->max);
+    }
+}
+
+void dfs_layered_write_text(FILE *out, const dfs_layered_result *r, const dfs_report_context *ctx)
+{
+    fprintf(out, "preset %s (%s), semantics %s, granularity %g s\n", r->preset->name, ctx->preset_source,
+            semantics_text(r->compat), r->granularity_s);
+    if (r->dropped_files || r->dropped_functions || r->no_duration || r->bad_time)
+        fprintf(out,
+                "post-read: %llu events kept of %llu; dropped %llu on ignored files and %llu ignored functions;"
+                " %llu records without duration and %llu with bad times not analysed\n",
+                (unsigned long long)r->post_read_events, (unsigned long long)r->events,
+                (unsigned long long)r->dropped_files, (unsigned long long)r->dropped_functions,
+                (unsigned long long)r->no_duration, (unsigned long long)r->bad_time);
+    for (size_t i = 0; i < r->nviews; i++) {
+        const dfs_view_result *v = &r->views[i];
+        fprintf(out, "\n%s Summary (%s view)\n", view_title(v->type), dfs_view_name(v->type));
+        summary_rows(out, r, v);
+        fprintf(out, "\nLayer Breakdown (w/ overlap %%) (%s view)\n", dfs_view_name(v->type));
+        layer_rows(out, r, v);
+        additional_rows(out, v);
+    }
+}
+
+/* ----- JSON ------------------------------------------------------------------------------- */
+
+static void json_nullable_u(dfs_jw *w, const char *key, bool present, uint64_t v)
+{
+    if (present)
+        dfs_jw_uint(w, key, v);
+    else
+        dfs_jw_null(w, key);
+}
+
+static void json_layer(dfs_jw *w, const dfs_preset_layer *L, const dfs_layer_summary *s)
+{
+    dfs_jw_object(w, L->name);
+    dfs_jw_cstr(w, "display", L->display);
+    dfs_jw_double(w, "time_s", s->time_s);
+    dfs_jw_uint(w, "count", s->count);
+    json_nullable_u(w, "size_bytes", s->sized && s->size, s->size);
+    dfs_jw_double(w, "ops_per_s", s->ops);
+    dfs_jw_double(w, "bandwidth_bps", s->bandwidth);
+    dfs_jw_uint(w, "num_files", s->num_files);
+    dfs_jw_uint(w, "num_processes", s->num_processes);
+    dfs_jw_double(w, "u_time_s", s->has_u ? s->u_time_s : NAN);
+    json_nullable_u(w, "u_count", s->has_u, s->u_count);
+    json_nullable_u(w, "u_size_bytes", s->has_u && s->sized && s->size, s->u_size);
+    dfs_jw_double(w, "time_sum_s", s->time_sum_s);
+    dfs_jw_double(w, "u_base_s", s->has_u ? s->u_base_s : NAN);
+    int pct = s->has_u ? dfs_overlap_percent(s->u_time_s, s->u_base_s) : -1;
+    if (pct >= 0)
+        dfs_jw_int(w, "overlap_time_pct", pct);
+    else
+        dfs_jw_null(w, "overlap_time_pct");
+    dfs_jw_double(w, "overhead_s", s->overhead_s);
+    dfs_jw_end(w);
+}
+
+static void json_raw_stats(dfs_jw *w, const dfs_layered_result *r)
+{
+    dfs_jw_double(w, "job_time_s", r->job_time_s);
+    dfs_jw_double(w, "time_granularity_s", r->granularity_s);
+    dfs_jw_int(w, "time_resolution_ns", 1000000); /* µs per second, as the reference writes it */
+    dfs_jw_uint(w, "total_event_count", r->events);
+    dfs_jw_uint(w, "unique_file_count", r->unique_files);
+    dfs_jw_uint(w, "unique_host_count", r->unique_hosts);
+    dfs_jw_uint(w, "unique_process_count", r->unique_processes);
+}
+
+static void json_view(dfs_jw *w, const dfs_layered_result *r, const dfs_view_result *v)
+{
+    dfs_jw_object(w, dfs_view_name(v->type));
+    dfs_jw_object(w, "summary");
+    json_raw_stats(w, r);
+    dfs_jw_uint(w, "total_count", r->layer_count_total);
+    dfs_jw_uint(w, "total_files", v->total_files);
+    dfs_jw_uint(w, "total_processes", v->total_processes);
+    dfs_jw_object(w, "layers");
+    for (size_t l = 0; l < r->nlayers; l++)
+        json_layer(w, &r->layers[l], &v->layers[l]);
+    dfs_jw_end(w);
+    dfs_jw_end(w);
+    dfs_jw_object(w, "additional_metrics");
+    for (size_t i = 0; i < v->nadditional; i++) {
+        const dfs_additional_summary *a = &v->additional[i];
+        dfs_jw_object(w, a->name);
+        dfs_jw_cstr(w, "unit", a->unit);
+        dfs_jw_uint(w, "non_null", a->non_null);
+        dfs_jw_double(w, "min", a->min);
+        dfs_jw_double(w, "mean", a->mean);
+        dfs_jw_double(w, "max", a->max);
+        dfs_jw_end(w);
+    }
+    dfs_jw_end(w);
+    dfs_jw_array(w, "columns");
+    dfs_jw_cstr(w, NULL, dfs_view_name(v->type));
+    for (size_t c = 0; c < v->ncolumns; c++)
+        dfs_jw_cstr(w, NULL, v->columns[c]);
+    dfs_jw_end(w);
+    dfs_jw_array(w, "rows");
+    for (size_t row = 0; row < v->nrows; row++) {
+        dfs_jw_array(w, NULL);
+        if (v->row_bins)
+            dfs_jw_int(w, NULL, v->row_bins[row]);
+        else
+            dfs_jw_cstr(w, NULL, v->row_keys[row]);
+        for (size_t c = 0; c < v->ncolumns; c++)
+            dfs_jw_double(w, NULL, v->cells[row * v->ncolumns + c]);
+        dfs_jw_end(w);
+    }
+    dfs_jw_end(w);
+    dfs_jw_end(w);
+}
+
+void dfs_layered_write_json(FILE *out, const dfs_layered_result *r, const dfs_report_context *ctx)
+{
+    dfs_jw w;
+    dfs_jw_init(&w, out, false);
+    dfs_jw_object(&w, NULL);
+    dfs_jw_cstr(&w, "schema_version", "1");
+    dfs_jw_cstr(&w, "schema", DFS_ANALYZE_SCHEMA);
+    dfs_jw_object(&w, "analysis");
+    dfs_jw_cstr(&w, "tool", "dfscope " DFS_VERSION_STRING);
+    dfs_jw_cstr(&w, "preset", r->preset->name);
+    dfs_jw_cstr(&w, "preset_source", ctx->preset_source);
+    dfs_jw_cstr(&w, "semantics", dfs_compat_name(r->compat));
+    dfs_jw_double(&w, "granularity_s", r->granularity_s);
+    dfs_jw_bool(&w, "second_pass", ctx->reran);
+    dfs_jw_array(&w, "views");
+    for (size_t i = 0; i < r->nviews; i++)
+        dfs_jw_cstr(&w, NULL, dfs_view_name(r->views[i].type));
+    dfs_jw_end(&w);
+    dfs_jw_end(&w);
+    dfs_jw_object(&w, "raw_stats");
+    json_raw_stats(&w, r);
+    dfs_jw_int(&w, "origin_ns", r->origin_ns);
+    dfs_jw_uint(&w, "events_without_duration", r->no_duration);
+    dfs_jw_uint(&w, "events_bad_time", r->bad_time);
+    dfs_jw_uint(&w, "other_phase_records", r->other_phases);
+    dfs_jw_uint(&w, "dropped_ignored_files", r->dropped_files);
+    dfs_jw_uint(&w, "dropped_ignored_functions", r->dropped_functions);
+    dfs_jw_uint(&w, "post_read_event_count", r->post_read_events);
+    dfs_jw_uint(&w, "layer_count_total", r->layer_count_total);
+    dfs_jw_uint(&w, "unique_proc_name_count", r->threads);
+    dfs_jw_end(&w);
+    dfs_jw_object(&w, "views");
+    for (size_t i = 0; i < r->nviews; i++)
+        json_view(&w, r, &r->views[i]);
+    dfs_jw_end(&w);
+    dfs_jw_end(&w);
+    fputc('\n', out);
+}
+
+/* ----- CSV ---------------------------------------------------------------------------------- */
+
+static void csv_text(FILE *out, const char *s)
+{
+    if (!strpbrk(s, ",\"\n\r")) {
+        fputs(s, out);
+        return;
+    }
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', out);
+        fputc(*s, out);
+    }
+    fputc('"', out);
+}
+
+static void csv_num(FILE *out, double v)
+{
+    if (isfinite(v))
+        fprintf(out, ",%.17g", v);
+    else
+        fputc(',', out);
+}
+
+void dfs_layered_write_view_csv(FILE *out, const dfs_view_result *v)
+{
+    fputs(dfs_view_name(v->type), out);
+    for (size_t c = 0; c < v->ncolumns; c++) {
+        fputc(',', out);
+        csv_text(out, v->columns[c]);
+    }
+    fputc('\n', out);
+    for (size_t row = 0; row < v->nrows; row++) {
+        csv_text(out, v->row_keys[row]);
+        for (size_t c = 0; c < v->ncolumns; c++)
+            csv_num(out, v->cells[row * v->ncolumns + c]);
+        fputc('\n', out);
+    }
+}
+
+void dfs_layered_write_summary_csv(FILE *out, const dfs_layered_result *r, const dfs_view_result *v)
+{
+    fputs("layer,time_s,count,size_bytes,ops_per_s,bandwidth_bps,num_files,num_processes,u_time_s,u_count,"
+          "u_size_bytes,time_sum_s,u_base_s,overhead_s\n",
+          out);
+    for (size_t l = 0; l < r->nlayers; l++) {
+        const dfs_layer_summary *s = &v->layers[l];
+        csv_text(out, r->layers[l].name);
+        csv_num(out, s->time_s);
+        fprintf(out, ",%llu", (unsigned long long)s->count);
+        csv_num(out, s->sized && s->size ? (double)s->size : NAN);
+        csv_num(out, s->ops);
+        csv_num(out, s->bandwidth);
+        fprintf(out, ",%llu,%llu", (unsigned long long)s->num_files, (unsigned long long)s->num_processes);
+        csv_num(out, s->has_u ? s->u_time_s : NAN);
+        csv_num(out, s->has_u ? (double)s->u_count : NAN);
+        csv_num(out, s->has_u && s->sized && s->size ? (double)s->u_size : NAN);
+        csv_num(out, s->time_sum_s);
+        csv_num(out, s->has_u ? s->u_base_s : NAN);
+        csv_num(out, s->overhead_s);
+        fputc('\n', out);
+    }
+}

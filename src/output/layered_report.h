@@ -1,0 +1,28 @@
+/* layered_report.h - `dfscope analyze` output: the console summary of layered-analysis.md §8, the
+ * versioned JSON document of docs/ANALYZE.md (a superset of DFAnalyzer's §9 JSON), and one CSV
+ * per flat view. */
+#ifndef DFS_LAYERED_REPORT_H
+#define DFS_LAYERED_REPORT_H
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "analyze/layered.h"
+
+#define DFS_ANALYZE_SCHEMA "dfscope-analyze/1"
+
+typedef struct dfs_report_context {
+    const char *preset_source; /* "given" or "auto-detected" */
+    bool reran;                /* a second pass was needed (origin or clocks) */
+    const char *const *inputs;
+    size_t ninputs;
+} dfs_report_context;
+
+/* Python's round-half-even of 100·max(0, 1 − u/v); -1 when the value is 0 or u is null. */
+int dfs_overlap_percent(double u, double v);
+
+void dfs_layered_write_text(FILE *out, const dfs_layered_result *r, const dfs_report_context *ctx);
+void dfs_layered_write_json(FILE *out, const dfs_layered_result *r, const dfs_report_context *ctx);
+/* One CSV of the flat view, and one of its per-layer summary. */
+void dfs_layered_write_view_csv(FILE *out, const dfs_view_result *v);
+void dfs_layered_write_summary_csv(FILE *out, const dfs_layered_result *r, const dfs_view_result *v);
+#endif

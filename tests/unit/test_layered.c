@@ -1,0 +1,298 @@
+/* test_layered.c - layered analysis on hand-built traces with known answers: post-read rules,
+ * size bins, metric formulas, the three semantics (exact u_ from interval overlap), views,
+ * the origin check and its rerun, durations and the overlap percentage. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/layered.h"
+#include "analyze/layered_internal.h"
+#include "analyze/preset.h"
+#include "output/layered_report.h"
+#include "testutil.h"
+
+#define T0 INT64_C(1000000) /* µs: the first event (compute) starts here */
+
+/* One process (host h1, pid 10): compute on thread 10, POSIX reads on thread 11. */
+static const char *trace_text(void)
+{
+    return "[\n"
+           "{\"id\":1,\"name\":\"HH\",\"cat\":\"dftracer\",\"pid\":10,\"tid\":10,\"ph\":\"M\",\"args\":{\"name\":\"h1\",\"value\":1}}\n"
+           "{\"id\":2,\"name\":\"FH\",\"cat\":\"dftracer\",\"pid\":10,\"tid\":10,\"ph\":\"M\",\"args\":{\"name\":\"/p/lustre/data/f1\",\"value\":100}}\n"
+           "{\"id\":3,\"name\":\"FH\",\"cat\":\"dftracer\",\"pid\":10,\"tid\":10,\"ph\":\"M\",\"args\":{\"name\":\"/usr/lib/x.so\",\"value\":101}}\n"
+           "{\"id\":4,\"name\":\"TorchFramework.compute\",\"cat\":\"ai_framework\",\"pid\":10,\"tid\":10,\"ts\":1000000,\"dur\":100,\"ph\":\"X\",\"args\":{\"hhash\":1}}\n"
+           "{\"id\":5,\"name\":\"TorchFramework.compute\",\"cat\":\"ai_framework\",\"pid\":10,\"tid\":10,\"ts\":1000200,\"dur\":100,\"ph\":\"X\",\"args\":{\"hhash\":1}}\n"
+           "{\"id\":6,\"name\":\"pread\",\"cat\":\"POSIX\",\"pid\":10,\"tid\":11,\"ts\":1000050,\"dur\":100,\"ph\":\"X\",\"args\":{\"hhash\":1,\"fhash\":100,\"ret\":4096}}\n"
+           "{\"id\":7,\"name\":\"pread\",\"cat\":\"POSIX\",\"pid\":10,\"tid\":11,\"ts\":1000250,\"dur\":10,\"ph\":\"X\",\"args\":{\"hhash\":1,\"fhash\":100,\"ret\":\"1\"}}\n"
+           "{\"id\":8,\"name\":\"pread\",\"cat\":\"POSIX\",\"pid\":10,\"tid\":11,\"ts\":1000400,\"dur\":50,\"ph\":\"X\",\"args\":{\"hhash\":1,\"fhash\":100,\"ret\":100}}\n"
+           "{\"id\":9,\"name\":\"pread\",\"cat\":\"POSIX\",\"pid\":10,\"tid\":11,\"ts\":1000600,\"dur\":1,\"ph\":\"X\",\"args\":{\"hhash\":1,\"fhash\":100,\"ret\":1048576}}\n"
+           "{\"id\":10,\"name\":\"pread\",\"cat\":\"POSIX\",\"pid\":10,\"tid\":11,\"ts\":1000700,\"dur\":1,\"ph\":\"X\",\"args\":{\"hhash\":1,\"fhash\":100,\"ret\":1048577}}\n"
+           "{\"id\":11,\"name\":\"pread\",\"cat\":\"POSIX\",\"pid\":10,\"tid\":11,\"ts\":1000800,\"dur\":1,\"ph\":\"X\",\"args\":{\"hhash\":1,\"fhash\":100,\"ret\":4097}}\n"
+           "{\"id\":12,\"name\":\"open64\",\"cat\":\"POSIX\",\"pid\":10,\"tid\":11,\"ts\":1000500,\"dur\":10,\"ph\":\"X\",\"args\":{\"hhash\":1,\"fhash\":101,\"ret\":3}}\n"
+           "{\"id\":13,\"name\":\"DLIOBenchmark.__init__\",\"cat\":\"dlio_benchmark\",\"pid\":10,\"tid\":10,\"ts\":1000900,\"dur\":5,\"ph\":\"X\",\"args\":{\"hhash\":1}}\n"
+           "{\"id\":14,\"name\":\"close\",\"cat\":\"POSIX\",\"pid\":10,\"tid\":11,\"ts\":2500000,\"dur\":7,\"ph\":\"X\",\"args\":{\"hhash\":1,\"fhash\":100,\"ret\":0}}\n"
+           "]\n";
+}
+
+typedef struct fixture {
+    dfs_preset *preset;
+    dfs_run *run;
+    dfs_layered *la;
+    const dfs_layered_result *r;
+} fixture;
+
+static void analyse(fixture *f, const char *preset, dfs_compat compat, int64_t origin_ns, const dfs_view_type *views,
+                    size_t nviews)
+{
+    dfs_preset_error perr;
+    f->preset = dfs_preset_load(preset, &perr);
+    assert_non_null(f->preset);
+    dfs_layered_options o = {.preset = f->preset, .compat = compat, .granularity_ns = INT64_C(1000000000),
+                             .origin_ns = origin_ns};
+    for (size_t i = 0; i < nviews; i++) {
+        o.order[o.norder++] = views[i];
+        o.views |= 1u << views[i];
+    }
+    char err[256];
+    f->la = dfs_layered_new(&o, err, sizeof err);
+    assert_non_null(f->la);
+    const char *path = tu_temp_file(".pfw", trace_text(), strlen(trace_text()));
+    f->run = tu_run(2, 0, 0);
+    assert_int_equal(dfs_run_add_path(f->run, path), DFS_OK);
+    dfs_consumer *c[] = {dfs_layered_consumer(f->la)};
+    assert_int_equal(dfs_run_read(f->run, c, 1), DFS_EXIT_OK);
+    f->r = dfs_layered_finish(f->la, f->run);
+}
+
+static void fixture_free(fixture *f)
+{
+    dfs_layered_free(f->la);
+    dfs_run_free(f->run);
+    dfs_preset_free(f->preset);
+}
+
+static const dfs_layer_summary *layer(const fixture *f, size_t view, const char *name)
+{
+    for (size_t l = 0; l < f->r->nlayers; l++)
+        if (strcmp(f->r->layers[l].name, name) == 0)
+            return &f->r->views[view].layers[l];
+    fail_msg("no layer %s", name);
+    return NULL;
+}
+
+static double column(const dfs_view_result *v, size_t row, const char *name)
+{
+    for (size_t c = 0; c < v->ncolumns; c++)
+        if (strcmp(v->columns[c], name) == 0)
+            return v->cells[row * v->ncolumns + c];
+    fail_msg("no column %s", name);
+    return NAN;
+}
+
+static const dfs_view_type TIME_ONLY[] = {DFS_VIEW_TIME_RANGE};
+
+static void test_post_read_and_raw_stats(void **state)
+{
+    (void)state;
+    fixture f;
+    analyse(&f, "dlio", DFS_COMPAT_DFANALYZER, T0 * 1000, TIME_ONLY, 1);
+    assert_non_null(f.r);
+    assert_int_equal(f.r->events, 11);
+    assert_int_equal(f.r->dropped_files, 1);     /* open64 on /usr/lib */
+    assert_int_equal(f.r->dropped_functions, 1); /* DLIOBenchmark.__init__ */
+    assert_int_equal(f.r->post_read_events, 9);
+    assert_int_equal(f.r->unique_files, 2);
+    assert_int_equal(f.r->unique_hosts, 1);
+    assert_int_equal(f.r->unique_processes, 1);
+    assert_true(fabs(f.r->job_time_s - 1.500007) < 1e-12);
+    fixture_free(&f);
+}
+
+static void test_layers_sizes_and_bins(void **state)
+{
+    (void)state;
+    fixture f;
+    analyse(&f, "dlio", DFS_COMPAT_DFANALYZER, T0 * 1000, TIME_ONLY, 1);
+    const dfs_layer_summary *px = layer(&f, 0, "posix"), *rp = layer(&f, 0, "reader_posix");
+    assert_int_equal(px->count, 7);
+    assert_int_equal(rp->count, 7); /* /p/lustre/data -> posix_reader_lustre */
+    assert_int_equal(px->size, 4096 + 1 + 100 + 1048576 + 1048577 + 4097);
+    assert_int_equal(layer(&f, 0, "compute")->count, 2);
+    assert_int_equal(layer(&f, 0, "checkpoint_posix")->count, 0);
+    const dfs_view_result *v = &f.r->views[0];
+    assert_int_equal(v->nrows, 2); /* bins 0 and 1 (the close at +1.5 s) */
+    assert_int_equal(v->row_bins[0], 0);
+    assert_int_equal(v->row_bins[1], 1);
+    /* size bins are right-closed: 4096 and 1 MiB fall in the lower bin */
+    assert_true(column(v, 0, "posix_size_bin_0_4kib_sum") == 3);
+    assert_true(column(v, 0, "posix_size_bin_4kib_16kib_sum") == 1);
+    assert_true(column(v, 0, "posix_size_bin_256kib_1mib_sum") == 1);
+    assert_true(column(v, 0, "posix_size_bin_1mib_4mib_sum") == 1);
+    /* derived families: read has the six preads, metadata the close (in bin 1) */
+    assert_true(column(v, 0, "posix_read_count_sum") == 6);
+    assert_true(isnan(column(v, 0, "posix_metadata_count_sum")));
+    assert_true(column(v, 1, "posix_metadata_count_sum") == 1);
+    assert_true(column(v, 1, "posix_close_count_sum") == 1);
+    /* per-call statistics over the six preads (µs): 100, 10, 50, 1, 1, 1 */
+    assert_true(fabs(column(v, 0, "posix_read_time_call_mean") - 163e-6 / 6) < 1e-15);
+    assert_true(fabs(column(v, 0, "posix_read_time_call_max") - 100e-6) < 1e-15);
+    assert_true(fabs(column(v, 0, "posix_read_time_call_min") - 1e-6) < 1e-15);
+    /* bandwidth and ops on the row's busiest process */
+    double tm = column(v, 0, "posix_time_proc_max");
+    assert_true(fabs(tm - 163e-6) < 1e-15);
+    assert_true(fabs(column(v, 0, "posix_ops") - 6 / tm) < 1e-6);
+    assert_true(fabs(column(v, 0, "posix_bw") - (double)px->size / tm) < 1e-3);
+    assert_true(fabs(column(v, 0, "posix_intensity") - 6.0 / (double)px->size) < 1e-18);
+    fixture_free(&f);
+}
+
+static void test_reference_u_is_a_subtraction(void **state)
+{
+    (void)state;
+    fixture f;
+    analyse(&f, "dlio", DFS_COMPAT_DFANALYZER, T0 * 1000, TIME_ONLY, 1);
+    const dfs_layer_summary *px = layer(&f, 0, "posix");
+    /* bin 0: posix 163 µs on thread 11, compute 200 µs on thread 10: u = max(163 − 200, 0) = 0;
+     * bin 1: the close alone, u = 7 µs */
+    assert_true(px->has_u);
+    assert_true(fabs(px->u_time_s - 7e-6) < 1e-15);
+    assert_int_equal(px->u_count, 1);
+    assert_false(layer(&f, 0, "compute")->has_u);
+    fixture_free(&f);
+}
+
+static void test_exact_u_from_intervals(void **state)
+{
+    (void)state;
+    fixture f;
+    analyse(&f, "dlio", DFS_COMPAT_NONE, T0 * 1000, TIME_ONLY, 1);
+    const dfs_layer_summary *px = layer(&f, 0, "posix");
+    /* process scope: P = [50,150) [250,260) [400,450) [600,601) [700,701) [800,801) and the close;
+     * C = [0,100) [200,300); |P| = 170, |P ∩ C| = 50 + 10 = 60, so u = 110 µs; exposed events:
+     * all but the pread inside [200,300) */
+    assert_true(fabs(px->u_base_s - 170e-6) < 1e-15);
+    assert_true(fabs(px->u_time_s - 110e-6) < 1e-15);
+    assert_int_equal(px->u_count, 6);
+    assert_int_equal(px->u_size, 4096 + 100 + 1048576 + 1048577 + 4097);
+    assert_int_equal(dfs_overlap_percent(px->u_time_s, px->u_base_s), 35);
+    const dfs_view_result *v = &f.r->views[0];
+    assert_true(fabs(column(v, 0, "u_posix_time_exact") - 103e-6) < 1e-15);
+    assert_true(fabs(column(v, 1, "u_posix_time_exact") - 7e-6) < 1e-15);
+    fixture_free(&f);
+}
+
+static void test_sum_semantics_and_process_views(void **state)
+{
+    (void)state;
+    static const dfs_view_type views[] = {DFS_VIEW_PROC_NAME, DFS_VIEW_THREAD_ID, DFS_VIEW_FILE_NAME};
+    fixture f;
+    analyse(&f, "dlio", DFS_COMPAT_DFANALYZER_SUM, T0 * 1000, views, 3);
+    const dfs_view_result *pv = &f.r->views[0];
+    assert_int_equal(pv->nrows, 2);
+    assert_string_equal(pv->row_keys[0], "app#h1#10#10");
+    assert_string_equal(pv->row_keys[1], "app#h1#10#11");
+    /* per thread u = max(L − C, 0): thread 11 has 170 µs of POSIX and no compute */
+    const dfs_layer_summary *px = layer(&f, 0, "posix");
+    assert_true(fabs(px->u_time_s - 170e-6) < 1e-15);
+    assert_int_equal(px->num_processes, 0);
+    assert_int_equal(f.r->views[1].nrows, 2);
+    const dfs_view_result *fv = &f.r->views[2];
+    assert_int_equal(fv->nrows, 1);
+    assert_string_equal(fv->row_keys[0], "/p/lustre/data/f1");
+    assert_int_equal(layer(&f, 2, "posix")->count, 7);
+    assert_int_equal(layer(&f, 2, "compute")->count, 0); /* no file: not in the file view */
+    assert_int_equal(fv->total_files, 1);
+    fixture_free(&f);
+}
+
+static void test_origin_check_and_shift(void **state)
+{
+    (void)state;
+    fixture f;
+    analyse(&f, "dlio", DFS_COMPAT_DFANALYZER, T0 * 1000 + 500000000, TIME_ONLY, 1);
+    assert_null(f.r); /* half a bin off: the bins cannot be shifted */
+    int64_t origin = 0;
+    assert_true(dfs_layered_needs_rerun(f.la, &origin));
+    assert_int_equal(origin, T0 * 1000);
+    fixture_free(&f);
+    analyse(&f, "dlio", DFS_COMPAT_DFANALYZER, T0 * 1000 + INT64_C(3000000000), TIME_ONLY, 1);
+    assert_non_null(f.r); /* three whole bins off: shifted */
+    assert_int_equal(f.r->views[0].row_bins[0], 0);
+    assert_int_equal(f.r->views[0].row_bins[1], 1);
+    fixture_free(&f);
+}
+
+static void test_size_bin_edges(void **state)
+{
+    (void)state;
+    assert_int_equal(dfs_size_bin(1), 0);
+    assert_int_equal(dfs_size_bin(4096), 0);
+    assert_int_equal(dfs_size_bin(4097), 1);
+    assert_int_equal(dfs_size_bin(16384), 1);
+    assert_int_equal(dfs_size_bin(1048576), 4);
+    assert_int_equal(dfs_size_bin(1048577), 5);
+    assert_int_equal(dfs_size_bin(UINT64_C(4) << 30), 10);
+    assert_int_equal(dfs_size_bin((UINT64_C(4) << 30) + 1), 11);
+    assert_int_equal(dfs_size_bin(UINT64_MAX), 11);
+    assert_string_equal(dfs_size_bin_suffix[11], "4gib_plus");
+}
+
+static void test_durations(void **state)
+{
+    (void)state;
+    int64_t ns;
+    assert_true(dfs_parse_duration_ns("5s", &ns) && ns == INT64_C(5000000000));
+    assert_true(dfs_parse_duration_ns("500ms", &ns) && ns == 500000000);
+    assert_true(dfs_parse_duration_ns("2m", &ns) && ns == INT64_C(120000000000));
+    assert_true(dfs_parse_duration_ns("1h", &ns) && ns == INT64_C(3600000000000));
+    assert_true(dfs_parse_duration_ns("250us", &ns) && ns == 250000);
+    assert_true(dfs_parse_duration_ns("0.5", &ns) && ns == 500000000);
+    assert_true(dfs_parse_duration_ns("3", &ns) && ns == INT64_C(3000000000));
+    assert_false(dfs_parse_duration_ns("0", &ns));
+    assert_false(dfs_parse_duration_ns("-1s", &ns));
+    assert_false(dfs_parse_duration_ns("5x", &ns));
+    assert_false(dfs_parse_duration_ns("", &ns));
+    assert_false(dfs_parse_duration_ns("1e30s", &ns));
+    assert_false(dfs_parse_duration_ns("0.1ns", &ns));
+}
+
+static void test_overlap_percent(void **state)
+{
+    (void)state;
+    assert_int_equal(dfs_overlap_percent(1, 8), 88);  /* 87.5 rounds to even */
+    assert_int_equal(dfs_overlap_percent(3, 8), 62);  /* 62.5 rounds to even */
+    assert_int_equal(dfs_overlap_percent(0, 5), 100);
+    assert_int_equal(dfs_overlap_percent(9, 5), 0);   /* clamped */
+    assert_int_equal(dfs_overlap_percent(1, 0), -1);  /* value 0: "(----)" */
+    assert_int_equal(dfs_overlap_percent(NAN, 5), -1);
+}
+
+static void test_views_and_compat_names(void **state)
+{
+    (void)state;
+    assert_int_equal(dfs_view_parse("time_range"), DFS_VIEW_TIME_RANGE);
+    assert_int_equal(dfs_view_parse("pid"), DFS_VIEW_PROC_ID);
+    assert_int_equal(dfs_view_parse("host"), DFS_VIEW_HOST_NAME);
+    assert_int_equal(dfs_view_parse("nope"), -1);
+    assert_string_equal(dfs_view_name(DFS_VIEW_FILE_NAME), "file_name");
+    assert_string_equal(dfs_compat_name(DFS_COMPAT_DFANALYZER_SUM), "dfanalyzer-sum");
+    assert_string_equal(dfs_compat_name(DFS_COMPAT_NONE), "exact");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_post_read_and_raw_stats),
+        cmocka_unit_test(test_layers_sizes_and_bins),
+        cmocka_unit_test(test_reference_u_is_a_subtraction),
+        cmocka_unit_test(test_exact_u_from_intervals),
+        cmocka_unit_test(test_sum_semantics_and_process_views),
+        cmocka_unit_test(test_origin_check_and_shift),
+        cmocka_unit_test(test_size_bin_edges),
+        cmocka_unit_test(test_durations),
+        cmocka_unit_test(test_overlap_percent),
+        cmocka_unit_test(test_views_and_compat_names),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
