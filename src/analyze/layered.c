@@ -148,6 +148,18 @@ typedef struct worker_state {
     acc a;
     dfs_postread *cls;
     DFS_VEC(uint8_t) cat_used; /* classifier category ids of events kept by the post-read rules */
+    /* the last cell and file sets touched per layer: consecutive events mostly share them */
+    cell_key last_cell[DFS_PRESET_MAX_LAYERS];
+    uint32_t last_cell_idx[DFS_PRESET_MAX_LAYERS];
+    nuniq_key last_nuniq[DFS_PRESET_MAX_LAYERS]; /* the last (layer, bin, file) added ... */
+    uint32_t last_nuniq_proc[DFS_PRESET_MAX_LAYERS]; /* ... with its process */
+    bool have_nuniq[DFS_PRESET_MAX_LAYERS];
+    uint64_t last_file[2], last_host[2]; /* raw statistics: the last file and host added */
+    int64_t last_pid;
+    bool have_raw;
+    uint32_t last_key[4]; /* post-read: the last classification key and its answer */
+    dfs_pr_event last_pe;
+    bool have_pe;
     proc_key last_proc;
     uint32_t last_proc_idx;
     bool have_last_proc;
@@ -202,7 +214,7 @@ static uint32_t process_index(acc *a, const lev *e)
 }
 
 /* The first family of the cell, creating it (with nfam empty families) when new. */
-static lagg *cell_aggs(dfs_layered *la, acc *a, cell_key *k)
+static lagg *cell_aggs(dfs_layered *la, acc *a, const cell_key *k)
 {
     uint32_t idx;
     bool fresh;
@@ -238,11 +250,28 @@ static int64_t bin_of(const dfs_layered *la, int64_t ts)
     return floor_div((int64_t)d, la->opt.granularity_ns);
 }
 
-static void add_to_layer(dfs_layered *la, acc *a, const lev *e, const dfs_pr_event *pe, unsigned l,
-                         uint32_t proc, int64_t axis, uint32_t kind, uint64_t size)
+/* The cell's families, through the per-layer cache of the last time cell when there is one. */
+static lagg *cached_cell(worker_state *w, dfs_layered *la, acc *a, const cell_key *k)
+{
+    if (!w || k->kind != CELL_TIME)
+        return cell_aggs(la, a, k);
+    unsigned l = k->layer;
+    if (w->last_cell_idx[l] && memcmp(&w->last_cell[l], k, sizeof *k) == 0)
+        return &a->aggs.v[a->cell_v.v[w->last_cell_idx[l] - 1].agg];
+    lagg *f = cell_aggs(la, a, k);
+    uint32_t idx;
+    if (f && dfs_keymap_get(&a->cells, k, &idx)) {
+        w->last_cell[l] = *k;
+        w->last_cell_idx[l] = idx + 1;
+    }
+    return f;
+}
+
+static void add_to_layer(worker_state *w, dfs_layered *la, acc *a, const lev *e, const dfs_pr_event *pe,
+                         unsigned l, uint32_t proc, int64_t axis, uint32_t kind, uint64_t size)
 {
     cell_key k = {.layer = l, .proc = proc, .axis = axis, .kind = kind};
-    lagg *f = cell_aggs(la, a, &k);
+    lagg *f = cached_cell(w, la, a, &k);
     if (!f)
         return;
     const dfs_preset_layer *L = &la->plan.layers[l];
@@ -254,12 +283,20 @@ static void add_to_layer(dfs_layered *la, acc *a, const lev *e, const dfs_pr_eve
     }
 }
 
-static void count_files(acc *a, unsigned l, int64_t bin, uint32_t proc, dfs_str fname)
+static void count_files(worker_state *w, acc *a, unsigned l, int64_t bin, uint32_t proc, dfs_str fname)
 {
     nuniq_key k1 = {.layer = l, .kind = CELL_TIME, .axis = bin, .file = fname};
     nuniq_key k2 = {.layer = l, .kind = CELL_FILE, .axis = proc, .file = fname};
-    if (dfs_keyset_add(&a->nuniq, &k1) < 0 || dfs_keyset_add(&a->nuniq, &k2) < 0)
+    /* the pair (k1, k2) is known when the last one added had the same bin, file and process */
+    if (w && w->have_nuniq[l] && w->last_nuniq_proc[l] == proc && memcmp(&w->last_nuniq[l], &k1, sizeof k1) == 0)
+        return;
+    if (dfs_keyset_add(&a->nuniq, &k1) < 0 || dfs_keyset_add(&a->nuniq, &k2) < 0) {
         a->failed = true;
+    } else if (w) {
+        w->last_nuniq[l] = k1;
+        w->last_nuniq_proc[l] = proc;
+        w->have_nuniq[l] = true;
+    }
 }
 
 static void add_exact(dfs_layered *la, acc *a, const lev *e, uint64_t layers, uint64_t size)
@@ -302,9 +339,16 @@ static void analyse(worker_state *w, dfs_layered *la, acc *a, const dfs_run *run
     dfs_pr_input in = {.cat = e->cat, .name = e->name, .fname = e->fname, .host = e->host,
                        .pid = e->pid, .tid = e->tid, .has_size_sum = e->has_size_sum};
     dfs_pr_event pe;
-    if (!dfs_postread_classify(w->cls, run, &in, &pe)) {
+    uint32_t key[4] = {e->cat, e->name, e->fname, e->has_size_sum};
+    if (w->have_pe && !la->plan.per_event && memcmp(key, w->last_key, sizeof key) == 0) {
+        pe = w->last_pe;
+    } else if (!dfs_postread_classify(w->cls, run, &in, &pe)) {
         a->failed = true;
         return;
+    } else {
+        memcpy(w->last_key, key, sizeof key);
+        w->last_pe = pe;
+        w->have_pe = true;
     }
     if (!la->opt.keep_ignored && (pe.dropped_file || pe.dropped_func)) {
         a->dropped_files += pe.dropped_file;
@@ -331,11 +375,11 @@ static void analyse(worker_state *w, dfs_layered *la, acc *a, const dfs_run *run
     bool file_view = (la->opt.views >> DFS_VIEW_FILE_NAME) & 1;
     for (uint64_t m = pe.layers; m; m &= m - 1) {
         unsigned l = (unsigned)__builtin_ctzll(m);
-        add_to_layer(la, a, e, &pe, l, proc, bin, CELL_TIME, size);
-        if (e->fname && file_view)
-            add_to_layer(la, a, e, &pe, l, proc, (int64_t)e->fname, CELL_FILE, size);
         if (e->fname && la->plan.layers[l].size_layer)
-            count_files(a, l, bin, proc, e->fname);
+            count_files(w, a, l, bin, proc, e->fname);
+        add_to_layer(w, la, a, e, &pe, l, proc, bin, CELL_TIME, size);
+        if (e->fname && file_view)
+            add_to_layer(w, la, a, e, &pe, l, proc, (int64_t)e->fname, CELL_FILE, size);
     }
     if (la->opt.compat == DFS_COMPAT_NONE)
         add_exact(la, a, e, pe.layers, size);
@@ -356,7 +400,7 @@ static uint64_t arg_u64(const dfs_event *ev, dfs_key key, bool *present)
     return dfs_value_int(v, &i) && i > 0 ? (uint64_t)i : 0;
 }
 
-static void raw_stats(acc *a, const lev *e)
+static void raw_stats(worker_state *w, acc *a, const lev *e)
 {
     a->events++;
     a->have_time = true;
@@ -367,9 +411,18 @@ static void raw_stats(acc *a, const lev *e)
     /* files and hosts by hash, or by name where the trace writes names (2023 format) */
     uint64_t file[2] = {e->fhash ? 1 : 2, e->fhash ? e->fhash : e->fname};
     uint64_t host[2] = {e->hhash ? 1 : 2, e->hhash ? e->hhash : e->host};
+    if (w->have_raw && memcmp(file, w->last_file, sizeof file) == 0 && memcmp(host, w->last_host, sizeof host) == 0 &&
+        e->pid == w->last_pid)
+        return; /* consecutive events mostly repeat them: skip three set lookups */
     if ((file[1] && dfs_keyset_add(&a->fhashes, file) < 0) || (host[1] && dfs_keyset_add(&a->hhashes, host) < 0) ||
-        dfs_keyset_add(&a->pids, &e->pid) < 0)
+        dfs_keyset_add(&a->pids, &e->pid) < 0) {
         a->failed = true;
+        return;
+    }
+    memcpy(w->last_file, file, sizeof file);
+    memcpy(w->last_host, host, sizeof host);
+    w->last_pid = e->pid;
+    w->have_raw = true;
 }
 
 /* The clock an event time goes through: the rerun's known clock, else the file's current one
@@ -447,7 +500,7 @@ static void on_event(worker_state *w, const dfs_run *run, const dfs_event *ev, c
     }
     lev e;
     to_lev(ev, clk, &e);
-    raw_stats(a, &e);
+    raw_stats(w, a, &e);
     if (e.fhash && !e.fname) { /* defined elsewhere: classify at the end, after late resolution */
         if (!dfs_vec_push(&a->pending, e))
             a->failed = true;
@@ -634,6 +687,13 @@ static void merge_acc(dfs_layered *la, acc *into, acc *from)
         into->failed |= !dfs_vec_push(&into->pending, from->pending.v[i]);
 }
 
+/* Nothing merged into it yet (its tables may still be allocated but hold nothing). */
+static bool acc_is_empty(const acc *a)
+{
+    return !a->events && !a->no_duration && !a->bad_time && !a->other_phases && !a->proc_v.n && !a->cell_v.n &&
+           !a->pproc_v.n && !a->pending.n && !a->nuniq.count && !a->clocks.n && !a->cat_texts.n && !a->failed;
+}
+
 static void worker_end(void *user, const dfs_run *run, void *state)
 {
     (void)run;
@@ -643,6 +703,13 @@ static void worker_end(void *user, const dfs_run *run, void *state)
         la->total.failed = true;
         return;
     }
+    if (acc_is_empty(&la->total)) { /* the first worker's state becomes the total: no copy */
+        acc empty = la->total;
+        la->total = w->a;
+        w->a = empty;
+    } else {
+        merge_acc(la, &la->total, &w->a);
+    }
     for (uint32_t c = 0; c < w->cat_used.n; c++) {
         size_t len;
         const char *t = dfs_postread_cat_text(w->cls, c, &len);
@@ -650,7 +717,6 @@ static void worker_end(void *user, const dfs_run *run, void *state)
             add_category(&la->total, t, len);
     }
     dfs_vec_free(&w->cat_used);
-    merge_acc(la, &la->total, &w->a);
     dfs_postread_free(w->cls);
     acc_free(&w->a);
     free(w);

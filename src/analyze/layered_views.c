@@ -23,7 +23,8 @@ typedef struct canon_proc {
 /* One member of one (row, layer): its families, summed over the cells that fall in it. */
 typedef struct member {
     uint32_t row, layer, id;
-    uint32_t agg; /* index in views_mem.aggs */
+    uint32_t agg; /* first family: in the merged cells (la->total.aggs), or in views_mem.aggs when own */
+    bool own;     /* several cells fell into this member: their sum is a copy */
 } member;
 
 typedef struct rowlayer {
@@ -324,6 +325,11 @@ static bool place(const views_mem *vm, const view_build *vb, const dfs_run *run,
     }
 }
 
+static const lagg *member_fams(const dfs_layered *la, const views_mem *vm, const member *m)
+{
+    return m->own ? &vm->aggs.v[m->agg] : &la->total.aggs.v[m->agg];
+}
+
 static lagg *new_aggs(views_mem *vm, unsigned nfam, uint32_t *index)
 {
     if (!dfs_vec_reserve(&vm->aggs, nfam))
@@ -363,17 +369,23 @@ static bool build_members(dfs_layered *la, views_mem *vm, view_build *vb, const 
         unsigned nf = la->nfam[e->layer];
         bool same = m && vb->members[m - 1].row == e->row && vb->members[m - 1].layer == e->layer &&
                     vb->members[m - 1].id == e->id;
-        if (!same) {
+        uint32_t src = a->cell_v.v[e->cell].agg;
+        if (!same) { /* most members are one cell: point at it instead of copying */
+            vb->members[m++] = (member){e->row, e->layer, e->id, src, false};
+            continue;
+        }
+        member *mb = &vb->members[m - 1];
+        if (!mb->own) {
             uint32_t idx;
             if (!new_aggs(vm, nf, &idx)) {
                 free(ents);
                 return false;
             }
-            vb->members[m++] = (member){e->row, e->layer, e->id, idx};
+            memcpy(&vm->aggs.v[idx], &a->aggs.v[mb->agg], nf * sizeof(lagg));
+            *mb = (member){mb->row, mb->layer, mb->id, idx, true};
         }
-        const lagg *src = &a->aggs.v[a->cell_v.v[e->cell].agg];
         for (unsigned f = 0; f < nf; f++)
-            dfs_lagg_merge(&vm->aggs.v[vb->members[m - 1].agg + f], &src[f]);
+            dfs_lagg_merge(&vm->aggs.v[mb->agg + f], &a->aggs.v[src + f]);
     }
     free(ents);
     vb->nmembers = m;
@@ -410,7 +422,7 @@ static void slot_stats(dfs_layered *la, views_mem *vm, view_build *vb, const uin
         r->tot = &vm->aggs.v[tot_index[s]];
         int64_t best = 0;
         for (uint32_t i = r->first; i < r->first + r->n; i++) {
-            const lagg *f = &vm->aggs.v[vb->members[i].agg];
+            const lagg *f = member_fams(la, vm, &vb->members[i]);
             for (unsigned k = 0; k < nf; k++)
                 dfs_lagg_merge(&r->tot[k], &f[k]);
             if (f[0].time > best)
@@ -682,7 +694,7 @@ static dist member_dist(const dfs_layered *la, const view_build *vb, const rowla
     double sum = 0, sq = 0;
     uint32_t n = 0;
     for (uint32_t i = rl->first; i < rl->first + rl->n; i++) {
-        const lagg *a = &vm->aggs.v[vb->members[i].agg + f];
+        const lagg *a = member_fams(la, vm, &vb->members[i]) + f;
         double x = what == 0 ? (double)a->count : what == 1 ? secs(a->time) : (double)a->size;
         d.min = n ? fmin(d.min, x) : x;
         d.max = n ? fmax(d.max, x) : x;
@@ -809,20 +821,38 @@ static void column_totals(emitter *e)
 
 /* ----- additional metrics (§7.5) ------------------------------------------------------------ */
 
+/* A formula's columns resolved to indices once per view, so rows are evaluated without
+ * searching the (often thousand) column names. */
 typedef struct formula_row {
-    const view_build *vb;
+    const dfs_formula *f;
+    const size_t *index; /* per formula column: its index, or SIZE_MAX when absent */
     const double *values; /* this row's cells */
 } formula_row;
 
 static bool lookup_column(void *user, const char *column, double *value)
 {
     const formula_row *fr = user;
-    for (size_t c = 0; c < fr->vb->columns.n; c++)
-        if (strcmp(fr->vb->columns.v[c], column) == 0) {
-            *value = fr->values[c];
+    for (size_t i = 0; i < dfs_formula_ncolumns(fr->f); i++)
+        if (strcmp(dfs_formula_column(fr->f, i), column) == 0) {
+            if (fr->index[i] == SIZE_MAX)
+                return false;
+            *value = fr->values[fr->index[i]];
             return !isnan(*value);
         }
     return false;
+}
+
+static size_t *resolve_columns(const view_build *vb, const dfs_formula *f)
+{
+    size_t n = dfs_formula_ncolumns(f);
+    size_t *index = malloc((n + 1) * sizeof *index);
+    for (size_t i = 0; index && i < n; i++) {
+        index[i] = SIZE_MAX;
+        for (size_t c = 0; c < vb->columns.n && index[i] == SIZE_MAX; c++)
+            if (strcmp(vb->columns.v[c], dfs_formula_column(f, i)) == 0)
+                index[i] = c;
+    }
+    return index;
 }
 
 static const char *unit_of(const char *name)
@@ -855,15 +885,17 @@ static dfs_formula **view_formulas(const dfs_layered *la, const view_build *vb, 
     return f;
 }
 
-static void put_additional(emitter *e, dfs_formula **f, size_t row_start)
+static void put_additional(emitter *e, dfs_formula **f, size_t **index, size_t row_start)
 {
     const dfs_preset *ps = e->la->opt.preset;
     for (size_t i = 0; i < ps->nadditional; i++) {
         if (!f[i])
             continue;
         double v = NAN;
-        if (!e->names) {
-            formula_row fr = {e->vb, e->vb->cells.v + row_start};
+        if (!e->names && !index[i])
+            index[i] = resolve_columns(e->vb, f[i]);
+        if (!e->names && index[i]) {
+            formula_row fr = {f[i], index[i], e->vb->cells.v + row_start};
             if (!dfs_formula_eval(f[i], lookup_column, &fr, &v))
                 v = NAN;
         }
@@ -913,9 +945,11 @@ static bool emit_columns(dfs_layered *la, view_build *vb)
                  .top = la->opt.preset->auto_layers ? 0 : la->opt.preset->time_boundary};
     e.col_total = calloc(4 * NL(la) + 1, sizeof *e.col_total);
     dfs_formula **f = view_formulas(la, vb, e.tmname);
-    if (!e.col_total || !f) {
+    size_t **index = calloc(la->opt.preset->nadditional + 1, sizeof *index);
+    if (!e.col_total || !f || !index) {
         free(e.col_total);
         free(f);
+        free(index);
         return false;
     }
     column_totals(&e);
@@ -926,12 +960,15 @@ static bool emit_columns(dfs_layered *la, view_build *vb)
         size_t start = vb->cells.n;
         for (size_t l = 0; l < NL(la); l++)
             put_layer(&e, row, l);
-        put_additional(&e, f, start);
+        put_additional(&e, f, index, start);
     }
     bool ok = !e.failed && summarize_additional(la, vb, f);
-    for (size_t i = 0; i < la->opt.preset->nadditional; i++)
+    for (size_t i = 0; i < la->opt.preset->nadditional; i++) {
         dfs_formula_free(f[i]);
+        free(index[i]);
+    }
     free(f);
+    free(index);
     free(e.col_total);
     return ok;
 }
@@ -1018,6 +1055,7 @@ static void raw_result(dfs_layered *la, views_mem *vm)
 
 bool dfs_layered_build_views(dfs_layered *la, const dfs_run *run, int64_t shift)
 {
+
     views_mem *vm = calloc(1, sizeof *vm);
     if (!vm)
         return false;

@@ -427,9 +427,8 @@ static bool reserve_event(dfs_ovl *o, uint64_t classes, int64_t start, int64_t e
         return false;
     if (end == start)
         return true;
-    for (unsigned c = 0; c < o->nclasses; c++) {
-        if (!(classes >> c & 1))
-            continue;
+    for (uint64_t m = classes; m; m &= m - 1) {
+        unsigned c = (unsigned)__builtin_ctzll(m);
         if (!dfs_vec_reserve(&o->cls[c].iv, 1))
             return false;
         if (needs_held(o, c) && !dfs_vec_reserve(&o->cls[c].held, 1))
@@ -471,9 +470,8 @@ bool dfs_ovl_add_mask(dfs_ovl *o, uint64_t classes, int64_t start, int64_t end, 
         o->late++;
     /* Reserved above, so this lookup cannot fail; no bin is created until the pointer's last use. */
     dfs_ovl_measure *bin = o->bin_width ? bin_slot(o, bin_key(bin_of(o, start))) : NULL;
-    for (unsigned c = 0; c < o->nclasses; c++)
-        if (classes >> c & 1)
-            commit_event(o, c, bin, start, end, weight);
+    for (uint64_t m = classes; m; m &= m - 1)
+        commit_event(o, (unsigned)__builtin_ctzll(m), bin, start, end, weight);
     return true;
 }
 

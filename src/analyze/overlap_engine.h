@@ -10,22 +10,33 @@
  *     exposed_count  events of X not entirely covered by R's union ("unoverlapped events")
  *     exposed_weight Σ weight (e.g. bytes) of those events
  * Intervals are half-open [start, end) in integer units (ns in dfscope); touching intervals merge;
- * zero-length intervals add nothing to any measure but count; negative lengths are the caller's
- * business (clamp to 0 before adding).
+ * zero-length intervals add nothing to any measure but count and are never exposed; an end before
+ * the start is taken as a zero-length event (clamping and warning is the caller's business).
  *
  * Streaming and the memory bound: events may arrive in any order. The engine keeps them in
- * per-class buffers and compacts (sort + coalesce) when a buffer doubles. dfs_ovl_flush(W) tells
- * it that no event starting before W will be added any more: everything before W is measured,
- * added to the totals, and dropped. Memory is therefore bounded by the events that start after the
- * last watermark (plus, per class, the coalesced intervals that straddle it), not by the trace.
- * Without flushes memory is O(coalesced intervals) of the scope.
+ * per-class buffers and compacts (sort + coalesce) when a buffer doubles. Exposure needs each
+ * event of a class X != R checked against R's final union, so such an event is kept until it is
+ * known covered (dropped at once) or decided by a flush. dfs_ovl_flush(W) tells the engine that no
+ * event starting before W will be added any more: everything before W is measured, added to the
+ * totals, and dropped; an event crossing W is exposed at once if its part before W is not covered,
+ * otherwise only its part after W is kept. Memory is therefore bounded by what starts after the
+ * last watermark or crosses it, not by the trace. Without flushes it is the coalesced unions plus
+ * the events of X not (yet) known to be covered by R.
+ * Cost: O(n log n) per scope, near O(n) for events that arrive roughly in time order; a flush
+ * also costs O(what it keeps), so flush per batch of events, not per event.
  *
  * Optional binning: with a bin width g > 0 and an origin o, measures are also accumulated per bin
  * k = floor((t − o) / g), each union clipped to [o + k·g, o + (k+1)·g) (overlap.md §3.4), so the
- * per-bin values sum exactly to the totals. Counts per bin go to the bin of the event's start.
+ * per-bin values sum exactly to the totals. count, sum_dur and exposed_* go to the bin of the
+ * event's start. Bin arithmetic is exact for any int64 times (128-bit where needed); bin indices
+ * saturate only beyond ±2^63. An interval costs one step per bin it crosses: the caller bounds the
+ * number of bins (span / g), e.g. by clamping absurd durations first.
  *
  * No global state; a dfs_ovl is used by one thread at a time. Two dfs_ovl of the same scope built
- * by different threads are combined with dfs_ovl_merge (both unflushed, or flushed to the same W).
+ * by different threads are combined with dfs_ovl_merge. The merge is exact when neither side has
+ * finalised (flushed) a time range in which the other has events: both unflushed, or one flushed
+ * to W while the other holds only events that start at or after W. Two states that both flushed
+ * overlapping events cannot be combined exactly (their unions were measured apart).
  */
 #ifndef DFS_OVERLAP_ENGINE_H
 #define DFS_OVERLAP_ENGINE_H
@@ -46,28 +57,35 @@ typedef struct dfs_ovl_measure {
 
 typedef struct dfs_ovl dfs_ovl;
 
-/* nclasses ≤ DFS_OVL_MAX_CLASSES; ref = the reference class, or -1 for none (with_ref and exposed
- * then stay 0). bin_width ≤ 0: no binning. NULL on out of memory. */
+/* 1 ≤ nclasses ≤ DFS_OVL_MAX_CLASSES; ref = the reference class, or -1 for none (with_ref and
+ * exposed then stay 0). bin_width ≤ 0: no binning. NULL on out of memory or invalid arguments. */
 dfs_ovl *dfs_ovl_new(unsigned nclasses, int ref, int64_t bin_width, int64_t origin);
 void dfs_ovl_free(dfs_ovl *o);
-/* Adds one event of class c. false on out of memory (the engine stays consistent). */
+/* Adds one event of class c. false on out of memory (nothing was added, the engine stays
+ * consistent and the call may be retried) or when c ≥ nclasses. */
 bool dfs_ovl_add(dfs_ovl *o, unsigned c, int64_t start, int64_t end, double weight);
-/* Adds one event to every class whose bit is set in `classes` (a layer event belongs to several). */
+/* Adds one event to every class whose bit is set in `classes` (a layer event belongs to several);
+ * all or none of them. false as dfs_ovl_add, or for a bit ≥ nclasses. */
 bool dfs_ovl_add_mask(dfs_ovl *o, uint64_t classes, int64_t start, int64_t end, double weight);
 /* Finalises everything before watermark W (see above). Adding an event that starts before an
  * earlier watermark afterwards is a caller bug: it is still counted, measured against what
- * remains, and counted in dfs_ovl_late_events. */
+ * remains (its part before the watermark may be counted twice, and R's union there is gone), and
+ * counted in dfs_ovl_late_events. false on out of memory (nothing was finalised). */
 bool dfs_ovl_flush(dfs_ovl *o, int64_t watermark);
-/* Moves everything of src into dst (same nclasses, ref and binning); src is left empty. */
+/* Moves everything of src into dst (same nclasses, ref and binning; see above for exactness); src
+ * is left empty, as new. false (nothing moved) on out of memory or another configuration. */
 bool dfs_ovl_merge(dfs_ovl *dst, dfs_ovl *src);
-/* Finalises everything (flush to +infinity) and returns the totals of class c. */
+/* Finalises everything (flush to +infinity) and lists the bins. Events added afterwards are late;
+ * finishing again takes them in. */
 bool dfs_ovl_finish(dfs_ovl *o);
+/* The totals of class c so far (final after dfs_ovl_finish); NULL for c ≥ nclasses. */
 const dfs_ovl_measure *dfs_ovl_total(const dfs_ovl *o, unsigned c);
-/* Binned results after dfs_ovl_finish: the bins that hold anything, ascending. */
+/* Binned results after dfs_ovl_finish: the bins that hold anything, ascending. Pointers are valid
+ * until the next add, merge or flush. */
 size_t dfs_ovl_nbins(const dfs_ovl *o);
 int64_t dfs_ovl_bin_index(const dfs_ovl *o, size_t i);
 const dfs_ovl_measure *dfs_ovl_bin(const dfs_ovl *o, size_t i, unsigned c);
 uint64_t dfs_ovl_late_events(const dfs_ovl *o);
-/* Intervals currently held (for tests of the memory bound). */
+/* Intervals and undecided events currently held (for tests of the memory bound). */
 size_t dfs_ovl_held(const dfs_ovl *o);
 #endif
