@@ -55,8 +55,7 @@ static void lagg_add(lagg *a, int64_t dur, uint64_t size, bool with_size)
 {
     a->count++;
     a->time += dur;
-    double s = (double)dur / 1e9;
-    a->time_sq += s * s;
+    a->time_sq += (unsigned __int128)((uint64_t)dur) * (uint64_t)dur;
     if (dur < a->time_min)
         a->time_min = dur;
     if (dur > a->time_max)
@@ -65,7 +64,7 @@ static void lagg_add(lagg *a, int64_t dur, uint64_t size, bool with_size)
         return;
     a->size += size;
     a->sized++;
-    a->size_sq += (double)size * (double)size;
+    a->size_sq += (unsigned __int128)size * size;
     if (size < a->size_min)
         a->size_min = size;
     if (size > a->size_max)

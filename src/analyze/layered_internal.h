@@ -19,11 +19,11 @@ typedef struct lagg {
     uint64_t count;
     int64_t time;
     int64_t time_min, time_max; /* per call */
-    double time_sq;             /* Σ (dur in s)² */
+    unsigned __int128 time_sq;  /* Σ dur² in ns², exact: the same for any -j */
     uint64_t size;              /* Σ size of sized events */
     uint64_t sized;             /* events with a size */
     uint64_t size_min, size_max;
-    double size_sq;
+    unsigned __int128 size_sq;  /* Σ size², exact */
     uint64_t bins[DFS_SIZE_BINS];
 } lagg;
 

@@ -735,7 +735,7 @@ static void put_family(emitter *e, const rowlayer *rl, unsigned f, const char *p
     put(e, any ? secs(t->time_min) : NAN, "%stime_call_min", p);
     put(e, any ? secs(t->time_max) : NAN, "%stime_call_max", p);
     put(e, mean, "%stime_call_mean", p);
-    put(e, any ? sqrt(fmax(t->time_sq / n - mean * mean, 0)) : NAN, "%stime_call_std", p);
+    put(e, any ? sqrt(fmax((double)t->time_sq / 1e18 / n - mean * mean, 0)) : NAN, "%stime_call_std", p);
     double tm = strcmp(e->tmname, "time_sum") == 0 ? time : (any ? dt.max : NAN);
     put(e, ratio(n, tm), "%sops", p);
     if (!sized)
@@ -750,7 +750,7 @@ static void put_family(emitter *e, const rowlayer *rl, unsigned f, const char *p
     put(e, has_size ? (double)t->size_min : NAN, "%ssize_call_min", p);
     put(e, has_size ? (double)t->size_max : NAN, "%ssize_call_max", p);
     put(e, smean, "%ssize_call_mean", p);
-    put(e, has_size ? sqrt(fmax(t->size_sq / per - smean * smean, 0)) : NAN, "%ssize_call_std", p);
+    put(e, has_size ? sqrt(fmax((double)t->size_sq / per - smean * smean, 0)) : NAN, "%ssize_call_std", p);
     put(e, ratio(size, tm), "%sbw", p);
     put(e, ratio(n, size), "%sintensity", p);
     for (int b = 0; b < DFS_SIZE_BINS; b++)

@@ -14,7 +14,7 @@
 #include "output/atomic.h"
 #include "output/layered_report.h"
 
-#define PREVIEW_BYTES (256u << 10)
+#define PREVIEW_BYTES (UINT64_C(256) << 10)
 
 static void usage(FILE *out)
 {
@@ -38,6 +38,8 @@ static void usage(FILE *out)
             "      --format FMT        table (default), json, or csv (one file per view, needs -o DIR)\n"
             "  -o, --output PATH       write to PATH (atomically) instead of stdout; a directory for csv\n"
             "      --keep-ignored      do not drop the preset's ignored files and functions\n"
+            "      --preview SIZE      bytes of each input read first for the time origin and the\n"
+            "                          preset detection (default 256k); a wrong guess costs a second pass\n"
             "      --list-presets      list the shipped presets and exit\n"
             "      --show-preset NAME  print a shipped preset's YAML and exit\n"
             "      --timing            print wall time and peak RSS on stderr\n" DFS_CLI_COMMON_HELP
@@ -58,6 +60,7 @@ typedef struct analyze_args {
     out_format format;
     const char *output;
     bool keep_ignored, timing;
+    uint64_t preview;
 } analyze_args;
 
 static bool parse_views(analyze_args *a, const char *list)
@@ -145,6 +148,12 @@ static int parse_option(analyze_args *a, int c, const char *arg)
     case 2007: return list_presets();
     case 2008: return show_preset(arg);
     case 2009: a->timing = true; return -1;
+    case 2010:
+        if (!dfs_cli_parse_size(arg, &a->preview) || a->preview == 0) {
+            fprintf(stderr, "dfscope analyze: --preview takes a size such as 256k, not '%s'\n", arg);
+            return DFS_EXIT_USAGE;
+        }
+        return -1;
     case 'h': usage(stdout); return DFS_EXIT_OK;
     default: fprintf(stderr, "dfscope analyze: see 'dfscope analyze --help'\n"); return DFS_EXIT_USAGE;
     }
@@ -159,8 +168,10 @@ static int parse_args(analyze_args *a, int argc, char **argv)
         {"format", required_argument, NULL, 2005}, {"output", required_argument, NULL, 'o'},
         {"keep-ignored", no_argument, NULL, 2006}, {"list-presets", no_argument, NULL, 2007},
         {"show-preset", required_argument, NULL, 2008}, {"timing", no_argument, NULL, 2009},
+        {"preview", required_argument, NULL, 2010},
         {"help", no_argument, NULL, 'h'}, DFS_CLI_COMMON_LONGOPTS, {NULL, 0, NULL, 0}};
     a->granularity_ns = INT64_C(1000000000);
+    a->preview = PREVIEW_BYTES;
     a->views[0] = DFS_VIEW_TIME_RANGE;
     a->nviews = 1;
     optind = 1;
@@ -401,7 +412,7 @@ int dfs_cmd_analyze(int argc, char **argv)
     int npaths = argc - optind;
     double started = dfs_cli_now();
     dfs_preview pv;
-    if (dfs_preview_run(paths, (size_t)npaths, &a.common.opt, PREVIEW_BYTES, &pv) != DFS_EXIT_OK) {
+    if (dfs_preview_run(paths, (size_t)npaths, &a.common.opt, a.preview, &pv) != DFS_EXIT_OK) {
         fprintf(stderr, "dfscope analyze: out of memory\n");
         return DFS_EXIT_OUTPUT;
     }
