@@ -1,5 +1,5 @@
 # dfscope - the two commands of the README quick start, and the rest.
-#   make demo   build, then run `dfscope stats` on a built-in generated sample
+#   make demo   build, then run `dfscope stats` and `dfscope analyze` on a built-in generated sample
 #   make test   build and run every test (ctest)
 #   make bench  throughput benchmarks (long; writes results under bench/out)
 JOBS  ?= $(shell nproc 2>/dev/null || echo 2)
@@ -29,6 +29,7 @@ $(BUILD)/sample.stamp: | $(BUILD)/dfscope
 
 demo: $(BUILD)/dfscope $(BUILD)/sample.stamp
 	$(BUILD)/dfscope stats sample
+	$(BUILD)/dfscope analyze --views time_range,proc_name sample
 
 test: deps-test
 	@cmake -S . -B build-test -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null

@@ -82,6 +82,27 @@ for input in v1 v2gz; do
       "$j" "$t" "$mbs" "$evs" "$rss" "$bname" "$bt" "$ratio" >> "$OUT/results.md"
   done
 done
+# Layered analysis (issue 3): `dfscope analyze --preset dlio --views time_range,proc_name` against
+# `dfscope stats` on the same input and -j, in both the reference-compatible and the exact semantics.
+peak_rss_of() { # peak RSS (MB) of one run of CMD...
+  /usr/bin/time -o "$OUT/rss" -f '%M' "$@" >/dev/null 2>&1 || true
+  awk '{printf "%.0f", $1/1024}' "$OUT/rss"
+}
+{
+  echo
+  echo "| input | -j | stats s | analyze --compat dfanalyzer s | ratio | peak RSS MB | analyze (exact) s | ratio | peak RSS MB |"
+  echo "|---|--:|--:|--:|--:|--:|--:|--:|--:|"
+} >> "$OUT/results.md"
+for input in v1 v2gz; do
+  for j in 1 2; do
+    ts=$(time_cmd "$DFSCOPE" stats -j "$j" --no-progress -q "$OUT/$input")
+    an=("$DFSCOPE" analyze -j "$j" --no-progress -q --preset dlio --views time_range,proc_name "$OUT/$input")
+    tc=$(time_cmd "${an[@]}" --compat dfanalyzer); rc=$(peak_rss_of "${an[@]}" --compat dfanalyzer)
+    te=$(time_cmd "${an[@]}"); re=$(peak_rss_of "${an[@]}")
+    printf '| %s | %d | %.2f | %.2f | %.2f | %s | %.2f | %.2f | %s |\n' "$input" "$j" "$ts" "$tc" \
+      "$(echo "$tc / $ts" | bc -l)" "$rc" "$te" "$(echo "$te / $ts" | bc -l)" "$re" >> "$OUT/results.md"
+  done
+done
 # The parser alone (framer + record parser, one thread, file in memory): where the time goes.
 FRAMER="$(dirname "$DFSCOPE")/bench_framer"
 if [ -x "$FRAMER" ]; then

@@ -42,8 +42,8 @@ typedef struct fixture {
     const dfs_layered_result *r;
 } fixture;
 
-static void analyse(fixture *f, const char *preset, dfs_compat compat, int64_t origin_ns, const dfs_view_type *views,
-                    size_t nviews)
+static void analyse_text(fixture *f, const char *text, const char *preset, dfs_compat compat, int64_t origin_ns,
+                         const dfs_view_type *views, size_t nviews)
 {
     dfs_preset_error perr;
     f->preset = dfs_preset_load(preset, &perr);
@@ -57,12 +57,18 @@ static void analyse(fixture *f, const char *preset, dfs_compat compat, int64_t o
     char err[256];
     f->la = dfs_layered_new(&o, err, sizeof err);
     assert_non_null(f->la);
-    const char *path = tu_temp_file(".pfw", trace_text(), strlen(trace_text()));
+    const char *path = tu_temp_file(".pfw", text, strlen(text));
     f->run = tu_run(2, 0, 0);
     assert_int_equal(dfs_run_add_path(f->run, path), DFS_OK);
     dfs_consumer *c[] = {dfs_layered_consumer(f->la)};
     assert_int_equal(dfs_run_read(f->run, c, 1), DFS_EXIT_OK);
     f->r = dfs_layered_finish(f->la, f->run);
+}
+
+static void analyse(fixture *f, const char *preset, dfs_compat compat, int64_t origin_ns, const dfs_view_type *views,
+                    size_t nviews)
+{
+    analyse_text(f, trace_text(), preset, compat, origin_ns, views, nviews);
 }
 
 static void fixture_free(fixture *f)
@@ -223,6 +229,32 @@ static void test_origin_check_and_shift(void **state)
     fixture_free(&f);
 }
 
+/* Zero and empty cases: a layer whose only event lasts 0 ns has no rate; an empty layer has no
+ * time, no rate and no row values. */
+static void test_zero_and_empty(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "{\"name\":\"pread\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":1,\"ts\":5000000,\"dur\":0,\"ph\":\"X\","
+        "\"args\":{\"fname\":\"/d/f\",\"ret\":100}}\n";
+    fixture f;
+    analyse_text(&f, text, "posix", DFS_COMPAT_DFANALYZER, INT64_C(5000000000), TIME_ONLY, 1);
+    assert_non_null(f.r);
+    const dfs_layer_summary *px = layer(&f, 0, "posix");
+    assert_int_equal(px->count, 1);
+    assert_true(px->time_s == 0);
+    assert_int_equal(px->size, 100);
+    assert_true(isnan(px->ops) && isnan(px->bandwidth));
+    assert_int_equal(px->num_files, 1);
+    const dfs_view_result *v = &f.r->views[0];
+    assert_true(isnan(column(v, 0, "posix_ops")) && isnan(column(v, 0, "posix_bw")));
+    assert_true(column(v, 0, "posix_intensity") == 0.01);
+    assert_true(isnan(column(v, 0, "posix_write_count_sum"))); /* no write: null, not 0 */
+    assert_true(isnan(column(v, 0, "posix_time_proc_std")));  /* one process: ddof 1 undefined */
+    assert_true(column(v, 0, "posix_time_call_std") == 0);
+    fixture_free(&f);
+}
+
 static void test_size_bin_edges(void **state)
 {
     (void)state;
@@ -289,6 +321,7 @@ int main(void)
         cmocka_unit_test(test_exact_u_from_intervals),
         cmocka_unit_test(test_sum_semantics_and_process_views),
         cmocka_unit_test(test_origin_check_and_shift),
+        cmocka_unit_test(test_zero_and_empty),
         cmocka_unit_test(test_size_bin_edges),
         cmocka_unit_test(test_durations),
         cmocka_unit_test(test_overlap_percent),

@@ -1,0 +1,158 @@
+/* test_postread.c - the post-read rules (layered-analysis.md §3) of the shipped presets: ignored
+ * files and functions, io_cat (metadata first, raw category case-sensitive), size rules, category
+ * suffixes in G2 and G3 order, and layer membership through the classifier's memo. */
+#include <stdio.h>
+#include <string.h>
+
+#include "analyze/postread.h"
+#include "analyze/preset.h"
+#include "testutil.h"
+
+typedef struct seen {
+    dfs_pr_event pe[32];
+    char cat[32][96];
+    size_t n;
+    dfs_postread *cls;
+} seen;
+
+static void *begin(void *user)
+{
+    return user;
+}
+
+/* Classifies every complete event (one worker: -j 1) and keeps the answers in file order. */
+static void on_batch(void *state, const dfs_run *run, const dfs_batch *b)
+{
+    seen *s = state;
+    for (size_t i = 0; i < b->count && s->n < 32; i++) {
+        const dfs_event *ev = &b->events[i];
+        if (ev->phase != DFS_PHASE_COMPLETE)
+            continue;
+        dfs_pr_input in = {.cat = ev->cat, .name = ev->name, .fname = ev->fname, .host = ev->host,
+                           .pid = ev->pid, .tid = ev->tid,
+                           .has_size_sum = dfs_event_arg(ev, DFS_KEY_STR(DFS_KEY_SIZE_SUM)) != NULL};
+        dfs_pr_event *pe = &s->pe[s->n];
+        assert_true(dfs_postread_classify(s->cls, run, &in, pe));
+        size_t len;
+        const char *c = dfs_postread_cat_text(s->cls, pe->cat, &len);
+        snprintf(s->cat[s->n], sizeof s->cat[s->n], "%.*s", (int)len, c);
+        s->n++;
+    }
+}
+
+static void end(void *user, const dfs_run *run, void *state)
+{
+    (void)user, (void)run, (void)state;
+}
+
+#define EV(name, cat, args)                                                                        \
+    "{\"name\":\"" name "\",\"cat\":\"" cat "\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":2,\"ph\":\"X\",\"args\":{" args "}}\n"
+
+static const char trace[] =
+    "{\"name\":\"FH\",\"cat\":\"dftracer\",\"pid\":1,\"tid\":1,\"ph\":\"M\",\"args\":{\"name\":\"/p/lustre/x/data/f\",\"value\":1}}\n"
+    "{\"name\":\"FH\",\"cat\":\"dftracer\",\"pid\":1,\"tid\":1,\"ph\":\"M\",\"args\":{\"name\":\"/p/checkpoint/data/c\",\"value\":2}}\n"
+    "{\"name\":\"FH\",\"cat\":\"dftracer\",\"pid\":1,\"tid\":1,\"ph\":\"M\",\"args\":{\"name\":\"/x/__pycache__/m.pyc\",\"value\":3}}\n"
+    EV("pread", "POSIX", "\"fhash\":1,\"ret\":4096")                 /* 0: read, sized, suffixed */
+    EV("pread64", "POSIX", "\"fhash\":1,\"ret\":8")                  /* 1: read in G3 only */
+    EV("fopen", "STDIO", "\"fhash\":1,\"ret\":3")                    /* 2: metadata */
+    EV("pread", "posix", "\"fhash\":1,\"ret\":4096")                 /* 3: lower-case raw cat: io_cat 6 */
+    EV("write", "POSIX", "\"fhash\":2,\"ret\":\"0\"")                /* 4: ret 0: no size */
+    EV("read", "POSIX", "\"fhash\":3,\"ret\":5")                     /* 5: ignored file */
+    EV("TFReader.next", "reader", "")                                /* 6: ignored in G2 and G3 (pattern) */
+    EV("HDF5Reader.read_index", "reader", "")                        /* 7: ignored in G3 only */
+    EV("crumb", "dc", "\"size_sum\":77,\"image_size\":5")            /* 8: size_sum: io_cat 6 */
+    EV("load", "reader", "\"image_size\":300")                       /* 9: image size (G3) */
+    EV("open_image", "reader", "\"image_size\":300")                 /* 10: 'open': no image size */
+    EV("fork", "POSIX", "")                                          /* 11: PCTL, no file */
+    EV("mmap", "POSIX", "\"fhash\":1")                               /* 12: unclassified */
+    EV("pread", "POSIX", "\"fhash\":1,\"ret\":4096");                /* 13: same key as 0: memo */
+
+static void classify_all(const char *preset_name, seen *s, dfs_preset **preset, dfs_layer_plan *plan)
+{
+    dfs_preset_error err;
+    *preset = dfs_preset_load(preset_name, &err);
+    assert_non_null(*preset);
+    dfs_pred_error perr;
+    assert_true(dfs_layer_plan_init(plan, *preset, (*preset)->layers, (*preset)->nlayers, &perr));
+    memset(s, 0, sizeof *s);
+    s->cls = dfs_postread_new(plan);
+    assert_non_null(s->cls);
+    const char *path = tu_temp_file(".pfw", trace, sizeof trace - 1);
+    dfs_run *run = tu_run(1, 0, 0);
+    assert_int_equal(dfs_run_add_path(run, path), DFS_OK);
+    dfs_consumer c = {.user = s, .want = {.keys = DFS_POSTREAD_KEYS}, .worker_begin = begin, .on_batch = on_batch,
+                      .worker_end = end};
+    dfs_consumer *cs[] = {&c};
+    assert_int_equal(dfs_run_read(run, cs, 1), DFS_EXIT_OK);
+    dfs_run_free(run);
+    assert_int_equal(s->n, 14);
+}
+
+static bool in_layer(const dfs_preset *p, const dfs_pr_event *pe, const char *layer)
+{
+    int l = dfs_preset_layer_index(p, layer);
+    assert_true(l >= 0);
+    return (pe->layers >> l) & 1;
+}
+
+static void test_g3_rules(void **state)
+{
+    (void)state;
+    seen s;
+    dfs_preset *p;
+    dfs_layer_plan plan;
+    classify_all("dlio", &s, &p, &plan);
+    assert_int_equal(s.pe[0].io_cat, DFS_IO_READ);
+    assert_int_equal(s.pe[0].size_rule, DFS_SIZE_FROM_RET);
+    assert_string_equal(s.cat[0], "posix_reader_lustre"); /* G3 order: /data, /checkpoint, /lustre */
+    assert_true(in_layer(p, &s.pe[0], "reader_posix") && in_layer(p, &s.pe[0], "posix"));
+    assert_int_equal(s.pe[1].io_cat, DFS_IO_READ); /* pread64 is a G3 name */
+    assert_int_equal(s.pe[2].io_cat, DFS_IO_METADATA);
+    assert_string_equal(s.cat[2], "stdio_reader_lustre");
+    assert_int_equal(s.pe[3].io_cat, DFS_IO_OTHER); /* quirk 8: raw cat must be exactly POSIX */
+    assert_int_equal(s.pe[3].size_rule, DFS_SIZE_FROM_IMAGE); /* rule 3 applies; no image_size: no size */
+    assert_int_equal(s.pe[4].io_cat, DFS_IO_WRITE);
+    assert_string_equal(s.cat[4], "posix_reader_checkpoint");
+    assert_true(in_layer(p, &s.pe[4], "checkpoint_posix") && in_layer(p, &s.pe[4], "reader_posix"));
+    assert_true(s.pe[5].dropped_file);
+    assert_true(s.pe[6].dropped_func);
+    assert_true(s.pe[7].dropped_func);
+    assert_int_equal(s.pe[8].size_rule, DFS_SIZE_FROM_SIZE_SUM);
+    assert_int_equal(s.pe[8].io_cat, DFS_IO_OTHER);
+    assert_int_equal(s.pe[9].size_rule, DFS_SIZE_FROM_IMAGE);
+    assert_true(in_layer(p, &s.pe[9], "reader"));
+    assert_int_equal(s.pe[10].size_rule, DFS_SIZE_NONE);
+    assert_int_equal(s.pe[11].io_cat, DFS_IO_PCTL);
+    assert_string_equal(s.cat[11], "posix"); /* no file: no suffix */
+    assert_true(in_layer(p, &s.pe[11], "data_loader_fork"));
+    assert_int_equal(s.pe[12].io_cat, DFS_IO_OTHER);  /* mmap is unclassified */
+    assert_memory_equal(&s.pe[13], &s.pe[0], sizeof s.pe[0]);
+    dfs_postread_free(s.cls);
+    dfs_preset_free(p);
+}
+
+static void test_g2_rules(void **state)
+{
+    (void)state;
+    seen s;
+    dfs_preset *p;
+    dfs_layer_plan plan;
+    classify_all("dlio-g2", &s, &p, &plan);
+    assert_int_equal(s.pe[1].io_cat, DFS_IO_OTHER); /* pread64 is not in G2's lists */
+    assert_string_equal(s.cat[4], "posix_checkpoint_reader"); /* G2 order: /checkpoint, /data */
+    assert_false(s.pe[7].dropped_func);                     /* read_index is kept in G2 */
+    assert_int_equal(s.pe[9].size_rule, DFS_SIZE_NONE);     /* no image-size rule in G2 */
+    assert_true(in_layer(p, &s.pe[0], "reader_posix_lustre"));
+    assert_true(in_layer(p, &s.pe[11], "other_posix") && in_layer(p, &s.pe[11], "data_loader_fork"));
+    dfs_postread_free(s.cls);
+    dfs_preset_free(p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_g3_rules),
+        cmocka_unit_test(test_g2_rules),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
