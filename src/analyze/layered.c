@@ -23,15 +23,16 @@ int dfs_size_bin(uint64_t size)
     return DFS_SIZE_BINS - 1;
 }
 
-void dfs_lagg_init(lagg *a)
+void dfs_lagg_init(lagg *a, bool sized)
 {
-    memset(a, 0, sizeof *a);
+    memset(a, 0, sized ? sizeof *a : offsetof(lagg, size));
     a->time_min = INT64_MAX;
     a->time_max = INT64_MIN;
-    a->size_min = UINT64_MAX;
+    if (sized)
+        a->size_min = UINT64_MAX;
 }
 
-void dfs_lagg_merge(lagg *into, const lagg *from)
+void dfs_lagg_merge(lagg *into, const lagg *from, bool sized)
 {
     into->count += from->count;
     into->time += from->time;
@@ -40,6 +41,8 @@ void dfs_lagg_merge(lagg *into, const lagg *from)
         into->time_min = from->time_min;
     if (from->time_max > into->time_max)
         into->time_max = from->time_max;
+    if (!sized)
+        return;
     into->size += from->size;
     into->sized += from->sized;
     into->size_sq += from->size_sq;
@@ -49,6 +52,18 @@ void dfs_lagg_merge(lagg *into, const lagg *from)
         into->size_max = from->size_max;
     for (int b = 0; b < DFS_SIZE_BINS; b++)
         into->bins[b] += from->bins[b];
+}
+
+void dfs_block_init(const dfs_layered *la, unsigned l, lunit *block)
+{
+    for (unsigned f = 0; f < la->nfam[l]; f++)
+        dfs_lagg_init(dfs_fam(la, block, l, f), la->fam_sized[l][f]);
+}
+
+void dfs_block_merge(const dfs_layered *la, unsigned l, lunit *into, const lunit *from)
+{
+    for (unsigned f = 0; f < la->nfam[l]; f++)
+        dfs_lagg_merge(dfs_fam(la, into, l, f), dfs_fam(la, (lunit *)from, l, f), la->fam_sized[l][f]);
 }
 
 static void lagg_add(lagg *a, int64_t dur, uint64_t size, bool with_size)
@@ -124,7 +139,7 @@ static void acc_free(acc *a)
     dfs_vec_free(&a->proc_v);
     dfs_keymap_free(&a->cells);
     dfs_vec_free(&a->cell_v);
-    dfs_vec_free(&a->aggs);
+    dfs_vec_free(&a->units);
     dfs_keyset_free(&a->nuniq);
     dfs_keymap_free(&a->pmap);
     dfs_vec_free(&a->pproc_v);
@@ -213,7 +228,7 @@ static uint32_t process_index(acc *a, const lev *e)
 }
 
 /* The first family of the cell, creating it (with nfam empty families) when new. */
-static lagg *cell_aggs(dfs_layered *la, acc *a, const cell_key *k)
+static lunit *cell_aggs(dfs_layered *la, acc *a, const cell_key *k)
 {
     uint32_t idx;
     bool fresh;
@@ -222,16 +237,16 @@ static lagg *cell_aggs(dfs_layered *la, acc *a, const cell_key *k)
         return NULL;
     }
     if (fresh) {
-        unsigned nf = la->nfam[k->layer];
-        cell c = {.key = *k, .agg = (uint32_t)a->aggs.n};
-        if (!dfs_vec_reserve(&a->aggs, nf) || !dfs_vec_push(&a->cell_v, c)) {
+        uint32_t nu = la->block_units[k->layer];
+        cell c = {.key = *k, .agg = (uint32_t)a->units.n};
+        if (!dfs_vec_reserve(&a->units, nu) || !dfs_vec_push(&a->cell_v, c)) {
             a->failed = true;
             return NULL;
         }
-        for (unsigned f = 0; f < nf; f++)
-            dfs_lagg_init(&a->aggs.v[a->aggs.n++]);
+        a->units.n += nu;
+        dfs_block_init(la, k->layer, &a->units.v[c.agg]);
     }
-    return &a->aggs.v[a->cell_v.v[idx].agg];
+    return &a->units.v[a->cell_v.v[idx].agg];
 }
 
 static int64_t floor_div(int64_t a, int64_t b)
@@ -250,14 +265,14 @@ static int64_t bin_of(const dfs_layered *la, int64_t ts)
 }
 
 /* The cell's families, through the per-layer cache of the last time cell when there is one. */
-static lagg *cached_cell(worker_state *w, dfs_layered *la, acc *a, const cell_key *k)
+static lunit *cached_cell(worker_state *w, dfs_layered *la, acc *a, const cell_key *k)
 {
     if (!w || k->kind != CELL_TIME)
         return cell_aggs(la, a, k);
     unsigned l = k->layer;
     if (w->last_cell_idx[l] && memcmp(&w->last_cell[l], k, sizeof *k) == 0)
-        return &a->aggs.v[a->cell_v.v[w->last_cell_idx[l] - 1].agg];
-    lagg *f = cell_aggs(la, a, k);
+        return &a->units.v[a->cell_v.v[w->last_cell_idx[l] - 1].agg];
+    lunit *f = cell_aggs(la, a, k);
     uint32_t idx;
     if (f && dfs_keymap_get(&a->cells, k, &idx)) {
         w->last_cell[l] = *k;
@@ -270,15 +285,14 @@ static void add_to_layer(worker_state *w, dfs_layered *la, acc *a, const lev *e,
                          unsigned l, uint32_t proc, int64_t axis, uint32_t kind, uint64_t size)
 {
     cell_key k = {.layer = l, .proc = proc, .axis = axis, .kind = kind};
-    lagg *f = cached_cell(w, la, a, &k);
-    if (!f)
+    lunit *block = cached_cell(w, la, a, &k);
+    if (!block)
         return;
-    const dfs_preset_layer *L = &la->plan.layers[l];
-    lagg_add(&f[0], e->dur, size, L->size_layer);
-    for (size_t d = 0; d < L->nderived && d < DFS_PRESET_MAX_DERIVED; d++) {
-        int t = la->plan.derived_text[l][d];
+    lagg_add(dfs_fam(la, block, l, 0), e->dur, size, la->fam_sized[l][0]);
+    for (unsigned f = 1; f < la->nfam[l]; f++) {
+        int t = la->plan.derived_text[l][f - 1];
         if (t < 0 || (pe->match >> t & 1))
-            lagg_add(&f[1 + d], e->dur, size, L->size_layer && L->derived[d].sized);
+            lagg_add(dfs_fam(la, block, l, f), e->dur, size, la->fam_sized[l][f]);
     }
 }
 
@@ -576,10 +590,9 @@ static void merge_cells(dfs_layered *la, acc *into, acc *from, const uint32_t *p
     for (size_t i = 0; i < from->cell_v.n && !into->failed; i++) {
         cell_key k = from->cell_v.v[i].key;
         k.proc = procmap[k.proc];
-        lagg *dst = cell_aggs(la, into, &k);
-        const lagg *src = &from->aggs.v[from->cell_v.v[i].agg];
-        for (unsigned f = 0; dst && f < la->nfam[k.layer]; f++)
-            dfs_lagg_merge(&dst[f], &src[f]);
+        lunit *dst = cell_aggs(la, into, &k);
+        if (dst)
+            dfs_block_merge(la, k.layer, dst, &from->units.v[from->cell_v.v[i].agg]);
     }
     const nuniq_key *nk;
     size_t it = 0;
@@ -929,6 +942,13 @@ dfs_layered *dfs_layered_new(const dfs_layered_options *opt, char *err, size_t e
     for (size_t l = 0; l < nlayers; l++) {
         la->nfam[l] = 1 + (unsigned)(layers[l].nderived < DFS_PRESET_MAX_DERIVED ? layers[l].nderived
                                                                                 : DFS_PRESET_MAX_DERIVED);
+        uint32_t units = 0;
+        for (unsigned f = 0; f < la->nfam[l]; f++) {
+            la->fam_sized[l][f] = layers[l].size_layer && (f == 0 || layers[l].derived[f - 1].sized);
+            la->fam_off[l][f] = units;
+            units += (uint32_t)(la->fam_sized[l][f] ? LAGG_FULL_UNITS : LAGG_TIME_UNITS);
+        }
+        la->block_units[l] = units;
     }
     la->consumer = (dfs_consumer){.user = la,
                                   .want = {.keys = DFS_POSTREAD_KEYS},

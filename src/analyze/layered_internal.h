@@ -2,6 +2,7 @@
  * layered_views.c (deriving views, summaries and columns). Not a public interface. */
 #ifndef DFS_LAYERED_INTERNAL_H
 #define DFS_LAYERED_INTERNAL_H
+#include <stddef.h>
 #include <stdint.h>
 
 #include "analyze/layered.h"
@@ -14,18 +15,28 @@
 #define DFS_SIZE_BINS 12
 
 /* The additive aggregate of one metric family (a layer, or one of its derived metrics) in one
- * cell. Times are integer ns, so sums are exact. */
+ * cell. Times are integer ns, so sums are exact and identical for any -j. A family without size
+ * columns stores only the fields before `size` (LAGG_TIME_UNITS units): most families are of that
+ * kind, and memory grows with cells × families. */
 typedef struct lagg {
     uint64_t count;
     int64_t time;
     int64_t time_min, time_max; /* per call */
-    unsigned __int128 time_sq;  /* Σ dur² in ns², exact: the same for any -j */
-    uint64_t size;              /* Σ size of sized events */
+    unsigned __int128 time_sq;  /* Σ dur² in ns² */
+    uint64_t size;              /* Σ size of sized events (sized families only, from here on) */
     uint64_t sized;             /* events with a size */
     uint64_t size_min, size_max;
-    unsigned __int128 size_sq;  /* Σ size², exact */
+    unsigned __int128 size_sq;  /* Σ size² */
     uint64_t bins[DFS_SIZE_BINS];
 } lagg;
+
+/* Families are stored back to back in blocks of 16-byte units (the alignment of lagg). */
+typedef struct lunit {
+    _Alignas(16) unsigned char b[16];
+} lunit;
+
+#define LAGG_TIME_UNITS (offsetof(lagg, size) / sizeof(lunit))
+#define LAGG_FULL_UNITS (sizeof(lagg) / sizeof(lunit))
 
 /* A traced process as DFAnalyzer's proc_name sees it: (host, pid, tid). The host is kept as both
  * the resolved name (if any) and the hash, because the name may only be resolvable at the end. */
@@ -54,7 +65,7 @@ typedef struct cell_key {
 
 typedef struct cell {
     cell_key key;
-    uint32_t agg; /* first family in aggs; the layer has 1 + nderived families */
+    uint32_t agg; /* first unit of the cell's block in units (layout: dfs_layered.fam_off) */
 } cell;
 
 /* Distinct files: (layer, bin, file) for time rows and (layer, proc, file) for process rows. */
@@ -82,7 +93,7 @@ typedef struct acc {
     DFS_VEC(proc_info) proc_v;
     dfs_keymap cells; /* cell_key -> index */
     DFS_VEC(cell) cell_v;
-    DFS_VEC(lagg) aggs;
+    DFS_VEC(lunit) units;
     dfs_keyset nuniq;
     dfs_keymap pmap; /* processes: proc_key with tid 0 -> index (the scope of exact overlap) */
     DFS_VEC(proc_info) pproc_v;
@@ -106,6 +117,9 @@ struct dfs_layered {
     char **auto_names;
     size_t nauto;
     unsigned nfam[DFS_PRESET_MAX_LAYERS];
+    uint32_t fam_off[DFS_PRESET_MAX_LAYERS][DFS_PRESET_MAX_DERIVED + 1]; /* in units */
+    bool fam_sized[DFS_PRESET_MAX_LAYERS][DFS_PRESET_MAX_DERIVED + 1];
+    uint32_t block_units[DFS_PRESET_MAX_LAYERS];
     uint64_t ovl_classes; /* layers measured exactly: unoverlapped ones and compute */
     int compute;          /* the layer named compute, or -1 */
     dfs_consumer consumer;
@@ -118,8 +132,16 @@ struct dfs_layered {
     void *views_mem; /* owned by layered_views.c */
 };
 
-void dfs_lagg_init(lagg *a);
-void dfs_lagg_merge(lagg *into, const lagg *from);
+/* Family f of a block of layer l. */
+static inline lagg *dfs_fam(const dfs_layered *la, lunit *block, unsigned l, unsigned f)
+{
+    return (lagg *)(void *)(block + la->fam_off[l][f]);
+}
+
+void dfs_lagg_init(lagg *a, bool sized);
+void dfs_lagg_merge(lagg *into, const lagg *from, bool sized);
+void dfs_block_init(const dfs_layered *la, unsigned l, lunit *block);
+void dfs_block_merge(const dfs_layered *la, unsigned l, lunit *into, const lunit *from);
 int dfs_size_bin(uint64_t size);
 extern const char *const dfs_size_bin_suffix[DFS_SIZE_BINS];
 

@@ -23,13 +23,13 @@ typedef struct canon_proc {
 /* One member of one (row, layer): its families, summed over the cells that fall in it. */
 typedef struct member {
     uint32_t row, layer, id;
-    uint32_t agg; /* first family: in the merged cells (la->total.aggs), or in views_mem.aggs when own */
+    uint32_t agg; /* its block: in the merged cells (la->total.units), or in views_mem.units when own */
     bool own;     /* several cells fell into this member: their sum is a copy */
 } member;
 
 typedef struct rowlayer {
     uint32_t first, n; /* members[first .. first+n) */
-    lagg *tot;         /* summed families, [nfam] */
+    lagg *tot;         /* summed families, [nfam] (full laggs; unsized ones keep size fields 0) */
     double tm;         /* seconds; NAN when the layer has no event in the row */
     uint64_t nfiles, nprocs;
     bool has_exact;
@@ -59,7 +59,8 @@ typedef struct views_mem {
     canon_proc *procs;
     size_t nprocs;
     uint32_t *canon; /* total.proc_v index -> canon index */
-    DFS_VEC(lagg) aggs;
+    DFS_VEC(lunit) units; /* blocks of members that sum several cells */
+    DFS_VEC(lagg) aggs;   /* slot totals */
     view_build *views;
     dfs_view_result *results;
     size_t nviews;
@@ -325,9 +326,14 @@ static bool place(const views_mem *vm, const view_build *vb, const dfs_run *run,
     }
 }
 
-static const lagg *member_fams(const dfs_layered *la, const views_mem *vm, const member *m)
+static lunit *member_block(const dfs_layered *la, const views_mem *vm, const member *m)
 {
-    return m->own ? &vm->aggs.v[m->agg] : &la->total.aggs.v[m->agg];
+    return m->own ? &vm->units.v[m->agg] : &la->total.units.v[m->agg];
+}
+
+static const lagg *member_fam(const dfs_layered *la, const views_mem *vm, const member *m, unsigned f)
+{
+    return dfs_fam(la, member_block(la, vm, m), m->layer, f);
 }
 
 static lagg *new_aggs(views_mem *vm, unsigned nfam, uint32_t *index)
@@ -336,7 +342,7 @@ static lagg *new_aggs(views_mem *vm, unsigned nfam, uint32_t *index)
         return NULL;
     *index = (uint32_t)vm->aggs.n;
     for (unsigned f = 0; f < nfam; f++)
-        dfs_lagg_init(&vm->aggs.v[vm->aggs.n++]);
+        dfs_lagg_init(&vm->aggs.v[vm->aggs.n++], true);
     return &vm->aggs.v[*index];
 }
 
@@ -366,7 +372,6 @@ static bool build_members(dfs_layered *la, views_mem *vm, view_build *vb, const 
     size_t m = 0;
     for (size_t i = 0; i < n; i++) {
         const ent *e = &ents[i];
-        unsigned nf = la->nfam[e->layer];
         bool same = m && vb->members[m - 1].row == e->row && vb->members[m - 1].layer == e->layer &&
                     vb->members[m - 1].id == e->id;
         uint32_t src = a->cell_v.v[e->cell].agg;
@@ -376,16 +381,16 @@ static bool build_members(dfs_layered *la, views_mem *vm, view_build *vb, const 
         }
         member *mb = &vb->members[m - 1];
         if (!mb->own) {
-            uint32_t idx;
-            if (!new_aggs(vm, nf, &idx)) {
+            uint32_t nu = la->block_units[e->layer], idx = (uint32_t)vm->units.n;
+            if (!dfs_vec_reserve(&vm->units, nu)) {
                 free(ents);
                 return false;
             }
-            memcpy(&vm->aggs.v[idx], &a->aggs.v[mb->agg], nf * sizeof(lagg));
+            memcpy(&vm->units.v[idx], &a->units.v[mb->agg], nu * sizeof(lunit));
+            vm->units.n += nu;
             *mb = (member){mb->row, mb->layer, mb->id, idx, true};
         }
-        for (unsigned f = 0; f < nf; f++)
-            dfs_lagg_merge(&vm->aggs.v[mb->agg + f], &a->aggs.v[src + f]);
+        dfs_block_merge(la, e->layer, &vm->units.v[mb->agg], &a->units.v[src]);
     }
     free(ents);
     vb->nmembers = m;
@@ -421,13 +426,15 @@ static void slot_stats(dfs_layered *la, views_mem *vm, view_build *vb, const uin
         unsigned nf = la->nfam[s % NL(la)];
         r->tot = &vm->aggs.v[tot_index[s]];
         int64_t best = 0;
+        unsigned l = (unsigned)(s % NL(la));
         for (uint32_t i = r->first; i < r->first + r->n; i++) {
-            const lagg *f = member_fams(la, vm, &vb->members[i]);
+            const member *mb = &vb->members[i];
             for (unsigned k = 0; k < nf; k++)
-                dfs_lagg_merge(&r->tot[k], &f[k]);
-            if (f[0].time > best)
-                best = f[0].time;
-            r->nprocs += f[0].count > 0 && !process_view(vb->type);
+                dfs_lagg_merge(&r->tot[k], member_fam(la, vm, mb, k), la->fam_sized[l][k]);
+            const lagg *f = member_fam(la, vm, mb, 0);
+            if (f->time > best)
+                best = f->time;
+            r->nprocs += f->count > 0 && !process_view(vb->type);
         }
         if (!r->n || !r->tot[0].count)
             continue;
@@ -694,7 +701,7 @@ static dist member_dist(const dfs_layered *la, const view_build *vb, const rowla
     double sum = 0, sq = 0;
     uint32_t n = 0;
     for (uint32_t i = rl->first; i < rl->first + rl->n; i++) {
-        const lagg *a = member_fams(la, vm, &vb->members[i]) + f;
+        const lagg *a = member_fam(la, vm, &vb->members[i], f);
         double x = what == 0 ? (double)a->count : what == 1 ? secs(a->time) : (double)a->size;
         d.min = n ? fmin(d.min, x) : x;
         d.max = n ? fmax(d.max, x) : x;
@@ -1050,7 +1057,8 @@ static void raw_result(dfs_layered *la, views_mem *vm)
     res->threads = vm->nprocs;
     for (size_t i = 0; i < a->cell_v.n; i++)
         if (a->cell_v.v[i].key.kind == CELL_TIME)
-            res->layer_count_total += a->aggs.v[a->cell_v.v[i].agg].count;
+            res->layer_count_total +=
+                dfs_fam(la, &a->units.v[a->cell_v.v[i].agg], a->cell_v.v[i].key.layer, 0)->count;
 }
 
 bool dfs_layered_build_views(dfs_layered *la, const dfs_run *run, int64_t shift)
@@ -1128,6 +1136,7 @@ void dfs_layered_free_views(dfs_layered *la)
     free(vm->canon);
     free(vm->bins);
     dfs_vec_free(&vm->aggs);
+    dfs_vec_free(&vm->units);
     free(vm);
     la->views_mem = NULL;
 }
