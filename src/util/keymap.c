@@ -19,12 +19,20 @@ void dfs_keymap_free(dfs_keymap *m)
     dfs_keymap_init(m, m->key_size);
 }
 
-static size_t find_slot(const dfs_keymap *m, const void *key, bool *found)
+/* used[i] is 0 for a free slot, else a 7-bit tag of the key's hash with the low bit set: most
+ * mismatching slots are rejected by the tag without comparing keys. */
+static unsigned char tag_of(uint64_t h)
+{
+    return (unsigned char)((h >> 56) | 1);
+}
+
+static size_t find_slot(const dfs_keymap *m, const void *key, uint64_t h, bool *found)
 {
     size_t mask = m->cap - 1;
-    size_t i = dfs_hash64(key, m->key_size) & mask;
+    size_t i = h & mask;
+    unsigned char tag = tag_of(h);
     while (m->used[i]) {
-        if (memcmp(m->keys + i * m->key_size, key, m->key_size) == 0) {
+        if (m->used[i] == tag && memcmp(m->keys + i * m->key_size, key, m->key_size) == 0) {
             *found = true;
             return i;
         }
@@ -50,10 +58,12 @@ static bool grow(dfs_keymap *m)
         if (!m->used[i])
             continue;
         bool found;
-        size_t j = find_slot(&n, m->keys + i * m->key_size, &found);
-        memcpy(n.keys + j * n.key_size, m->keys + i * m->key_size, n.key_size);
+        const unsigned char *k = m->keys + i * m->key_size;
+        uint64_t h = dfs_hash64(k, m->key_size);
+        size_t j = find_slot(&n, k, h, &found);
+        memcpy(n.keys + j * n.key_size, k, n.key_size);
         n.vals[j] = m->vals[i];
-        n.used[j] = 1;
+        n.used[j] = tag_of(h);
         n.count++;
     }
     dfs_keymap_free(m);
@@ -66,7 +76,7 @@ bool dfs_keymap_get(const dfs_keymap *m, const void *key, uint32_t *val)
     if (!m->cap)
         return false;
     bool found;
-    size_t i = find_slot(m, key, &found);
+    size_t i = find_slot(m, key, dfs_hash64(key, m->key_size), &found);
     if (found)
         *val = m->vals[i];
     return found;
@@ -77,12 +87,13 @@ bool dfs_keymap_get_or_put(dfs_keymap *m, const void *key, uint32_t fresh, uint3
     if ((m->count + 1) * 4 > m->cap * 3 && !grow(m))
         return false;
     bool found;
-    size_t i = find_slot(m, key, &found);
+    uint64_t h = dfs_hash64(key, m->key_size);
+    size_t i = find_slot(m, key, h, &found);
     *inserted = !found;
     if (!found) {
         memcpy(m->keys + i * m->key_size, key, m->key_size);
         m->vals[i] = fresh;
-        m->used[i] = 1;
+        m->used[i] = tag_of(h);
         m->count++;
     }
     *val = m->vals[i];

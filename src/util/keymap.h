@@ -13,7 +13,7 @@ typedef struct dfs_keymap {
     size_t key_size; /* bytes per key, at most DFS_KEYMAP_MAX_KEY */
     unsigned char *keys;
     uint32_t *vals;
-    unsigned char *used;
+    unsigned char *used; /* per slot: 0 free, else occupied (a tag of the key's hash) */
     size_t cap, count;
 } dfs_keymap;
 
