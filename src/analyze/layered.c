@@ -424,17 +424,19 @@ static void raw_stats(worker_state *w, acc *a, const lev *e)
     /* files and hosts by hash, or by name where the trace writes names (2023 format) */
     uint64_t file[2] = {e->fhash ? 1 : 2, e->fhash ? e->fhash : e->fname};
     uint64_t host[2] = {e->hhash ? 1 : 2, e->hhash ? e->hhash : e->host};
-    if (w->have_raw && memcmp(file, w->last_file, sizeof file) == 0 && memcmp(host, w->last_host, sizeof host) == 0 &&
-        e->pid == w->last_pid)
-        return; /* consecutive events mostly repeat them: skip three set lookups */
-    if ((file[1] && dfs_keyset_add(&a->fhashes, file) < 0) || (host[1] && dfs_keyset_add(&a->hhashes, host) < 0) ||
-        dfs_keyset_add(&a->pids, &e->pid) < 0) {
-        a->failed = true;
-        return;
+    /* consecutive events mostly repeat them: each set is only looked up when its key changes */
+    if (file[1] && (!w->have_raw || memcmp(file, w->last_file, sizeof file) != 0)) {
+        a->failed |= dfs_keyset_add(&a->fhashes, file) < 0;
+        memcpy(w->last_file, file, sizeof file);
     }
-    memcpy(w->last_file, file, sizeof file);
-    memcpy(w->last_host, host, sizeof host);
-    w->last_pid = e->pid;
+    if (host[1] && (!w->have_raw || memcmp(host, w->last_host, sizeof host) != 0)) {
+        a->failed |= dfs_keyset_add(&a->hhashes, host) < 0;
+        memcpy(w->last_host, host, sizeof host);
+    }
+    if (!w->have_raw || e->pid != w->last_pid) {
+        a->failed |= dfs_keyset_add(&a->pids, &e->pid) < 0;
+        w->last_pid = e->pid;
+    }
     w->have_raw = true;
 }
 

@@ -65,6 +65,8 @@ typedef struct dfs_layered_options {
     const char *const *auto_categories; /* `auto`: the lower-cased post-read categories, sorted */
     size_t nauto_categories;
     bool keep_ignored;         /* do not drop ignored files and functions */
+    bool summaries_only;       /* no flat-view rows or columns (table output); additional metrics
+                                  are still computed when the preset has them */
     const dfs_file_clock *clocks; /* a rerun: every file's final clock, indexed by file; else NULL */
     size_t nclocks;
 } dfs_layered_options;

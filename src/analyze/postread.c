@@ -95,7 +95,9 @@ struct dfs_postread {
     dfs_pred_set *preds;
     dfs_keymap files;   /* fname id -> index in file_info */
     DFS_VEC(file_rules) file_info;
-    dfs_keymap keys;    /* {cat, name, fname, flags} -> index in classes */
+    dfs_str last_fname; /* the last file looked up, and its rules */
+    file_rules last_rules;
+    dfs_keymap keys;    /* {cat, name, markers | has-file, size_sum} -> index in classes */
     DFS_VEC(key_class) classes;
     dfs_keymap cats;    /* {raw cat, markers | has-file} -> index in cat_texts */
     DFS_VEC(cat_text) cat_texts;
@@ -291,17 +293,11 @@ static void fill_row(dfs_pred_row *row, uint32_t *ids, const dfs_postread *c, co
     dfs_pred_row_set_num(row, DFS_PRED_TID, in->tid);
 }
 
-static bool classify_key(dfs_postread *c, const dfs_run *run, const dfs_pr_input *in, dfs_pr_event *pe)
+/* Everything but the file's own verdict depends on (cat, name, size_sum, the file's markers). */
+static bool classify_key(dfs_postread *c, const dfs_run *run, const dfs_pr_input *in, uint32_t markers,
+                         dfs_pr_event *pe)
 {
     memset(pe, 0, sizeof *pe);
-    uint32_t markers = 0;
-    if (in->fname) {
-        const file_rules *fr = rules_of_file(c, run, in->fname);
-        if (!fr)
-            return false;
-        pe->dropped_file = fr->ignored;
-        markers = fr->markers;
-    }
     size_t cn, nn;
     const char *cat = dfs_str_get(run, in->cat, &cn);
     const char *name = dfs_str_get(run, in->name, &nn);
@@ -331,19 +327,34 @@ static bool classify_key(dfs_postread *c, const dfs_run *run, const dfs_pr_input
     return true;
 }
 
+/* Two memos: per file name its rules (many files, looked up when the file changes), and per
+ * (cat, name, file markers, size_sum) the rest (few keys, so the table stays in cache). */
 bool dfs_postread_classify(dfs_postread *c, const dfs_run *run, const dfs_pr_input *in, dfs_pr_event *out)
 {
-    uint32_t key[4] = {in->cat, in->name, in->fname, in->has_size_sum};
+    file_rules fr = {0};
+    if (in->fname && in->fname == c->last_fname) {
+        fr = c->last_rules;
+    } else if (in->fname) {
+        const file_rules *f = rules_of_file(c, run, in->fname);
+        if (!f)
+            return false;
+        fr = *f;
+        c->last_fname = in->fname;
+        c->last_rules = fr;
+    }
+    uint32_t markers = in->fname ? fr.markers | 0x80000000u : 0;
+    uint32_t key[4] = {in->cat, in->name, markers, in->has_size_sum};
     uint32_t idx;
     bool fresh;
     if (!dfs_keymap_get_or_put(&c->keys, key, (uint32_t)c->classes.n, &idx, &fresh))
         return false;
     if (fresh) {
         key_class kc;
-        if (!classify_key(c, run, in, &kc.ev) || !dfs_vec_push(&c->classes, kc))
+        if (!classify_key(c, run, in, fr.markers, &kc.ev) || !dfs_vec_push(&c->classes, kc))
             return false;
     }
     *out = c->classes.v[idx].ev;
+    out->dropped_file = fr.ignored;
     if (c->plan->per_event && !out->dropped_file && !out->dropped_func) {
         dfs_pred_row row;
         uint32_t ids[DFS_PRED_NTEXT] = {0};

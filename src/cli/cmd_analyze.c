@@ -355,6 +355,7 @@ static void fill_options(const analyze_args *a, const dfs_preset *preset, const 
     o->auto_categories = (const char *const *)pv->categories;
     o->nauto_categories = pv->ncategories;
     o->keep_ignored = a->keep_ignored;
+    o->summaries_only = a->format == FMT_TABLE;
 }
 
 /* Reads once; when the provisional origin, clocks or categories turn out wrong, reads again with
