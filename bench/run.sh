@@ -114,3 +114,36 @@ if [ -x "$FRAMER" ]; then
   } >> "$OUT/results.md"
 fi
 cat "$OUT/results.md"
+
+# --- dfscope tasks: DASF task analyses on 1 M Compute events + 100 k resource samples --------------
+# One generated host (dasf/, ~740 MB: 1 M Compute + 1 M Managed Memory records, 100 k samples),
+# made once. Median wall time of RUNS runs per mode, peak RSS of one run, and once with the CSV
+# files written (-o). TASKS_EVENTS changes the size; SKIP_TASKS=1 skips this part.
+if [ -z "${SKIP_TASKS:-}" ]; then
+  TASKS_EVENTS=${TASKS_EVENTS:-1000000}
+  if [ ! -f "$OUT/dasf.done-$TASKS_EVENTS" ]; then
+    rm -rf "${OUT:?}/dasf"
+    echo "generating $OUT/dasf ($TASKS_EVENTS Compute events)" >&2
+    "$DFSCOPE" gen --format dasf --ranks 1 --events "$TASKS_EVENTS" -o "$OUT/dasf" -q
+    touch "$OUT/dasf.done-$TASKS_EVENTS"
+  fi
+  tasks_rss_mb() { # peak RSS of one `dfscope tasks` run, MB
+    /usr/bin/time -o "$OUT/rss" -f '%M' "$DFSCOPE" tasks -q --no-progress "$@" >/dev/null 2>&1 || true
+    awk '{printf "%.0f", $1/1024}' "$OUT/rss"
+  }
+  cat $(files_of dasf) > /dev/null # warm the page cache
+  {
+    echo
+    echo "dfscope tasks on $(du -sh "$OUT/dasf" | cut -f1) of DASF msgpack ($TASKS_EVENTS Compute + $TASKS_EVENTS Managed Memory events, $((TASKS_EVENTS / 10)) resource samples):"
+    echo
+    echo "| mode | wall s | wall s with -o (CSV) | peak RSS MB |"
+    echo "|---|--:|--:|--:|"
+    for mode in default compat; do
+      flag=$([ $mode = compat ] && echo "--compat dasf" || true)
+      t=$(time_cmd "$DFSCOPE" tasks -q --no-progress $flag "$OUT/dasf")
+      s=$(date +%s.%N); "$DFSCOPE" tasks -q --no-progress $flag -o "$OUT/dasf-csv" "$OUT/dasf" >/dev/null 2>&1; e=$(date +%s.%N)
+      printf '| %s | %.2f | %.2f | %s |\n' "$mode" "$t" "$(echo "$e - $s" | bc -l)" "$(tasks_rss_mb $flag "$OUT/dasf")"
+    done
+  } | tee -a "$OUT/results.md"
+  rm -rf "${OUT:?}/dasf-csv"
+fi

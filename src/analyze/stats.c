@@ -408,8 +408,10 @@ const dfs_stats_result *dfs_stats_finish(dfs_stats *s, const dfs_run *run)
     resolve_late(s, run);
     for (size_t i = 0; i < t->names.n; i++) /* categories are the names summed by category */
         add_named(&t->cat_index, &t->cats, t->names.v[i].cat, 0, t->names.v[i].count, t->names.v[i].dur_ns);
-    qsort_r(t->names.v, t->names.n, sizeof *t->names.v, compare_names, (void *)run);
-    qsort_r(t->cats.v, t->cats.n, sizeof *t->cats.v, compare_names, (void *)run);
+    if (t->names.n) /* qsort_r must not be given a null array, even empty */
+        qsort_r(t->names.v, t->names.n, sizeof *t->names.v, compare_names, (void *)run);
+    if (t->cats.n)
+        qsort_r(t->cats.v, t->cats.n, sizeof *t->cats.v, compare_names, (void *)run);
     r->names = t->names.v;
     r->nnames = t->names.n;
     r->cats = t->cats.v;

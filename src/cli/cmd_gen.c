@@ -8,6 +8,7 @@
 #include "cli/cli.h"
 #include "dfscope.h"
 #include "gen/gen.h"
+#include "gen/gen_dasf.h"
 
 static void gen_usage(FILE *out)
 {
@@ -25,6 +26,8 @@ static void gen_usage(FILE *out)
             "                        v2      DFTracer 2.x NDJSON: integer ph, hex hashes,\n"
             "                                aggregated and counter records, end record\n"
             "                        chrome  Chrome JSON object form {\"traceEvents\":[...]}\n"
+            "                        dasf    DASF profiler databases (msgpack) per host: --events\n"
+            "                                Compute tasks + Managed Memory, events/10 samples\n"
             "  --workload W        unet3d (default) | resnet50\n"
             "  --ranks N           number of ranks = files (default 8)\n"
             "  --size SIZE         total uncompressed bytes over all files: 4096, 128M, 2G\n"
@@ -45,6 +48,7 @@ static void gen_usage(FILE *out)
 typedef struct gen_cli {
     dfs_gen_options opt;
     bool size_given, events_given, list, quiet;
+    bool dasf; /* --format dasf: gen_dasf.c, not the DLIO generator */
 } gen_cli;
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -81,8 +85,9 @@ static int apply_value(gen_cli *c, const char *name, const char *val)
     if (strcmp(name, "output") == 0) {
         o->out_dir = val;
     } else if (strcmp(name, "format") == 0) {
-        if (!dfs_gen_parse_format(val, &o->format))
-            return usage_error("unknown format '%s' (2023, v1, v1-h16, v2, chrome)", val);
+        c->dasf = strcmp(val, "dasf") == 0;
+        if (!c->dasf && !dfs_gen_parse_format(val, &o->format))
+            return usage_error("unknown format '%s' (2023, v1, v1-h16, v2, chrome, dasf)", val);
     } else if (strcmp(name, "workload") == 0) {
         if (!dfs_gen_parse_workload(val, &o->workload))
             return usage_error("unknown workload '%s' (unet3d, resnet50)", val);
@@ -229,7 +234,8 @@ int dfs_cmd_gen(int argc, char **argv)
         return rc;
     dfs_gen_report report;
     char err[512];
-    int st = dfs_gen_write(&c.opt, &report, err, sizeof err);
+    int st = c.dasf ? dfs_gen_dasf_write(&c.opt, &report, err, sizeof err)
+                    : dfs_gen_write(&c.opt, &report, err, sizeof err);
     if (st != DFS_OK) {
         fprintf(stderr, "dfscope gen: %s\n", err);
         dfs_gen_report_free(&report);

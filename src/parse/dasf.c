@@ -474,17 +474,50 @@ static bool argtmp_push(dfs_pctx *p, size_t n, dfs_str key, const dfs_value *v)
     return true;
 }
 
+/* The record's own field behind a raw pseudo-arg name (dasf.h), or NULL. */
+static const mp_item *raw_field(const dasf_fields *f, const char *name, size_t len)
+{
+    size_t tn = sizeof DFS_DASF_RAW_TIMESTAMP - 1, dn = sizeof DFS_DASF_RAW_DURATION - 1;
+    if (len == tn && memcmp(name, DFS_DASF_RAW_TIMESTAMP, tn) == 0)
+        return &f->timestamp;
+    if (len == dn && memcmp(name, DFS_DASF_RAW_DURATION, dn) == 0)
+        return &f->duration;
+    return NULL;
+}
+
+/* The raw timestamp and duration a consumer asked for, as written: the event's ns times are
+ * rounded, and analyses that must match DASF to the last bit need the float seconds. */
+static size_t raw_times(dfs_pctx *p, const dasf_fields *f, size_t n)
+{
+    const dfs_want_set *w = p->want;
+    for (size_t i = 0; i < w->nextra && i < DFS_WANT_MAX_EXTRA; i++) {
+        const mp_item *it = w->extra[i] ? raw_field(f, w->extra[i], w->extra_len[i]) : NULL;
+        if (!it || (it->kind != MP_INT && it->kind != MP_FLOAT))
+            continue;
+        dfs_value v = {.type = it->kind == MP_INT ? DFS_V_INT : DFS_V_FLOAT};
+        if (it->kind == MP_INT)
+            v.as.i = it->i;
+        else
+            v.as.f = it->f;
+        dfs_str id = w->extra_id[i] ? w->extra_id[i] : intern(p, w->extra[i], w->extra_len[i]);
+        if (!argtmp_push(p, n, id, &v))
+            break;
+        n++;
+    }
+    return n;
+}
+
 /* The wanted top-level args, copied into the batch pool; returns their count. */
 static uint32_t decode_args(dfs_pctx *p, const dasf_fields *f, const dfs_arg **out)
 {
     *out = NULL;
-    if (!f->args || !wants_any(p->want))
+    if (!wants_any(p->want))
         return 0;
+    size_t n = raw_times(p, f, 0);
     mp_reader r = {f->args, f->args_end, false};
     mp_item map;
-    if (!mp_next(&r, &map) || map.kind != MP_MAP)
-        return 0;
-    size_t n = 0;
+    if (!f->args || !mp_next(&r, &map) || map.kind != MP_MAP)
+        map.len = 0;
     for (uint32_t i = 0; i < map.len; i++) {
         mp_item key;
         dfs_value v;

@@ -10,5 +10,12 @@
  * the end of buf is left for the next call unless flags has DFS_FEED_FINAL (then torn_record or
  * trailing_garbage is counted) or DFS_FEED_FULL (the record exceeds opt->max_record: bad_record,
  * skipped by its length). `offset` is the stream offset of buf[0]. */
+/* Pseudo-args a consumer may ask for by name (dfs_want.extra): the record's `timestamp` and
+ * `duration` exactly as written (float or integer seconds), delivered before the real args. The
+ * event's ts and dur are rounded to ns, which analyses that must reproduce DASF's floating sums
+ * bit for bit cannot use. The '@' keeps them apart from the args DASF writes. */
+#define DFS_DASF_RAW_TIMESTAMP "@timestamp"
+#define DFS_DASF_RAW_DURATION "@duration"
+
 size_t dfs_dasf_feed(dfs_pctx *p, const unsigned char *buf, size_t len, uint64_t offset, int flags);
 #endif
