@@ -25,6 +25,7 @@ enum state {
     ST_TOP_VALUE, /* object form: scanning a top-level value other than traceEvents */
     ST_TOP_AFTER, /* object form: after a top-level value */
     ST_END,       /* after the container */
+    ST_DISCARD,   /* after damage at the top level: the rest of the stream is skipped */
 };
 
 enum { SCAN_MORE = 0, SCAN_DONE, SCAN_BROKEN };
@@ -318,7 +319,8 @@ static void line(feed *c, const char *s, const char *e, bool torn_tail)
     c->f->pending_comma = false;
     if (c->f->format == DFS_FMT_DASF_TEXT) {
         if (e - s < 6 || memcmp(s, "trace:", 6) != 0) {
-            bad_line(c, s, e, torn_tail);
+            /* DASF ignores lines without the prefix (its log output shares the file) */
+            problem_at(c, DFS_PROB_DASF_OTHER_LINE, off, "a line without the 'trace:' prefix (ignored)", NULL, 0);
             return;
         }
         for (s += 6; s < e && is_line_space((unsigned char)*s);)
@@ -677,7 +679,9 @@ static bool in_unit(feed *c, size_t *pos)
     f->skipping = false;
     f->scan_pos = 0;
     if (r == SCAN_BROKEN) {
-        if (!skipped)
+        /* a skipped record was reported as too large; a top-level value cut to the metadata
+         * limit was not reported, and whole it would have been */
+        if (!skipped || f->state == ST_TOP_VALUE)
             structural_damage(c, unit, "string broken by a newline");
         *pos = end + 1;
         f->state = ST_RESYNC;
@@ -703,33 +707,62 @@ static bool in_unit(feed *c, size_t *pos)
     return true;
 }
 
-/* A top-level key of the object form. Returns false when more input is needed. */
+/* The closing quote of the string at s by escapes alone (whatever they are), or NULL when the
+ * string goes on past end: tells a key that is not finished from one that does not parse. */
+static const char *raw_string_end(const char *s, const char *end)
+{
+    for (s++; s < end; s++) {
+        if (*s == '\\')
+            s++;
+        else if (*s == '"')
+            return s + 1;
+    }
+    return NULL;
+}
+
+/* Damage among the top-level keys: nothing after it can be placed, so the rest is skipped. */
+static bool top_key_damage(feed *c, size_t at, const char *what)
+{
+    structural_damage(c, at, what);
+    c->f->state = ST_DISCARD;
+    return true;
+}
+
+/* A top-level key of the object form. Returns false when more input is needed. Verdicts do not
+ * depend on where the caller's buffer ends: a key with its ':' and the spaces around it is at
+ * most opt->max_record bytes (so that a full buffer always moves on). */
 static bool top_key(feed *c, size_t *pos)
 {
     dfs_framer *f = c->f;
-    size_t i = *pos;
-    if (!skip_between(c, &i, false))
+    if (!skip_between(c, pos, false))
         return false;
+    size_t i = *pos;
     const char *s = c->buf + i, *end = c->buf + c->len;
+    uint64_t max = c->p->opt && c->p->opt->max_record ? c->p->opt->max_record : UINT64_MAX;
     if (*s == '}') {
         *pos = i + 1;
         f->state = ST_END;
         return true;
     }
-    if (*s != '"') {
-        structural_damage(c, i, "unexpected bytes among the top-level keys");
-        *pos = c->len;
-        f->state = ST_END;
-        return true;
-    }
+    if (*s != '"')
+        return top_key_damage(c, i, "unexpected bytes among the top-level keys");
     unsigned flags = 0;
     const char *ke = dfs_json_string_end(s, end, false, &flags);
+    if (!ke && raw_string_end(s, end))
+        return top_key_damage(c, i, "a top-level key that does not parse");
     const char *v = ke ? dfs_json_ws(ke, end) : NULL;
-    if (!v || v >= end || *v != ':')
+    if (v && v < end) {
+        if (*v != ':')
+            return top_key_damage(c, i, "a top-level key without ':'");
+        v = dfs_json_ws(v + 1, end);
+    }
+    if (!v || v >= end) {
+        if ((uint64_t)(end - s) >= max)
+            return top_key_damage(c, i, "a top-level key longer than the record limit");
         return false;
-    v = dfs_json_ws(v + 1, end);
-    if (v >= end)
-        return false;
+    }
+    if ((uint64_t)(v - s) >= max)
+        return top_key_damage(c, i, "a top-level key longer than the record limit");
     const char *k = s + 1;
     size_t kn = (size_t)(ke - 1 - k);
     *pos = (size_t)(v - c->buf);
@@ -758,8 +791,7 @@ static bool top_after(feed *c, size_t *pos)
         return true;
     }
     structural_damage(c, *pos, "unexpected bytes after a top-level value");
-    *pos = c->len;
-    c->f->state = ST_END;
+    c->f->state = ST_DISCARD;
     return true;
 }
 
@@ -801,9 +833,16 @@ static bool at_end(feed *c, size_t *pos)
         (*pos)++;
     } else {
         structural_damage(c, *pos, "bytes after the end of the trace");
-        *pos = c->len;
+        f->state = ST_DISCARD;
     }
     return true;
+}
+
+/* Counted once where the damage began, whatever pieces the rest comes in. */
+static bool discard(feed *c, size_t *pos)
+{
+    *pos = c->len;
+    return false;
 }
 
 static bool step(feed *c, size_t *pos)
@@ -816,6 +855,7 @@ static bool step(feed *c, size_t *pos)
     case ST_RESYNC: return resync(c, pos);
     case ST_TOP_KEY: return top_key(c, pos);
     case ST_TOP_AFTER: return top_after(c, pos);
+    case ST_DISCARD: return discard(c, pos);
     default: return at_end(c, pos);
     }
 }
@@ -869,7 +909,7 @@ void dfs_framer_finish(dfs_framer *f, dfs_pctx *p)
     feed c = {.f = f, .p = p};
     p->line = 0;
     if (f->structural && f->format == DFS_FMT_JSON_OBJECT) {
-        if (f->state != ST_END && f->state != ST_START)
+        if (f->state != ST_END && f->state != ST_START && f->state != ST_DISCARD)
             problem_at(&c, DFS_PROB_TRUNCATED_CONTAINER, 0, "the trace object is not closed", NULL, 0);
     } else {
         if (f->pending_comma)

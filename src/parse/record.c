@@ -1092,9 +1092,11 @@ static const char *member(rec *r, int tk, const char *k, size_t n, const char *s
     case TK_SM_NAME: return noted_top(r, k, n, s, SP_SM_NAME);
     case TK_SM_NODEID: return noted_top(r, k, n, s, SP_SM_NODE);
     case TK_SM_TIMESTAMP: return noted_top(r, k, n, s, SP_SM_TIME);
-    case TK_D_TIMESTAMP: return time_value(r, s, 3, 0, &r->d_ts, DFS_EF_HAS_TS, &r->ts_overflow);
-    case TK_D_DURATION:
-        return time_value(r, s, 3, 0, &r->d_dur, DFS_EF_HAS_DUR, &r->dur_overflow);
+    /* legacy DASF writes X timestamps in epoch seconds but B/E ones in epoch milliseconds (a
+     * writer bug, dasf-tasks.md §2); the phase may come later, so read as ms and scale X later */
+    case TK_D_TIMESTAMP: return time_value(r, s, 6, 0, &r->d_ts, DFS_EF_HAS_TS, &r->ts_overflow);
+    case TK_D_DURATION: /* seconds */
+        return time_value(r, s, 9, 0, &r->d_dur, DFS_EF_HAS_DUR, &r->dur_overflow);
     case TK_D_PHASE: return dasf_phase_value(r, s);
     case TK_D_PROCESS:
         return pid_value(r, s, 0, &ev->pid, &ev->pid_str, DFS_EF_PID_STR, DFS_EF_HAS_PID);
@@ -1137,8 +1139,10 @@ static const char *dftracer_layout(rec *r, const char *s)
 {
     const char *end = r->end;
     dfs_event *ev = r->ev;
+    /* A value always follows a key: the literal must leave a byte for it (the value readers
+     * look at *s; a record cut right after a key would be read past its end). */
 #define EXPECT(lit) \
-    (end - s >= (ptrdiff_t)sizeof lit - 1 && memcmp(s, lit, sizeof lit - 1) == 0 ? \
+    (end - s > (ptrdiff_t)sizeof lit - 1 && memcmp(s, lit, sizeof lit - 1) == 0 ? \
          (s += sizeof lit - 1, true) : false)
 #define TAKE(tk, call) \
     do { \
@@ -1641,7 +1645,7 @@ static void set_phase(rec *r)
         problem(r, DFS_PROB_UNKNOWN_PHASE, r->ph_bad ? "ph is not one letter" : "no ph");
 }
 
-/* DASF text: the written timestamp is the task end for X records. */
+/* DASF text: the written timestamp is the task end for X records; units per phase (above). */
 static void dasf_times(rec *r)
 {
     dfs_event *ev = r->ev;
@@ -1653,8 +1657,14 @@ static void dasf_times(rec *r)
     if (!(ev->flags & DFS_EF_HAS_TS))
         return;
     ev->ts = r->d_ts;
+    bool ms = ev->phase == DFS_PHASE_BEGIN || ev->phase == DFS_PHASE_END;
+    if (!ms && __builtin_mul_overflow(r->d_ts, 1000, &ev->ts)) { /* seconds, read as ms */
+        ev->flags &= ~DFS_EF_HAS_TS;
+        r->ts_overflow = true;
+        return;
+    }
     if (ev->phase == DFS_PHASE_COMPLETE && (ev->flags & DFS_EF_HAS_DUR) &&
-        __builtin_sub_overflow(r->d_ts, r->d_dur, &ev->ts)) {
+        __builtin_sub_overflow(ev->ts, r->d_dur, &ev->ts)) {
         ev->flags &= ~DFS_EF_HAS_TS;
         r->ts_overflow = true;
     }

@@ -934,8 +934,10 @@ static void test_legacy_text(void **state)
     assert_int_equal(t->nrows, 2);
     size_t r = row_where(t, "Name", "Processing");
     assert_int_equal(icell(t, r, "Count"), 1);
+    assert_true(fabs(fcell(t, r, "Total Duration (s)") - 0.5) < 1e-9); /* B/E in epoch ms */
     r = row_where(t, "Name", "Dask task");
     assert_int_equal(icell(t, r, "Count"), 1);
+    assert_true(fabs(fcell(t, r, "Total Duration (s)") - 0.25) < 1e-9); /* X in seconds */
     fx_free(&x);
     free(file.b);
 }
