@@ -658,8 +658,9 @@ static void test_dasf_text(void **state)
     const dfs_event *ev = &f->t.batch.events.v[0];
     assert_string_equal(S(f, ev->cat), "dasf");
     assert_string_equal(S(f, ev->name), "Compute");
-    assert_true(ev->ts == 1000000 && ev->dur == 500);
-    assert_true(ev->ts + ev->dur == 1000500); /* the written timestamp is the task end */
+    /* seconds (dasf-tasks.md §2): the written timestamp is the task end */
+    assert_true(ev->ts == INT64_C(1000000000000) && ev->dur == 500000000);
+    assert_true(ev->ts + ev->dur == INT64_C(1000500000000));
     assert_int_equal(ev->phase, DFS_PHASE_COMPLETE);
     assert_string_equal(S(f, ev->pid_str), "c096");
     assert_int_equal(ev->host, ev->pid_str);
@@ -670,12 +671,16 @@ static void test_dasf_text(void **state)
     assert_int_equal(parse_mode(f, i, DFS_REC_DASF_TEXT), DFS_REC_EVENT);
     ev = &f->t.batch.events.v[1];
     assert_int_equal(ev->phase, DFS_PHASE_INSTANT);
-    assert_true(ev->ts == 2000000 && ev->pid == 0);
+    assert_true(ev->ts == INT64_C(2000000000000) && ev->pid == 0);
     assert_false(ev->flags & DFS_EF_HAS_TID);
+    const char *b = "{\"name\":\"Processing\",\"timestamp\":1674000002000.5,\"phase\":\"B\",\"process_id\":\"c\"}";
+    assert_int_equal(parse_mode(f, b, DFS_REC_DASF_TEXT), DFS_REC_EVENT);
+    ev = &f->t.batch.events.v[2];
+    assert_true(ev->ts == INT64_C(1674000002000500000)); /* B/E: epoch milliseconds */
     assert_true(problems(f) == 0);
     /* outside DASF text mode these keys are not the event's fields */
     assert_int_equal(parse(f, x), DFS_REC_EVENT);
-    assert_false(f->t.batch.events.v[2].flags & DFS_EF_HAS_TS);
+    assert_false(f->t.batch.events.v[3].flags & DFS_EF_HAS_TS);
 }
 
 static dfs_dialect dialect_of(const char *const *records, size_t n)
