@@ -440,25 +440,28 @@ static void raw_stats(worker_state *w, acc *a, const lev *e)
     w->have_raw = true;
 }
 
-/* The clock an event time goes through: the rerun's known clock, else the file's current one
- * (remembered, so that a clock that changes after the fact is noticed at the end). */
-static void file_clock(dfs_layered *la, acc *a, const dfs_run *run, uint32_t file, dfs_file_clock *out)
+/* The clock an event time goes through: the rerun's known clock, else the file's current one,
+ * remembered (with the file's earliest raw start) so that a clock that changes after the fact is
+ * noticed at the end. Returns the file's entry, valid until the next call; NULL when out of memory. */
+static file_seen *file_clock(dfs_layered *la, acc *a, const dfs_run *run, uint32_t file)
 {
+    file_seen cur = {.min_raw = INT64_MAX};
     if (la->opt.clocks && file < la->opt.nclocks) {
-        *out = la->opt.clocks[file];
-        return;
+        cur.clock = la->opt.clocks[file];
+    } else {
+        const dfs_file_info *fi = dfs_run_file(run, file);
+        cur.clock = (dfs_file_clock){fi->clock_offset_ns, fi->clock_scale_num, fi->clock_scale_den};
     }
-    const dfs_file_info *fi = dfs_run_file(run, file);
-    out->offset_ns = fi->clock_offset_ns;
-    out->num = fi->clock_scale_num;
-    out->den = fi->clock_scale_den;
     uint32_t idx;
     bool fresh;
     if (!dfs_keymap_get_or_put(&a->clock_seen, &file, (uint32_t)a->clocks.n, &idx, &fresh) ||
-        (fresh && !dfs_vec_push(&a->clocks, *out)))
+        (fresh && !dfs_vec_push(&a->clocks, cur))) {
         a->failed = true;
-    else if (!fresh && memcmp(&a->clocks.v[idx], out, sizeof *out) != 0)
+        return NULL;
+    }
+    if (!fresh && memcmp(&a->clocks.v[idx].clock, &cur.clock, sizeof cur.clock) != 0)
         la->rerun = true; /* read from several threads: benign, only ever set to true */
+    return &a->clocks.v[idx];
 }
 
 static int64_t apply_clock(const dfs_file_clock *c, int64_t ts)
@@ -496,7 +499,8 @@ static bool to_lev(const dfs_event *ev, const dfs_file_clock *clk, lev *e)
     return true;
 }
 
-static void on_event(worker_state *w, const dfs_run *run, const dfs_event *ev, const dfs_file_clock *clk)
+static void on_event(worker_state *w, const dfs_run *run, const dfs_event *ev, const dfs_file_clock *clk,
+                     file_seen *fs)
 {
     acc *a = &w->a;
     if (ev->phase == DFS_PHASE_METADATA)
@@ -516,6 +520,9 @@ static void on_event(worker_state *w, const dfs_run *run, const dfs_event *ev, c
     lev e;
     to_lev(ev, clk, &e);
     raw_stats(w, a, &e);
+    if (ev->ts < fs->min_raw)
+        fs->min_raw = ev->ts;
+    fs->have = true;
     if (e.fhash && !e.fname) { /* defined elsewhere: classify at the end, after late resolution */
         if (!dfs_vec_push(&a->pending, e))
             a->failed = true;
@@ -527,10 +534,12 @@ static void on_event(worker_state *w, const dfs_run *run, const dfs_event *ev, c
 static void on_batch(void *state, const dfs_run *run, const dfs_batch *batch)
 {
     worker_state *w = state;
-    dfs_file_clock clk;
-    file_clock(w->la, &w->a, run, batch->file, &clk);
+    file_seen *fs = file_clock(w->la, &w->a, run, batch->file);
+    if (!fs)
+        return;
+    dfs_file_clock clk = fs->clock;
     for (size_t i = 0; i < batch->count; i++)
-        on_event(w, run, &batch->events[i], &clk);
+        on_event(w, run, &batch->events[i], &clk, fs);
 }
 
 static void *worker_begin(void *user)
@@ -662,14 +671,20 @@ static void merge_clocks(dfs_layered *la, acc *into, const acc *from)
             continue;
         uint32_t file;
         memcpy(&file, from->clock_seen.keys + i * sizeof file, sizeof file);
-        const dfs_file_clock *c = &from->clocks.v[from->clock_seen.vals[i]];
+        const file_seen *c = &from->clocks.v[from->clock_seen.vals[i]];
         uint32_t idx;
         bool fresh;
         if (!dfs_keymap_get_or_put(&into->clock_seen, &file, (uint32_t)into->clocks.n, &idx, &fresh) ||
-            (fresh && !dfs_vec_push(&into->clocks, *c)))
+            (fresh && !dfs_vec_push(&into->clocks, *c))) {
             into->failed = true;
-        else if (!fresh && memcmp(&into->clocks.v[idx], c, sizeof *c) != 0)
+            continue;
+        }
+        file_seen *mine = &into->clocks.v[idx];
+        if (!fresh && memcmp(&mine->clock, &c->clock, sizeof c->clock) != 0)
             la->rerun = true;
+        if (!fresh && c->min_raw < mine->min_raw)
+            mine->min_raw = c->min_raw;
+        mine->have |= c->have;
     }
 }
 
@@ -1007,21 +1022,40 @@ static bool analyse_pending(dfs_layered *la, const dfs_run *run)
     return !la->total.failed;
 }
 
-/* Did a file's clock change after its events were binned? */
-static bool clocks_moved(const dfs_layered *la, const dfs_run *run)
+static dfs_file_clock final_clock(const dfs_layered *la, const dfs_run *run, uint32_t file)
+{
+    if (la->opt.clocks && file < la->opt.nclocks)
+        return la->opt.clocks[file];
+    const dfs_file_info *fi = dfs_run_file(run, file);
+    return (dfs_file_clock){fi->clock_offset_ns, fi->clock_scale_num, fi->clock_scale_den};
+}
+
+/* Did a file's clock change after its events were binned? Also computes the true origin under
+ * every file's final clock (a clock only applies monotonically, so the earliest raw start of each
+ * file gives its earliest absolute start). */
+static bool clocks_moved(dfs_layered *la, const dfs_run *run)
 {
     const acc *a = &la->total;
+    bool moved = false, have = false;
+    int64_t origin = 0;
     for (size_t i = 0; i < a->clock_seen.cap; i++) {
         if (!a->clock_seen.used[i])
             continue;
         uint32_t file;
         memcpy(&file, a->clock_seen.keys + i * sizeof file, sizeof file);
-        const dfs_file_clock *c = &a->clocks.v[a->clock_seen.vals[i]];
-        const dfs_file_info *fi = dfs_run_file(run, file);
-        if (c->offset_ns != fi->clock_offset_ns || c->num != fi->clock_scale_num || c->den != fi->clock_scale_den)
-            return true;
+        const file_seen *c = &a->clocks.v[a->clock_seen.vals[i]];
+        dfs_file_clock fin = final_clock(la, run, file);
+        moved |= memcmp(&c->clock, &fin, sizeof fin) != 0;
+        if (!c->have)
+            continue;
+        int64_t t = apply_clock(&fin, c->min_raw);
+        if (!have || t < origin)
+            origin = t;
+        have = true;
     }
-    return false;
+    if (have)
+        la->true_origin = origin;
+    return moved;
 }
 
 /* `auto`: a category outside the provisional list means the layer set was incomplete. */
@@ -1062,7 +1096,8 @@ const dfs_layered_result *dfs_layered_finish(dfs_layered *la, const dfs_run *run
         else
             shift = (int64_t)(d / la->opt.granularity_ns);
     }
-    la->rerun |= clocks_moved(la, run) || categories_missing(la);
+    bool moved = clocks_moved(la, run), missing = categories_missing(la); /* both: they fill the rerun's facts */
+    la->rerun |= moved || missing;
     if (la->rerun)
         return NULL;
     if (!dfs_layered_build_views(la, run, shift))

@@ -384,9 +384,14 @@ static int analyse(analyze_args *a, char **paths, int npaths, const dfs_preset *
         opt.nclocks = dfs_run_file_count(p.run);
         bool quiet = a->common.quiet;
         a->common.quiet = true;
-        ok = run_pass(a, paths, npaths, &opt, &again) && again.result;
+        ok = run_pass(a, paths, npaths, &opt, &again);
         a->common.quiet = quiet;
         r = again.result;
+        if (ok && !r) { /* the facts of the first pass must settle the second: a bug if not */
+            fprintf(stderr, "dfscope analyze: internal error: the second pass did not settle the time origin\n");
+            ok = false;
+            again.rc = DFS_EXIT_OUTPUT;
+        }
         if (!ok)
             rc = again.rc ? again.rc : DFS_EXIT_OUTPUT;
     }

@@ -100,6 +100,11 @@ if [ -d "$FIX" ]; then
   check "README: Total Count" grep -Eq "Total Count \(sum of layer counts\) +count +15,901" "$T/out"
   code 0 "G3 numbers" "$DFSCOPE" analyze --preset dlio --compat dfanalyzer "$FIX"
   check "G3: POSIX - Reader row" grep -Eq "POSIX - Reader +18\.346 \( 55%\) +10,432 \( 60%\) +568\.637 111833\.161 \( 59%\) +6095\.909" "$T/out"
+  # Kineto files give their clock (baseTimeNanoseconds) at their end: a second pass with the
+  # final clocks, which must settle (no error, exit 0)
+  code 0 "kineto with auto layers" "$DFSCOPE" analyze -q --preset auto --format json -o "$T/k.json" "$TRACES/kineto"
+  check "kineto: second pass" [ "$(json_field "$T/k.json" "d['analysis']['second_pass']")" = "True" ]
+  check "kineto: auto layers" [ "$(json_field "$T/k.json" "'cpu_op' in d['views']['time_range']['summary']['layers']")" = "True" ]
 else
   echo "corpus absent ($FIX): fixture checks skipped" >&2
 fi
