@@ -104,7 +104,7 @@ if [ -d "$FIX" ]; then
   # final clocks, which must settle (no error, exit 0)
   code 0 "kineto with auto layers" "$DFSCOPE" analyze -q --preset auto --format json -o "$T/k.json" "$TRACES/kineto"
   check "kineto: second pass" [ "$(json_field "$T/k.json" "d['analysis']['second_pass']")" = "True" ]
-  check "kineto: auto layers" [ "$(json_field "$T/k.json" "'cpu_op' in d['views']['time_range']['summary']['layers']")" = "True" ]
+  check "kineto: auto layers" [ "$(json_field "$T/k.json" "'kernel' in d['views']['time_range']['summary']['layers']")" = "True" ]
 else
   echo "corpus absent ($FIX): fixture checks skipped" >&2
 fi
