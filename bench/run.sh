@@ -147,3 +147,23 @@ if [ -z "${SKIP_TASKS:-}" ]; then
   } | tee -a "$OUT/results.md"
   rm -rf "${OUT:?}/dasf-csv"
 fi
+
+# `dfscope overlap` (exact, the preset's default classes, epochs) against `dfscope stats` on the same
+# inputs, -j 2: median wall seconds of RUNS runs, the ratio (the overlap issue asks for at most 1.5),
+# and overlap's peak RSS. Appended to bench/out/results.md.
+{
+  echo
+  echo "dfscope overlap against dfscope stats, -j 2 (median of $RUNS runs):"
+  echo
+  echo "| input | stats s | overlap s | overlap / stats | overlap peak RSS MB |"
+  echo "|---|--:|--:|--:|--:|"
+} > "$OUT/overlap.md"
+for input in v1 v2gz; do
+  cat $(files_of $input) > /dev/null # warm the page cache
+  ts=$(time_cmd "$DFSCOPE" stats -j 2 --no-progress -q "$OUT/$input")
+  to=$(time_cmd "$DFSCOPE" overlap -j 2 --no-progress -q "$OUT/$input")
+  /usr/bin/time -o "$OUT/rss" -f '%M' "$DFSCOPE" overlap -j 2 --no-progress -q "$OUT/$input" >/dev/null 2>&1 || true
+  printf '| %s | %.3f | %.3f | %.2f | %s |\n' "$input" "$ts" "$to" "$(echo "$to / $ts" | bc -l)" \
+    "$(awk '{printf "%.0f", $1/1024}' "$OUT/rss")" >> "$OUT/overlap.md"
+done
+cat "$OUT/overlap.md" | tee -a "$OUT/results.md"

@@ -7,6 +7,7 @@ int dfs_cmd_stats(int argc, char **argv);
 int dfs_cmd_analyze(int argc, char **argv);
 int dfs_cmd_gen(int argc, char **argv);
 int dfs_cmd_tasks(int argc, char **argv);
+int dfs_cmd_overlap(int argc, char **argv);
 
 /* Shared option parsing helpers */
 int dfs_cli_parse_jobs(const char *s, int *jobs);  /* 0 on success */

@@ -287,14 +287,6 @@ static int write_report(const analyze_args *a, const dfs_layered_result *r, cons
     return DFS_EXIT_OK;
 }
 
-static bool output_is_input(const dfs_run *run, const char *output)
-{
-    for (size_t i = 0; output && i < dfs_run_file_count(run); i++)
-        if (dfs_same_file(dfs_run_file(run, i)->path, output))
-            return true;
-    return false;
-}
-
 typedef struct pass {
     dfs_run *run;
     dfs_layered *la;
@@ -316,7 +308,7 @@ static bool run_pass(analyze_args *a, char **paths, int npaths, const dfs_layere
     p->run = dfs_cli_open(&a->common, "analyze", paths, npaths, &bad_path, &p->rc);
     if (!p->run)
         return false;
-    if (output_is_input(p->run, a->output)) {
+    if (dfs_cli_output_is_input(p->run, a->output)) {
         fprintf(stderr, "dfscope analyze: refusing to write the output over the input %s\n", a->output);
         p->rc = DFS_EXIT_USAGE;
         return false;

@@ -72,14 +72,6 @@ static int parse_args(stats_args *a, int argc, char **argv)
     return -1;
 }
 
-static bool output_is_input(const dfs_run *run, const char *output)
-{
-    for (size_t i = 0; i < dfs_run_file_count(run); i++)
-        if (dfs_same_file(dfs_run_file(run, i)->path, output))
-            return true;
-    return false;
-}
-
 static int write_report(const stats_args *a, const dfs_run *run, const dfs_stats_result *r,
                         const dfs_timing *t)
 {
@@ -120,7 +112,7 @@ int dfs_cmd_stats(int argc, char **argv)
     dfs_run *run = dfs_cli_open(&a.common, "stats", argv + optind, argc - optind, &bad_path, &rc);
     if (!run)
         return rc;
-    if (a.output && output_is_input(run, a.output)) {
+    if (a.output && dfs_cli_output_is_input(run, a.output)) {
         fprintf(stderr, "dfscope stats: refusing to write the output over the input %s\n", a.output);
         dfs_run_free(run);
         return DFS_EXIT_USAGE;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "output/atomic.h"
 #include "output/diagnostics.h"
 
 void dfs_cli_common_init(dfs_cli_common *c)
@@ -175,4 +176,12 @@ int dfs_cli_read(dfs_cli_common *c, dfs_run *run, dfs_consumer *const *consumers
     if (had_bad_path && code != DFS_EXIT_OUTPUT)
         code = DFS_EXIT_USAGE;
     return code;
+}
+
+bool dfs_cli_output_is_input(const dfs_run *run, const char *output)
+{
+    for (size_t i = 0; output && i < dfs_run_file_count(run); i++)
+        if (dfs_same_file(dfs_run_file(run, i)->path, output))
+            return true;
+    return false;
 }

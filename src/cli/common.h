@@ -49,4 +49,6 @@ dfs_run *dfs_cli_open(dfs_cli_common *c, const char *cmd, char **paths, int npat
 int dfs_cli_read(dfs_cli_common *c, dfs_run *run, dfs_consumer *const *consumers, size_t n, bool had_bad_path);
 double dfs_cli_now(void);
 uint64_t dfs_cli_peak_rss_kb(void);
+/* True when `output` (may be NULL) names one of the run's input files: never write over an input. */
+bool dfs_cli_output_is_input(const dfs_run *run, const char *output);
 #endif

@@ -16,6 +16,7 @@ static const command commands[] = {
     {"analyze", dfs_cmd_analyze, "layered analysis (DFAnalyzer-compatible): layers, views, metrics"},
     {"gen", dfs_cmd_gen, "write deterministic synthetic DLIO-like traces (DFTracer, Chrome JSON)"},
     {"tasks", dfs_cmd_tasks, "DASF task analyses: function/task bottlenecks, worker balance, critical path"},
+    {"overlap", dfs_cmd_overlap, "I/O versus compute overlap: exact unions and differences per process, bin, epoch"},
 };
 
 static void usage(FILE *out)
