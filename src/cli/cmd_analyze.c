@@ -287,52 +287,6 @@ static int write_report(const analyze_args *a, const dfs_layered_result *r, cons
     return DFS_EXIT_OK;
 }
 
-typedef struct pass {
-    dfs_run *run;
-    dfs_layered *la;
-    const dfs_layered_result *result;
-    int rc;
-} pass;
-
-static void pass_free(pass *p)
-{
-    dfs_layered_free(p->la);
-    dfs_run_free(p->run);
-    memset(p, 0, sizeof *p);
-}
-
-/* One reading pass; p->result is NULL when a rerun is needed or on failure (p->rc says which). */
-static bool run_pass(analyze_args *a, char **paths, int npaths, const dfs_layered_options *opt, pass *p)
-{
-    bool bad_path;
-    p->run = dfs_cli_open(&a->common, "analyze", paths, npaths, &bad_path, &p->rc);
-    if (!p->run)
-        return false;
-    if (dfs_cli_output_is_input(p->run, a->output)) {
-        fprintf(stderr, "dfscope analyze: refusing to write the output over the input %s\n", a->output);
-        p->rc = DFS_EXIT_USAGE;
-        return false;
-    }
-    char err[512];
-    p->la = dfs_layered_new(opt, err, sizeof err);
-    if (!p->la) {
-        fprintf(stderr, "dfscope analyze: %s\n", err);
-        p->rc = DFS_EXIT_USAGE;
-        return false;
-    }
-    dfs_consumer *consumers[] = {dfs_layered_consumer(p->la)};
-    p->rc = dfs_cli_read(&a->common, p->run, consumers, 1, bad_path);
-    if (p->rc == DFS_EXIT_OUTPUT)
-        return false;
-    p->result = dfs_layered_finish(p->la, p->run);
-    if (!p->result && !dfs_layered_needs_rerun(p->la, NULL)) {
-        fprintf(stderr, "dfscope analyze: out of memory\n");
-        p->rc = DFS_EXIT_OUTPUT;
-        return false;
-    }
-    return true;
-}
-
 static void fill_options(const analyze_args *a, const dfs_preset *preset, const dfs_preview *pv, dfs_layered_options *o)
 {
     memset(o, 0, sizeof *o);
@@ -350,53 +304,73 @@ static void fill_options(const analyze_args *a, const dfs_preset *preset, const 
     o->summaries_only = a->format == FMT_TABLE;
 }
 
+/* ----- the two-pass driver's view of a layered analysis ----- */
+
+static void *an_create(const void *opt, char *err, size_t errlen)
+{
+    return dfs_layered_new(opt, err, errlen);
+}
+
+static void an_destroy(void *obj)
+{
+    dfs_layered_free(obj);
+}
+
+static dfs_consumer *an_consumer(void *obj)
+{
+    return dfs_layered_consumer(obj);
+}
+
+static const void *an_finish(void *obj, const dfs_run *run)
+{
+    return dfs_layered_finish(obj, run);
+}
+
+static bool an_needs_rerun(const void *obj)
+{
+    return dfs_layered_needs_rerun(obj, NULL);
+}
+
+static const char *an_prepare_rerun(const void *obj, const dfs_run *run, const dfs_file_clock *clocks, void *opt_)
+{
+    dfs_layered_options *opt = opt_;
+    dfs_layered_needs_rerun(obj, &opt->origin_ns);
+    const char *const *cats;
+    size_t ncats = dfs_layered_categories(obj, &cats); /* owned by the first pass, which outlives the second */
+    if (ncats) {
+        opt->auto_categories = cats;
+        opt->nauto_categories = ncats;
+    }
+    opt->clocks = clocks;
+    opt->nclocks = dfs_run_file_count(run);
+    return "time origin, file clocks or categories";
+}
+
+typedef struct write_ctx {
+    const analyze_args *a;
+    const char *source;
+} write_ctx;
+
+static int an_write(void *user, const void *result, bool reran, const char *reason)
+{
+    (void)reason;
+    const write_ctx *w = user;
+    dfs_report_context ctx = {.preset_source = w->source, .reran = reran};
+    return write_report(w->a, result, &ctx);
+}
+
 /* Reads once; when the provisional origin, clocks or categories turn out wrong, reads again with
- * the facts of the first pass (its problem report is not repeated). */
+ * the facts of the first pass (dfs_cli_run_analysis). */
 static int analyse(analyze_args *a, char **paths, int npaths, const dfs_preset *preset, const dfs_preview *pv,
                    const char *source)
 {
     dfs_layered_options opt;
     fill_options(a, preset, pv, &opt);
-    pass p = {0}, again = {0};
-    dfs_file_clock *clocks = NULL;
-    int rc;
-    bool ok = run_pass(a, paths, npaths, &opt, &p);
-    rc = p.rc;
-    const dfs_layered_result *r = p.result;
-    if (ok && !r) {
-        dfs_layered_needs_rerun(p.la, &opt.origin_ns);
-        const char *const *cats;
-        size_t ncats = dfs_layered_categories(p.la, &cats);
-        if (ncats) {
-            opt.auto_categories = cats;
-            opt.nauto_categories = ncats;
-        }
-        clocks = dfs_layered_clocks(p.run);
-        opt.clocks = clocks;
-        opt.nclocks = dfs_run_file_count(p.run);
-        bool quiet = a->common.quiet;
-        a->common.quiet = true;
-        ok = run_pass(a, paths, npaths, &opt, &again);
-        a->common.quiet = quiet;
-        r = again.result;
-        if (ok && !r) { /* the facts of the first pass must settle the second: a bug if not */
-            fprintf(stderr, "dfscope analyze: internal error: the second pass did not settle the time origin\n");
-            ok = false;
-            again.rc = DFS_EXIT_OUTPUT;
-        }
-        if (!ok)
-            rc = again.rc ? again.rc : DFS_EXIT_OUTPUT;
-    }
-    if (ok && r) {
-        dfs_report_context ctx = {.preset_source = source, .reran = again.la != NULL};
-        int wrc = write_report(a, r, &ctx);
-        if (wrc != DFS_EXIT_OK)
-            rc = wrc;
-    }
-    pass_free(&again);
-    pass_free(&p);
-    free(clocks);
-    return rc;
+    write_ctx w = {a, source};
+    const dfs_cli_analysis an = {.cmd = "analyze", .create = an_create, .destroy = an_destroy,
+                                 .consumer = an_consumer, .finish = an_finish, .needs_rerun = an_needs_rerun,
+                                 .prepare_rerun = an_prepare_rerun, .write = an_write, .user = &w};
+    return dfs_cli_run_analysis(&a->common, paths, npaths, a->output, &an, &opt);
 }
 
 int dfs_cmd_analyze(int argc, char **argv)

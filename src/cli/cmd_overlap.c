@@ -343,94 +343,66 @@ static int write_report(const overlap_args *a, const dfs_overlap_result *r, cons
 
 /* ----- reading ----- */
 
-typedef struct pass {
-    dfs_run *run;
-    dfs_overlap *ov;
-    const dfs_overlap_result *result;
-    int rc;
-} pass;
+/* ----- the two-pass driver's view of an overlap analysis ----- */
 
-static void pass_free(pass *p)
+static void *ov_create(const void *opt, char *err, size_t errlen)
 {
-    dfs_overlap_free(p->ov);
-    dfs_run_free(p->run);
-    memset(p, 0, sizeof *p);
+    return dfs_overlap_new(opt, err, errlen);
 }
 
-/* One reading pass; p->result is NULL when a second pass is needed or on failure (p->rc). */
-static bool run_pass(overlap_args *a, char **paths, int npaths, const dfs_overlap_options *opt, pass *p)
+static void ov_destroy(void *obj)
 {
-    bool bad_path;
-    p->run = dfs_cli_open(&a->common, "overlap", paths, npaths, &bad_path, &p->rc);
-    if (!p->run)
-        return false;
-    if (dfs_cli_output_is_input(p->run, a->output)) {
-        fprintf(stderr, "dfscope overlap: refusing to write the output over the input %s\n", a->output);
-        p->rc = DFS_EXIT_USAGE;
-        return false;
-    }
-    char err[512];
-    p->ov = dfs_overlap_new(opt, err, sizeof err);
-    if (!p->ov) {
-        fprintf(stderr, "dfscope overlap: %s\n", err);
-        p->rc = DFS_EXIT_USAGE;
-        return false;
-    }
-    dfs_consumer *consumers[] = {dfs_overlap_consumer(p->ov)};
-    p->rc = dfs_cli_read(&a->common, p->run, consumers, 1, bad_path);
-    if (p->rc == DFS_EXIT_OUTPUT)
-        return false;
-    p->result = dfs_overlap_finish(p->ov, p->run);
-    if (!p->result && !dfs_overlap_needs_rerun(p->ov, NULL)) {
-        fprintf(stderr, "dfscope overlap: out of memory\n");
-        p->rc = DFS_EXIT_OUTPUT;
-        return false;
-    }
-    return true;
+    dfs_overlap_free(obj);
+}
+
+static dfs_consumer *ov_consumer(void *obj)
+{
+    return dfs_overlap_consumer(obj);
+}
+
+static const void *ov_finish(void *obj, const dfs_run *run)
+{
+    return dfs_overlap_finish(obj, run);
+}
+
+static bool ov_needs_rerun(const void *obj)
+{
+    return dfs_overlap_needs_rerun(obj, NULL);
+}
+
+static const char *ov_prepare_rerun(const void *obj, const dfs_run *run, const dfs_file_clock *clocks, void *opt_)
+{
+    dfs_overlap_options *opt = opt_;
+    dfs_overlap_rerun info = {0};
+    dfs_overlap_needs_rerun(obj, &info);
+    opt->origin_ns = info.origin_ns;
+    opt->no_streaming |= info.no_streaming;
+    opt->clocks = clocks;
+    opt->nclocks = dfs_run_file_count(run);
+    return info.reason; /* static text */
+}
+
+typedef struct write_ctx {
+    const overlap_args *a;
+    const char *source;
+} write_ctx;
+
+static int ov_write(void *user, const void *result, bool reran, const char *reason)
+{
+    const write_ctx *w = user;
+    dfs_overlap_report_context ctx = {.preset_source = w->source, .reran = reran, .rerun_reason = reason};
+    return write_report(w->a, result, &ctx);
 }
 
 /* Reads once; when the provisional origin, a clock or the streaming assumptions fail, reads again
- * with the facts of the first pass (its problem report is not repeated). */
+ * with the facts of the first pass (dfs_cli_run_analysis). */
 static int analyse(overlap_args *a, char **paths, int npaths, dfs_overlap_options *opt, const char *source)
 {
-    pass p = {0}, again = {0};
-    dfs_file_clock *clocks = NULL;
-    dfs_overlap_rerun info = {0};
-    bool ok = run_pass(a, paths, npaths, opt, &p);
-    int rc = p.rc;
-    const dfs_overlap_result *r = p.result;
-    if (ok && !r) {
-        dfs_overlap_needs_rerun(p.ov, &info);
-        opt->origin_ns = info.origin_ns;
-        opt->no_streaming |= info.no_streaming;
-        clocks = dfs_layered_clocks(p.run);
-        opt->clocks = clocks;
-        opt->nclocks = dfs_run_file_count(p.run);
-        bool quiet = a->common.quiet;
-        a->common.quiet = true;
-        ok = run_pass(a, paths, npaths, opt, &again);
-        a->common.quiet = quiet;
-        r = again.result;
-        if (ok && !r) { /* the facts of the first pass must settle the second: a bug if not */
-            fprintf(stderr, "dfscope overlap: internal error: the second pass did not settle (%s)\n",
-                    info.reason ? info.reason : "?");
-            ok = false;
-            again.rc = DFS_EXIT_OUTPUT;
-        }
-        if (!ok)
-            rc = again.rc ? again.rc : DFS_EXIT_OUTPUT;
-    }
-    if (ok && r) {
-        dfs_overlap_report_context ctx = {.preset_source = source, .reran = again.ov != NULL,
-                                          .rerun_reason = info.reason};
-        int wrc = write_report(a, r, &ctx);
-        if (wrc != DFS_EXIT_OK)
-            rc = wrc;
-    }
-    pass_free(&again);
-    pass_free(&p);
-    free(clocks);
-    return rc;
+    write_ctx w = {a, source};
+    const dfs_cli_analysis an = {.cmd = "overlap", .create = ov_create, .destroy = ov_destroy,
+                                 .consumer = ov_consumer, .finish = ov_finish, .needs_rerun = ov_needs_rerun,
+                                 .prepare_rerun = ov_prepare_rerun, .write = ov_write, .user = &w};
+    return dfs_cli_run_analysis(&a->common, paths, npaths, a->output, &an, opt);
 }
 
 static void args_free(overlap_args *a)

@@ -185,3 +185,88 @@ bool dfs_cli_output_is_input(const dfs_run *run, const char *output)
             return true;
     return false;
 }
+
+typedef struct pass {
+    dfs_run *run;
+    void *obj;
+    const void *result;
+    int rc;
+} pass;
+
+static void pass_free(const dfs_cli_analysis *an, pass *p)
+{
+    if (p->obj)
+        an->destroy(p->obj);
+    dfs_run_free(p->run);
+    memset(p, 0, sizeof *p);
+}
+
+/* One reading pass; p->result is NULL when a rerun is needed or on failure (p->rc says which). */
+static bool run_pass(dfs_cli_common *c, char **paths, int npaths, const char *output, const dfs_cli_analysis *an,
+                     const void *opt, pass *p)
+{
+    bool bad_path;
+    p->run = dfs_cli_open(c, an->cmd, paths, npaths, &bad_path, &p->rc);
+    if (!p->run)
+        return false;
+    if (dfs_cli_output_is_input(p->run, output)) {
+        fprintf(stderr, "dfscope %s: refusing to write the output over the input %s\n", an->cmd, output);
+        p->rc = DFS_EXIT_USAGE;
+        return false;
+    }
+    char err[512];
+    p->obj = an->create(opt, err, sizeof err);
+    if (!p->obj) {
+        fprintf(stderr, "dfscope %s: %s\n", an->cmd, err);
+        p->rc = DFS_EXIT_USAGE;
+        return false;
+    }
+    dfs_consumer *consumers[] = {an->consumer(p->obj)};
+    p->rc = dfs_cli_read(c, p->run, consumers, 1, bad_path);
+    if (p->rc == DFS_EXIT_OUTPUT)
+        return false;
+    p->result = an->finish(p->obj, p->run);
+    if (!p->result && !an->needs_rerun(p->obj)) {
+        fprintf(stderr, "dfscope %s: out of memory\n", an->cmd);
+        p->rc = DFS_EXIT_OUTPUT;
+        return false;
+    }
+    return true;
+}
+
+int dfs_cli_run_analysis(dfs_cli_common *c, char **paths, int npaths, const char *output,
+                         const dfs_cli_analysis *an, void *opt)
+{
+    pass p = {0}, again = {0};
+    dfs_file_clock *clocks = NULL;
+    const char *reason = NULL;
+    bool ok = run_pass(c, paths, npaths, output, an, opt, &p);
+    int rc = p.rc;
+    const void *r = p.result;
+    if (ok && !r) {
+        clocks = dfs_layered_clocks(p.run);
+        reason = clocks ? an->prepare_rerun(p.obj, p.run, clocks, opt) : NULL;
+        bool quiet = c->quiet;
+        c->quiet = true;
+        ok = clocks && run_pass(c, paths, npaths, output, an, opt, &again);
+        c->quiet = quiet;
+        r = again.result;
+        if (ok && !r) { /* the facts of the first pass must settle the second: a bug if not */
+            fprintf(stderr, "dfscope %s: internal error: the second pass did not settle (%s)\n", an->cmd,
+                    reason ? reason : "?");
+            ok = false;
+            again.rc = DFS_EXIT_OUTPUT;
+        }
+        if (!ok)
+            rc = again.rc ? again.rc : DFS_EXIT_OUTPUT;
+    }
+    if (ok && r) {
+        int wrc = an->write(an->user, r, again.obj != NULL, reason);
+        if (wrc != DFS_EXIT_OK)
+            rc = wrc;
+    }
+    pass_free(an, &again);
+    pass_free(an, &p);
+    free(clocks);
+    return rc;
+}

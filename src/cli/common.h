@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <stdbool.h>
 
+#include "analyze/layered.h"
 #include "dfscope.h"
 
 /* Long options shared by reading commands; append to a command's own table. */
@@ -49,6 +50,29 @@ dfs_run *dfs_cli_open(dfs_cli_common *c, const char *cmd, char **paths, int npat
 int dfs_cli_read(dfs_cli_common *c, dfs_run *run, dfs_consumer *const *consumers, size_t n, bool had_bad_path);
 double dfs_cli_now(void);
 uint64_t dfs_cli_peak_rss_kb(void);
+/* An analysis that may need a second reading pass (layered analysis, overlap): its time origin
+ * is a guess from a preview, and a file's clock may only be known at its end. */
+typedef struct dfs_cli_analysis {
+    const char *cmd;
+    void *(*create)(const void *opt, char *err, size_t errlen);
+    void (*destroy)(void *obj);
+    dfs_consumer *(*consumer)(void *obj);
+    const void *(*finish)(void *obj, const dfs_run *run); /* NULL: a rerun is needed, or no memory */
+    bool (*needs_rerun)(const void *obj);
+    /* Sets the second pass's options (origin, clocks: `clocks` holds every file's final clock and
+     * outlives the pass) from the first pass's facts; returns why the rerun is needed. */
+    const char *(*prepare_rerun)(const void *obj, const dfs_run *run, const dfs_file_clock *clocks, void *opt);
+    /* Writes the result; returns an exit code. */
+    int (*write)(void *user, const void *result, bool reran, const char *reason);
+    void *user;
+} dfs_cli_analysis;
+
+/* Reads the paths with the analysis, a second time when the first pass says so (without
+ * repeating its problem report), refusing an output over an input, then writes. Returns the
+ * exit code. */
+int dfs_cli_run_analysis(dfs_cli_common *c, char **paths, int npaths, const char *output,
+                         const dfs_cli_analysis *an, void *opt);
+
 /* True when `output` (may be NULL) names one of the run's input files: never write over an input. */
 bool dfs_cli_output_is_input(const dfs_run *run, const char *output);
 #endif
