@@ -52,3 +52,32 @@ bench: deps-bench $(BUILD)/dfscope
 
 clean:
 	rm -rf build build-test build-asan build-clang sample bench/out
+
+# --- reliability (docs/RELIABILITY.md) ------------------------------------------------------------
+#   make fuzz            every libFuzzer target for FUZZ_SECONDS each (default 600), one after the
+#                        other; results appended to fuzz/results.md, findings in build-fuzz/fuzz-artifacts
+#   make fuzz-smoke      the same for 20 s each (CI); skipped when clang's libFuzzer is not available
+#   make test-valgrind   the unit tests under valgrind memcheck
+FUZZ_SECONDS ?= 600
+FUZZ_TARGETS ?= lines chrome gzip dasf predicate preset cli
+.PHONY: fuzz-build fuzz-smoke test-valgrind
+
+fuzz-build: deps-test
+	@fuzz/have-libfuzzer.sh
+	@CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDFS_FUZZ=ON -DBUILD_TESTING=OFF >/dev/null
+	@cmake --build build-fuzz -j $(JOBS) --target $(addprefix fuzz_,$(FUZZ_TARGETS))
+
+fuzz: fuzz-build
+	fuzz/run.sh build-fuzz $(FUZZ_SECONDS) fuzz/results.md $(FUZZ_TARGETS)
+
+fuzz-smoke:
+	@if fuzz/have-libfuzzer.sh; then $(MAKE) --no-print-directory fuzz-build && \
+		fuzz/run.sh build-fuzz 20 build-fuzz/smoke.md $(FUZZ_TARGETS); \
+	else echo "fuzz-smoke: skipped (clang's libFuzzer is not available)"; fi
+
+# Unit tests only (the CLI shell tests run the binary without valgrind), each under memcheck;
+# any error or definite leak fails it (tests/valgrind.sh).
+test-valgrind: deps-test
+	@cmake -S . -B build-valgrind -DCMAKE_BUILD_TYPE=Debug >/dev/null
+	@cmake --build build-valgrind -j $(JOBS)
+	tests/valgrind.sh build-valgrind $(JOBS)

@@ -679,10 +679,17 @@ static bool in_unit(feed *c, size_t *pos)
     f->skipping = false;
     f->scan_pos = 0;
     if (r == SCAN_BROKEN) {
-        /* a skipped record was reported as too large; a top-level value cut to the metadata
-         * limit was not reported, and whole it would have been */
-        if (!skipped || f->state == ST_TOP_VALUE)
+        /* A skipped record was reported as too large; a top-level value cut to the metadata
+         * limit was not reported, and whole it would have been. A record whose bytes before
+         * the break fill the record limit is too large: a reader whose buffer holds just that
+         * many bytes cannot see the break. */
+        uint64_t max = c->p->opt && c->p->opt->max_record ? c->p->opt->max_record : UINT64_MAX;
+        if (!skipped && f->state == ST_RECORD && (uint64_t)(end - unit) >= max) {
+            count_lines_to(c, unit);
+            too_large(c, c->offset + unit, "record longer than the record limit");
+        } else if (!skipped || f->state == ST_TOP_VALUE) {
             structural_damage(c, unit, "string broken by a newline");
+        }
         *pos = end + 1;
         f->state = ST_RESYNC;
         return true;
@@ -695,9 +702,9 @@ static bool in_unit(feed *c, size_t *pos)
         return true;
     }
     f->state = ST_EVENTS;
+    f->pending_comma = false; /* a record came after the comma, skipped or not */
     if (skipped)
         return true;
-    f->pending_comma = false;
     count_lines_to(c, unit);
     uint64_t max = c->p->opt && c->p->opt->max_record ? c->p->opt->max_record : UINT64_MAX;
     if ((uint64_t)(end - unit) > max) /* the same verdict whatever the caller's buffer size */

@@ -945,14 +945,16 @@ HOT size_t plain_scalar(const rec *r, const char *v)
 static const char *args_compact(rec *r, const char *s)
 {
     s++;
+    if (s >= r->end) /* bounds before bytes: a record may end anywhere (a cut line) */
+        return NULL;
     if (*s == '}')
         return s + 1;
     for (;;) {
         unsigned sf = 0;
-        if (*s != '"' || r->safe - s < 17)
+        if (r->safe - s < 17 || *s != '"')
             return NULL;
         const char *q = dfs_json_string_end_fast(s, r->end, r->safe, false, &sf);
-        if (!q || sf || *q != ':')
+        if (!q || sf || r->end - q < 2 || *q != ':') /* the ':' and a value byte in the record */
             return NULL;
         size_t kn = (size_t)(q - s - 2);
         const char *v = q + 1;

@@ -76,7 +76,8 @@ static dfs_status add_directory(dfs_run *run, const char *path, const struct sta
         snprintf(child, n, "%s%s%s", path, path[strlen(path) - 1] == '/' ? "" : "/", e->d_name);
     }
     closedir(d);
-    qsort(names.v, names.n, sizeof *names.v, compare_names);
+    if (names.n) /* an empty directory has no array, and qsort's pointer must not be NULL */
+        qsort(names.v, names.n, sizeof *names.v, compare_names);
     ws->dev[ws->depth] = (uint64_t)st->st_dev;
     ws->ino[ws->depth] = (uint64_t)st->st_ino;
     ws->depth++;

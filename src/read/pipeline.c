@@ -222,6 +222,8 @@ static void fold_all(pool *pl, worker *w0)
             if (s < extra.n)
                 dfs_vec_push(&ordered, extra.v[s]);
         }
+        if (pl->prep[i].gz_damage)
+            dfs_vec_push(&ordered, pl->prep[i].gz_damage);
         if (in->info.unreadable)
             dfs_diag_add(&run->diag, DFS_PROB_UNREADABLE, i, 0, 0, "%s", in->info.error);
         else if (in->info.format == DFS_FMT_NOT_A_TRACE)
@@ -387,8 +389,12 @@ out:
     free(pl.carry);
     free(pl.scan_items);
     free(pl.tasks);
-    for (size_t i = 0; pl.prep && i < run->inputs.n; i++)
+    for (size_t i = 0; pl.prep && i < run->inputs.n; i++) {
         free(pl.prep[i].points);
+        if (pl.prep[i].gz_damage)
+            dfs_stream_free(pl.prep[i].gz_damage);
+        free(pl.prep[i].gz_damage);
+    }
     free(pl.prep);
     free(workers);
     pthread_mutex_destroy(&pl.lock);

@@ -47,6 +47,10 @@ typedef struct prepared {
     bool gzip;
     uint64_t *points;          /* gzip segment starts, when the file is cut (else NULL) */
     size_t npoints;            /* 1 when the file is read whole */
+    /* A gzip file whose head (all of it, for a small file) inflates to something that is not a
+     * trace because the gzip layer is damaged (cut in its header, corrupt): the file is not read
+     * again, so the damage the head read found is folded from here. NULL otherwise. */
+    dfs_stream *gz_damage;
 } prepared;
 
 typedef struct worker {

@@ -34,6 +34,18 @@ static void find_segments(pool *pl, prepared *pr, int fd, uint64_t size)
     }
 }
 
+/* A file that will not be read again (not a trace) keeps what its gzip layer reported. */
+static void keep_gzip_damage(pool *pl, prepared *pr, const dfs_diag *found, uint32_t file)
+{
+    pr->gz_damage = malloc(sizeof *pr->gz_damage);
+    if (!pr->gz_damage) {
+        atomic_store(&pl->failed_alloc, 1);
+        return;
+    }
+    dfs_stream_init(pr->gz_damage, file, 0, pl->run->opt.max_examples);
+    dfs_diag_merge(&pr->gz_damage->diag, found, 0);
+}
+
 void dfs_prepare_file(pool *pl, size_t i)
 {
     dfs_input *in = &pl->run->inputs.v[i];
@@ -58,8 +70,8 @@ void dfs_prepare_file(pool *pl, size_t i)
         mark_unreadable(in, "read error");
     } else if (dfs_gz_magic(head, (size_t)n)) {
         pr->gzip = in->info.gzip = true;
-        dfs_diag scratch;
-        dfs_diag_init(&scratch, 0); /* problems are reported when the file is really read */
+        dfs_diag scratch; /* problems are reported when the file is really read */
+        dfs_diag_init(&scratch, pl->run->opt.max_examples);
         dfs_gzreader *gz = dfs_gz_open(fd, in->info.size, 0, UINT64_MAX, &scratch, (uint32_t)i);
         size_t have = 0;
         ssize_t got = 1;
@@ -67,6 +79,8 @@ void dfs_prepare_file(pool *pl, size_t i)
             have += (size_t)got;
         pr->sniff = dfs_sniff(head, have, got == 0);
         dfs_gz_close(gz);
+        if (pr->sniff.format == DFS_FMT_NOT_A_TRACE && dfs_diag_damage(&scratch))
+            keep_gzip_damage(pl, pr, &scratch, (uint32_t)i);
         dfs_diag_free(&scratch);
         if (pr->sniff.format != DFS_FMT_NOT_A_TRACE && in->info.size > pl->run->opt.gzip_segment_bytes &&
             !pr->sniff.structural && pr->sniff.format != DFS_FMT_DASF)

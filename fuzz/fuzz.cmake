@@ -1,0 +1,35 @@
+# fuzz.cmake - libFuzzer targets (docs/RELIABILITY.md). Off by default; included by
+# the top CMakeLists. `make fuzz` configures a separate clang build with -DDFS_FUZZ=ON.
+option(DFS_FUZZ "Build the libFuzzer targets (needs clang)" OFF)
+option(DFS_FUZZ_COVERAGE "With DFS_FUZZ: source-based coverage instead of sanitizers (fuzz/coverage.sh)" OFF)
+if(DFS_FUZZ)
+  if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
+    message(FATAL_ERROR "DFS_FUZZ needs clang (CC=clang)")
+  endif()
+  # The library and the CLI sources are instrumented for coverage feedback and checked with ASan
+  # and UBSan; the fuzzers add libFuzzer's main.
+  set(DFS_FUZZ_FLAGS -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+                     -fno-omit-frame-pointer)
+  set(DFS_FUZZ_LINK -fsanitize=fuzzer,address,undefined)
+  if(DFS_FUZZ_COVERAGE) # replaying a corpus to measure the lines it reaches
+    set(DFS_FUZZ_FLAGS -fsanitize=fuzzer-no-link -fprofile-instr-generate -fcoverage-mapping)
+    set(DFS_FUZZ_LINK -fsanitize=fuzzer -fprofile-instr-generate)
+  endif()
+  target_compile_options(dfscope PRIVATE ${DFS_FUZZ_FLAGS})
+  set(DFS_FUZZ_DIR ${PROJECT_SOURCE_DIR}/fuzz)
+  file(GLOB DFS_FUZZ_CLI_SOURCES CONFIGURE_DEPENDS src/cli/*.c)
+  list(FILTER DFS_FUZZ_CLI_SOURCES EXCLUDE REGEX "/main\\.c$")
+  foreach(name lines chrome gzip dasf predicate preset cli)
+    set(sources ${DFS_FUZZ_DIR}/fuzz_${name}.c)
+    if(name STREQUAL "cli")
+      list(APPEND sources ${DFS_FUZZ_DIR}/cli_main.c ${DFS_FUZZ_CLI_SOURCES})
+    elseif(name MATCHES "^(lines|chrome|dasf)$")
+      list(APPEND sources ${DFS_FUZZ_DIR}/fuzz_common.c)
+    endif()
+    add_executable(fuzz_${name} ${sources})
+    target_include_directories(fuzz_${name} PRIVATE src ${DFS_FUZZ_DIR})
+    target_compile_options(fuzz_${name} PRIVATE ${DFS_FUZZ_FLAGS})
+    target_link_options(fuzz_${name} PRIVATE ${DFS_FUZZ_LINK})
+    target_link_libraries(fuzz_${name} PRIVATE dfscope)
+  endforeach()
+endif()

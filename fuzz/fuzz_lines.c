@@ -1,0 +1,42 @@
+/* fuzz_lines.c - DFTracer JSON lines (and DASF "trace:" text lines) through the framer in line
+ * mode and the record parser: no crash, no read past the bytes given, and the same counts
+ * whether the stream comes whole or in pieces. */
+#include <string.h>
+
+#include "fuzz_common.h"
+#include "parse/framer.h"
+
+static size_t feed_framer(void *parser, fz_parser *z, const char *buf, size_t len,
+                          uint64_t offset, int flags)
+{
+    return dfs_framer_feed(parser, &z->p, buf, len, offset, flags);
+}
+
+static fz_summary read_lines(const uint8_t *data, size_t len, dfs_format format, size_t piece,
+                             bool all_args)
+{
+    fz_parser z;
+    dfs_framer fr;
+    fz_summary s;
+    fz_parser_init(&z, all_args);
+    dfs_framer_init(&fr, format, false);
+    fz_drive(&z, feed_framer, &fr, data, len, piece);
+    dfs_framer_finish(&fr, &z.p);
+    fz_summarize(&z, &s);
+    fz_parser_free(&z);
+    return s;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
+{
+    dfs_format format = len >= 7 && memcmp(data, "trace: ", 7) == 0 ? DFS_FMT_DASF_TEXT
+                                                                      : DFS_FMT_JSON_LINES;
+    size_t piece = fz_piece_size(data, len);
+    bool all_args = fz_all_args(data, len);
+    fz_summary whole = read_lines(data, len, format, 0, all_args);
+    fz_summary pieces = read_lines(data, len, format, piece, all_args);
+    fz_expect_same("lines", piece, &whole, &pieces);
+    return 0;
+}
