@@ -128,7 +128,7 @@ static void acc_init(acc *a)
     dfs_keyset_init(&a->fhashes, 2 * sizeof(uint64_t));
     dfs_keyset_init(&a->hhashes, 2 * sizeof(uint64_t));
     dfs_keyset_init(&a->pids, sizeof(int64_t));
-    dfs_keymap_init(&a->clock_seen, sizeof(uint32_t));
+    dfs_clock_track_init(&a->clocks);
     a->min_ts = INT64_MAX;
     a->max_end = INT64_MIN;
 }
@@ -153,8 +153,7 @@ static void acc_free(acc *a)
     for (size_t i = 0; i < a->cat_texts.n; i++)
         free(a->cat_texts.v[i]);
     dfs_vec_free(&a->cat_texts);
-    dfs_keymap_free(&a->clock_seen);
-    dfs_vec_free(&a->clocks);
+    dfs_clock_track_free(&a->clocks);
 }
 
 typedef struct worker_state {
@@ -440,30 +439,6 @@ static void raw_stats(worker_state *w, acc *a, const lev *e)
     w->have_raw = true;
 }
 
-/* The clock an event time goes through: the rerun's known clock, else the file's current one,
- * remembered (with the file's earliest raw start) so that a clock that changes after the fact is
- * noticed at the end. Returns the file's entry, valid until the next call; NULL when out of memory. */
-static file_seen *file_clock(dfs_layered *la, acc *a, const dfs_run *run, uint32_t file)
-{
-    file_seen cur = {.min_raw = INT64_MAX};
-    if (la->opt.clocks && file < la->opt.nclocks) {
-        cur.clock = la->opt.clocks[file];
-    } else {
-        const dfs_file_info *fi = dfs_run_file(run, file);
-        cur.clock = (dfs_file_clock){fi->clock_offset_ns, fi->clock_scale_num, fi->clock_scale_den};
-    }
-    uint32_t idx;
-    bool fresh;
-    if (!dfs_keymap_get_or_put(&a->clock_seen, &file, (uint32_t)a->clocks.n, &idx, &fresh) ||
-        (fresh && !dfs_vec_push(&a->clocks, cur))) {
-        a->failed = true;
-        return NULL;
-    }
-    if (!fresh && memcmp(&a->clocks.v[idx].clock, &cur.clock, sizeof cur.clock) != 0)
-        la->rerun = true; /* read from several threads: benign, only ever set to true */
-    return &a->clocks.v[idx];
-}
-
 static int64_t apply_clock(const dfs_file_clock *c, int64_t ts)
 {
     int64_t t = ts;
@@ -500,7 +475,7 @@ static bool to_lev(const dfs_event *ev, const dfs_file_clock *clk, lev *e)
 }
 
 static void on_event(worker_state *w, const dfs_run *run, const dfs_event *ev, const dfs_file_clock *clk,
-                     file_seen *fs)
+                     dfs_file_seen *fs)
 {
     acc *a = &w->a;
     if (ev->phase == DFS_PHASE_METADATA)
@@ -534,9 +509,12 @@ static void on_event(worker_state *w, const dfs_run *run, const dfs_event *ev, c
 static void on_batch(void *state, const dfs_run *run, const dfs_batch *batch)
 {
     worker_state *w = state;
-    file_seen *fs = file_clock(w->la, &w->a, run, batch->file);
-    if (!fs)
+    const dfs_layered_options *o = &w->la->opt;
+    dfs_file_seen *fs = dfs_clock_track_file(&w->a.clocks, run, o->clocks, o->nclocks, batch->file);
+    if (!fs) {
+        w->a.failed = true;
         return;
+    }
     dfs_file_clock clk = fs->clock;
     for (size_t i = 0; i < batch->count; i++)
         on_event(w, run, &batch->events[i], &clk, fs);
@@ -664,30 +642,6 @@ static uint32_t *merge_procs(acc *into, const acc *from)
     return map;
 }
 
-static void merge_clocks(dfs_layered *la, acc *into, const acc *from)
-{
-    for (size_t i = 0; i < from->clock_seen.cap; i++) {
-        if (!from->clock_seen.used[i])
-            continue;
-        uint32_t file;
-        memcpy(&file, from->clock_seen.keys + i * sizeof file, sizeof file);
-        const file_seen *c = &from->clocks.v[from->clock_seen.vals[i]];
-        uint32_t idx;
-        bool fresh;
-        if (!dfs_keymap_get_or_put(&into->clock_seen, &file, (uint32_t)into->clocks.n, &idx, &fresh) ||
-            (fresh && !dfs_vec_push(&into->clocks, *c))) {
-            into->failed = true;
-            continue;
-        }
-        file_seen *mine = &into->clocks.v[idx];
-        if (!fresh && memcmp(&mine->clock, &c->clock, sizeof c->clock) != 0)
-            la->rerun = true;
-        if (!fresh && c->min_raw < mine->min_raw)
-            mine->min_raw = c->min_raw;
-        mine->have |= c->have;
-    }
-}
-
 /* Adds a post-read category to the run's list (they are few: a linear search will do). */
 static void add_category(acc *a, const char *t, size_t len)
 {
@@ -705,7 +659,7 @@ static void merge_acc(dfs_layered *la, acc *into, acc *from)
 {
     merge_counters(into, from);
     merge_sets(into, from);
-    merge_clocks(la, into, from);
+    into->failed |= !dfs_clock_track_merge(&into->clocks, &from->clocks);
     uint32_t *map = merge_procs(into, from);
     if (!map)
         return;
@@ -720,7 +674,7 @@ static void merge_acc(dfs_layered *la, acc *into, acc *from)
 static bool acc_is_empty(const acc *a)
 {
     return !a->events && !a->no_duration && !a->bad_time && !a->other_phases && !a->proc_v.n && !a->cell_v.n &&
-           !a->pproc_v.n && !a->pending.n && !a->nuniq.count && !a->clocks.n && !a->cat_texts.n && !a->failed;
+           !a->pproc_v.n && !a->pending.n && !a->nuniq.count && !a->clocks.seen.n && !a->cat_texts.n && !a->failed;
 }
 
 static void worker_end(void *user, const dfs_run *run, void *state)
@@ -1022,37 +976,14 @@ static bool analyse_pending(dfs_layered *la, const dfs_run *run)
     return !la->total.failed;
 }
 
-static dfs_file_clock final_clock(const dfs_layered *la, const dfs_run *run, uint32_t file)
-{
-    if (la->opt.clocks && file < la->opt.nclocks)
-        return la->opt.clocks[file];
-    const dfs_file_info *fi = dfs_run_file(run, file);
-    return (dfs_file_clock){fi->clock_offset_ns, fi->clock_scale_num, fi->clock_scale_den};
-}
-
-/* Did a file's clock change after its events were binned? Also computes the true origin under
- * every file's final clock (a clock only applies monotonically, so the earliest raw start of each
- * file gives its earliest absolute start). */
+/* Did a file's clock change after its events were binned? Also the true origin under every
+ * file's final clock, for a second pass. */
 static bool clocks_moved(dfs_layered *la, const dfs_run *run)
 {
-    const acc *a = &la->total;
-    bool moved = false, have = false;
     int64_t origin = 0;
-    for (size_t i = 0; i < a->clock_seen.cap; i++) {
-        if (!a->clock_seen.used[i])
-            continue;
-        uint32_t file;
-        memcpy(&file, a->clock_seen.keys + i * sizeof file, sizeof file);
-        const file_seen *c = &a->clocks.v[a->clock_seen.vals[i]];
-        dfs_file_clock fin = final_clock(la, run, file);
-        moved |= memcmp(&c->clock, &fin, sizeof fin) != 0;
-        if (!c->have)
-            continue;
-        int64_t t = apply_clock(&fin, c->min_raw);
-        if (!have || t < origin)
-            origin = t;
-        have = true;
-    }
+    bool have;
+    bool moved = dfs_clock_track_settle(&la->total.clocks, run, la->opt.clocks, la->opt.nclocks, apply_clock,
+                                        &origin, &have);
     if (have)
         la->true_origin = origin;
     return moved;

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analyze/clocks.h"
 #include "analyze/layered.h"
 #include "analyze/overlap_engine.h"
 #include "analyze/postread.h"
@@ -88,14 +89,6 @@ typedef struct lev {
     uint64_t size_sum, ret, image_size;
 } lev;
 
-/* Per input file: the clock its times went through while streaming, and its earliest raw start
- * (so the origin can be recomputed under the file's final clock). */
-typedef struct file_seen {
-    dfs_file_clock clock;
-    int64_t min_raw;
-    bool have;
-} file_seen;
-
 typedef struct acc {
     dfs_keymap procs; /* proc_key -> index */
     DFS_VEC(proc_info) proc_v;
@@ -109,8 +102,7 @@ typedef struct acc {
     DFS_VEC(lev) pending;
     dfs_keyset fhashes, hhashes, pids;
     DFS_VEC(char *) cat_texts; /* post-read categories seen (auto completeness check) */
-    dfs_keymap clock_seen;     /* file -> index in clocks */
-    DFS_VEC(file_seen) clocks;
+    dfs_clock_track clocks;    /* the clock each file went through (analyze/clocks.h) */
     uint64_t events, no_duration, bad_time, other_phases;
     uint64_t dropped_files, dropped_functions, post_read;
     bool have_time;

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/clocks.h"
 #include "analyze/overlap_engine.h"
 #include "analyze/postread.h"
 #include "util/arena.h"
@@ -146,14 +147,6 @@ typedef struct size_key {
     uint64_t size;
 } size_key;
 
-/* Per input file: the clock its times went through while streaming, and its earliest raw start
- * (so that the origin can be recomputed under the file's final clock). */
-typedef struct file_seen {
-    dfs_file_clock clock;
-    int64_t min_raw;
-    bool have;
-} file_seen;
-
 typedef struct wstate {
     dfs_overlap *ov;
     dfs_postread *cls;
@@ -195,15 +188,14 @@ typedef struct wstate {
     } memo[CLASS_MEMO];
     uint64_t events, no_duration, other_phases, bad_time, negative, dropped_files, dropped_functions;
     DFS_VEC(oev) pending;
-    dfs_keymap clock_seen;         /* file -> index in clocks */
-    DFS_VEC(file_seen) clocks;
+    dfs_clock_track clocks;        /* the clock each file went through (analyze/clocks.h) */
     /* the input stream this worker is reading, and its units with unflushed intervals */
     bool have_file;
     uint32_t cur_file;
     DFS_VEC(active_ref) active;
     uint64_t since_check, check_every, budget, flushes;
     bool no_stream;                /* the merged state: events added at the end never flush */
-    bool conflict, clock_moved, failed;
+    bool conflict, failed;
 } wstate;
 
 struct dfs_overlap {
@@ -415,7 +407,7 @@ static void wstate_init(wstate *w, dfs_overlap *ov)
     dfs_keyset_init(&w->pids, sizeof(int64_t));
     dfs_keyset_init(&w->ctids, sizeof(int64_t));
     dfs_keyset_init(&w->itids, sizeof(int64_t));
-    dfs_keymap_init(&w->clock_seen, sizeof(uint32_t));
+    dfs_clock_track_init(&w->clocks);
     w->min_ts = INT64_MAX;
     w->max_end = INT64_MIN;
     w->budget = ov->opt.hold_intervals ? ov->opt.hold_intervals : DFS_OVERLAP_DEFAULT_HOLD;
@@ -465,8 +457,7 @@ static void wstate_free(wstate *w)
     dfs_keyset_free(&w->ctids);
     dfs_keyset_free(&w->itids);
     dfs_vec_free(&w->pending);
-    dfs_keymap_free(&w->clock_seen);
-    dfs_vec_free(&w->clocks);
+    dfs_clock_track_free(&w->clocks);
     dfs_vec_free(&w->active);
     memset(w, 0, sizeof *w);
 }
@@ -1131,31 +1122,6 @@ static void analyse(wstate *w, const dfs_run *run, oev *e)
 
 /* ===== reading =================================================================================== */
 
-/* The clock an event time goes through (as in layered.c): a rerun's known clock, else the file's
- * current one, remembered with the file's earliest raw start, so that a clock that changes after
- * the fact is noticed at the end. The entry is valid until the next call; NULL: out of memory. */
-static file_seen *file_clock(wstate *w, const dfs_run *run, uint32_t file)
-{
-    const dfs_overlap_options *o = &w->ov->opt;
-    file_seen cur = {.min_raw = INT64_MAX};
-    if (o->clocks && file < o->nclocks) {
-        cur.clock = o->clocks[file];
-    } else {
-        const dfs_file_info *fi = dfs_run_file(run, file);
-        cur.clock = (dfs_file_clock){fi->clock_offset_ns, fi->clock_scale_num, fi->clock_scale_den};
-    }
-    uint32_t idx;
-    bool fresh;
-    if (!dfs_keymap_get_or_put(&w->clock_seen, &file, (uint32_t)w->clocks.n, &idx, &fresh) ||
-        (fresh && !dfs_vec_push(&w->clocks, cur))) {
-        w->failed = true;
-        return NULL;
-    }
-    if (!fresh && memcmp(&w->clocks.v[idx].clock, &cur.clock, sizeof cur.clock) != 0)
-        w->clock_moved = true;
-    return &w->clocks.v[idx];
-}
-
 static int64_t scale(const dfs_file_clock *c, int64_t t)
 {
     if (c->den > 0 && (c->num != 1 || c->den != 1))
@@ -1204,7 +1170,8 @@ static void raw_stats(wstate *w, const oev *e)
     set_add_cached(w, &w->pids, e->pid, &w->last_pid, &w->have_pid);
 }
 
-static void on_event(wstate *w, const dfs_run *run, const dfs_event *ev, const dfs_file_clock *clk, file_seen *fs)
+static void on_event(wstate *w, const dfs_run *run, const dfs_event *ev, const dfs_file_clock *clk,
+                     dfs_file_seen *fs)
 {
     if (ev->phase == DFS_PHASE_METADATA)
         return;
@@ -1247,9 +1214,12 @@ static void on_batch(void *state, const dfs_run *run, const dfs_batch *batch)
         stream_ended(w);
     w->have_file = true;
     w->cur_file = batch->file;
-    file_seen *fs = file_clock(w, run, batch->file);
-    if (!fs)
+    const dfs_overlap_options *o = &w->ov->opt;
+    dfs_file_seen *fs = dfs_clock_track_file(&w->clocks, run, o->clocks, o->nclocks, batch->file);
+    if (!fs) {
+        w->failed = true;
         return;
+    }
     dfs_file_clock clk = fs->clock;
     for (size_t i = 0; i < batch->count; i++)
         on_event(w, run, &batch->events[i], &clk, fs);
@@ -1428,28 +1398,6 @@ static void merge_set(wstate *into, dfs_keyset *d, const dfs_keyset *s)
         set_add(into, d, k);
 }
 
-static void merge_clocks(wstate *into, const wstate *from)
-{
-    for (size_t i = 0; i < from->clock_seen.cap; i++) {
-        if (!from->clock_seen.used[i])
-            continue;
-        uint32_t file, idx;
-        memcpy(&file, from->clock_seen.keys + i * sizeof file, sizeof file);
-        const file_seen *c = &from->clocks.v[from->clock_seen.vals[i]];
-        bool fresh;
-        if (!dfs_keymap_get_or_put(&into->clock_seen, &file, (uint32_t)into->clocks.n, &idx, &fresh) ||
-            (fresh && !dfs_vec_push(&into->clocks, *c))) {
-            into->failed = true;
-            continue;
-        }
-        file_seen *mine = &into->clocks.v[idx];
-        if (!fresh && memcmp(&mine->clock, &c->clock, sizeof c->clock) != 0)
-            into->clock_moved = true;
-        mine->min_raw = min64(mine->min_raw, c->min_raw);
-        mine->have |= c->have;
-    }
-}
-
 static void merge_scalars(wstate *into, const wstate *from)
 {
     into->events += from->events;
@@ -1461,7 +1409,6 @@ static void merge_scalars(wstate *into, const wstate *from)
     into->dropped_functions += from->dropped_functions;
     into->flushes += from->flushes;
     into->conflict |= from->conflict;
-    into->clock_moved |= from->clock_moved;
     into->failed |= from->failed;
     if (from->have_time) {
         into->have_time = true;
@@ -1499,7 +1446,7 @@ static void merge_state(wstate *into, wstate *from)
     merge_set(into, &into->pids, &from->pids);
     merge_set(into, &into->ctids, &from->ctids);
     merge_set(into, &into->itids, &from->itids);
-    merge_clocks(into, from);
+    into->failed |= !dfs_clock_track_merge(&into->clocks, &from->clocks);
     for (size_t i = 0; i < from->pending.n; i++)
         if (!dfs_vec_push(&into->pending, from->pending.v[i]))
             into->failed = true;
@@ -1539,35 +1486,22 @@ static bool analyse_pending(dfs_overlap *ov, const dfs_run *run)
     return !t->failed;
 }
 
-static dfs_file_clock final_clock(const dfs_overlap *ov, const dfs_run *run, uint32_t file)
+/* The clock-applying function of overlap (saturating), for the origin of a second pass. */
+static int64_t apply_final(const dfs_file_clock *c, int64_t raw)
 {
-    if (ov->opt.clocks && file < ov->opt.nclocks)
-        return ov->opt.clocks[file];
-    const dfs_file_info *fi = dfs_run_file(run, file);
-    return (dfs_file_clock){fi->clock_offset_ns, fi->clock_scale_num, fi->clock_scale_den};
+    return sat_add(scale(c, raw), c->offset_ns);
 }
 
 /* Did a file's clock change after its events were read? Also the true origin under every file's
- * final clock (a clock applies monotonically: each file's earliest raw start gives its earliest
- * absolute start), for a second pass. */
+ * final clock, for a second pass. */
 static bool clocks_moved(const dfs_overlap *ov, const dfs_run *run, int64_t *origin)
 {
-    const wstate *t = &ov->total;
-    bool moved = false, have = false;
-    for (size_t i = 0; i < t->clock_seen.cap; i++) {
-        if (!t->clock_seen.used[i])
-            continue;
-        uint32_t file;
-        memcpy(&file, t->clock_seen.keys + i * sizeof file, sizeof file);
-        const file_seen *c = &t->clocks.v[t->clock_seen.vals[i]];
-        dfs_file_clock fin = final_clock(ov, run, file);
-        moved |= memcmp(&c->clock, &fin, sizeof fin) != 0;
-        if (!c->have)
-            continue;
-        int64_t start = sat_add(scale(&fin, c->min_raw), fin.offset_ns);
-        *origin = have ? min64(*origin, start) : start;
-        have = true;
-    }
+    bool have;
+    int64_t o = 0;
+    bool moved = dfs_clock_track_settle(&ov->total.clocks, run, ov->opt.clocks, ov->opt.nclocks, apply_final, &o,
+                                        &have);
+    if (have)
+        *origin = o;
     return moved;
 }
 
@@ -1624,7 +1558,7 @@ static void check_pass(dfs_overlap *ov, const dfs_run *run, int64_t *shift)
             *shift = (int64_t)(d / g);
     }
     int64_t origin = ov->rerun_info.origin_ns;
-    if (clocks_moved(ov, run, &origin) || t->clock_moved) {
+    if (clocks_moved(ov, run, &origin)) { /* includes batches of one file with different clocks */
         ov->rerun_info.origin_ns = origin;
         ask_rerun(ov, "a file's clock became known only at its end", false);
     }

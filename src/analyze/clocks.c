@@ -1,0 +1,86 @@
+#include "analyze/clocks.h"
+
+#include <string.h>
+
+void dfs_clock_track_init(dfs_clock_track *t)
+{
+    memset(t, 0, sizeof *t);
+    dfs_keymap_init(&t->files, sizeof(uint32_t));
+}
+
+void dfs_clock_track_free(dfs_clock_track *t)
+{
+    dfs_keymap_free(&t->files);
+    dfs_vec_free(&t->seen);
+}
+
+static dfs_file_clock clock_of(const dfs_run *run, const dfs_file_clock *given, size_t ngiven, uint32_t file)
+{
+    if (given && file < ngiven)
+        return given[file];
+    const dfs_file_info *fi = dfs_run_file(run, file);
+    return (dfs_file_clock){fi->clock_offset_ns, fi->clock_scale_num, fi->clock_scale_den};
+}
+
+/* The entry of a file seen with clock c, added when new; `moved` set when c differs. */
+static dfs_file_seen *entry(dfs_clock_track *t, uint32_t file, const dfs_file_seen *cur)
+{
+    uint32_t idx;
+    bool fresh;
+    if (!dfs_keymap_get_or_put(&t->files, &file, (uint32_t)t->seen.n, &idx, &fresh) ||
+        (fresh && !dfs_vec_push(&t->seen, *cur)))
+        return NULL;
+    if (!fresh && memcmp(&t->seen.v[idx].clock, &cur->clock, sizeof cur->clock) != 0)
+        t->moved = true;
+    return &t->seen.v[idx];
+}
+
+dfs_file_seen *dfs_clock_track_file(dfs_clock_track *t, const dfs_run *run, const dfs_file_clock *given,
+                                    size_t ngiven, uint32_t file)
+{
+    dfs_file_seen cur = {.clock = clock_of(run, given, ngiven, file), .min_raw = INT64_MAX};
+    return entry(t, file, &cur);
+}
+
+bool dfs_clock_track_merge(dfs_clock_track *into, const dfs_clock_track *from)
+{
+    into->moved |= from->moved;
+    for (size_t i = 0; i < from->files.cap; i++) {
+        if (!from->files.used[i])
+            continue;
+        uint32_t file;
+        memcpy(&file, from->files.keys + i * sizeof file, sizeof file);
+        const dfs_file_seen *c = &from->seen.v[from->files.vals[i]];
+        dfs_file_seen *mine = entry(into, file, c);
+        if (!mine)
+            return false;
+        if (c->min_raw < mine->min_raw)
+            mine->min_raw = c->min_raw;
+        mine->have |= c->have;
+    }
+    return true;
+}
+
+bool dfs_clock_track_settle(const dfs_clock_track *t, const dfs_run *run, const dfs_file_clock *given,
+                            size_t ngiven, int64_t (*apply)(const dfs_file_clock *, int64_t), int64_t *origin,
+                            bool *have_origin)
+{
+    bool moved = t->moved;
+    *have_origin = false;
+    for (size_t i = 0; i < t->files.cap; i++) {
+        if (!t->files.used[i])
+            continue;
+        uint32_t file;
+        memcpy(&file, t->files.keys + i * sizeof file, sizeof file);
+        const dfs_file_seen *c = &t->seen.v[t->files.vals[i]];
+        dfs_file_clock fin = clock_of(run, given, ngiven, file);
+        moved |= memcmp(&c->clock, &fin, sizeof fin) != 0;
+        if (!c->have)
+            continue;
+        int64_t start = apply(&fin, c->min_raw);
+        if (!*have_origin || start < *origin)
+            *origin = start;
+        *have_origin = true;
+    }
+    return moved;
+}
