@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "output/format.h"
+#include "output/csv.h"
 #include "output/json.h"
 
 #define MIB 1048576.0
@@ -277,41 +278,18 @@ void dfs_layered_write_json(FILE *out, const dfs_layered_result *r, const dfs_re
 
 /* ----- CSV ---------------------------------------------------------------------------------- */
 
-static void csv_text(FILE *out, const char *s)
-{
-    if (!strpbrk(s, ",\"\n\r")) {
-        fputs(s, out);
-        return;
-    }
-    fputc('"', out);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', out);
-        fputc(*s, out);
-    }
-    fputc('"', out);
-}
-
-static void csv_num(FILE *out, double v)
-{
-    if (isfinite(v))
-        fprintf(out, ",%.17g", v);
-    else
-        fputc(',', out);
-}
-
 void dfs_layered_write_view_csv(FILE *out, const dfs_view_result *v)
 {
     fputs(dfs_view_name(v->type), out);
     for (size_t c = 0; c < v->ncolumns; c++) {
         fputc(',', out);
-        csv_text(out, v->columns[c]);
+        dfs_csv_text(out, v->columns[c]);
     }
     fputc('\n', out);
     for (size_t row = 0; row < v->nrows; row++) {
-        csv_text(out, v->row_keys[row]);
+        dfs_csv_text(out, v->row_keys[row]);
         for (size_t c = 0; c < v->ncolumns; c++)
-            csv_num(out, v->cells[row * v->ncolumns + c]);
+            dfs_csv_num(out, v->cells[row * v->ncolumns + c]);
         fputc('\n', out);
     }
 }
@@ -323,19 +301,19 @@ void dfs_layered_write_summary_csv(FILE *out, const dfs_layered_result *r, const
           out);
     for (size_t l = 0; l < r->nlayers; l++) {
         const dfs_layer_summary *s = &v->layers[l];
-        csv_text(out, r->layers[l].name);
-        csv_num(out, s->time_s);
+        dfs_csv_text(out, r->layers[l].name);
+        dfs_csv_num(out, s->time_s);
         fprintf(out, ",%llu", (unsigned long long)s->count);
-        csv_num(out, s->sized && s->size ? (double)s->size : NAN);
-        csv_num(out, s->ops);
-        csv_num(out, s->bandwidth);
+        dfs_csv_num(out, s->sized && s->size ? (double)s->size : NAN);
+        dfs_csv_num(out, s->ops);
+        dfs_csv_num(out, s->bandwidth);
         fprintf(out, ",%llu,%llu", (unsigned long long)s->num_files, (unsigned long long)s->num_processes);
-        csv_num(out, s->has_u ? s->u_time_s : NAN);
-        csv_num(out, s->has_u ? (double)s->u_count : NAN);
-        csv_num(out, s->has_u && s->sized && s->size ? (double)s->u_size : NAN);
-        csv_num(out, s->time_sum_s);
-        csv_num(out, s->has_u ? s->u_base_s : NAN);
-        csv_num(out, s->overhead_s);
+        dfs_csv_num(out, s->has_u ? s->u_time_s : NAN);
+        dfs_csv_num(out, s->has_u ? (double)s->u_count : NAN);
+        dfs_csv_num(out, s->has_u && s->sized && s->size ? (double)s->u_size : NAN);
+        dfs_csv_num(out, s->time_sum_s);
+        dfs_csv_num(out, s->has_u ? s->u_base_s : NAN);
+        dfs_csv_num(out, s->overhead_s);
         fputc('\n', out);
     }
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "output/format.h"
+#include "output/csv.h"
 #include "output/json.h"
 
 #define MAX_FIELDS (24 + 8 * DFS_OVERLAP_MAX_EXTRA)
@@ -339,30 +340,6 @@ void dfs_overlap_write_json(FILE *out, const dfs_overlap_result *r, const dfs_ov
 
 /* ----- CSV ------------------------------------------------------------------------------------------ */
 
-static void csv_text(FILE *out, const char *s)
-{
-    if (!s)
-        return;
-    if (!strpbrk(s, ",\"\n\r")) {
-        fputs(s, out);
-        return;
-    }
-    fputc('"', out);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', out);
-        fputc(*s, out);
-    }
-    fputc('"', out);
-}
-
-static void csv_double(FILE *out, double v)
-{
-    fputc(',', out);
-    if (isfinite(v))
-        fprintf(out, "%.17g", v);
-}
-
 static void csv_header(FILE *out, const dfs_overlap_result *r, const char *lead, bool counts)
 {
     field f[MAX_FIELDS];
@@ -370,7 +347,7 @@ static void csv_header(FILE *out, const dfs_overlap_result *r, const char *lead,
     fputs(lead, out);
     for (size_t i = 0; i < n; i++) {
         fputc(',', out);
-        csv_text(out, f[i].name);
+        dfs_csv_text(out, f[i].name);
     }
     fputc('\n', out);
 }
@@ -383,7 +360,7 @@ static void csv_values(FILE *out, const dfs_overlap_result *r, const dfs_overlap
         if (f[i].count)
             fprintf(out, ",%" PRIu64, f[i].u);
         else
-            csv_double(out, f[i].v);
+            dfs_csv_num(out, f[i].v);
     }
     fputc('\n', out);
 }
@@ -396,13 +373,13 @@ static void csv_units(FILE *out, const dfs_overlap_result *r)
     for (int k = 0; k < 2; k++)
         for (size_t i = 0; i < counts[k]; i++) {
             const dfs_overlap_unit *u = &lists[k][i];
-            csv_text(out, u->key);
+            dfs_csv_text(out, u->key);
             fputs(k ? ",thread," : ",process,", out);
-            csv_text(out, u->host);
+            dfs_csv_text(out, u->host);
             fputc(',', out);
-            csv_text(out, u->pid);
+            dfs_csv_text(out, u->pid);
             fputc(',', out);
-            csv_text(out, u->tid);
+            dfs_csv_text(out, u->tid);
             csv_values(out, r, &u->v, true);
         }
     const char *names[4] = {"summary", "max", "min", "global"};
@@ -417,12 +394,12 @@ static void csv_segment_rows(FILE *out, const dfs_overlap_result *r, const char 
                              size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        csv_text(out, unit);
+        dfs_csv_text(out, unit);
         fputc(',', out);
-        csv_text(out, s[i].label);
+        dfs_csv_text(out, s[i].label);
         fprintf(out, ",%" PRIu64, s[i].units);
-        csv_double(out, rel_s(r, s[i].v.start));
-        csv_double(out, rel_s(r, s[i].v.end));
+        dfs_csv_num(out, rel_s(r, s[i].v.start));
+        dfs_csv_num(out, rel_s(r, s[i].v.end));
         csv_values(out, r, &s[i].v, false);
     }
 }
@@ -443,8 +420,8 @@ static void csv_bins(FILE *out, const dfs_overlap_result *r)
     for (size_t i = 0; i < r->nbins; i++) {
         const dfs_overlap_bin *b = &r->bins[i];
         fprintf(out, "%" PRId64, b->index);
-        csv_double(out, secs((int64_t)((__int128)b->index * r->granularity_ns)));
-        csv_double(out, secs((int64_t)((__int128)(b->index + 1) * r->granularity_ns)));
+        dfs_csv_num(out, secs((int64_t)((__int128)b->index * r->granularity_ns)));
+        dfs_csv_num(out, secs((int64_t)((__int128)(b->index + 1) * r->granularity_ns)));
         csv_values(out, r, &b->v, true);
     }
 }
@@ -454,11 +431,11 @@ static void csv_functions(FILE *out, const dfs_overlap_result *r)
     fputs("function,count,sized,bytes,min,p25,mean,median,p75,max\n", out);
     for (size_t i = 0; i < r->nfunctions; i++) {
         const dfs_overlap_function *f = &r->functions[i];
-        csv_text(out, f->name);
+        dfs_csv_text(out, f->name);
         fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, f->count, f->sized, f->bytes);
         double v[6] = {f->min, f->p25, f->mean, f->median, f->p75, f->max};
         for (int k = 0; k < 6; k++)
-            csv_double(out, v[k]);
+            dfs_csv_num(out, v[k]);
         fputc('\n', out);
     }
 }

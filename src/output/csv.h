@@ -1,0 +1,11 @@
+/* csv.h - CSV fields as RFC 4180 and Python's csv module write them. */
+#ifndef DFS_CSV_H
+#define DFS_CSV_H
+#include <stdio.h>
+
+/* A text field: quoted (quotes doubled) when it holds a comma, a quote or a line break; nothing
+ * for NULL. */
+void dfs_csv_text(FILE *out, const char *s);
+/* A separator then a number with every digit (%.17g), or an empty field for NaN and infinities. */
+void dfs_csv_num(FILE *out, double v);
+#endif
