@@ -14,37 +14,7 @@
 
 /* ---- a small msgpack writer ----------------------------------------------------------------- */
 
-typedef struct mpbuf {
-    unsigned char *b;
-    size_t n, cap;
-} mpbuf;
-
-static void put(mpbuf *m, const void *p, size_t n)
-{
-    if (m->n + n > m->cap) {
-        size_t cap = m->cap ? m->cap : 256;
-        while (cap < m->n + n)
-            cap *= 2;
-        m->b = realloc(m->b, cap);
-        assert_non_null(m->b);
-        m->cap = cap;
-    }
-    if (n)
-        memcpy(m->b + m->n, p, n);
-    m->n += n;
-}
-
-static void put_byte(mpbuf *m, unsigned v)
-{
-    unsigned char c = (unsigned char)v;
-    put(m, &c, 1);
-}
-
-static void put_be(mpbuf *m, uint64_t v, unsigned width)
-{
-    for (unsigned i = width; i-- > 0;)
-        put_byte(m, (unsigned)(v >> (8 * i)) & 0xff);
-}
+typedef tu_bytes mpbuf;
 
 /* width 0 picks the smallest form; otherwise 1 (str8), 2 or 4 */
 static void w_strw(mpbuf *m, const char *s, size_t n, unsigned width)
@@ -52,12 +22,12 @@ static void w_strw(mpbuf *m, const char *s, size_t n, unsigned width)
     if (width == 0)
         width = n < 32 ? 0 : n < 256 ? 1 : n < 65536 ? 2 : 4;
     if (width == 0) {
-        put_byte(m, 0xa0 | (unsigned)n);
+        tu_put_byte(m, 0xa0 | (unsigned)n);
     } else {
-        put_byte(m, width == 1 ? 0xd9 : width == 2 ? 0xda : 0xdb);
-        put_be(m, n, width);
+        tu_put_byte(m, width == 1 ? 0xd9 : width == 2 ? 0xda : 0xdb);
+        tu_put_be(m, n, width);
     }
-    put(m, s, n);
+    tu_put(m, s, n);
 }
 
 static void w_str(mpbuf *m, const char *s) { w_strw(m, s, strlen(s), 0); }
@@ -66,45 +36,45 @@ static void w_str(mpbuf *m, const char *s) { w_strw(m, s, strlen(s), 0); }
 static void w_header(mpbuf *m, bool map, uint32_t n, unsigned width)
 {
     if (width == 0 && n < 16) {
-        put_byte(m, (map ? 0x80 : 0x90) | n);
+        tu_put_byte(m, (map ? 0x80 : 0x90) | n);
         return;
     }
     if (width == 0)
         width = n < 65536 ? 2 : 4;
-    put_byte(m, map ? (width == 4 ? 0xdf : 0xde) : (width == 4 ? 0xdd : 0xdc));
-    put_be(m, n, width);
+    tu_put_byte(m, map ? (width == 4 ? 0xdf : 0xde) : (width == 4 ? 0xdd : 0xdc));
+    tu_put_be(m, n, width);
 }
 
 static void w_map(mpbuf *m, uint32_t n) { w_header(m, true, n, 0); }
 static void w_arr(mpbuf *m, uint32_t n) { w_header(m, false, n, 0); }
-static void w_nil(mpbuf *m) { put_byte(m, 0xc0); }
+static void w_nil(mpbuf *m) { tu_put_byte(m, 0xc0); }
 
 static void w_f64(mpbuf *m, double d)
 {
     uint64_t v;
     memcpy(&v, &d, 8);
-    put_byte(m, 0xcb);
-    put_be(m, v, 8);
+    tu_put_byte(m, 0xcb);
+    tu_put_be(m, v, 8);
 }
 
 static void w_f32(mpbuf *m, float f)
 {
     uint32_t v;
     memcpy(&v, &f, 4);
-    put_byte(m, 0xca);
-    put_be(m, v, 4);
+    tu_put_byte(m, 0xca);
+    tu_put_be(m, v, 4);
 }
 
 static void w_uint(mpbuf *m, uint64_t v, unsigned width) /* uint8..uint64 */
 {
-    put_byte(m, width == 1 ? 0xcc : width == 2 ? 0xcd : width == 4 ? 0xce : 0xcf);
-    put_be(m, v, width);
+    tu_put_byte(m, width == 1 ? 0xcc : width == 2 ? 0xcd : width == 4 ? 0xce : 0xcf);
+    tu_put_be(m, v, width);
 }
 
 static void w_int(mpbuf *m, int64_t v, unsigned width) /* int8..int64 */
 {
-    put_byte(m, width == 1 ? 0xd0 : width == 2 ? 0xd1 : width == 4 ? 0xd2 : 0xd3);
-    put_be(m, (uint64_t)v, width);
+    tu_put_byte(m, width == 1 ? 0xd0 : width == 2 ? 0xd1 : width == 4 ? 0xd2 : 0xd3);
+    tu_put_be(m, (uint64_t)v, width);
 }
 
 static void kv_str(mpbuf *m, const char *k, const char *v)
@@ -122,8 +92,8 @@ static void kv_f64(mpbuf *m, const char *k, double v)
 /* Appends payload to file behind its 8-byte big-endian length. */
 static void frame(mpbuf *file, const mpbuf *payload)
 {
-    put_be(file, payload->n, 8);
-    put(file, payload->b, payload->n);
+    tu_put_be(file, payload->n, 8);
+    tu_put(file, payload->b, payload->n);
 }
 
 /* A typical record: Compute (X) or Managed Memory (I), with args {key, size}. */
@@ -345,7 +315,7 @@ static bool load_corpus(const char *name, mpbuf *out)
     unsigned char chunk[4096];
     size_t n;
     while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        put(out, chunk, n);
+        tu_put(out, chunk, n);
     fclose(f);
     return true;
 }
@@ -598,8 +568,8 @@ static void test_oversized_length(void **state)
     /* a length of 2^64-1 at the end: not a record, and the stream ends inside it */
     file = (mpbuf){0};
     add_record(&file, "I", 1.0, 0, "small");
-    put_be(&file, UINT64_MAX, 8);
-    put(&file, "abc", 3);
+    tu_put_be(&file, UINT64_MAX, 8);
+    tu_put(&file, "abc", 3);
     fx *x = read_all(&file, WANT_ALL);
     assert_int_equal(x->t.st.records, 1);
     assert_int_equal(problems(x, DFS_PROB_BAD_RECORD), 1);
@@ -613,9 +583,9 @@ static void test_zero_length(void **state)
 {
     (void)state;
     mpbuf file = {0};
-    put_be(&file, 0, 8);
+    tu_put_be(&file, 0, 8);
     add_record(&file, "I", 1.0, 0, "a");
-    put_be(&file, 0, 8);
+    tu_put_be(&file, 0, 8);
     fx *x = read_all(&file, WANT_ALL);
     assert_int_equal(x->t.st.records, 1);
     assert_int_equal(x->t.st.bad_records, 2);
@@ -696,7 +666,7 @@ static void test_bad_payloads(void **state)
     pl.n = 0;
     begin_record(&pl, "I", 0);
     w_f64(&pl, 1.0);
-    put_byte(&pl, 0xc0);
+    tu_put_byte(&pl, 0xc0);
     frame(&file, &pl);
     nbad++;
     /* the map is cut by N */
@@ -711,7 +681,7 @@ static void test_bad_payloads(void **state)
     begin_record(&pl, "I", 1);
     w_f64(&pl, 1.0);
     w_str(&pl, "args");
-    put_byte(&pl, 0xc1);
+    tu_put_byte(&pl, 0xc1);
     frame(&file, &pl);
     nbad++;
     /* a count the bytes cannot hold */
@@ -719,8 +689,8 @@ static void test_bad_payloads(void **state)
     begin_record(&pl, "I", 1);
     w_f64(&pl, 1.0);
     w_str(&pl, "args");
-    put_byte(&pl, 0xdd);
-    put_be(&pl, UINT32_MAX, 4);
+    tu_put_byte(&pl, 0xdd);
+    tu_put_be(&pl, UINT32_MAX, 4);
     frame(&file, &pl);
     nbad++;
     add_record(&file, "I", 9.0, 0, "good");
@@ -743,7 +713,7 @@ static void test_trailing_bytes(void **state)
         mpbuf file = {0};
         add_record(&file, "I", 1.0, 0, "a");
         size_t end = file.n;
-        put(&file, "\0\0\0\0\0\0\0", k);
+        tu_put(&file, "\0\0\0\0\0\0\0", k);
         fx *x = read_all(&file, WANT_ALL);
         assert_int_equal(x->t.st.records, 1);
         assert_int_equal(problems(x, DFS_PROB_TRAILING_GARBAGE), 1);
@@ -758,8 +728,8 @@ static void test_trailing_bytes(void **state)
 /* ---- msgpack coverage ----------------------------------------------------------------------- */
 
 typedef void (*writer)(mpbuf *m);
-static void w_fixpos(mpbuf *m) { put_byte(m, 0x07); }
-static void w_fixneg(mpbuf *m) { put_byte(m, 0xfd); } /* -3 */
+static void w_fixpos(mpbuf *m) { tu_put_byte(m, 0x07); }
+static void w_fixneg(mpbuf *m) { tu_put_byte(m, 0xfd); } /* -3 */
 static void w_u8(mpbuf *m) { w_uint(m, 200, 1); }
 static void w_u16(mpbuf *m) { w_uint(m, 60000, 2); }
 static void w_u32(mpbuf *m) { w_uint(m, 4000000000u, 4); }
@@ -828,7 +798,7 @@ static void test_number_widths_as_args(void **state)
     w_str(&pl, "big");
     w_uint(&pl, UINT64_MAX, 8);
     w_str(&pl, "t");
-    put_byte(&pl, 0xc3);
+    tu_put_byte(&pl, 0xc3);
     w_str(&pl, "nothing");
     w_nil(&pl);
     frame(&file, &pl);
@@ -1008,7 +978,7 @@ static void test_container_widths(void **state)
     w_header(&pl, false, 3, 2); /* array16 */
     w_uint(&pl, 10, 1);
     w_uint(&pl, 20, 2);
-    put_byte(&pl, 30);
+    tu_put_byte(&pl, 30);
     w_str(&pl, "dependencies");
     w_header(&pl, false, 2, 4); /* array32 */
     w_str(&pl, "task-0");
@@ -1065,7 +1035,7 @@ static void test_bin_ext_skipped(void **state)
     size_t nb = sizeof sizes / sizeof sizes[0];
     begin_record(&pl, "I", 2);
     w_f64(&pl, 1.0);
-    put(&pl, blobs[0], sizes[0]); /* a bin key: the pair is dropped */
+    tu_put(&pl, blobs[0], sizes[0]); /* a bin key: the pair is dropped */
     w_str(&pl, "ignored");
     w_str(&pl, "args");
     w_map(&pl, (uint32_t)nb + 3);
@@ -1073,17 +1043,17 @@ static void test_bin_ext_skipped(void **state)
         char key[8];
         snprintf(key, sizeof key, "b%zu", i);
         w_str(&pl, key);
-        put(&pl, blobs[i], sizes[i]);
+        tu_put(&pl, blobs[i], sizes[i]);
     }
     w_str(&pl, "b16");
-    put(&pl, fixext16, sizeof fixext16);
+    tu_put(&pl, fixext16, sizeof fixext16);
     w_str(&pl, "list"); /* [1, bin, 2]: the bin item is dropped */
     w_arr(&pl, 3);
-    put_byte(&pl, 1);
-    put(&pl, blobs[0], sizes[0]);
-    put_byte(&pl, 2);
+    tu_put_byte(&pl, 1);
+    tu_put(&pl, blobs[0], sizes[0]);
+    tu_put_byte(&pl, 2);
     w_str(&pl, "kept");
-    put_byte(&pl, 5);
+    tu_put_byte(&pl, 5);
     frame(&file, &pl);
     fx *x = read_all(&file, WANT_ALL);
     assert_int_equal(x->t.st.records, 1);
@@ -1101,7 +1071,7 @@ static void test_bin_ext_skipped(void **state)
     file = (mpbuf){0};
     pl.n = 0;
     begin_record(&pl, "I", 0);
-    put(&pl, blobs[0], sizes[0]);
+    tu_put(&pl, blobs[0], sizes[0]);
     frame(&file, &pl);
     x = read_all(&file, WANT_ALL);
     assert_int_equal(x->t.st.records, 0);
@@ -1121,7 +1091,7 @@ static void nested_record(mpbuf *file, unsigned levels)
     w_str(&pl, "deep");
     for (unsigned i = 0; i < levels; i++)
         w_arr(&pl, 1);
-    put_byte(&pl, 1);
+    tu_put_byte(&pl, 1);
     frame(file, &pl);
     free(pl.b);
 }
@@ -1241,7 +1211,7 @@ static void sample_file(mpbuf *file)
     w_str(&pl, "m");
     w_map(&pl, 1);
     w_str(&pl, "b");
-    put(&pl, "\xc4\x01z", 3);
+    tu_put(&pl, "\xc4\x01z", 3);
     w_str(&pl, "process_id");
     w_int(&pl, 12, 8);
     kv_str(&pl, "thread_id", "t");
@@ -1300,9 +1270,9 @@ static void test_synthetic_pieces(void **state)
     (void)state;
     mpbuf file = {0};
     sample_file(&file);
-    put_be(&file, 0, 8);                  /* N = 0 */
-    put_be(&file, 3, 8); /* a cut array, not a map */
-    put(&file, "\x91\x91\x91", 3);
+    tu_put_be(&file, 0, 8);                  /* N = 0 */
+    tu_put_be(&file, 3, 8); /* a cut array, not a map */
+    tu_put(&file, "\x91\x91\x91", 3);
     add_record(&file, "Q", 7.0, 0, "unknown");
     add_record(&file, "I", 8.0, 0, "torn");
     file.n -= 5;

@@ -19,76 +19,46 @@
 
 /* ---- a msgpack writer ------------------------------------------------------------------------ */
 
-typedef struct mp {
-    unsigned char *b;
-    size_t n, cap;
-} mp;
-
-static void put(mp *m, const void *p, size_t n)
-{
-    if (m->n + n > m->cap) {
-        size_t cap = m->cap ? m->cap : 256;
-        while (cap < m->n + n)
-            cap *= 2;
-        m->b = realloc(m->b, cap);
-        assert_non_null(m->b);
-        m->cap = cap;
-    }
-    if (n)
-        memcpy(m->b + m->n, p, n);
-    m->n += n;
-}
-
-static void byte(mp *m, unsigned v)
-{
-    unsigned char c = (unsigned char)v;
-    put(m, &c, 1);
-}
-
-static void be(mp *m, uint64_t v, unsigned width)
-{
-    for (unsigned i = width; i-- > 0;)
-        byte(m, (unsigned)(v >> (8 * i)) & 0xff);
-}
+typedef tu_bytes mp;
 
 static void w_str(mp *m, const char *s)
 {
     size_t n = strlen(s);
     if (n < 32) {
-        byte(m, 0xa0 | (unsigned)n);
+        tu_put_byte(m, 0xa0 | (unsigned)n);
     } else {
-        byte(m, 0xd9);
-        byte(m, (unsigned)n);
+        tu_put_byte(m, 0xd9);
+        tu_put_byte(m, (unsigned)n);
     }
-    put(m, s, n);
+    tu_put(m, s, n);
 }
 
-static void w_map(mp *m, unsigned n) { byte(m, 0x80 | n); }
+static void w_map(mp *m, unsigned n) { tu_put_byte(m, 0x80 | n); }
 static void w_arr(mp *m, unsigned n)
 {
     if (n < 16) {
-        byte(m, 0x90 | n);
+        tu_put_byte(m, 0x90 | n);
     } else {
-        byte(m, 0xdc);
-        be(m, n, 2);
+        tu_put_byte(m, 0xdc);
+        tu_put_be(m, n, 2);
     }
 }
-static void w_nil(mp *m) { byte(m, 0xc0); }
+static void w_nil(mp *m) { tu_put_byte(m, 0xc0); }
 
 static void w_f64(mp *m, double d)
 {
     uint64_t v;
     memcpy(&v, &d, 8);
-    byte(m, 0xcb);
-    be(m, v, 8);
+    tu_put_byte(m, 0xcb);
+    tu_put_be(m, v, 8);
 }
 
 static void w_f32(mp *m, float f)
 {
     uint32_t v;
     memcpy(&v, &f, 4);
-    byte(m, 0xca);
-    be(m, v, 4);
+    tu_put_byte(m, 0xca);
+    tu_put_be(m, v, 4);
 }
 
 /* Every integer form: kind 'p' positive fixint, 'n' negative fixint, 'u' uint<width>, 'i' int<width>. */
@@ -97,11 +67,11 @@ static void w_intw(mp *m, char kind, unsigned width, int64_t v)
     static const unsigned utag[] = {0, 0xcc, 0xcd, 0, 0xce, 0, 0, 0, 0xcf};
     static const unsigned itag[] = {0, 0xd0, 0xd1, 0, 0xd2, 0, 0, 0, 0xd3};
     if (kind == 'p' || kind == 'n') {
-        byte(m, (unsigned)(v & 0xff));
+        tu_put_byte(m, (unsigned)(v & 0xff));
         return;
     }
-    byte(m, kind == 'u' ? utag[width] : itag[width]);
-    be(m, (uint64_t)v, width);
+    tu_put_byte(m, kind == 'u' ? utag[width] : itag[width]);
+    tu_put_be(m, (uint64_t)v, width);
 }
 
 static void w_uint(mp *m, uint64_t v)
@@ -114,8 +84,8 @@ static void w_uint(mp *m, uint64_t v)
 
 static void frame(mp *file, const mp *payload)
 {
-    be(file, payload->n, 8);
-    put(file, payload->b, payload->n);
+    tu_put_be(file, payload->n, 8);
+    tu_put(file, payload->b, payload->n);
 }
 
 static void kv_str(mp *m, const char *k, const char *v)
@@ -374,7 +344,7 @@ static void test_truncated_record(void **state)
     two_tasks(&file);
     mp extra = {0};
     compute(&extra, &(compute_spec){.key = "c", .end = 20, .dur = 1, .size = 1});
-    put(&file, extra.b, extra.n / 2);
+    tu_put(&file, extra.b, extra.n / 2);
     fx x;
     fx_run(&x, &file, 1, DFS_TASKS_COMPAT);
     assert_int_equal(x.r->computes, 2);
@@ -404,8 +374,8 @@ static void test_oversized_length(void **state)
     deps[600] = NULL;
     compute(&file, &(compute_spec){.key = "big", .end = 11, .dur = 1, .size = 1, .deps = deps});
     compute(&file, &(compute_spec){.key = "c", .end = 12, .dur = 3, .size = 1});
-    be(&file, UINT64_C(1) << 62, 8); /* a length no file holds */
-    put(&file, "xxxxxxxxxxxx", 12);
+    tu_put_be(&file, UINT64_C(1) << 62, 8); /* a length no file holds */
+    tu_put(&file, "xxxxxxxxxxxx", 12);
     dfs_tasks_options o;
     dfs_tasks_options_init(&o);
     o.mode = DFS_TASKS_COMPAT;
@@ -924,7 +894,7 @@ static void test_legacy_text(void **state)
         "trace: {\"name\": \"Processing\", \"phase\": \"E\", \"timestamp\": 1674000003500.0, \"process_id\": "
         "\"c096\", \"thread_id\": \"worker-c096-1\"}\n";
     mp file = {0};
-    put(&file, text, sizeof text - 1);
+    tu_put(&file, text, sizeof text - 1);
     fx x;
     fx_run(&x, &file, 1, DFS_TASKS_DEFAULT);
     assert_true(x.r->legacy);

@@ -89,3 +89,30 @@ dfs_run *tu_run(int jobs, uint64_t chunk_bytes, uint64_t gzip_segment_bytes)
     }
     return run;
 }
+
+void tu_put(tu_bytes *m, const void *p, size_t n)
+{
+    if (m->n + n > m->cap) {
+        size_t cap = m->cap ? m->cap : 256;
+        while (cap < m->n + n)
+            cap *= 2;
+        m->b = realloc(m->b, cap);
+        assert_non_null(m->b);
+        m->cap = cap;
+    }
+    if (n)
+        memcpy(m->b + m->n, p, n);
+    m->n += n;
+}
+
+void tu_put_byte(tu_bytes *m, unsigned v)
+{
+    unsigned char c = (unsigned char)v;
+    tu_put(m, &c, 1);
+}
+
+void tu_put_be(tu_bytes *m, uint64_t v, unsigned width)
+{
+    for (unsigned i = width; i-- > 0;)
+        tu_put_byte(m, (unsigned)(v >> (8 * i)) & 0xff);
+}

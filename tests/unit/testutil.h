@@ -33,5 +33,15 @@ typedef struct tu_parser {
 } tu_parser;
 
 void tu_parser_init(tu_parser *t, uint32_t file);
+
+/* A growable byte buffer for building binary inputs (msgpack records, gzip members). */
+typedef struct tu_bytes {
+    unsigned char *b;
+    size_t n, cap;
+} tu_bytes;
+
+void tu_put(tu_bytes *m, const void *p, size_t n);
+void tu_put_byte(tu_bytes *m, unsigned v);
+void tu_put_be(tu_bytes *m, uint64_t v, unsigned width); /* big-endian, `width` bytes */
 void tu_parser_free(tu_parser *t);
 #endif
