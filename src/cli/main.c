@@ -14,9 +14,9 @@ typedef struct command {
 static const command commands[] = {
     {"stats", dfs_cmd_stats, "read traces and summarise them: formats, events, names, problems"},
     {"analyze", dfs_cmd_analyze, "layered analysis (DFAnalyzer-compatible): layers, views, metrics"},
-    {"gen", dfs_cmd_gen, "write deterministic synthetic DLIO-like traces (DFTracer, Chrome JSON)"},
-    {"tasks", dfs_cmd_tasks, "DASF task analyses: function/task bottlenecks, worker balance, critical path"},
     {"overlap", dfs_cmd_overlap, "I/O versus compute overlap: exact unions and differences per process, bin, epoch"},
+    {"tasks", dfs_cmd_tasks, "DASF task analyses: function/task bottlenecks, worker balance, critical path"},
+    {"gen", dfs_cmd_gen, "write deterministic synthetic traces (DFTracer, Chrome JSON, DASF)"},
 };
 
 static void usage(FILE *out)
