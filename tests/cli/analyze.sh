@@ -4,22 +4,7 @@
 set -u
 DFSCOPE=$1
 TRACES=$2
-pass=0 fail=0
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-
-ok()   { pass=$((pass + 1)); }
-bad()  { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-check() { # description, then a command that must succeed
-  local what=$1; shift
-  if "$@"; then ok; else bad "$what"; fi
-}
-code() { # expected-exit description command...
-  local want=$1 what=$2; shift 2
-  "$@" >"$T/out" 2>"$T/err"; local got=$?
-  if [ "$got" = "$want" ]; then ok; else bad "$what: exit $got, expected $want"; cat "$T/err" >&2; fi
-}
-json_field() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
+. "$(dirname "$0")/testlib.bash"
 
 # --- a small generated trace (no corpus needed) ------------------------------------------------
 "$DFSCOPE" gen -o "$T/gen" --format v1 --ranks 2 --size 2M --seed 3 >/dev/null 2>&1
