@@ -1,5 +1,6 @@
 #include "analyze/clocks.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 void dfs_clock_track_init(dfs_clock_track *t)
@@ -20,6 +21,15 @@ static dfs_file_clock clock_of(const dfs_run *run, const dfs_file_clock *given, 
         return given[file];
     const dfs_file_info *fi = dfs_run_file(run, file);
     return (dfs_file_clock){fi->clock_offset_ns, fi->clock_scale_num, fi->clock_scale_den};
+}
+
+dfs_file_clock *dfs_run_final_clocks(const dfs_run *run)
+{
+    size_t n = dfs_run_file_count(run);
+    dfs_file_clock *c = calloc(n ? n : 1, sizeof *c);
+    for (size_t i = 0; c && i < n; i++)
+        c[i] = clock_of(run, NULL, 0, (uint32_t)i);
+    return c;
 }
 
 /* The entry of a file seen with clock c, added when new; `moved` set when c differs. */

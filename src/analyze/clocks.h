@@ -8,9 +8,19 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "analyze/layered.h"
+#include "dfscope.h"
 #include "util/keymap.h"
 #include "util/vec.h"
+
+/* The clock of one input as known at the end of a pass (dfs_file_info), to read again with. */
+typedef struct dfs_file_clock {
+    int64_t offset_ns;
+    int32_t num, den;
+} dfs_file_clock;
+
+/* Every file's final clock, for the options of a second pass (malloc'd, [file count]; NULL when
+ * out of memory). */
+dfs_file_clock *dfs_run_final_clocks(const dfs_run *run);
 
 typedef struct dfs_file_seen {
     dfs_file_clock clock; /* the clock the file's times went through */

@@ -1048,14 +1048,3 @@ size_t dfs_layered_categories(const dfs_layered *la, const char *const **categor
     *categories = (const char *const *)la->all_categories;
     return la->nall_categories;
 }
-
-dfs_file_clock *dfs_layered_clocks(const dfs_run *run)
-{
-    size_t n = dfs_run_file_count(run);
-    dfs_file_clock *c = calloc(n ? n : 1, sizeof *c);
-    for (size_t i = 0; c && i < n; i++) {
-        const dfs_file_info *fi = dfs_run_file(run, i);
-        c[i] = (dfs_file_clock){fi->clock_offset_ns, fi->clock_scale_num, fi->clock_scale_den};
-    }
-    return c;
-}

@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analyze/clocks.h"
 #include "analyze/preset.h"
 #include "dfscope.h"
 
@@ -47,12 +48,6 @@ const char *dfs_view_name(dfs_view_type v);
 /* Accepts the view names and the aliases host, pid, tid, proc, file, time. -1 if unknown. */
 int dfs_view_parse(const char *name);
 const char *dfs_compat_name(dfs_compat c);
-
-/* The clock of one input as known at the end of a pass (dfs_file_info), to read again with. */
-typedef struct dfs_file_clock {
-    int64_t offset_ns;
-    int32_t num, den;
-} dfs_file_clock;
 
 typedef struct dfs_layered_options {
     const dfs_preset *preset;
@@ -141,8 +136,6 @@ const dfs_layered_result *dfs_layered_finish(dfs_layered *la, const dfs_run *run
 /* After a NULL finish: true when the provisional assumptions failed; *origin_ns is the true
  * origin and *categories the complete category list (auto) to read again with. */
 bool dfs_layered_needs_rerun(const dfs_layered *la, int64_t *origin_ns);
-/* The final clocks of the run's files, for the options of a rerun (malloc'd, [file count]). */
-dfs_file_clock *dfs_layered_clocks(const dfs_run *run);
 size_t dfs_layered_categories(const dfs_layered *la, const char *const **categories);
 
 /* The preview before the real pass: the earliest event start and the lower-cased categories of

@@ -244,7 +244,7 @@ int dfs_cli_run_analysis(dfs_cli_common *c, char **paths, int npaths, const char
     int rc = p.rc;
     const void *r = p.result;
     if (ok && !r) {
-        clocks = dfs_layered_clocks(p.run);
+        clocks = dfs_run_final_clocks(p.run);
         reason = clocks ? an->prepare_rerun(p.obj, p.run, clocks, opt) : NULL;
         bool quiet = c->quiet;
         c->quiet = true;

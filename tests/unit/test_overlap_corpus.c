@@ -89,7 +89,7 @@ static void run(const cfg *c, analysis *an)
     assert_true(dfs_overlap_needs_rerun(an->ov, &info));
     o.origin_ns = info.origin_ns;
     o.no_streaming |= info.no_streaming;
-    dfs_file_clock *clocks = dfs_layered_clocks(an->run); /* as the CLI does */
+    dfs_file_clock *clocks = dfs_run_final_clocks(an->run); /* as the CLI does */
     o.clocks = clocks;
     o.nclocks = dfs_run_file_count(an->run);
     dfs_overlap_free(an->ov);
