@@ -14,33 +14,10 @@
 
 /* ---- helpers ----------------------------------------------------------------------------- */
 
-typedef struct bytes {
-    unsigned char *p;
-    size_t n, cap;
-} bytes;
-
-static void put(bytes *b, const void *data, size_t n)
-{
-    if (b->n + n > b->cap) {
-        b->cap = (b->n + n) * 2 + 64;
-        b->p = realloc(b->p, b->cap);
-        assert_non_null(b->p);
-    }
-    if (n)
-        memcpy(b->p + b->n, data, n);
-    b->n += n;
-}
-
-static void put_byte(bytes *b, unsigned v)
-{
-    unsigned char c = (unsigned char)v;
-    put(b, &c, 1);
-}
-
-static void put_le32(bytes *b, uint32_t v)
+static void put_le32(tu_bytes *b, uint32_t v)
 {
     for (int i = 0; i < 4; i++)
-        put_byte(b, (v >> (8 * i)) & 0xFF);
+        tu_put_byte(b, (v >> (8 * i)) & 0xFF);
 }
 
 static uint64_t rng_next(uint64_t *s)
@@ -52,9 +29,9 @@ static uint64_t rng_next(uint64_t *s)
 }
 
 /* DFTracer-like JSON lines, deterministic for a seed. */
-static bytes make_text(size_t approx, uint64_t seed)
+static tu_bytes make_text(size_t approx, uint64_t seed)
 {
-    bytes b = {0};
+    tu_bytes b = {0};
     uint64_t s = seed | 1;
     char line[256];
     for (unsigned id = 0; b.n < approx; id++) {
@@ -64,7 +41,7 @@ static bytes make_text(size_t approx, uint64_t seed)
                          id, (unsigned)(rng_next(&s) % 64), (unsigned)(rng_next(&s) % 8),
                          (unsigned long long)(1700000000000000ull + id * 17),
                          (unsigned)(rng_next(&s) % 100000));
-        put(&b, line, (size_t)n);
+        tu_put(&b, line, (size_t)n);
     }
     return b;
 }
@@ -79,7 +56,7 @@ typedef struct member_opts {
 
 static const member_opts plain = {.os = 3, .level = 6};
 
-static void deflate_raw(bytes *out, const unsigned char *data, size_t len, int level)
+static void deflate_raw(tu_bytes *out, const unsigned char *data, size_t len, int level)
 {
     z_stream zs = {0};
     assert_int_equal(deflateInit2(&zs, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY), Z_OK);
@@ -91,35 +68,35 @@ static void deflate_raw(bytes *out, const unsigned char *data, size_t len, int l
     zs.next_out = tmp;
     zs.avail_out = (uInt)bound;
     assert_int_equal(deflate(&zs, Z_FINISH), Z_STREAM_END);
-    put(out, tmp, zs.total_out);
+    tu_put(out, tmp, zs.total_out);
     deflateEnd(&zs);
     free(tmp);
 }
 
 /* Appends one gzip member with a header written by hand; returns the member's offset. */
-static size_t add_member(bytes *b, const void *data, size_t len, member_opts o)
+static size_t add_member(tu_bytes *b, const void *data, size_t len, member_opts o)
 {
     size_t start = b->n;
     static const unsigned char magic[] = {0x1F, 0x8B, 0x08};
-    put(b, magic, 3);
-    put_byte(b, o.flags);
+    tu_put(b, magic, 3);
+    tu_put_byte(b, o.flags);
     put_le32(b, 0); /* MTIME 0 */
-    put_byte(b, 0);
-    put_byte(b, o.os);
+    tu_put_byte(b, 0);
+    tu_put_byte(b, o.os);
     if (o.flags & 4) {
         static const char extra[] = "AB\x05\x00hello";
-        put_byte(b, sizeof extra - 1);
-        put_byte(b, 0);
-        put(b, extra, sizeof extra - 1);
+        tu_put_byte(b, sizeof extra - 1);
+        tu_put_byte(b, 0);
+        tu_put(b, extra, sizeof extra - 1);
     }
     if (o.flags & 8)
-        put(b, "trace-name.pfw", 15);
+        tu_put(b, "trace-name.pfw", 15);
     if (o.flags & 16)
-        put(b, "a comment", 10);
+        tu_put(b, "a comment", 10);
     if (o.flags & 2) {
-        uLong hcrc = crc32(0, b->p + start, (uInt)(b->n - start));
-        put_byte(b, hcrc & 0xFF);
-        put_byte(b, (hcrc >> 8) & 0xFF);
+        uLong hcrc = crc32(0, b->b + start, (uInt)(b->n - start));
+        tu_put_byte(b, hcrc & 0xFF);
+        tu_put_byte(b, (hcrc >> 8) & 0xFF);
     }
     deflate_raw(b, data, len, o.level);
     uint32_t crc = (uint32_t)crc32(0, data, (uInt)len);
@@ -129,7 +106,7 @@ static size_t add_member(bytes *b, const void *data, size_t len, member_opts o)
 }
 
 typedef struct decoded {
-    bytes out;
+    tu_bytes out;
     uint32_t members;
     bool truncated;
     uint64_t end;
@@ -147,7 +124,7 @@ static decoded decode_fd(int fd, uint64_t size, uint64_t start, uint64_t stop, s
     ssize_t n;
     while ((n = dfs_gz_read(r, buf, chunk)) > 0) {
         assert_true((size_t)n <= chunk);
-        put(&d.out, buf, (size_t)n);
+        tu_put(&d.out, buf, (size_t)n);
     }
     assert_int_equal(n, 0);
     assert_int_equal(dfs_gz_read(r, buf, chunk), 0); /* stays at the end */
@@ -159,16 +136,16 @@ static decoded decode_fd(int fd, uint64_t size, uint64_t start, uint64_t stop, s
     return d;
 }
 
-static int open_bytes(const bytes *b)
+static int open_bytes(const tu_bytes *b)
 {
-    const char *path = tu_temp_file(".gz", b->p, b->n);
+    const char *path = tu_temp_file(".gz", b->b, b->n);
     int fd = open(path, O_RDONLY);
     assert_true(fd >= 0);
     unlink(path);
     return fd;
 }
 
-static decoded decode_range(const bytes *file, uint64_t start, uint64_t stop, size_t chunk)
+static decoded decode_range(const tu_bytes *file, uint64_t start, uint64_t stop, size_t chunk)
 {
     int fd = open_bytes(file);
     decoded d = decode_fd(fd, file->n, start, stop, chunk);
@@ -176,24 +153,24 @@ static decoded decode_range(const bytes *file, uint64_t start, uint64_t stop, si
     return d;
 }
 
-static decoded decode_bytes(const bytes *file, size_t chunk)
+static decoded decode_bytes(const tu_bytes *file, size_t chunk)
 {
     return decode_range(file, 0, UINT64_MAX, chunk);
 }
 
 static void decoded_free(decoded *d)
 {
-    free(d->out.p);
+    free(d->out.b);
     dfs_diag_free(&d->diag);
 }
 
 static uint64_t damage(const decoded *d) { return dfs_diag_damage(&d->diag); }
 
-static void assert_same(const bytes *got, const bytes *want)
+static void assert_same(const tu_bytes *got, const tu_bytes *want)
 {
     assert_int_equal(got->n, want->n);
     if (want->n)
-        assert_memory_equal(got->p, want->p, want->n);
+        assert_memory_equal(got->b, want->b, want->n);
 }
 
 /* ---- decoding ---------------------------------------------------------------------------- */
@@ -209,9 +186,9 @@ static void test_magic(void **state)
 static void test_single_member(void **state)
 {
     (void)state;
-    bytes text = make_text(3u << 20, 1); /* several input windows and output buffers */
-    bytes file = {0};
-    add_member(&file, text.p, text.n, plain);
+    tu_bytes text = make_text(3u << 20, 1); /* several input windows and output buffers */
+    tu_bytes file = {0};
+    add_member(&file, text.b, text.n, plain);
     decoded d = decode_bytes(&file, 1 << 20);
     assert_same(&d.out, &text);
     assert_int_equal(d.members, 1);
@@ -219,22 +196,22 @@ static void test_single_member(void **state)
     assert_int_equal(d.end, file.n);
     assert_int_equal(damage(&d), 0);
     decoded_free(&d);
-    free(text.p);
-    free(file.p);
+    free(text.b);
+    free(file.b);
 }
 
 static void test_zlib_gzip_wrapper(void **state)
 {
     (void)state;
-    bytes text = make_text(200000, 2), file = {0};
+    tu_bytes text = make_text(200000, 2), file = {0};
     z_stream zs = {0};
     assert_int_equal(deflateInit2(&zs, 9, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY), Z_OK);
     size_t bound = deflateBound(&zs, (uLong)text.n) + 64;
-    file.p = malloc(bound);
+    file.b = malloc(bound);
     file.cap = bound;
-    zs.next_in = text.p;
+    zs.next_in = text.b;
     zs.avail_in = (uInt)text.n;
-    zs.next_out = file.p;
+    zs.next_out = file.b;
     zs.avail_out = (uInt)bound;
     assert_int_equal(deflate(&zs, Z_FINISH), Z_STREAM_END);
     file.n = zs.total_out;
@@ -243,25 +220,25 @@ static void test_zlib_gzip_wrapper(void **state)
     assert_same(&d.out, &text);
     assert_int_equal(damage(&d), 0);
     decoded_free(&d);
-    free(text.p);
-    free(file.p);
+    free(text.b);
+    free(file.b);
 }
 
 /* Members of various sizes, one of them empty, one stored, one at level 1. */
-static bytes multi_member(bytes *text, size_t *offsets, size_t n)
+static tu_bytes multi_member(tu_bytes *text, size_t *offsets, size_t n)
 {
-    bytes file = {0};
-    *text = (bytes){0};
+    tu_bytes file = {0};
+    *text = (tu_bytes){0};
     static const size_t sizes[] = {50000, 0, 123457, 7, 300000, 1, 65536, 90000};
     for (size_t i = 0; i < n; i++) {
-        bytes t = make_text(sizes[i % 8], 100 + i);
+        tu_bytes t = make_text(sizes[i % 8], 100 + i);
         if (sizes[i % 8] < t.n)
             t.n = sizes[i % 8];
         member_opts o = plain;
         o.level = i == 3 ? 0 : i == 4 ? 1 : 6;
-        offsets[i] = add_member(&file, t.p, t.n, o);
-        put(text, t.p, t.n);
-        free(t.p);
+        offsets[i] = add_member(&file, t.b, t.n, o);
+        tu_put(text, t.b, t.n);
+        free(t.b);
     }
     offsets[n] = file.n;
     return file;
@@ -270,64 +247,64 @@ static bytes multi_member(bytes *text, size_t *offsets, size_t n)
 static void test_multi_member(void **state)
 {
     (void)state;
-    bytes text;
+    tu_bytes text;
     size_t off[9];
-    bytes file = multi_member(&text, off, 8);
+    tu_bytes file = multi_member(&text, off, 8);
     decoded d = decode_bytes(&file, 1 << 20);
     assert_same(&d.out, &text);
     assert_int_equal(d.members, 8);
     assert_int_equal(d.end, file.n);
     assert_int_equal(damage(&d), 0);
     decoded_free(&d);
-    free(text.p);
-    free(file.p);
+    free(text.b);
+    free(file.b);
 }
 
 static void test_header_flags(void **state)
 {
     (void)state;
-    bytes text = make_text(20000, 3);
+    tu_bytes text = make_text(20000, 3);
     for (unsigned flags = 0; flags < 32; flags++) {
-        bytes file = {0};
+        tu_bytes file = {0};
         member_opts o = plain;
         o.flags = flags;
         o.os = flags & 1 ? 0x13 : 255; /* TensorFlow's OS byte, and "unknown" */
-        add_member(&file, text.p, text.n, o);
-        add_member(&file, text.p, 100, o);
+        add_member(&file, text.b, text.n, o);
+        add_member(&file, text.b, 100, o);
         decoded d = decode_bytes(&file, 3000);
         assert_int_equal(d.out.n, text.n + 100);
-        assert_memory_equal(d.out.p, text.p, text.n);
-        assert_memory_equal(d.out.p + text.n, text.p, 100);
+        assert_memory_equal(d.out.b, text.b, text.n);
+        assert_memory_equal(d.out.b + text.n, text.b, 100);
         assert_int_equal(d.members, 2);
         assert_int_equal(damage(&d), 0);
         decoded_free(&d);
-        free(file.p);
+        free(file.b);
     }
-    free(text.p);
+    free(text.b);
 }
 
 static void test_bad_header_crc(void **state)
 {
     (void)state;
-    bytes text = make_text(1000, 4), file = {0};
+    tu_bytes text = make_text(1000, 4), file = {0};
     member_opts o = plain;
     o.flags = 2 | 8;
-    add_member(&file, text.p, text.n, o);
-    file.p[10 + 15] ^= 0xFF; /* the FHCRC field after FNAME */
+    add_member(&file, text.b, text.n, o);
+    file.b[10 + 15] ^= 0xFF; /* the FHCRC field after FNAME */
     decoded d = decode_bytes(&file, 1 << 16);
     assert_same(&d.out, &text);
     assert_int_equal(d.diag.counts[DFS_PROB_GZIP_CRC], 1);
     decoded_free(&d);
-    free(text.p);
-    free(file.p);
+    free(text.b);
+    free(file.b);
 }
 
 static void test_truncated_every_cut(void **state)
 {
     (void)state;
-    bytes t1 = make_text(3000, 5), t2 = make_text(4000, 6), file = {0};
-    add_member(&file, t1.p, t1.n, plain);
-    size_t second = add_member(&file, t2.p, t2.n, plain);
+    tu_bytes t1 = make_text(3000, 5), t2 = make_text(4000, 6), file = {0};
+    add_member(&file, t1.b, t1.n, plain);
+    size_t second = add_member(&file, t2.b, t2.n, plain);
     size_t full = file.n;
     for (size_t cut = second + 1; cut < full; cut++) {
         file.n = cut;
@@ -337,47 +314,47 @@ static void test_truncated_every_cut(void **state)
         assert_int_equal(damage(&d), 1);
         assert_int_equal(d.end, cut);
         assert_true(d.out.n >= t1.n && d.out.n <= t1.n + t2.n);
-        assert_memory_equal(d.out.p, t1.p, t1.n);
-        assert_memory_equal(d.out.p + t1.n, t2.p, d.out.n - t1.n);
+        assert_memory_equal(d.out.b, t1.b, t1.n);
+        assert_memory_equal(d.out.b + t1.n, t2.b, d.out.n - t1.n);
         if (cut >= full - 8) /* only the trailer is missing: every byte was inflated */
             assert_int_equal(d.out.n, t1.n + t2.n);
         decoded_free(&d);
     }
-    free(t1.p);
-    free(t2.p);
-    free(file.p);
+    free(t1.b);
+    free(t2.b);
+    free(file.b);
 }
 
 static void test_truncated_keeps_bytes(void **state)
 {
     (void)state;
-    bytes text = make_text(2u << 20, 7), file = {0};
-    add_member(&file, text.p, text.n, plain);
+    tu_bytes text = make_text(2u << 20, 7), file = {0};
+    add_member(&file, text.b, text.n, plain);
     file.n = file.n * 3 / 4;
     decoded d = decode_bytes(&file, 1 << 20);
     assert_true(d.truncated);
     assert_int_equal(d.diag.counts[DFS_PROB_GZIP_TRUNCATED], 1);
     assert_true(d.out.n > text.n / 2);
-    assert_memory_equal(d.out.p, text.p, d.out.n);
+    assert_memory_equal(d.out.b, text.b, d.out.n);
     assert_int_equal(d.diag.examples[DFS_PROB_GZIP_TRUNCATED].v[0].offset, 0);
     decoded_free(&d);
-    free(text.p);
-    free(file.p);
+    free(text.b);
+    free(file.b);
 }
 
 static void test_bad_crc_and_isize(void **state)
 {
     (void)state;
-    bytes t1 = make_text(5000, 8), t2 = make_text(6000, 9), want = {0};
-    put(&want, t1.p, t1.n);
-    put(&want, t2.p, t2.n);
+    tu_bytes t1 = make_text(5000, 8), t2 = make_text(6000, 9), want = {0};
+    tu_put(&want, t1.b, t1.n);
+    tu_put(&want, t2.b, t2.n);
     for (int which = 0; which < 2; which++) {
-        bytes file = {0};
+        tu_bytes file = {0};
         member_opts o = plain;
         o.bad_crc = which == 0;
         o.bad_isize = which == 1;
-        size_t first = add_member(&file, t1.p, t1.n, o);
-        add_member(&file, t2.p, t2.n, plain);
+        size_t first = add_member(&file, t1.b, t1.n, o);
+        add_member(&file, t2.b, t2.n, plain);
         decoded d = decode_bytes(&file, 1000);
         assert_same(&d.out, &want);
         assert_int_equal(d.members, 2);
@@ -386,19 +363,19 @@ static void test_bad_crc_and_isize(void **state)
         assert_int_equal(d.diag.examples[DFS_PROB_GZIP_CRC].v[0].offset, first);
         assert_int_equal(d.diag.examples[DFS_PROB_GZIP_CRC].v[0].file, 7);
         decoded_free(&d);
-        free(file.p);
+        free(file.b);
     }
-    free(t1.p);
-    free(t2.p);
-    free(want.p);
+    free(t1.b);
+    free(t2.b);
+    free(want.b);
 }
 
 static void check_trailing(const void *junk, size_t n)
 {
-    bytes text;
+    tu_bytes text;
     size_t off[4];
-    bytes file = multi_member(&text, off, 3);
-    put(&file, junk, n);
+    tu_bytes file = multi_member(&text, off, 3);
+    tu_put(&file, junk, n);
     decoded d = decode_bytes(&file, 1 << 20);
     assert_same(&d.out, &text);
     assert_int_equal(d.members, 3);
@@ -407,8 +384,8 @@ static void check_trailing(const void *junk, size_t n)
     assert_int_equal(d.end, off[3]);
     assert_int_equal(d.diag.examples[DFS_PROB_TRAILING_GARBAGE].v[0].offset, off[3]);
     decoded_free(&d);
-    free(text.p);
-    free(file.p);
+    free(text.b);
+    free(file.b);
 }
 
 static void test_trailing_garbage(void **state)
@@ -425,65 +402,65 @@ static void test_trailing_garbage(void **state)
 static void test_corrupt_deflate(void **state)
 {
     (void)state;
-    bytes t1 = make_text(5000, 10), t2 = make_text(8000, 11), file = {0};
-    add_member(&file, t1.p, t1.n, plain);
-    size_t second = add_member(&file, t2.p, t2.n, plain);
-    add_member(&file, t1.p, t1.n, plain);
-    file.p[second + 10] |= 0x06; /* BTYPE 3 is reserved: invalid from the first block */
+    tu_bytes t1 = make_text(5000, 10), t2 = make_text(8000, 11), file = {0};
+    add_member(&file, t1.b, t1.n, plain);
+    size_t second = add_member(&file, t2.b, t2.n, plain);
+    add_member(&file, t1.b, t1.n, plain);
+    file.b[second + 10] |= 0x06; /* BTYPE 3 is reserved: invalid from the first block */
     decoded d = decode_bytes(&file, 1 << 16);
     assert_same(&d.out, &t1);
     assert_int_equal(d.diag.counts[DFS_PROB_GZIP_CORRUPT], 1);
     assert_int_equal(damage(&d), 1);
     assert_int_equal(d.members, 2);
     decoded_free(&d);
-    free(t1.p);
-    free(t2.p);
-    free(file.p);
+    free(t1.b);
+    free(t2.b);
+    free(file.b);
 }
 
 static void test_not_gzip_at_start(void **state)
 {
     (void)state;
-    bytes file = {0};
-    put(&file, "{\"not\":\"gzip\"}\n", 15);
+    tu_bytes file = {0};
+    tu_put(&file, "{\"not\":\"gzip\"}\n", 15);
     decoded d = decode_bytes(&file, 100);
     assert_int_equal(d.out.n, 0);
     assert_int_equal(d.diag.counts[DFS_PROB_GZIP_CORRUPT], 1);
     decoded_free(&d);
-    free(file.p);
+    free(file.b);
 }
 
 /* Random damage anywhere must end cleanly: a problem or intact data, never a crash or hang. */
 static void test_random_damage(void **state)
 {
     (void)state;
-    bytes t1 = make_text(30000, 12), t2 = make_text(20000, 13), orig = {0}, want = {0};
-    add_member(&orig, t1.p, t1.n, plain);
-    add_member(&orig, t2.p, t2.n, plain);
-    put(&want, t1.p, t1.n);
-    put(&want, t2.p, t2.n);
+    tu_bytes t1 = make_text(30000, 12), t2 = make_text(20000, 13), orig = {0}, want = {0};
+    add_member(&orig, t1.b, t1.n, plain);
+    add_member(&orig, t2.b, t2.n, plain);
+    tu_put(&want, t1.b, t1.n);
+    tu_put(&want, t2.b, t2.n);
     uint64_t s = 0x9E3779B97F4A7C15ull;
     for (int round = 0; round < 300; round++) {
-        bytes file = {0};
-        put(&file, orig.p, orig.n);
+        tu_bytes file = {0};
+        tu_put(&file, orig.b, orig.n);
         int flips = 1 + (int)(rng_next(&s) % 8);
         for (int i = 0; i < flips; i++)
-            file.p[rng_next(&s) % file.n] ^= (unsigned char)(1 + rng_next(&s) % 255);
+            file.b[rng_next(&s) % file.n] ^= (unsigned char)(1 + rng_next(&s) % 255);
         if (round % 3 == 0)
             file.n = 1 + rng_next(&s) % file.n;
         decoded d = decode_bytes(&file, round % 5 ? 1 << 15 : 3);
         /* intact: everything, or exactly the first member when the cut fell on its end */
-        bool intact = (d.out.n == want.n && memcmp(d.out.p, want.p, want.n) == 0) ||
-                      (d.out.n == t1.n && memcmp(d.out.p, t1.p, t1.n) == 0);
+        bool intact = (d.out.n == want.n && memcmp(d.out.b, want.b, want.n) == 0) ||
+                      (d.out.n == t1.n && memcmp(d.out.b, t1.b, t1.n) == 0);
         assert_true(damage(&d) > 0 || intact);
         assert_true(d.end <= file.n);
         decoded_free(&d);
-        free(file.p);
+        free(file.b);
     }
-    free(t1.p);
-    free(t2.p);
-    free(orig.p);
-    free(want.p);
+    free(t1.b);
+    free(t2.b);
+    free(orig.b);
+    free(want.b);
 }
 
 static void test_random_garbage(void **state)
@@ -491,13 +468,13 @@ static void test_random_garbage(void **state)
     (void)state;
     uint64_t s = 12345;
     for (int round = 0; round < 200; round++) {
-        bytes file = {0};
+        tu_bytes file = {0};
         size_t n = 1 + rng_next(&s) % 5000;
         if (round % 2 == 0) { /* a plausible header in front of random "deflate" data */
-            put(&file, "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03", 10);
+            tu_put(&file, "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03", 10);
         }
         for (size_t i = 0; i < n; i++)
-            put_byte(&file, (unsigned)rng_next(&s));
+            tu_put_byte(&file, (unsigned)rng_next(&s));
         decoded d = decode_bytes(&file, 1 << 14);
         assert_true(damage(&d) > 0 || d.out.n > 0);
         decoded_free(&d);
@@ -506,15 +483,15 @@ static void test_random_garbage(void **state)
         size_t np = dfs_gz_split_points(fd, file.n, 97, pts, 8);
         assert_true(np >= 1 && pts[0] == 0);
         close(fd);
-        free(file.p);
+        free(file.b);
     }
 }
 
 static void test_empty_file(void **state)
 {
     (void)state;
-    bytes file = {0};
-    put(&file, "", 0);
+    tu_bytes file = {0};
+    tu_put(&file, "", 0);
     decoded d = decode_bytes(&file, 64);
     assert_int_equal(d.out.n, 0);
     assert_int_equal(d.members, 0);
@@ -525,35 +502,35 @@ static void test_empty_file(void **state)
     assert_int_equal(dfs_gz_split_points(fd, 0, 1000, pts, 4), 1);
     assert_int_equal(pts[0], 0);
     close(fd);
-    free(file.p);
+    free(file.b);
 }
 
 /* Random hex text: about 4 bits of entropy per byte, so it compresses by half only. */
-static bytes make_hex(size_t n, uint64_t seed)
+static tu_bytes make_hex(size_t n, uint64_t seed)
 {
-    bytes b = {0};
+    tu_bytes b = {0};
     uint64_t s = seed | 1;
     for (size_t i = 0; i < n; i++)
-        put_byte(&b, (unsigned)"0123456789abcdef"[rng_next(&s) % 16]);
+        tu_put_byte(&b, (unsigned)"0123456789abcdef"[rng_next(&s) % 16]);
     return b;
 }
 
-/* A member with an FEXTRA field of `extra` bytes and no data: a pad of exact size. */
-static void add_pad_member(bytes *b, size_t extra)
+/* A member with an FEXTRA field of `extra` tu_bytes and no data: a pad of exact size. */
+static void add_pad_member(tu_bytes *b, size_t extra)
 {
     static const unsigned char hdr[] = {0x1F, 0x8B, 0x08, 0x04, 0, 0, 0, 0, 0, 3};
-    put(b, hdr, sizeof hdr);
-    put_byte(b, extra & 0xFF);
-    put_byte(b, extra >> 8);
+    tu_put(b, hdr, sizeof hdr);
+    tu_put_byte(b, extra & 0xFF);
+    tu_put_byte(b, extra >> 8);
     for (size_t i = 0; i < extra; i++)
-        put_byte(b, 'x');
+        tu_put_byte(b, 'x');
     deflate_raw(b, NULL, 0, 6);
     put_le32(b, 0);
     put_le32(b, 0);
 }
 
 /* The reader's 1 MiB input window ends at every position around a member's deflate end, trailer
- * and the next header, for stored and Huffman-coded data (ISA-L then holds bytes of the old
+ * and the next header, for stored and Huffman-coded data (ISA-L then holds tu_bytes of the old
  * window in its bit buffer). */
 static void test_window_boundaries(void **state)
 {
@@ -563,48 +540,48 @@ static void test_window_boundaries(void **state)
         member_opts o = plain;
         o.level = level;
         size_t len = level ? window * 2 : window - 40000;
-        bytes text = {0}, big = {0};
+        tu_bytes text = {0}, big = {0};
         for (int tries = 0; tries < 8; tries++) { /* aim the member size at window - 30000 */
-            free(text.p);
-            free(big.p);
+            free(text.b);
+            free(big.b);
             text = make_hex(len, 500);
-            big = (bytes){0};
-            add_member(&big, text.p, text.n, o);
+            big = (tu_bytes){0};
+            add_member(&big, text.b, text.n, o);
             if (big.n > window - 60000 && big.n < window - 1000)
                 break;
             len = (size_t)((double)len * (double)(window - 30000) / (double)big.n);
         }
         assert_true(big.n > window - 60000 && big.n < window - 1000);
         size_t empty_pad = 12 + 2 + 8; /* header with XLEN, empty deflate, trailer */
-        bytes tail = make_text(5000, 501);
+        tu_bytes tail = make_text(5000, 501);
         for (int d = -36; d <= 20; d++) {
-            bytes file = {0};
+            tu_bytes file = {0};
             size_t pad = window + (size_t)(ptrdiff_t)d - big.n;
             add_pad_member(&file, pad - empty_pad);
             assert_int_equal(file.n, pad);
-            put(&file, big.p, big.n);
-            add_member(&file, tail.p, tail.n, plain);
+            tu_put(&file, big.b, big.n);
+            add_member(&file, tail.b, tail.n, plain);
             decoded dec = decode_bytes(&file, 1 << 20);
             assert_int_equal(damage(&dec), 0);
             assert_int_equal(dec.members, 3);
             assert_int_equal(dec.out.n, text.n + tail.n);
-            assert_memory_equal(dec.out.p, text.p, text.n);
-            assert_memory_equal(dec.out.p + text.n, tail.p, tail.n);
+            assert_memory_equal(dec.out.b, text.b, text.n);
+            assert_memory_equal(dec.out.b + text.n, tail.b, tail.n);
             decoded_free(&dec);
-            free(file.p);
+            free(file.b);
         }
-        free(text.p);
-        free(big.p);
-        free(tail.p);
+        free(text.b);
+        free(big.b);
+        free(tail.b);
     }
 }
 
 static void test_tiny_output_buffers(void **state)
 {
     (void)state;
-    bytes text;
+    tu_bytes text;
     size_t off[6];
-    bytes file = multi_member(&text, off, 5);
+    tu_bytes file = multi_member(&text, off, 5);
     for (size_t cap = 1; cap <= 7; cap++) {
         decoded d = decode_bytes(&file, cap);
         assert_same(&d.out, &text);
@@ -612,23 +589,23 @@ static void test_tiny_output_buffers(void **state)
         assert_int_equal(damage(&d), 0);
         decoded_free(&d);
     }
-    free(text.p);
-    free(file.p);
+    free(text.b);
+    free(file.b);
 }
 
 static void test_segments(void **state)
 {
     (void)state;
-    bytes text;
+    tu_bytes text;
     size_t off[9];
-    bytes file = multi_member(&text, off, 8);
-    bytes parts[8];
+    tu_bytes file = multi_member(&text, off, 8);
+    tu_bytes parts[8];
     for (size_t i = 0; i < 8; i++) {
-        parts[i] = (bytes){0};
+        parts[i] = (tu_bytes){0};
         decoded d = decode_range(&file, off[i], off[i] + 1, 1 << 16);
         assert_int_equal(d.members, 1);
         assert_int_equal(d.end, off[i + 1]);
-        put(&parts[i], d.out.p, d.out.n);
+        tu_put(&parts[i], d.out.b, d.out.n);
         decoded_free(&d);
     }
     /* (start, stop) stops at the first member boundary >= stop */
@@ -641,24 +618,24 @@ static void test_segments(void **state)
             uint64_t stop = b == 8 && delta == 0 ? UINT64_MAX : off[b] + (uint64_t)(int64_t)delta;
             size_t last = delta > 0 ? b + 1 : b;
             decoded d = decode_range(&file, off[a], stop, 1 << 20);
-            bytes want = {0};
+            tu_bytes want = {0};
             for (size_t i = a; i < last; i++)
-                put(&want, parts[i].p, parts[i].n);
+                tu_put(&want, parts[i].b, parts[i].n);
             assert_same(&d.out, &want);
             assert_int_equal(d.members, last - a);
             assert_int_equal(d.end, off[last]);
             assert_int_equal(damage(&d), 0);
             decoded_free(&d);
-            free(want.p);
+            free(want.b);
         }
     }
     decoded d = decode_range(&file, off[3], off[3], 100); /* start >= stop: nothing */
     assert_int_equal(d.out.n, 0);
     decoded_free(&d);
     for (size_t i = 0; i < 8; i++)
-        free(parts[i].p);
-    free(text.p);
-    free(file.p);
+        free(parts[i].b);
+    free(text.b);
+    free(file.b);
 }
 
 /* ---- split points ------------------------------------------------------------------------ */
@@ -682,33 +659,33 @@ static size_t expected_points(const size_t *starts, size_t n, uint64_t size, uin
     return count;
 }
 
-static void check_segments_cover(const bytes *file, const uint64_t *pts, size_t n,
-                                 const bytes *want)
+static void check_segments_cover(const tu_bytes *file, const uint64_t *pts, size_t n,
+                                 const tu_bytes *want)
 {
-    bytes all = {0};
+    tu_bytes all = {0};
     for (size_t i = 0; i < n; i++) {
         uint64_t stop = i + 1 < n ? pts[i + 1] : UINT64_MAX;
         decoded d = decode_range(file, pts[i], stop, 1 << 16);
         assert_int_equal(d.end, i + 1 < n ? pts[i + 1] : file->n);
         assert_int_equal(damage(&d), 0);
-        put(&all, d.out.p, d.out.n);
+        tu_put(&all, d.out.b, d.out.n);
         decoded_free(&d);
     }
     assert_same(&all, want);
-    free(all.p);
+    free(all.b);
 }
 
 static void test_split_points(void **state)
 {
     (void)state;
-    bytes text, file = {0};
+    tu_bytes text, file = {0};
     size_t starts[40];
-    text = (bytes){0};
+    text = (tu_bytes){0};
     for (size_t i = 0; i < 40; i++) {
-        bytes t = make_text(20000 + 3000 * (i % 7), 200 + i);
-        starts[i] = add_member(&file, t.p, t.n, plain);
-        put(&text, t.p, t.n);
-        free(t.p);
+        tu_bytes t = make_text(20000 + 3000 * (i % 7), 200 + i);
+        starts[i] = add_member(&file, t.b, t.n, plain);
+        tu_put(&text, t.b, t.n);
+        free(t.b);
     }
     int fd = open_bytes(&file);
     static const uint64_t targets[] = {1, 1000, 4096, 10000, 33333, 100000, 1u << 30};
@@ -725,8 +702,8 @@ static void test_split_points(void **state)
     assert_int_equal(few[1], starts[1]);
     assert_int_equal(dfs_gz_split_points(fd, file.n, 1000, few, 0), 0);
     close(fd);
-    free(text.p);
-    free(file.p);
+    free(text.b);
+    free(file.b);
 }
 
 /* A stored member carries a whole valid gzip member and a bare 1F 8B 08 header in its data:
@@ -734,33 +711,33 @@ static void test_split_points(void **state)
 static void test_split_rejects_planted_members(void **state)
 {
     (void)state;
-    bytes inner_text = make_text(3000, 300), inner = {0};
-    add_member(&inner, inner_text.p, inner_text.n, plain);
+    tu_bytes inner_text = make_text(3000, 300), inner = {0};
+    add_member(&inner, inner_text.b, inner_text.n, plain);
 
-    bytes payload = {0};
-    bytes filler = make_text(2000, 301);
-    put(&payload, filler.p, filler.n);
+    tu_bytes payload = {0};
+    tu_bytes filler = make_text(2000, 301);
+    tu_put(&payload, filler.b, filler.n);
     size_t planted_at = payload.n;
-    put(&payload, inner.p, inner.n);
-    put(&payload, filler.p, filler.n);
+    tu_put(&payload, inner.b, inner.n);
+    tu_put(&payload, filler.b, filler.n);
     size_t bare_at = payload.n;
-    put(&payload, "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03garbage that is not deflate", 37);
-    put(&payload, filler.p, filler.n);
+    tu_put(&payload, "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03garbage that is not deflate", 37);
+    tu_put(&payload, filler.b, filler.n);
 
-    bytes a = make_text(10000, 302), c = make_text(10000, 303), file = {0}, want = {0};
+    tu_bytes a = make_text(10000, 302), c = make_text(10000, 303), file = {0}, want = {0};
     size_t starts[3];
-    starts[0] = add_member(&file, a.p, a.n, plain);
+    starts[0] = add_member(&file, a.b, a.n, plain);
     member_opts stored = plain;
     stored.level = 0;
-    starts[1] = add_member(&file, payload.p, payload.n, stored);
-    starts[2] = add_member(&file, c.p, c.n, plain);
-    put(&want, a.p, a.n);
-    put(&want, payload.p, payload.n);
-    put(&want, c.p, c.n);
+    starts[1] = add_member(&file, payload.b, payload.n, stored);
+    starts[2] = add_member(&file, c.b, c.n, plain);
+    tu_put(&want, a.b, a.n);
+    tu_put(&want, payload.b, payload.n);
+    tu_put(&want, c.b, c.n);
 
-    /* stored blocks keep the payload verbatim, so the planted bytes are in the file */
+    /* stored blocks keep the payload verbatim, so the planted tu_bytes are in the file */
     size_t planted = starts[1] + 10 + 5 + planted_at; /* header + stored block header */
-    assert_memory_equal(file.p + planted, inner.p, 10);
+    assert_memory_equal(file.b + planted, inner.b, 10);
     (void)bare_at;
 
     int fd = open_bytes(&file);
@@ -774,28 +751,28 @@ static void test_split_rejects_planted_members(void **state)
         assert_true(pts[i] == starts[1] || pts[i] == starts[2]);
     check_segments_cover(&file, pts, n, &want);
     close(fd);
-    free(inner_text.p);
-    free(inner.p);
-    free(payload.p);
-    free(filler.p);
-    free(a.p);
-    free(c.p);
-    free(file.p);
-    free(want.p);
+    free(inner_text.b);
+    free(inner.b);
+    free(payload.b);
+    free(filler.b);
+    free(a.b);
+    free(c.b);
+    free(file.b);
+    free(want.b);
 }
 
 static void test_split_single_member(void **state)
 {
     (void)state;
-    bytes text = make_text(1u << 20, 400), file = {0};
-    add_member(&file, text.p, text.n, plain);
+    tu_bytes text = make_text(1u << 20, 400), file = {0};
+    add_member(&file, text.b, text.n, plain);
     int fd = open_bytes(&file);
     uint64_t pts[16];
     assert_int_equal(dfs_gz_split_points(fd, file.n, 4096, pts, 16), 1);
     assert_int_equal(pts[0], 0);
     close(fd);
-    free(text.p);
-    free(file.p);
+    free(text.b);
+    free(file.b);
 }
 
 /* ---- corpus ------------------------------------------------------------------------------ */
@@ -856,9 +833,9 @@ static void test_corpus_truncated(void **state)
     assert_true(d.out.n > 3 * 1164);
     size_t lines = 0;
     for (size_t i = 0; i < d.out.n; i++)
-        lines += d.out.p[i] == '\n';
+        lines += d.out.b[i] == '\n';
     assert_int_equal(lines, 19); /* 19 complete lines, then the torn one */
-    assert_true(d.out.p[d.out.n - 1] != '\n');
+    assert_true(d.out.b[d.out.n - 1] != '\n');
     decoded_free(&d);
 }
 
@@ -881,11 +858,11 @@ static void test_corpus_against_zlib(void **state)
         assert_int_equal(damage(&d), 0);
         gzFile z = gzopen(path, "rb");
         assert_non_null(z);
-        bytes want = {0};
+        tu_bytes want = {0};
         char buf[65536];
         int n;
         while ((n = gzread(z, buf, sizeof buf)) > 0)
-            put(&want, buf, (size_t)n);
+            tu_put(&want, buf, (size_t)n);
         gzclose(z);
         assert_same(&d.out, &want);
         if (strstr(path, "cm1-48rank")) {
@@ -894,12 +871,12 @@ static void test_corpus_against_zlib(void **state)
             assert_int_equal(pread(fd, hdr, 4, 0), 4);
             close(fd);
             assert_true(hdr[3] & 0x08);
-            assert_int_equal(d.out.p[0], '[');
+            assert_int_equal(d.out.b[0], '[');
             fname++;
         }
         files++;
         decoded_free(&d);
-        free(want.p);
+        free(want.b);
     }
     pclose(list);
     assert_true(files >= 60);
