@@ -66,8 +66,14 @@ bool dfs_value_int(const dfs_value *v, int64_t *out)
 
 int64_t dfs_file_abs_ns(const dfs_file_info *f, int64_t ts)
 {
-    int64_t t = ts;
+    /* A damaged file can claim a start time near the end of int64 ns: saturate, never wrap. */
+    __int128 t = ts;
     if (f->clock_scale_den > 0 && (f->clock_scale_num != 1 || f->clock_scale_den != 1))
-        t = (int64_t)((__int128)ts * f->clock_scale_num / f->clock_scale_den);
-    return t + f->clock_offset_ns;
+        t = t * f->clock_scale_num / f->clock_scale_den;
+    t += f->clock_offset_ns;
+    if (t > INT64_MAX)
+        return INT64_MAX;
+    if (t < INT64_MIN)
+        return INT64_MIN;
+    return (int64_t)t;
 }

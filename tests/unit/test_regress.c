@@ -273,6 +273,22 @@ static void test_empty_directory(void **state)
     rmdir(dir);
 }
 
+/* A file whose clock starts near the end of int64 ns (an smdebug start_time_since_epoch_in_micros
+ * of 9223372036854775): absolute times saturate instead of wrapping (UBSan flagged the sum). */
+static void test_absolute_time_saturates(void **state)
+{
+    (void)state;
+    dfs_file_info f = {.clock_offset_ns = INT64_C(9223372036854775000), .clock_scale_num = 1,
+                       .clock_scale_den = 1};
+    assert_true(dfs_file_abs_ns(&f, 0) == INT64_C(9223372036854775000));
+    assert_true(dfs_file_abs_ns(&f, INT64_C(1000000000)) == INT64_MAX);
+    f.clock_offset_ns = INT64_MIN + 5;
+    assert_true(dfs_file_abs_ns(&f, -10) == INT64_MIN);
+    f = (dfs_file_info){.clock_offset_ns = 0, .clock_scale_num = 1000, .clock_scale_den = 1};
+    assert_true(dfs_file_abs_ns(&f, INT64_MAX / 10) == INT64_MAX);
+    assert_true(dfs_file_abs_ns(&f, 7) == 7000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -283,6 +299,7 @@ int main(void)
         cmocka_unit_test(test_records_cut_anywhere),
         cmocka_unit_test(test_gzip_cut_in_header),
         cmocka_unit_test(test_empty_directory),
+        cmocka_unit_test(test_absolute_time_saturates),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
