@@ -577,19 +577,6 @@ static void on_batch(void *state, const dfs_run *run, const dfs_batch *b)
     }
 }
 
-static bool append_raw(void **dst, size_t *n, size_t *cap, const void *src, size_t m, size_t item)
-{
-    if (m == 0)
-        return true;
-    if (!dfs_vec_grow_(dst, cap, *n, m, item))
-        return false;
-    memcpy((char *)*dst + *n * item, src, m * item);
-    *n += m;
-    return true;
-}
-
-#define APPEND(dst, src) \
-    append_raw((void **)&(dst).v, &(dst).n, &(dst).cap, (src).v, (src).n, sizeof *(src).v)
 
 static void add_counts(tk_counts *into, const tk_counts *from)
 {
@@ -619,9 +606,9 @@ static bool merge_part(part *t, part *p)
         TAKE_OVER(t->edges, p->edges);
     }
     size_t base = t->refs.n, first = t->computes.n;
-    if (!APPEND(t->computes, p->computes) || !APPEND(t->refs, p->refs) ||
-        !APPEND(t->managed, p->managed) || !APPEND(t->samples, p->samples) ||
-        !APPEND(t->edges, p->edges))
+    if (!dfs_vec_append(&t->computes, &p->computes) || !dfs_vec_append(&t->refs, &p->refs) ||
+        !dfs_vec_append(&t->managed, &p->managed) || !dfs_vec_append(&t->samples, &p->samples) ||
+        !dfs_vec_append(&t->edges, &p->edges))
         return false;
     for (size_t i = first; i < t->computes.n; i++)
         t->computes.v[i].refs_at += base;

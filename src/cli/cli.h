@@ -8,6 +8,11 @@ int dfs_cmd_analyze(int argc, char **argv);
 int dfs_cmd_gen(int argc, char **argv);
 int dfs_cmd_tasks(int argc, char **argv);
 int dfs_cmd_overlap(int argc, char **argv);
+int dfs_cmd_dataloader(int argc, char **argv);
+int dfs_cmd_timeline(int argc, char **argv);
+int dfs_cmd_merge(int argc, char **argv);
+int dfs_cmd_rules(int argc, char **argv);
+int dfs_cmd_steps(int argc, char **argv);
 
 /* Shared option parsing helpers */
 int dfs_cli_parse_jobs(const char *s, int *jobs);  /* 0 on success */

@@ -16,6 +16,11 @@ static const command commands[] = {
     {"analyze", dfs_cmd_analyze, "layered analysis (DFAnalyzer-compatible): layers, views, metrics"},
     {"overlap", dfs_cmd_overlap, "I/O versus compute overlap: exact unions and differences per process, bin, epoch"},
     {"tasks", dfs_cmd_tasks, "DASF task analyses: function/task bottlenecks, worker balance, critical path"},
+    {"steps", dfs_cmd_steps, "training steps: data wait, compute, TensorBoard breakdown, input-bound verdicts"},
+    {"dataloader", dfs_cmd_dataloader, "SageMaker Debugger data-loader analysis: GetNext, batch time, outlier windows"},
+    {"timeline", dfs_cmd_timeline, "an SVG picture of a time window: lanes per thread, classes, counters"},
+    {"merge", dfs_cmd_merge, "one Chrome trace from many: clocks aligned, pids kept apart, sorted"},
+    {"rules", dfs_cmd_rules, "SageMaker Debugger profiler rules: bottlenecks, GPU use, step outliers, balance"},
     {"gen", dfs_cmd_gen, "write deterministic synthetic traces (DFTracer, Chrome JSON, DASF)"},
 };
 
@@ -27,7 +32,7 @@ static void usage(FILE *out)
                  "Trace analyzer for AI and HPC workloads (DFTracer, PyTorch profiler/Kineto,\n"
                  "Composer, SageMaker Debugger, Chrome JSON, DASF).\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
-        fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(out, "\nRun 'dfscope <command> --help' for the options of a command.\n"
                  "Exit codes: 0 ok, 1 damaged input skipped, 2 usage or unreadable input,\n"
                  "            3 --strict and damage found, 4 output error.\n");

@@ -16,6 +16,7 @@
 #include "gen/gen_fmt.h"
 #include "gen/gen_model.h"
 #include "gen/gen_out.h"
+#include "output/atomic.h"
 
 #define DEFAULT_MEMBER_BYTES (UINT64_C(16) << 20)
 #define MAX_RANKS 65536u
@@ -267,31 +268,6 @@ static int check_options(const dfs_gen_options *o, char *err, size_t errlen)
     return DFS_OK;
 }
 
-/* mkdir -p */
-static int make_dirs(const char *path)
-{
-    char *p = strdup(path);
-    if (!p)
-        return ENOMEM;
-    int rc = 0;
-    for (char *c = p + 1;; c++) {
-        if (*c != '/' && *c != '\0')
-            continue;
-        char saved = *c;
-        *c = '\0';
-        if (mkdir(p, 0777) != 0 && errno != EEXIST)
-            rc = errno;
-        *c = saved;
-        if (rc || saved == '\0')
-            break;
-    }
-    struct stat st;
-    if (rc == 0 && (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)))
-        rc = ENOTDIR;
-    free(p);
-    return rc;
-}
-
 static unsigned worker_count(const dfs_gen_options *o)
 {
     long n = o->jobs > 0 ? o->jobs : sysconf(_SC_NPROCESSORS_ONLN);
@@ -332,9 +308,9 @@ int dfs_gen_write(const dfs_gen_options *o, dfs_gen_report *out, char *err, size
     int st = check_options(o, err, errlen);
     if (st != DFS_OK)
         return st;
-    int rc = make_dirs(o->out_dir);
-    if (rc)
-        return fail(err, errlen, DFS_ERR_IO, "%s: %s", o->out_dir, strerror(rc));
+    char why[512];
+    if (dfs_make_dirs(o->out_dir, why, sizeof why) != 0)
+        return fail(err, errlen, DFS_ERR_IO, "%s", why);
 
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);

@@ -13,6 +13,7 @@
 
 #include "dfscope.h"
 #include "gen/gen_model.h"
+#include "output/atomic.h"
 
 #define WORKERS 4
 #define BATCH_RECORDS 1000 /* DASF's default flush: a worker's records arrive in such batches */
@@ -429,14 +430,6 @@ static int write_host(const dfs_gen_options *o, unsigned rank, uint64_t tasks, d
     return st;
 }
 
-static int make_dir(const char *dir)
-{
-    struct stat st;
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-        return errno;
-    return stat(dir, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
-}
-
 int dfs_gen_dasf_write(const dfs_gen_options *o, dfs_gen_report *out, char *err, size_t errlen)
 {
     dfs_gen_report local = {0};
@@ -451,9 +444,9 @@ int dfs_gen_dasf_write(const dfs_gen_options *o, dfs_gen_report *out, char *err,
     uint64_t tasks = o->total_bytes ? o->total_bytes / o->ranks / BYTES_PER_TASK : o->events_per_rank;
     if (tasks == 0)
         return fail(err, errlen, DFS_ERR_USAGE, "a size or an event count is needed");
-    int rc = make_dir(o->out_dir);
-    if (rc)
-        return fail(err, errlen, DFS_ERR_IO, "%s: %s", o->out_dir, strerror(rc));
+    char why[512];
+    if (dfs_make_dirs(o->out_dir, why, sizeof why) != 0)
+        return fail(err, errlen, DFS_ERR_IO, "%s", why);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     r->files = calloc(2 * (size_t)o->ranks, sizeof *r->files);

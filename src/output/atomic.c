@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -69,4 +70,35 @@ bool dfs_same_file(const char *a, const char *b)
     if (stat(a, &sa) != 0 || stat(b, &sb) != 0)
         return false;
     return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+int dfs_make_dirs(const char *dir, char *err, size_t errlen)
+{
+    char *path = strdup(dir);
+    if (!path) {
+        snprintf(err, errlen, "out of memory");
+        return ENOMEM;
+    }
+    /* every prefix ending at a '/', then the whole path; existing ones are fine */
+    for (char *p = path + 1;; p++) {
+        if (*p != '/' && *p != '\0')
+            continue;
+        char saved = *p;
+        *p = '\0';
+        if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+            int rc = errno;
+            snprintf(err, errlen, "cannot create %s: %s", path, strerror(rc));
+            free(path);
+            return rc;
+        }
+        *p = saved;
+        if (saved == '\0')
+            break;
+    }
+    struct stat st;
+    int rc = stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+    if (rc)
+        snprintf(err, errlen, "%s is not a directory", path);
+    free(path);
+    return rc;
 }

@@ -18,4 +18,7 @@ int dfs_atomic_open(dfs_atomic_file *f, const char *path, char *err, size_t errl
 int dfs_atomic_close(dfs_atomic_file *f, bool keep, char *err, size_t errlen);
 /* True when path names the same file as one of the inputs (never overwrite an input). */
 bool dfs_same_file(const char *a, const char *b);
+/* mkdir -p: creates dir and its missing parents. Returns 0, or an errno value with the reason
+ * ("cannot create D: ..." or "D is not a directory") in err. */
+int dfs_make_dirs(const char *dir, char *err, size_t errlen);
 #endif

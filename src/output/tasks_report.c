@@ -506,36 +506,6 @@ bool dfs_tasks_write_csv(FILE *out, const dfs_tk_table *t)
     return !l.oom;
 }
 
-/* mkdir -p */
-static int make_dirs(const char *dir, char *err, size_t errlen)
-{
-    char *path = strdup(dir);
-    if (!path) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    for (char *p = path + 1;; p++) {
-        bool end = *p == '\0';
-        if (*p == '/' || end) {
-            *p = '\0';
-            if (mkdir(path, 0777) != 0 && errno != EEXIST) {
-                snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
-                free(path);
-                return -1;
-            }
-            if (end)
-                break;
-            *p = '/';
-        }
-    }
-    struct stat st;
-    int rc = stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
-    if (rc)
-        snprintf(err, errlen, "%s is not a directory", path);
-    free(path);
-    return rc;
-}
-
 static int write_csv_file(const char *dir, const dfs_tk_table *t, char *err, size_t errlen)
 {
     char path[4096];
@@ -575,7 +545,7 @@ int dfs_tasks_write_csv_dir(const char *dir, const dfs_tasks_result *r, char *er
 {
     const dfs_tk_table *tabs[4];
     size_t n = tables_of(r, tabs);
-    if (make_dirs(dir, err, errlen) != 0)
+    if (dfs_make_dirs(dir, err, errlen) != 0)
         return -1;
     for (size_t i = 0; i < n; i++)
         if (write_csv_file(dir, tabs[i], err, errlen) != 0)

@@ -1,4 +1,5 @@
 /* test_output.c - JSON writer escaping and nesting, number formatting, atomic files, diagnostics. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,6 +121,29 @@ static void diag_keeps_first_examples_by_position(void **state)
     dfs_diag_free(&all);
 }
 
+/* mkdir -p: parents made, an existing directory is fine, a file in the way is named. */
+static void make_dirs_creates_parents(void **state)
+{
+    (void)state;
+    char root[] = "/tmp/dfscope-dirs-XXXXXX", path[256], err[256];
+    assert_non_null(mkdtemp(root));
+    snprintf(path, sizeof path, "%s/a/b/c", root);
+    assert_int_equal(dfs_make_dirs(path, err, sizeof err), 0);
+    assert_int_equal(dfs_make_dirs(path, err, sizeof err), 0);
+    snprintf(path, sizeof path, "%s/a/file", root);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fclose(f);
+    assert_int_equal(dfs_make_dirs(path, err, sizeof err), ENOTDIR);
+    assert_non_null(strstr(err, "is not a directory"));
+    snprintf(path, sizeof path, "%s/a/file/below", root);
+    assert_int_not_equal(dfs_make_dirs(path, err, sizeof err), 0);
+    assert_non_null(strstr(err, "cannot create"));
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", root);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -127,6 +151,7 @@ int main(void)
         cmocka_unit_test(formats_numbers_for_people),
         cmocka_unit_test(atomic_file_replaces_only_on_success),
         cmocka_unit_test(diag_keeps_first_examples_by_position),
+        cmocka_unit_test(make_dirs_creates_parents),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

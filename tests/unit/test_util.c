@@ -1,9 +1,11 @@
 /* test_util.c - arena, string table (also under threads), u64 map, key set. */
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "testutil.h"
+#include "util/numstat.h"
 #include "util/arena.h"
 #include "util/keyset.h"
 #include "util/strtab.h"
@@ -155,6 +157,53 @@ static void keyset_adds_once_and_iterates(void **state)
     dfs_keyset_free(&s);
 }
 
+/* ---- numstat: NumPy's and Python's statistics --------------------------------------------- */
+
+static void test_numstat(void **state)
+{
+    (void)state;
+    double a[] = {1, 2, 3, 4};
+    assert_true(dfs_quantile_sorted(a, 4, 0.5) == 2.5);   /* even count: mean of the middle two */
+    assert_true(dfs_quantile_sorted(a, 4, 0.0) == 1);
+    assert_true(dfs_quantile_sorted(a, 4, 1.0) == 4);
+    double b[] = {5, 80, 80, 80};
+    assert_true(dfs_quantile_sorted(b, 4, 0.95) == 80);   /* index 2.85: between the two 80s */
+    assert_true(dfs_quantile_sorted(b, 4, 0.05) == 16.25); /* 5 + 75 * 0.15 */
+    double c[] = {0, 10};
+    assert_true(dfs_quantile_sorted(c, 2, 0.75) == 7.5);  /* counted down from the upper value */
+    assert_true(dfs_mean_np(a, 4) == 2.5);
+    assert_true(dfs_std_np(a, 4) == sqrt(1.25));
+    double d[] = {1, 1, 1, 1, 5};
+    assert_true(dfs_mean_np(d, 5) == 1.8);
+    assert_true(fabs(dfs_std_np(d, 5) - 1.6) < 1e-15);
+    /* Python's round(x, 2): the exact binary value decides, exact ties go to even */
+    assert_true(dfs_py_round(2.675, 2) == 2.67);
+    assert_true(dfs_py_round(1.005, 2) == 1.0);
+    assert_true(dfs_py_round(0.125, 2) == 0.12);
+    assert_true(dfs_py_round(0.375, 2) == 0.38);
+    assert_true(dfs_py_round(55.555, 2) == 55.55);
+    /* medians: the middle value, or the mean of the two middle ones; NaN when empty */
+    double odd[] = {9, 1, 5};
+    assert_true(dfs_median(odd, 3) == 5 && odd[0] == 9); /* the copy is sorted, not the input */
+    double even[] = {4, 1, 3, 2};
+    assert_true(dfs_median_inplace(even, 4) == 2.5 && even[0] == 1 && even[3] == 4);
+    assert_true(isnan(dfs_median(odd, 0)) && isnan(dfs_quantile(odd, 0, 0.5)));
+    assert_true(isnan(dfs_mean_np(odd, 0)) && isnan(dfs_std_np(odd, 0)));
+    assert_true(dfs_quantile(odd, 3, 0.25) == 3);
+    /* round: digits outside 0..6 and non-finite values come back unchanged */
+    assert_true(dfs_py_round(2.5, 0) == 2 && dfs_py_round(3.5, 0) == 4);
+    assert_true(dfs_py_round(1.23456789, 7) == 1.23456789 && isinf(dfs_py_round(INFINITY, 2)));
+    /* pairwise summation: 200 values of 0.1 as NumPy sums them */
+    double many[200];
+    for (int i = 0; i < 200; i++)
+        many[i] = 0.1;
+    double seq = 0;
+    for (int i = 0; i < 200; i++)
+        seq += 0.1;
+    assert_true(fabs(dfs_mean_np(many, 200) - 0.1) <= fabs(seq / 200 - 0.1));
+}
+
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -164,6 +213,7 @@ int main(void)
         cmocka_unit_test(strtab_is_consistent_across_threads),
         cmocka_unit_test(u64map_puts_gets_and_overwrites),
         cmocka_unit_test(keyset_adds_once_and_iterates),
+        cmocka_unit_test(test_numstat),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,434 @@
+/* merge_python.c - Python's json.dumps, from a record's original text: what Composer's merge
+ * writes (merge_composer.c). Default separators (", " and ": "), ASCII only (\uXXXX escapes, DEL
+ * included), Python's own number forms (repr of floats, integers with all their digits), keys in
+ * first-seen order with the last value of a repeated key. Also the shortest float forms the
+ * default merge writes. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output/merge_internal.h"
+#include "parse/json.h"
+#include "util/utf8.h"
+
+/* ---- numbers as Python prints them --------------------------------------------------------------- */
+
+int mshortest(double v, char digits[24], int *decpt)
+{
+    char buf[40];
+    double a = fabs(v);
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, sizeof buf, "%.*e", prec - 1, a);
+        if (strtod(buf, NULL) == a || prec == 17)
+            break;
+    }
+    int n = 0;
+    const char *p = buf;
+    for (; *p && *p != 'e'; p++)
+        if (*p >= '0' && *p <= '9')
+            digits[n++] = *p;
+    while (n > 1 && digits[n - 1] == '0')
+        n--;
+    digits[n] = '\0';
+    *decpt = (*p == 'e' ? atoi(p + 1) : 0) + 1;
+    return n;
+}
+
+/* Appends n copies of c at *p. */
+static char *zeros(char *p, int n)
+{
+    while (n-- > 0)
+        *p++ = '0';
+    return p;
+}
+
+/* Python's float_repr_style 'short': exponent form when decpt <= -4 or decpt > 16. */
+void mpy_float(double v, char *buf)
+{
+    if (isnan(v) || isinf(v)) {
+        strcpy(buf, isnan(v) ? "NaN" : v < 0 ? "-Infinity" : "Infinity");
+        return;
+    }
+    char *p = buf;
+    if (signbit(v))
+        *p++ = '-';
+    if (v == 0) {
+        strcpy(p, "0.0");
+        return;
+    }
+    char d[24];
+    int decpt, n = mshortest(v, d, &decpt);
+    if (decpt <= -4 || decpt > 16) {
+        int e = decpt - 1;
+        p += sprintf(p, "%c%s%s", d[0], n > 1 ? "." : "", d + 1);
+        sprintf(p, "e%c%02d", e < 0 ? '-' : '+', e < 0 ? -e : e);
+    } else if (decpt <= 0) {
+        p = zeros(p + sprintf(p, "0."), -decpt);
+        strcpy(p, d);
+    } else if (decpt >= n) {
+        p = zeros(p + sprintf(p, "%s", d), decpt - n);
+        strcpy(p, ".0");
+    } else {
+        sprintf(p, "%.*s.%s", decpt, d, d + decpt);
+    }
+}
+
+/* Plain notation for moderate magnitudes, else d.ddde[-]x: valid JSON, reads back exactly. */
+void mjson_float(double v, char *buf)
+{
+    char *p = buf;
+    if (v < 0)
+        *p++ = '-';
+    if (v == 0) {
+        strcpy(buf, "0");
+        return;
+    }
+    char d[24];
+    int decpt, n = mshortest(v, d, &decpt);
+    if (decpt > 0 && decpt <= 21 && decpt >= n) {
+        p = zeros(p + sprintf(p, "%s", d), decpt - n);
+        *p = '\0';
+    } else if (decpt > 0 && decpt < n) {
+        sprintf(p, "%.*s.%s", decpt, d, d + decpt);
+    } else if (decpt <= 0 && decpt > -6) {
+        p = zeros(p + sprintf(p, "0."), -decpt);
+        strcpy(p, d);
+    } else {
+        sprintf(p, "%c%s%se%d", d[0], n > 1 ? "." : "", d + 1, decpt - 1);
+    }
+}
+
+/* ---- a text buffer -------------------------------------------------------------------------------- */
+
+void mpy_put(pybuf *b, const char *s, size_t n)
+{
+    if (b->oom)
+        return;
+    if (b->n + n > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->n + n)
+            cap *= 2;
+        char *np = realloc(b->p, cap);
+        if (!np) {
+            b->oom = true;
+            return;
+        }
+        b->p = np;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+}
+
+void mpy_puts(pybuf *b, const char *s)
+{
+    mpy_put(b, s, strlen(s));
+}
+
+/* ---- json.dumps, from the original text ------------------------------------------------------- */
+
+#define PY_MAX_DEPTH 500
+
+static void py_char(pybuf *b, uint32_t c)
+{
+    char esc[16];
+    switch (c) {
+    case '"': mpy_puts(b, "\\\""); return;
+    case '\\': mpy_puts(b, "\\\\"); return;
+    case '\n': mpy_puts(b, "\\n"); return;
+    case '\r': mpy_puts(b, "\\r"); return;
+    case '\t': mpy_puts(b, "\\t"); return;
+    case '\b': mpy_puts(b, "\\b"); return;
+    case '\f': mpy_puts(b, "\\f"); return;
+    default: break;
+    }
+    if (c >= 0x20 && c < 0x7F) {
+        char ch = (char)c;
+        mpy_put(b, &ch, 1);
+    } else if (c <= 0xFFFF) {
+        snprintf(esc, sizeof esc, "\\u%04x", c);
+        mpy_puts(b, esc);
+    } else {
+        c -= 0x10000;
+        snprintf(esc, sizeof esc, "\\u%04x\\u%04x", 0xD800 + (c >> 10), 0xDC00 + (c & 0x3FF));
+        mpy_puts(b, esc);
+    }
+}
+
+static int hexval(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* A UTF-8 sequence decoded (n bytes, valid). */
+static uint32_t utf8_code(const unsigned char *s, size_t n)
+{
+    uint32_t c = s[0] & (0x7Fu >> n);
+    for (size_t i = 1; i < n; i++)
+        c = c << 6 | (s[i] & 0x3Fu);
+    return c;
+}
+
+/* The string token at s (s[0] == '"'), ensure_ascii. Returns its end, or NULL. */
+static const char *py_string(pybuf *b, const char *s, const char *end)
+{
+    mpy_put(b, "\"", 1);
+    for (s++; s < end;) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"') {
+            mpy_put(b, "\"", 1);
+            return s + 1;
+        }
+        if (c == '\\') {
+            if (end - s < 2)
+                return NULL;
+            char e = s[1];
+            static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
+            const char *k = strchr(from, e);
+            if (e && k) {
+                py_char(b, (unsigned char)to[k - from]);
+                s += 2;
+                continue;
+            }
+            if (e != 'u' || end - s < 6)
+                return NULL;
+            int v = 0;
+            for (int i = 2; i < 6; i++) {
+                int h = hexval(s[i]);
+                if (h < 0)
+                    return NULL;
+                v = v << 4 | h;
+            }
+            py_char(b, (uint32_t)v); /* surrogate halves stay \u escapes, as Python keeps them */
+            s += 6;
+            continue;
+        }
+        size_t n = c < 0x80 ? 1 : dfs_utf8_len((const unsigned char *)s, (size_t)(end - s));
+        py_char(b, n == 0 ? 0xFFFD : n == 1 ? c : utf8_code((const unsigned char *)s, n));
+        s += n ? n : 1;
+    }
+    return NULL;
+}
+
+/* A number token: ints keep their digits, floats are printed as Python's repr. */
+static const char *py_number(pybuf *b, const char *s, const char *end)
+{
+    dfs_jnum num;
+    const char *e = dfs_json_number(s, end, &num);
+    if (!e)
+        return NULL;
+    if (num.nonfinite) {
+        mpy_puts(b, *s == '-' ? "-Infinity" : (s[0] == 'N' ? "NaN" : "Infinity"));
+        return e;
+    }
+    if (num.is_int) {
+        const char *d = s + (*s == '-' || *s == '+');
+        while (d + 1 < e && *d == '0')
+            d++;
+        if (*s == '-' && !(e - d == 1 && *d == '0'))
+            mpy_put(b, "-", 1);
+        mpy_put(b, d, (size_t)(e - d));
+        return e;
+    }
+    char buf[40];
+    mpy_float(dfs_jnum_double(&num), buf);
+    mpy_puts(b, buf);
+    return e;
+}
+
+/* The members of the object at s: keys, canonical keys (in keys) and value spans. */
+const char *mpy_members(const char *s, const char *end, pymembers *ms, pybuf *keys)
+{
+    s = dfs_json_ws(s + 1, end);
+    if (s < end && *s == '}')
+        return s + 1;
+    for (;;) {
+        if (s >= end || *s != '"')
+            return NULL;
+        pymember m = {.k = s, .ck = keys->n};
+        s = py_string(keys, s, end);
+        if (!s)
+            return NULL;
+        m.ckn = keys->n - m.ck;
+        s = dfs_json_ws(s, end);
+        if (s >= end || *s != ':')
+            return NULL;
+        m.v = dfs_json_ws(s + 1, end);
+        unsigned flags = 0;
+        m.vend = m.v < end ? dfs_json_skip(m.v, end, false, &flags) : NULL;
+        if (!m.vend || !dfs_vec_push(ms, m))
+            return NULL;
+        s = dfs_json_ws(m.vend, end);
+        if (s < end && *s == '}')
+            return s + 1;
+        if (s >= end || *s != ',')
+            return NULL;
+        s = dfs_json_ws(s + 1, end);
+    }
+}
+
+typedef struct pykeys {
+    const pymembers *ms;
+    const pybuf *keys;
+} pykeys;
+
+static int cmp_member(const void *pa, const void *pb, void *ctx)
+{
+    const pykeys *k = ctx;
+    size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+    const pymember *x = &k->ms->v[a], *y = &k->ms->v[b];
+    size_t n = x->ckn < y->ckn ? x->ckn : y->ckn;
+    int c = memcmp(k->keys->p + x->ck, k->keys->p + y->ck, n);
+    if (!c)
+        c = (x->ckn > y->ckn) - (x->ckn < y->ckn);
+    return c ? c : (a > b) - (a < b);
+}
+
+/* A Python dict keeps a repeated key where it first came, with its last value. Sorting the
+ * members by key keeps this linear-logarithmic whatever the record holds. */
+static bool resolve_repeats(pymembers *ms, const pybuf *keys)
+{
+    size_t n = ms->n;
+    for (size_t i = 0; i < n; i++)
+        ms->v[i].use = i;
+    if (n < 2)
+        return true;
+    size_t *order = malloc(n * sizeof *order);
+    if (!order)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        order[i] = i;
+    pykeys ctx = {ms, keys};
+    qsort_r(order, n, sizeof *order, cmp_member, &ctx);
+    for (size_t a = 0; a < n;) {
+        size_t b = a + 1;
+        while (b < n && ms->v[order[b]].ckn == ms->v[order[a]].ckn &&
+               memcmp(keys->p + ms->v[order[b]].ck, keys->p + ms->v[order[a]].ck, ms->v[order[a]].ckn) == 0)
+            b++;
+        ms->v[order[a]].use = order[b - 1];
+        for (size_t k = a + 1; k < b; k++)
+            ms->v[order[k]].use = SIZE_MAX;
+        a = b;
+    }
+    free(order);
+    return true;
+}
+
+bool mpy_key_is(const pybuf *keys, const pymember *m, const char *lit)
+{
+    size_t n = strlen(lit);
+    return m->ckn == n + 2 && memcmp(keys->p + m->ck + 1, lit, n) == 0;
+}
+
+/* ts + diff as Python computes it: int + int, or float + int. */
+static bool py_shifted_ts(pybuf *b, const char *v, const char *vend, int64_t diff)
+{
+    dfs_jnum num;
+    if (dfs_json_number(v, vend, &num) != vend || num.nonfinite)
+        return false;
+    char buf[48];
+    if (num.is_int && !num.overflow) {
+        __int128 t = num.neg ? -(__int128)num.mag : (__int128)num.mag;
+        t += diff;
+        bool neg = t < 0;
+        unsigned __int128 mag = neg ? (unsigned __int128)-t : (unsigned __int128)t;
+        char digits[48];
+        int n = 0;
+        do {
+            digits[n++] = (char)('0' + (int)(mag % 10));
+            mag /= 10;
+        } while (mag);
+        int k = 0;
+        if (neg)
+            buf[k++] = '-';
+        while (n)
+            buf[k++] = digits[--n];
+        buf[k] = '\0';
+    } else if (!num.is_int) {
+        mpy_float(dfs_jnum_double(&num) + (double)diff, buf);
+    } else {
+        return false;
+    }
+    mpy_puts(b, buf);
+    return true;
+}
+
+const char *mpy_object(pybuf *b, const char *s, const char *end, unsigned depth,
+                             const pyover *ov)
+{
+    pymembers ms = {0};
+    pybuf keys = {0};
+    const char *after = mpy_members(s, end, &ms, &keys);
+    bool ok = after && !keys.oom && resolve_repeats(&ms, &keys);
+    mpy_put(b, "{", 1);
+    bool first = true;
+    for (size_t i = 0; ok && i < ms.n; i++) {
+        if (ms.v[i].use == SIZE_MAX)
+            continue;
+        if (!first)
+            mpy_put(b, ", ", 2);
+        first = false;
+        const pymember *m = &ms.v[ms.v[i].use];
+        mpy_put(b, keys.p + ms.v[i].ck, ms.v[i].ckn);
+        mpy_put(b, ": ", 2);
+        if (ov && ov->pid && mpy_key_is(&keys, &ms.v[i], "pid"))
+            mpy_puts(b, ov->pid);
+        else if (!(ov && mpy_key_is(&keys, &ms.v[i], "ts") && py_shifted_ts(b, m->v, m->vend, ov->ts_diff)))
+            ok = mpy_value(b, m->v, m->vend, depth + 1) == m->vend;
+    }
+    mpy_put(b, "}", 1);
+    dfs_vec_free(&ms);
+    free(keys.p);
+    return ok ? after : NULL;
+}
+
+static const char *py_array(pybuf *b, const char *s, const char *end, unsigned depth)
+{
+    mpy_put(b, "[", 1);
+    s = dfs_json_ws(s + 1, end);
+    if (s < end && *s == ']') {
+        mpy_put(b, "]", 1);
+        return s + 1;
+    }
+    for (bool first = true;; first = false) {
+        if (!first)
+            mpy_put(b, ", ", 2);
+        s = mpy_value(b, s, end, depth + 1);
+        if (!s)
+            return NULL;
+        s = dfs_json_ws(s, end);
+        if (s < end && *s == ']') {
+            mpy_put(b, "]", 1);
+            return s + 1;
+        }
+        if (s >= end || *s != ',')
+            return NULL;
+        s = dfs_json_ws(s + 1, end);
+    }
+}
+
+static const char *py_literal(pybuf *b, const char *s, const char *end, const char *lit)
+{
+    size_t n = strlen(lit);
+    if ((size_t)(end - s) < n || memcmp(s, lit, n) != 0)
+        return NULL;
+    mpy_put(b, lit, n);
+    return s + n;
+}
+
+const char *mpy_value(pybuf *b, const char *s, const char *end, unsigned depth)
+{
+    if (depth > PY_MAX_DEPTH || s >= end)
+        return NULL;
+    switch (*s) {
+    case '{': return mpy_object(b, s, end, depth, NULL);
+    case '[': return py_array(b, s, end, depth);
+    case '"': return py_string(b, s, end);
+    case 't': return py_literal(b, s, end, "true");
+    case 'f': return py_literal(b, s, end, "false");
+    case 'n': return py_literal(b, s, end, "null");
+    default: return py_number(b, s, end);
+    }
+}
+
