@@ -28,6 +28,38 @@ void tu_require_corpus(void)
     }
 }
 
+/* Every temporary file made by tu_temp_file, removed when the test program exits (a test that
+ * fails half-way leaves nothing behind in /tmp either). */
+static char **temp_paths;
+static size_t ntemp_paths;
+
+static void remove_temp_files(void)
+{
+    for (size_t i = 0; i < ntemp_paths; i++) {
+        remove(temp_paths[i]);
+        free(temp_paths[i]);
+    }
+    free(temp_paths);
+    temp_paths = NULL;
+    ntemp_paths = 0;
+}
+
+static void remember_temp_file(const char *path)
+{
+    if (ntemp_paths == 0 && atexit(remove_temp_files) != 0)
+        return;
+    char **grown = realloc(temp_paths, (ntemp_paths + 1) * sizeof *grown);
+    char *copy = strdup(path);
+    if (!grown || !copy) {
+        free(copy);
+        if (grown)
+            temp_paths = grown;
+        return;
+    }
+    temp_paths = grown;
+    temp_paths[ntemp_paths++] = copy;
+}
+
 const char *tu_temp_file(const char *suffix, const void *data, size_t len)
 {
     static char path[8][256];
@@ -39,6 +71,7 @@ const char *tu_temp_file(const char *suffix, const void *data, size_t len)
         perror("mkstemps");
         exit(1);
     }
+    remember_temp_file(p);
     if (len && write(fd, data, len) != (ssize_t)len) {
         perror("write");
         exit(1);

@@ -14,7 +14,8 @@
 const char *tu_trace(const char *rel);
 /* Exits with 77 (ctest: skipped) and a clear message when the corpus is absent. */
 void tu_require_corpus(void);
-/* Writes bytes to a fresh temporary file and returns its path (static buffer per call slot). */
+/* Writes bytes to a fresh temporary file and returns its path (static buffer per call slot); the
+ * file is removed when the test program exits. */
 const char *tu_temp_file(const char *suffix, const void *data, size_t len);
 
 /* A run with `jobs` threads and, when not 0, explicit piece sizes for plain and gzip files. */
