@@ -18,8 +18,6 @@ typedef struct mwriter {
     dfs_merge_report *rep;
     bool first;                /* no record written yet */
     bool post_done;
-    char *scratch;
-    size_t scratch_cap;
 } mwriter;
 
 /* ---- output primitives: unlocked stdio (the writer is the stream's only user) ------------------- */
@@ -94,28 +92,6 @@ static void put_str(mwriter *w, dfs_str s)
     size_t n;
     const char *t = dfs_str_get(w->plan->run, s, &n);
     put_text(w, t ? t : "", t ? n : 0);
-}
-
-/* The reader keeps the keys of `args` as written, escapes included (nested keys are decoded):
- * they are decoded here before being escaped again. */
-static void put_arg_key(mwriter *w, dfs_str key)
-{
-    size_t n;
-    const char *t = dfs_str_get(w->plan->run, key, &n);
-    if (!t || !memchr(t, '\\', n)) {
-        put_text(w, t ? t : "", t ? n : 0);
-        return;
-    }
-    if (n > w->scratch_cap) {
-        char *s = realloc(w->scratch, n);
-        if (!s) {
-            put_text(w, t, n);
-            return;
-        }
-        w->scratch = s;
-        w->scratch_cap = n;
-    }
-    put_text(w, w->scratch, dfs_json_unescape(t, n, w->scratch));
 }
 
 static void put_key(mwriter *w, bool *first, const char *key)
@@ -319,7 +295,7 @@ static void put_args(mwriter *w, const dfs_event *ev, char ph, const moutlane *l
         if (!first)
             put_c(w, ',');
         first = false;
-        put_arg_key(w, a->key);
+        put_str(w, a->key);
         put_c(w, ':');
         if (rename && a->key == DFS_KEY_STR(DFS_KEY_NAME) && a->val.type == DFS_V_STR) {
             size_t n;
@@ -506,7 +482,6 @@ dfs_status mwrite_default(dfs_merge *m, const dfs_run *run, FILE *out, dfs_merge
     rep->bytes_spilled = m->store.bytes_spilled;
     rep->merge_passes = m->store.passes;
     dfs_arena_free(&w.arena);
-    free(w.scratch);
     mplan_free(&p);
     dfs_status st = DFS_OK;
     if (rc == -2) {

@@ -241,11 +241,9 @@ static bool key_literal_at(const char *s, int tk, size_t *len)
 
 /* The interned key under which an arg is kept, or 0 when no consumer wants it. Top-level keys
  * that the model does not know (e.g. smdebug "Value", Chrome "bp") are kept only when named. */
-static dfs_str wanted_key(const rec *r, int kid, const char *k, size_t n, bool top)
+static dfs_str want_lookup(const rec *r, int kid, const char *k, size_t n, bool top)
 {
     const dfs_want_set *w = r->p->want;
-    if (r->plain_want)
-        return 0;
     if (kid >= 0 && !top && (w->all || (w->keys & DFS_KEYBIT(kid))))
         return DFS_KEY_STR(kid);
     for (size_t i = 0; i < w->nextra; i++)
@@ -254,6 +252,25 @@ static dfs_str wanted_key(const rec *r, int kid, const char *k, size_t n, bool t
     if (w->all && !top)
         return kid >= 0 ? DFS_KEY_STR(kid) : dfs_strcache_intern(r->p->strs, k, n);
     return 0;
+}
+
+static dfs_str wanted_key(const rec *r, int kid, const char *k, size_t n, bool top)
+{
+    if (r->plain_want)
+        return 0;
+    if (!memchr(k, '\\', n))
+        return want_lookup(r, kid, k, n, top);
+    /* A key written with escapes ("s\u0069ze") is the key it decodes to, as nested keys are.
+     * Rare, so the decoding may cost an allocation. */
+    char local[256];
+    char *buf = n <= sizeof local ? local : malloc(n);
+    if (!buf)
+        return 0;
+    size_t len = dfs_json_unescape(k, n, buf);
+    dfs_str key = want_lookup(r, top ? kid : dfs_key_lookup(buf, len), buf, len, top);
+    if (buf != local)
+        free(buf);
+    return key;
 }
 
 static bool push_arg(rec *r, dfs_str key, const dfs_value *v)

@@ -197,6 +197,7 @@ static void test_default_sorted_all_args(void **state)
     char *text = mt_slurp(out, &len);
     assert_non_null(strstr(text, "\"name\":\"q\\\"uo\\\\te\\u0001\xc3\xa9\""));
     assert_non_null(strstr(text, "\"ret\":\"4096\""));
+    assert_non_null(strstr(text, "\"k\\n\":\"v\\t\"")); /* an escaped arg key, decoded once, escaped once */
     assert_non_null(strstr(text, "\"displayTimeUnit\":\"ns\""));
     free(text);
     mt_free(&got);

@@ -564,6 +564,23 @@ static void test_args_top_level_extra(void **state)
     assert_int_equal(ev->nargs, 0);
 }
 
+/* A key written with escapes is the key it decodes to, at the first level of args as deeper. */
+static void test_args_escaped_keys(void **state)
+{
+    fx *f = *state;
+    f->t.want.all = true;
+    const dfs_event *ev = event(f, "{\"name\":\"read\",\"cat\":\"POSIX\",\"ph\":\"X\",\"ts\":1,\"dur\":1,"
+                                   "\"pid\":1,\"tid\":1,\"args\":{\"s\\u0069ze\":7,\"m\\u00e9ta\":1,"
+                                   "\"in\":{\"m\\u00e9ta\":2}}}");
+    assert_int_equal(ev->nargs, 3);
+    assert_int_equal(ev->args[0].key, DFS_KEY_STR(DFS_KEY_SIZE)); /* a known key, once decoded */
+    assert_true(arg(f, ev, "size")->as.i == 7);
+    assert_true(arg(f, ev, "m\xc3\xa9ta")->as.i == 1);
+    const dfs_value *in = arg(f, ev, "in");
+    assert_int_equal(in->type, DFS_V_MAP);
+    assert_int_equal(in->as.items[0].key, ev->args[1].key); /* the same interned key at both levels */
+}
+
 /* ---- metadata -------------------------------------------------------------------------------- */
 
 static void test_process_and_thread_names(void **state)
@@ -1086,6 +1103,7 @@ int main(void)
         T(test_args_wanted_keys),
         T(test_args_extra_and_all),
         T(test_args_top_level_extra),
+        T(test_args_escaped_keys),
         T(test_process_and_thread_names),
         T(test_smdebug_framework_start),
         T(test_v2_end_record),
