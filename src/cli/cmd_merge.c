@@ -182,7 +182,7 @@ static int run_merge(merge_args *a)
         dfs_merge_report rep;
         memset(&rep, 0, sizeof rep);
         int wrc = write_trace(a, m, run, &rep);
-        for (size_t i = 0; i < rep.nwarnings; i++)
+        for (size_t i = 0; !a->common.quiet && i < rep.nwarnings; i++)
             fprintf(stderr, "dfscope merge: warning: %s\n", rep.warnings[i]);
         if (wrc == DFS_EXIT_OK) {
             if (a->json)

@@ -33,6 +33,14 @@ check "the input is untouched" cmp -s "$T/a.json" "$T/keep.json"
 code 4 "unwritable output" "$DFSCOPE" merge -q -o "$T/no/such/dir/o.json" "$T/a.json"
 code 0 "one small file" "$DFSCOPE" merge -q -o "$T/o.json" "$T/a.json"
 check "strict JSON" python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$T/o.json"
+# A file without an absolute clock (DASF: monotonic time) is merged unaligned, with a warning on
+# stderr (not with -q) and in the report either way.
+"$DFSCOPE" gen --format dasf --ranks 1 --events 20 -o "$T/dasf" >/dev/null 2>&1
+code 0 "a relative-time file" "$DFSCOPE" merge -o "$T/o2.json" "$T/a.json" "$T/dasf"
+check "the warning names the file" grep -q 'dasf-TracePlugin-node00.msgpack: times are relative' "$T/err"
+code 0 "a relative-time file, quiet" "$DFSCOPE" merge -q -o "$T/o2.json" "$T/a.json" "$T/dasf"
+check "the report keeps the warning" grep -q 'relative to an unknown start' "$T/out"
+check "-q keeps warnings off stderr" sh -c "! grep -q 'warning' '$T/err'"
 
 if [ ! -f "$R0" ]; then
   echo "SKIP: corpus not found at $TRACES" >&2
