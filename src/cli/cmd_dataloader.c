@@ -43,29 +43,21 @@ static void usage(FILE *out)
             "other than its last (left out), 3 --strict and damage found, 4 output error.\n");
 }
 
-enum { FMT_TABLE, FMT_JSON, FMT_CSV };
 
 typedef struct dl_args {
     dfs_cli_common common;
     dfs_dl_options opt;
     dfs_dl_report_options report;
-    int format;
+    dfs_cli_format format;
     const char *output, *windows;
     char **paths;
     int npaths;
 } dl_args;
 
-static int usage_error(const char *what, const char *arg)
-{
-    fprintf(stderr, "dfscope dataloader: %s '%s' (see 'dfscope dataloader --help')\n", what, arg);
-    return DFS_EXIT_USAGE;
-}
-
 static bool parse_count(const char *s, size_t *out)
 {
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (*s == '-' || end == s || *end || v > 100000000)
+    uint64_t v;
+    if (!dfs_cli_parse_uint(s, 0, 100000000, &v))
         return false;
     *out = (size_t)v;
     return true;
@@ -79,22 +71,17 @@ static int option_value(dl_args *a, int c, const char *arg)
     case 2002: a->opt.pattern[DFS_DL_INIT] = arg; return 0;
     case 2003: a->opt.pattern[DFS_DL_WORKER] = arg; return 0;
     case 2004:
-        if (strcmp(arg, "table") == 0)
-            a->format = FMT_TABLE;
-        else if (strcmp(arg, "json") == 0)
-            a->format = FMT_JSON;
-        else if (strcmp(arg, "csv") == 0)
-            a->format = FMT_CSV;
-        else
-            return usage_error("--format takes table, json or csv, not", arg);
-        return 0;
+        return dfs_cli_parse_format("dataloader", arg, true, &a->format);
     case 'o': a->output = arg; return 0;
     case 2005: a->windows = arg; return 0;
     case 2006:
-        return parse_count(arg, &a->opt.max_windows) ? 0 : usage_error("--max-windows takes a count, not", arg);
+        if (!parse_count(arg, &a->opt.max_windows))
+            return dfs_cli_usage_error("dataloader", "--max-windows takes a count, not", arg);
+        return 0;
     case 2007:
-        return parse_count(arg, &a->report.window_events) ? 0
-                                                          : usage_error("--window-events takes a count, not", arg);
+        if (!parse_count(arg, &a->report.window_events))
+            return dfs_cli_usage_error("dataloader", "--window-events takes a count, not", arg);
+        return 0;
     default:
         fprintf(stderr, "dfscope dataloader: see 'dfscope dataloader --help'\n");
         return DFS_EXIT_USAGE;
@@ -127,7 +114,7 @@ static int parse_args(dl_args *a, int argc, char **argv)
     }
     a->paths = argv + optind;
     a->npaths = argc - optind;
-    if (a->format == FMT_CSV && !a->output) {
+    if (a->format == DFS_CLI_CSV && !a->output) {
         fprintf(stderr, "dfscope dataloader: --format csv writes four files: give -o DIR\n");
         return DFS_EXIT_USAGE;
     }
@@ -145,7 +132,7 @@ static int write_report(const dl_args *a, const dfs_run *run, const dfs_dl_resul
     char err[512];
     if (a->windows && dfs_dl_write_windows(a->windows, run, r, err, sizeof err) != 0)
         return fail_output(err);
-    if (a->format == FMT_CSV)
+    if (a->format == DFS_CLI_CSV)
         return dfs_dl_write_csv_dir(a->output, run, r, err, sizeof err) == 0 ? DFS_EXIT_OK : fail_output(err);
     FILE *out = stdout;
     dfs_atomic_file af;
@@ -154,7 +141,7 @@ static int write_report(const dl_args *a, const dfs_run *run, const dfs_dl_resul
             return fail_output(err);
         out = af.fp;
     }
-    if (a->format == FMT_JSON)
+    if (a->format == DFS_CLI_JSON)
         dfs_dl_write_json(out, run, r, &a->report);
     else
         dfs_dl_write_text(out, run, r, &a->report);

@@ -48,12 +48,6 @@ typedef struct merge_args {
     bool json;
 } merge_args;
 
-static int usage_error(const char *what, const char *arg)
-{
-    fprintf(stderr, "dfscope merge: %s '%s' (see 'dfscope merge --help')\n", what, arg);
-    return DFS_EXIT_USAGE;
-}
-
 static int option_value(merge_args *a, int c, const char *arg)
 {
     struct stat st;
@@ -61,23 +55,24 @@ static int option_value(merge_args *a, int c, const char *arg)
     case 'o': a->output = arg; return 0;
     case 2001:
         if (strcmp(arg, "composer") != 0)
-            return usage_error("--compat knows only 'composer', not", arg);
+            return dfs_cli_usage_error("merge", "--compat knows only 'composer', not", arg);
         a->opt.compat_composer = true;
         return 0;
     case 2002:
         if (!dfs_cli_parse_size(arg, &a->opt.memory) || a->opt.memory < DFS_MERGE_MIN_MEMORY)
-            return usage_error("--memory takes a size of at least 64k (e.g. 512M), not", arg);
+            return dfs_cli_usage_error("merge", "--memory takes a size of at least 64k (e.g. 512M), not", arg);
         return 0;
     case 2003:
         if (stat(arg, &st) != 0 || !S_ISDIR(st.st_mode) || access(arg, W_OK | X_OK) != 0)
-            return usage_error("--tmpdir needs a writable directory, not", arg);
+            return dfs_cli_usage_error("merge", "--tmpdir needs a writable directory, not", arg);
         a->opt.tmpdir = arg;
         return 0;
-    case 2004:
-        if (strcmp(arg, "json") != 0 && strcmp(arg, "table") != 0)
-            return usage_error("--format is table or json, not", arg);
-        a->json = strcmp(arg, "json") == 0;
-        return 0;
+    case 2004: {
+        dfs_cli_format f = DFS_CLI_TABLE;
+        int rc = dfs_cli_parse_format("merge", arg, false, &f);
+        a->json = f == DFS_CLI_JSON;
+        return rc;
+    }
     default: return -1;
     }
 }

@@ -38,7 +38,6 @@ static void usage(FILE *out)
             "error.\n");
 }
 
-enum { FMT_TABLE, FMT_JSON, FMT_CSV };
 
 typedef struct rules_args {
     dfs_cli_common common;
@@ -46,15 +45,9 @@ typedef struct rules_args {
     char **paths;
     int npaths;
     const char *output;
-    int format;
+    dfs_cli_format format;
     bool list;
 } rules_args;
-
-static int usage_error(const char *msg)
-{
-    fprintf(stderr, "dfscope rules: %s (see 'dfscope rules --help')\n", msg);
-    return DFS_EXIT_USAGE;
-}
 
 static int option_value(rules_args *a, int c, const char *arg)
 {
@@ -62,29 +55,17 @@ static int option_value(rules_args *a, int c, const char *arg)
     switch (c) {
     case 'o': a->output = arg; return 0;
     case 2001:
-        return dfs_rules_select(&a->opt, arg, err, sizeof err) ? 0 : usage_error(err);
+        return dfs_rules_select(&a->opt, arg, err, sizeof err) ? 0 : dfs_cli_usage_error("rules", err, NULL);
     case 2002:
-        return dfs_rules_set_param(&a->opt, arg, err, sizeof err) ? 0 : usage_error(err);
+        return dfs_rules_set_param(&a->opt, arg, err, sizeof err) ? 0 : dfs_cli_usage_error("rules", err, NULL);
     case 2003:
-        if (strcmp(arg, "smdebug") != 0) {
-            snprintf(err, sizeof err, "--compat knows only 'smdebug', not '%s'", arg);
-            return usage_error(err);
-        }
+        if (strcmp(arg, "smdebug") != 0)
+            return dfs_cli_usage_error("rules", "--compat knows only 'smdebug', not", arg);
         a->opt.mode = DFS_RULES_COMPAT;
         return 0;
     case 2004:
-        if (strcmp(arg, "table") == 0)
-            a->format = FMT_TABLE;
-        else if (strcmp(arg, "json") == 0)
-            a->format = FMT_JSON;
-        else if (strcmp(arg, "csv") == 0)
-            a->format = FMT_CSV;
-        else {
-            snprintf(err, sizeof err, "--format is table, json or csv, not '%s'", arg);
-            return usage_error(err);
-        }
-        return 0;
-    default: return usage_error("unknown option");
+        return dfs_cli_parse_format("rules", arg, true, &a->format);
+    default: return dfs_cli_usage_error("rules", "unknown option", NULL);
     }
 }
 
@@ -119,7 +100,7 @@ static int parse_args(rules_args *a, int argc, char **argv)
             continue;
         }
         if (c == '?' || c == ':')
-            return usage_error("bad option");
+            return dfs_cli_usage_error("rules", "bad option", NULL);
         int rc = option_value(a, c, optarg);
         if (rc)
             return rc;
@@ -129,9 +110,9 @@ static int parse_args(rules_args *a, int argc, char **argv)
 
 static void write_result(FILE *out, const rules_args *a, const dfs_rules_result *r)
 {
-    if (a->format == FMT_JSON)
+    if (a->format == DFS_CLI_JSON)
         dfs_rules_write_json(out, r);
-    else if (a->format == FMT_CSV)
+    else if (a->format == DFS_CLI_CSV)
         dfs_rules_write_csv(out, r);
     else
         dfs_rules_write_text(out, r);

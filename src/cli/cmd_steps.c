@@ -45,7 +45,6 @@ static void usage(FILE *out)
             "damage found, 4 output error.\n");
 }
 
-typedef enum out_format { OUT_TABLE, OUT_JSON, OUT_CSV } out_format;
 
 typedef struct steps_args {
     dfs_cli_common common;
@@ -53,26 +52,10 @@ typedef struct steps_args {
     char **paths;
     int npaths;
     const char *output;
-    out_format format;
+    dfs_cli_format format;
     size_t head;
     bool list_concepts;
 } steps_args;
-
-static int usage_error(const char *what, const char *arg)
-{
-    fprintf(stderr, "dfscope steps: %s '%s' (see 'dfscope steps --help')\n", what, arg);
-    return DFS_EXIT_USAGE;
-}
-
-static bool parse_number(const char *s, double lo, double hi, double *out)
-{
-    char *end;
-    double v = strtod(s, &end);
-    if (end == s || *end || !(v >= lo && v <= hi))
-        return false;
-    *out = v;
-    return true;
-}
 
 enum {
     O_FORMAT = 3001, O_HEAD, O_STEP, O_STEP_END, O_DATA_WAIT, O_COMPUTE, O_COMPUTE_DEV, O_TRANSFER, O_IO,
@@ -99,33 +82,25 @@ static int option_value(steps_args *a, int c, const char *arg)
     switch (c) {
     case 'o': a->output = arg; return 0;
     case O_FORMAT:
-        if (strcmp(arg, "table") == 0)
-            a->format = OUT_TABLE;
-        else if (strcmp(arg, "json") == 0)
-            a->format = OUT_JSON;
-        else if (strcmp(arg, "csv") == 0)
-            a->format = OUT_CSV;
-        else
-            return usage_error("--format is table, json or csv, not", arg);
-        return 0;
+        return dfs_cli_parse_format("steps", arg, true, &a->format);
     case O_HEAD:
-        if (!parse_number(arg, 0, 1e9, &v) || v != (double)(size_t)v)
-            return usage_error("--head takes a number of rows, not", arg);
+        if (!dfs_cli_parse_double(arg, 0, 1e9, &v) || v != (double)(size_t)v)
+            return dfs_cli_usage_error("steps", "--head takes a number of rows, not", arg);
         a->head = (size_t)v;
         return 0;
     case O_THRESHOLD:
-        if (!parse_number(arg, 0, 100, &v))
-            return usage_error("--threshold takes a percentage from 0 to 100, not", arg);
+        if (!dfs_cli_parse_double(arg, 0, 100, &v))
+            return dfs_cli_usage_error("steps", "--threshold takes a percentage from 0 to 100, not", arg);
         a->opt.wait_threshold = v / 100;
         return 0;
     case O_STORAGE:
-        if (!parse_number(arg, 0, 100, &v))
-            return usage_error("--storage-threshold takes a percentage from 0 to 100, not", arg);
+        if (!dfs_cli_parse_double(arg, 0, 100, &v))
+            return dfs_cli_usage_error("steps", "--storage-threshold takes a percentage from 0 to 100, not", arg);
         a->opt.storage_threshold = v / 100;
         return 0;
     case O_FACTOR:
-        if (!parse_number(arg, 1, 1e6, &v))
-            return usage_error("--outlier-factor takes a factor of at least 1, not", arg);
+        if (!dfs_cli_parse_double(arg, 1, 1e6, &v))
+            return dfs_cli_usage_error("steps", "--outlier-factor takes a factor of at least 1, not", arg);
         a->opt.outlier_factor = v;
         return 0;
     default: return -1;
@@ -202,9 +177,9 @@ static void write_result(FILE *out, const steps_args *a, const dfs_run *run, con
                          const dfs_steps_result *r)
 {
     dfs_steps_report_opts ro = {.head = a->head, .opt = &a->opt, .concepts = dfs_steps_concepts(s)};
-    if (a->format == OUT_JSON)
+    if (a->format == DFS_CLI_JSON)
         dfs_steps_write_json(out, run, r, &ro);
-    else if (a->format == OUT_CSV)
+    else if (a->format == DFS_CLI_CSV)
         dfs_steps_write_csv(out, r);
     else
         dfs_steps_write_text(out, run, r, &ro);

@@ -56,12 +56,6 @@ typedef struct tasks_args {
     size_t head;
 } tasks_args;
 
-static int usage_error(const char *what, const char *arg)
-{
-    fprintf(stderr, "dfscope tasks: %s '%s' (see 'dfscope tasks --help')\n", what, arg);
-    return DFS_EXIT_USAGE;
-}
-
 /* NAME[,NAME...]; returns false when some name is unknown (nothing is changed then). */
 static bool parse_analyses(const char *list, unsigned *bits)
 {
@@ -86,18 +80,18 @@ static int option_value(tasks_args *a, int c, const char *arg)
     char *end;
     switch (c) {
     case 'a':
-        return parse_analyses(arg, &a->opt.analyses) ? 0 : usage_error("unknown analysis", arg);
+        return parse_analyses(arg, &a->opt.analyses) ? 0 : dfs_cli_usage_error("tasks", "unknown analysis", arg);
     case 'o': a->outdir = arg; return 0;
     case 2001: {
         unsigned long long n = strtoull(arg, &end, 10);
         if (*arg == '-' || *end || end == arg || n > 100000000)
-            return usage_error("--head takes a number of rows, not", arg);
+            return dfs_cli_usage_error("tasks", "--head takes a number of rows, not", arg);
         a->head = (size_t)n;
         return 0;
     }
     case 2002:
         if (strcmp(arg, "dasf") != 0)
-            return usage_error("--compat knows only 'dasf', not", arg);
+            return dfs_cli_usage_error("tasks", "--compat knows only 'dasf', not", arg);
         a->opt.mode = DFS_TASKS_COMPAT;
         return 0;
     case 2003:
@@ -110,17 +104,18 @@ static int option_value(tasks_args *a, int c, const char *arg)
         else if (strcmp(arg, "dot") == 0)
             a->graph_format = DFS_GRAPH_DOT;
         else
-            return usage_error("--graph-format is graphml or dot, not", arg);
+            return dfs_cli_usage_error("tasks", "--graph-format is graphml or dot, not", arg);
         return 0;
-    case 2005:
-        if (strcmp(arg, "json") != 0 && strcmp(arg, "table") != 0)
-            return usage_error("--format is table or json, not", arg);
-        a->json = strcmp(arg, "json") == 0;
-        return 0;
+    case 2005: {
+        dfs_cli_format f = DFS_CLI_TABLE;
+        int rc = dfs_cli_parse_format("tasks", arg, false, &f);
+        a->json = f == DFS_CLI_JSON;
+        return rc;
+    }
     case 2007:
         a->opt.bucket_s = strtod(arg, &end);
         if (*end || end == arg || !(a->opt.bucket_s >= 0.001 && a->opt.bucket_s <= 86400))
-            return usage_error("--bucket takes seconds from 0.001 to 86400, not", arg);
+            return dfs_cli_usage_error("tasks", "--bucket takes seconds from 0.001 to 86400, not", arg);
         return 0;
     default: return -1;
     }

@@ -54,17 +54,10 @@ typedef struct timeline_args {
     int npaths;
 } timeline_args;
 
-static int usage_error(const char *what, const char *arg)
-{
-    fprintf(stderr, "dfscope timeline: %s '%s' (see 'dfscope timeline --help')\n", what, arg);
-    return DFS_EXIT_USAGE;
-}
-
 static bool parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
 {
-    char *end;
-    unsigned long v = strtoul(s, &end, 10);
-    if (*s < '0' || *s > '9' || *end || v < lo || v > hi)
+    uint64_t v;
+    if (!dfs_cli_parse_uint(s, lo, hi, &v))
         return false;
     *out = (unsigned)v;
     return true;
@@ -96,19 +89,22 @@ static int option_value(timeline_args *a, int c, int index, const char *arg)
         return 0;
     case 'o': a->output = arg; return 0;
     case OPT_LANES:
-        return parse_uint(arg, 0, 1000000, &a->lanes) ? 0 : usage_error("--lanes takes a number, not", arg);
+        if (!parse_uint(arg, 0, 1000000, &a->lanes))
+            return dfs_cli_usage_error("timeline", "--lanes takes a number, not", arg);
+        return 0;
     case OPT_WIDTH:
         return parse_uint(arg, 200, 20000, &a->width)
                    ? 0
-                   : usage_error("--width takes 200..20000 pixels, not", arg);
+                   : dfs_cli_usage_error("timeline", "--width takes 200..20000 pixels, not", arg);
     case OPT_DEPTH:
-        return parse_uint(arg, 1, 64, &a->depth) ? 0 : usage_error("--depth takes 1..64, not", arg);
+        return parse_uint(arg, 1, 64, &a->depth) ? 0 : dfs_cli_usage_error("timeline", "--depth takes 1..64, not", arg);
     case OPT_TITLE: a->title = arg; return 0;
-    case OPT_FORMAT:
-        if (strcmp(arg, "json") != 0 && strcmp(arg, "table") != 0)
-            return usage_error("--format is table or json, not", arg);
-        a->json = strcmp(arg, "json") == 0;
-        return 0;
+    case OPT_FORMAT: {
+        dfs_cli_format f = DFS_CLI_TABLE;
+        int rc = dfs_cli_parse_format("timeline", arg, false, &f);
+        a->json = f == DFS_CLI_JSON;
+        return rc;
+    }
     case OPT_CONCEPT: a->concepts.text[concept_options[index].concept] = arg; return 0;
     default: return -1;
     }
