@@ -3,11 +3,13 @@
 # As root it installs what is missing with apt-get; otherwise it prints the exact command and fails.
 set -euo pipefail
 
-need=(gcc make cmake pkg-config libisal-dev zlib1g-dev libpcre2-dev libyaml-dev)
+# MPI (docs/MPI.md): Open MPI's headers and library to build the distributed commands, its
+# launcher (mpirun) to test and benchmark them; MPICH (libmpich-dev mpich) works as well.
+need=(gcc make cmake pkg-config libisal-dev zlib1g-dev libpcre2-dev libyaml-dev libopenmpi-dev)
 case "${1:-build}" in
   build) ;;
-  test)  need+=(libcmocka-dev clang python3) ;;
-  bench) need+=(isal time bc coreutils findutils) ;;
+  test)  need+=(libcmocka-dev clang python3 openmpi-bin) ;;
+  bench) need+=(isal time bc coreutils findutils openmpi-bin) ;;
   *) echo "usage: $0 [build|test|bench]" >&2; exit 2 ;;
 esac
 

@@ -118,7 +118,7 @@ const char *dfs_compat_name(dfs_compat c)
 
 /* ----- per-worker state --------------------------------------------------------------------- */
 
-static void acc_init(acc *a)
+void dfs_layered_acc_init(acc *a)
 {
     memset(a, 0, sizeof *a);
     dfs_keymap_init(&a->procs, sizeof(proc_key));
@@ -133,7 +133,7 @@ static void acc_init(acc *a)
     a->max_end = INT64_MIN;
 }
 
-static void acc_free(acc *a)
+void dfs_layered_acc_free(acc *a)
 {
     dfs_keymap_free(&a->procs);
     dfs_vec_free(&a->proc_v);
@@ -227,7 +227,7 @@ static uint32_t process_index(acc *a, const lev *e)
 }
 
 /* The first family of the cell, creating it (with nfam empty families) when new. */
-static lunit *cell_aggs(dfs_layered *la, acc *a, const cell_key *k)
+lunit *dfs_layered_cell(dfs_layered *la, acc *a, const cell_key *k)
 {
     uint32_t idx;
     bool fresh;
@@ -267,11 +267,11 @@ static int64_t bin_of(const dfs_layered *la, int64_t ts)
 static lunit *cached_cell(worker_state *w, dfs_layered *la, acc *a, const cell_key *k)
 {
     if (!w || k->kind != CELL_TIME)
-        return cell_aggs(la, a, k);
+        return dfs_layered_cell(la, a, k);
     unsigned l = k->layer;
     if (w->last_cell_idx[l] && memcmp(&w->last_cell[l], k, sizeof *k) == 0)
         return &a->units.v[a->cell_v.v[w->last_cell_idx[l] - 1].agg];
-    lunit *f = cell_aggs(la, a, k);
+    lunit *f = dfs_layered_cell(la, a, k);
     uint32_t idx;
     if (f && dfs_keymap_get(&a->cells, k, &idx)) {
         w->last_cell[l] = *k;
@@ -527,10 +527,10 @@ static void *worker_begin(void *user)
     if (!w)
         return NULL;
     w->la = la;
-    acc_init(&w->a);
+    dfs_layered_acc_init(&w->a);
     w->cls = dfs_postread_new(&la->plan);
     if (!w->cls) {
-        acc_free(&w->a);
+        dfs_layered_acc_free(&w->a);
         free(w);
         return NULL;
     }
@@ -553,7 +553,7 @@ static void merge_sets(acc *into, const acc *from)
         into->failed |= dfs_keyset_add(&into->pids, k) < 0;
 }
 
-static void merge_counters(acc *into, const acc *from)
+void dfs_layered_merge_counters(acc *into, const acc *from)
 {
     into->events += from->events;
     into->no_duration += from->no_duration;
@@ -579,7 +579,7 @@ static void merge_cells(dfs_layered *la, acc *into, acc *from, const uint32_t *p
     for (size_t i = 0; i < from->cell_v.n && !into->failed; i++) {
         cell_key k = from->cell_v.v[i].key;
         k.proc = procmap[k.proc];
-        lunit *dst = cell_aggs(la, into, &k);
+        lunit *dst = dfs_layered_cell(la, into, &k);
         if (dst)
             dfs_block_merge(la, k.layer, dst, &from->units.v[from->cell_v.v[i].agg]);
     }
@@ -616,6 +616,24 @@ static void merge_processes(acc *into, acc *from)
     }
 }
 
+uint32_t dfs_layered_add_proc(acc *a, const proc_info *pi, bool process)
+{
+    lev e = {.hhash = pi->key.hhash, .host = pi->key.host, .pid = pi->key.pid, .tid = pi->key.tid,
+             .file = pi->file, .offset = pi->offset};
+    if (process)
+        return process_index(a, &e);
+    uint32_t idx = proc_index(a, &e, NULL, NULL, NULL);
+    if (idx == UINT32_MAX)
+        return idx;
+    /* the earliest sighting wins, so late host resolution does not depend on -j */
+    proc_info *mine = &a->proc_v.v[idx];
+    if (pi->file < mine->file || (pi->file == mine->file && pi->offset < mine->offset)) {
+        mine->file = pi->file;
+        mine->offset = pi->offset;
+    }
+    return idx;
+}
+
 static uint32_t *merge_procs(acc *into, const acc *from)
 {
     uint32_t *map = malloc((from->proc_v.n + 1) * sizeof *map);
@@ -624,26 +642,17 @@ static uint32_t *merge_procs(acc *into, const acc *from)
         return NULL;
     }
     for (size_t p = 0; p < from->proc_v.n; p++) {
-        const proc_info *pi = &from->proc_v.v[p];
-        lev e = {.hhash = pi->key.hhash, .host = pi->key.host, .pid = pi->key.pid, .tid = pi->key.tid,
-                 .file = pi->file, .offset = pi->offset};
-        map[p] = proc_index(into, &e, NULL, NULL, NULL);
+        map[p] = dfs_layered_add_proc(into, &from->proc_v.v[p], false);
         if (map[p] == UINT32_MAX) {
             free(map);
             return NULL;
-        }
-        /* the earliest sighting wins, so late host resolution does not depend on -j */
-        proc_info *mine = &into->proc_v.v[map[p]];
-        if (pi->file < mine->file || (pi->file == mine->file && pi->offset < mine->offset)) {
-            mine->file = pi->file;
-            mine->offset = pi->offset;
         }
     }
     return map;
 }
 
 /* Adds a post-read category to the run's list (they are few: a linear search will do). */
-static void add_category(acc *a, const char *t, size_t len)
+void dfs_layered_add_category(acc *a, const char *t, size_t len)
 {
     for (size_t i = 0; i < a->cat_texts.n; i++)
         if (strlen(a->cat_texts.v[i]) == len && memcmp(a->cat_texts.v[i], t, len) == 0)
@@ -657,7 +666,7 @@ static void add_category(acc *a, const char *t, size_t len)
 
 static void merge_acc(dfs_layered *la, acc *into, acc *from)
 {
-    merge_counters(into, from);
+    dfs_layered_merge_counters(into, from);
     merge_sets(into, from);
     into->failed |= !dfs_clock_track_merge(&into->clocks, &from->clocks);
     uint32_t *map = merge_procs(into, from);
@@ -668,6 +677,13 @@ static void merge_acc(dfs_layered *la, acc *into, acc *from)
     merge_processes(into, from);
     for (size_t i = 0; i < from->pending.n; i++)
         into->failed |= !dfs_vec_push(&into->pending, from->pending.v[i]);
+}
+
+void dfs_layered_merge_acc(dfs_layered *la, acc *into, acc *from)
+{
+    merge_acc(la, into, from);
+    for (size_t i = 0; i < from->cat_texts.n; i++)
+        dfs_layered_add_category(into, from->cat_texts.v[i], strlen(from->cat_texts.v[i]));
 }
 
 /* Nothing merged into it yet (its tables may still be allocated but hold nothing). */
@@ -697,11 +713,11 @@ static void worker_end(void *user, const dfs_run *run, void *state)
         size_t len;
         const char *t = dfs_postread_cat_text(w->cls, c, &len);
         if (w->cat_used.v[c])
-            add_category(&la->total, t, len);
+            dfs_layered_add_category(&la->total, t, len);
     }
     dfs_vec_free(&w->cat_used);
     dfs_postread_free(w->cls);
-    acc_free(&w->a);
+    dfs_layered_acc_free(&w->a);
     free(w);
 }
 
@@ -883,7 +899,7 @@ dfs_layered *dfs_layered_new(const dfs_layered_options *opt, char *err, size_t e
     la->opt = *opt;
     if (la->opt.granularity_ns <= 0)
         la->opt.granularity_ns = INT64_C(1000000000);
-    acc_init(&la->total);
+    dfs_layered_acc_init(&la->total);
     const dfs_preset_layer *layers = opt->preset->layers;
     size_t nlayers = opt->preset->nlayers;
     if (opt->preset->auto_layers) {
@@ -934,7 +950,7 @@ void dfs_layered_free(dfs_layered *la)
     if (!la)
         return;
     dfs_layered_free_views(la);
-    acc_free(&la->total);
+    dfs_layered_acc_free(&la->total);
     for (size_t i = 0; la->auto_names && i < 3 * la->nauto; i++)
         free(la->auto_names[i]);
     free(la->auto_names);
@@ -967,11 +983,11 @@ static bool analyse_pending(dfs_layered *la, const dfs_run *run)
         size_t len;
         const char *t = dfs_postread_cat_text(w->cls, c, &len);
         if (w->cat_used.v[c])
-            add_category(&la->total, t, len);
+            dfs_layered_add_category(&la->total, t, len);
     }
     dfs_vec_free(&w->cat_used);
     dfs_postread_free(w->cls);
-    acc_free(&w->a);
+    dfs_layered_acc_free(&w->a);
     free(w);
     return !la->total.failed;
 }

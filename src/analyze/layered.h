@@ -138,6 +138,19 @@ const dfs_layered_result *dfs_layered_finish(dfs_layered *la, const dfs_run *run
 bool dfs_layered_needs_rerun(const dfs_layered *la, int64_t *origin_ns);
 size_t dfs_layered_categories(const dfs_layered *la, const char *const **categories);
 
+/* Distributed runs (layered_pack.c, docs/MPI.md): a rank's merged state (after dfs_run_read,
+ * before finishing) on the wire with strings as text, and merged into another rank's as a
+ * worker's would be. census lists the traced processes holding exact u_ interval state
+ * (dfs_unit_hash), pending events' processes included; finish_local finishes, where they were
+ * read, the processes no other rank has (shared: sorted), so they travel as totals and bins. */
+struct dfs_pack;
+struct dfs_unpack;
+struct dfs_u64vec;
+bool dfs_layered_pack(const dfs_layered *la, const dfs_run *run, struct dfs_pack *w);
+bool dfs_layered_merge_packed(dfs_layered *la, dfs_run *run, struct dfs_unpack *r);
+bool dfs_layered_census(const dfs_layered *la, const dfs_run *run, struct dfs_u64vec *units);
+bool dfs_layered_finish_local(dfs_layered *la, const dfs_run *run, const uint64_t *shared, size_t nshared);
+
 /* The preview before the real pass: the earliest event start and the lower-cased categories of
  * the first `bytes` of every input (cheap: no file is read to its end). */
 typedef struct dfs_preview {

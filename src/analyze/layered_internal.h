@@ -145,6 +145,20 @@ void dfs_block_merge(const dfs_layered *la, unsigned l, lunit *into, const lunit
 int dfs_size_bin(uint64_t size);
 extern const char *const dfs_size_bin_suffix[DFS_SIZE_BINS];
 
+void dfs_layered_acc_init(acc *a);
+void dfs_layered_acc_free(acc *a);
+/* Merges another worker's or rank's state (strings of the same run) into `into`, categories
+ * included; what `from` still holds is then freed by the caller. */
+void dfs_layered_merge_acc(dfs_layered *la, acc *into, acc *from);
+/* The pieces of that merge, for merging a packed state straight into a total (layered_pack.c):
+ * the families of a cell (created empty when new; NULL when out of memory); the index of a
+ * process-and-thread (process: the process map) added when new, an earlier sighting replacing
+ * the one kept (UINT32_MAX when out of memory); the scalar counters; a post-read category. */
+lunit *dfs_layered_cell(dfs_layered *la, acc *a, const cell_key *k);
+uint32_t dfs_layered_add_proc(acc *a, const proc_info *pi, bool process);
+void dfs_layered_merge_counters(acc *into, const acc *from);
+void dfs_layered_add_category(acc *a, const char *t, size_t len);
+
 /* layered_views.c: derives result.views from la->total (canonical, merged). */
 bool dfs_layered_build_views(dfs_layered *la, const dfs_run *run, int64_t bin_shift);
 void dfs_layered_free_views(dfs_layered *la);

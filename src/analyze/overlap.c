@@ -21,21 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/clocks.h"
-#include "analyze/overlap_engine.h"
-#include "analyze/postread.h"
-#include "util/arena.h"
-#include "util/keymap.h"
-#include "util/keyset.h"
-#include "util/u64map.h"
-#include "util/vec.h"
-
-#define NCLS DFS_OVERLAP_MAX_CLASSES
-#define CHECK_EVERY 4096u /* class events between two looks at a worker's held intervals */
-#define CLASS_MEMO 256    /* direct-mapped classification cache in front of the classifier's memo */
-
-enum { MARK_EPOCH = 0, MARK_STEP = 1, NMARKS = 2 };
-enum { LAYER_MARK = 100 }; /* layer_class values from here on name a marker kind */
+#include "analyze/overlap_internal.h"
+#include "dist/pack.h"
 
 static const char *const fixed_names[3] = {"compute", "io", "app_io"};
 
@@ -61,165 +48,6 @@ static int64_t floor_div(int64_t a, int64_t b)
     int64_t q = a / b;
     return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
 }
-
-/* ===== per-worker state ========================================================================= */
-
-/* A marker's args.epoch / args.step: a number, a string, or none (then its ordinal is used). */
-typedef struct label {
-    uint8_t kind; /* 0 none, 1 integer, 2 string */
-    int64_t i;
-    dfs_str s;
-} label;
-
-typedef struct marker {
-    int64_t s, e;
-    label lab;
-    uint8_t kind; /* MARK_EPOCH / MARK_STEP */
-} marker;
-
-typedef DFS_VEC(int64_t) i64_vec;
-
-/* A process (tid 0, in the process map) or a thread. The host is keyed by its hash when the trace
- * has one, so a unit seen before and after its HH record is one unit. 32 bytes, no padding. */
-typedef struct unit_key {
-    uint64_t hhash;
-    dfs_str host;  /* only when hhash is 0 (2023 format: host names in clear) */
-    uint32_t pad;
-    int64_t pid, tid;
-} unit_key;
-
-typedef struct scope {
-    unit_key key;
-    dfs_str host, pid_str, tid_str; /* as seen (host resolved when known) */
-    uint32_t file;                  /* first sighting, for late host resolution */
-    uint64_t offset;
-    int64_t start, end;
-    uint64_t events;
-    int64_t sum[NCLS];
-    uint64_t count[NCLS];
-    dfs_ovl *eng;                   /* exact method; NULL until the first class event */
-    /* streaming */
-    int64_t t_end, lag, mlag, wm;   /* latest end, longest class event, longest marker, last watermark
-                                       (INT64_MIN: none) */
-    bool finalized, active, idle, missed;
-    DFS_VEC(marker) markers;
-    i64_vec bounds;                 /* marker boundaries not flushed yet */
-    i64_vec snaps;                  /* per flush: t, then (measure, |X ∩ C|) per class */
-} scope;
-
-typedef DFS_VEC(scope) scope_vec;
-
-typedef struct active_ref {
-    uint8_t thread; /* 0: procs, 1: threads */
-    uint32_t idx;
-} active_ref;
-
-/* One event reduced to what the analysis reads (pending events wait in this form). */
-typedef struct oev {
-    int64_t ts, end;  /* absolute ns, end >= ts */
-    uint64_t fhash, hhash, offset;
-    int64_t pid, tid;
-    dfs_str cat, name, fname, host, pid_str, tid_str;
-    uint32_t file;
-    bool has_size_sum;
-    /* the args only I/O events and markers need, read on demand from src (valid during the batch;
-     * NULL once read, e.g. for pending events) */
-    const dfs_event *src;
-    int64_t ret, image_size;
-    label lab[NMARKS];
-} oev;
-
-typedef struct approx_key {
-    int64_t bin;
-    uint32_t thread;
-    uint32_t pad;
-} approx_key;
-
-typedef struct func_acc {
-    dfs_str name;
-    uint64_t count, sized;
-    unsigned __int128 bytes;
-} func_acc;
-
-typedef struct size_key {
-    dfs_str name;
-    uint32_t pad;
-    uint64_t size;
-} size_key;
-
-typedef struct wstate {
-    dfs_overlap *ov;
-    dfs_postread *cls;
-    dfs_keymap pmap, tmap;
-    scope_vec procs, threads;
-    uint32_t last_proc, last_thread;
-    bool have_last_proc, have_last_thread;
-    dfs_ovl *global;
-    bool have_time;
-    int64_t min_ts, max_end;
-    dfs_keymap amap;               /* approx_key -> entry */
-    DFS_VEC(approx_key) akeys;
-    DFS_VEC(int64_t) asums;        /* nclasses per entry */
-    dfs_u64map g0map;              /* start bin -> index in g0 */
-    DFS_VEC(dfs_ovl *) g0;
-    DFS_VEC(int64_t) g0bins;
-    dfs_keymap fmap;               /* function name -> func_acc */
-    DFS_VEC(func_acc) funcs;
-    dfs_keymap smap;               /* size_key -> count */
-    DFS_VEC(size_key) skeys;
-    DFS_VEC(uint64_t) scounts;
-    dfs_keymap rmap;               /* (cat, name) -> size rule (G0's, overlap.md §1) */
-    dfs_keyset files, hosts, pids, ctids, itids;
-    /* one-entry caches in front of the sets and maps: neighbouring events mostly repeat */
-    uint64_t last_file[2], last_host[2];
-    int64_t last_pid, last_ctid, last_itid;
-    bool have_pid, have_ctid, have_itid;
-    dfs_keymap canon;              /* file name -> the first file name with the same suffix markers */
-    DFS_VEC(uint32_t) canon_bits;  /* pairs (markers, file name) */
-    dfs_str last_fname, last_canon;
-    dfs_str last_func, last_rule_key[2];
-    uint32_t last_func_idx, last_rule, last_size_idx;
-    size_key last_size;
-    bool have_func, have_rule, have_size;
-    struct class_memo {
-        dfs_pr_input in;
-        dfs_pr_event pe;
-        bool used;
-    } memo[CLASS_MEMO];
-    uint64_t events, no_duration, other_phases, bad_time, negative, dropped_files, dropped_functions;
-    DFS_VEC(oev) pending;
-    dfs_clock_track clocks;        /* the clock each file went through (analyze/clocks.h) */
-    /* the input stream this worker is reading, and its units with unflushed intervals */
-    bool have_file;
-    uint32_t cur_file;
-    DFS_VEC(active_ref) active;
-    uint64_t since_check, check_every, budget, flushes;
-    bool no_stream;                /* the merged state: events added at the end never flush */
-    bool conflict, failed;
-} wstate;
-
-struct dfs_overlap {
-    dfs_overlap_options opt;
-    dfs_preset raw_preset;         /* the preset, without its ignore lists unless post_read */
-    dfs_preset_layer layers[NCLS + NMARKS];
-    int layer_class[NCLS + NMARKS]; /* class index, or LAYER_MARK + marker kind */
-    size_t nlayers;
-    dfs_layer_plan plan;
-    size_t nclasses;
-    const char *class_names[NCLS];
-    const char *class_texts[NCLS];
-    const char *mark_texts[NMARKS];
-    bool needs_fname;              /* the classes read the file name or the suffixed category */
-    bool canon_files;              /* the classification reads a file name only for its suffix markers */
-    bool expect_markers;           /* epoch or step predicates are given */
-    bool need_threads, need_bins, exact, want_global;
-    dfs_consumer consumer;
-    wstate total;
-    bool rerun;
-    dfs_overlap_rerun rerun_info;
-    dfs_arena mem;                 /* the result */
-    dfs_overlap_result result;
-};
 
 /* ===== names and defaults ======================================================================== */
 
@@ -390,7 +218,7 @@ static uint64_t classes_of(const dfs_overlap *ov, uint64_t layers, unsigned *mar
 
 /* ===== worker state ============================================================================= */
 
-static void wstate_init(wstate *w, dfs_overlap *ov)
+void dfs_overlap_wstate_init(wstate *w, dfs_overlap *ov)
 {
     memset(w, 0, sizeof *w);
     w->ov = ov;
@@ -414,7 +242,7 @@ static void wstate_init(wstate *w, dfs_overlap *ov)
     w->check_every = w->budget / 4 < CHECK_EVERY ? w->budget / 4 + 1 : CHECK_EVERY;
 }
 
-static void scope_free(scope *s)
+void dfs_overlap_scope_free(scope *s)
 {
     dfs_ovl_free(s->eng);
     s->eng = NULL;
@@ -423,13 +251,13 @@ static void scope_free(scope *s)
     dfs_vec_free(&s->snaps);
 }
 
-static void wstate_free(wstate *w)
+void dfs_overlap_wstate_free(wstate *w)
 {
     dfs_postread_free(w->cls);
     for (size_t i = 0; i < w->procs.n; i++)
-        scope_free(&w->procs.v[i]);
+        dfs_overlap_scope_free(&w->procs.v[i]);
     for (size_t i = 0; i < w->threads.n; i++)
-        scope_free(&w->threads.v[i]);
+        dfs_overlap_scope_free(&w->threads.v[i]);
     dfs_vec_free(&w->procs);
     dfs_vec_free(&w->threads);
     dfs_keymap_free(&w->pmap);
@@ -462,7 +290,7 @@ static void wstate_free(wstate *w)
     memset(w, 0, sizeof *w);
 }
 
-static void scope_init(scope *s, const unit_key *k)
+void dfs_overlap_scope_init(scope *s, const unit_key *k)
 {
     memset(s, 0, sizeof *s);
     s->key = *k;
@@ -492,7 +320,7 @@ static uint32_t unit_index(wstate *w, bool thread, const unit_key *k, const oev 
     }
     if (fresh) {
         scope *s = &vec->v[vec->n++];
-        scope_init(s, k);
+        dfs_overlap_scope_init(s, k);
         s->file = e->file;
         s->offset = e->offset;
         s->pid_str = e->pid_str;
@@ -1231,10 +1059,10 @@ static void *worker_begin(void *user)
     wstate *w = malloc(sizeof *w);
     if (!w)
         return NULL;
-    wstate_init(w, ov);
+    dfs_overlap_wstate_init(w, ov);
     w->cls = dfs_postread_new(&ov->plan);
     if (!w->cls) {
-        wstate_free(w);
+        dfs_overlap_wstate_free(w);
         free(w);
         return NULL;
     }
@@ -1428,7 +1256,7 @@ static void merge_engines(wstate *into, wstate *from)
     merge_g0(into, from);
 }
 
-static void merge_state(wstate *into, wstate *from)
+void dfs_overlap_merge_state(wstate *into, wstate *from)
 {
     merge_scalars(into, from);
     uint32_t *pmap = malloc((from->procs.n + 1) * sizeof *pmap);
@@ -1461,8 +1289,8 @@ static void worker_end(void *user, const dfs_run *run, void *state)
         ov->total.failed = true;
         return;
     }
-    merge_state(&ov->total, w);
-    wstate_free(w);
+    dfs_overlap_merge_state(&ov->total, w);
+    dfs_overlap_wstate_free(w);
     free(w);
 }
 
@@ -2398,7 +2226,7 @@ dfs_overlap *dfs_overlap_new(const dfs_overlap_options *opt, char *err, size_t e
     ov->want_global = !ov->exact || opt->global || opt->scope == DFS_OVERLAP_GLOBAL;
     ov->need_bins = opt->granularity_ns > 0;
     dfs_arena_init(&ov->mem, 64 << 10);
-    wstate_init(&ov->total, ov);
+    dfs_overlap_wstate_init(&ov->total, ov);
     if (!build_plan(ov, err, errlen)) {
         dfs_overlap_free(ov);
         return NULL;
@@ -2419,7 +2247,7 @@ void dfs_overlap_free(dfs_overlap *ov)
 {
     if (!ov)
         return;
-    wstate_free(&ov->total);
+    dfs_overlap_wstate_free(&ov->total);
     dfs_arena_free(&ov->mem);
     free(ov);
 }
@@ -2443,6 +2271,69 @@ const dfs_overlap_result *dfs_overlap_finish(dfs_overlap *ov, const dfs_run *run
     if (ov->rerun || !build_result(ov, run, shift))
         return NULL;
     return &ov->result;
+}
+
+/* ===== distributed runs: the unit census ========================================================= */
+
+/* A unit's identity across ranks: its key with the host as text; threads salted apart. */
+static uint64_t unit_id(const dfs_run *run, const unit_key *k, bool thread)
+{
+    return dfs_unit_hash(run, k->hhash, k->host, k->pid, k->tid) ^ (thread ? UINT64_C(0x5bd1e9955bd1e995) : 0);
+}
+
+/* The units a pending event will join when it is analysed on the rank that finishes. */
+static bool pending_units(const dfs_overlap *ov, const dfs_run *run, dfs_u64vec *out)
+{
+    for (size_t i = 0; i < ov->total.pending.n; i++) {
+        const oev *e = &ov->total.pending.v[i];
+        unit_key p = key_of(e, false), t = key_of(e, true);
+        if (!dfs_vec_push(out, unit_id(run, &p, false)) ||
+            (ov->need_threads && !dfs_vec_push(out, unit_id(run, &t, true))))
+            return false;
+    }
+    return true;
+}
+
+bool dfs_overlap_census(const dfs_overlap *ov, const dfs_run *run, dfs_u64vec *units)
+{
+    const scope_vec *vecs[2] = {&ov->total.procs, &ov->total.threads};
+    for (int k = 0; k < 2; k++)
+        for (size_t i = 0; i < vecs[k]->n; i++) {
+            const scope *sc = &vecs[k]->v[i];
+            if (has_intervals(sc) && !dfs_vec_push(units, unit_id(run, &sc->key, k == 1)))
+                return false;
+        }
+    return pending_units(ov, run, units);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static bool listed(const uint64_t *v, size_t n, uint64_t key)
+{
+    return n && bsearch(&key, v, n, sizeof *v, cmp_u64) != NULL;
+}
+
+bool dfs_overlap_finish_local(dfs_overlap *ov, const dfs_run *run, const uint64_t *shared, size_t nshared)
+{
+    wstate *t = &ov->total;
+    dfs_u64vec waiting = {0};
+    bool ok = pending_units(ov, run, &waiting);
+    if (ok && waiting.n)
+        qsort(waiting.v, waiting.n, sizeof *waiting.v, cmp_u64);
+    scope_vec *vecs[2] = {&t->procs, &t->threads};
+    for (int k = 0; ok && k < 2; k++)
+        for (size_t i = 0; i < vecs[k]->n; i++) {
+            scope *sc = &vecs[k]->v[i];
+            uint64_t id = unit_id(run, &sc->key, k == 1);
+            if (has_intervals(sc) && !listed(shared, nshared, id) && !listed(waiting.v, waiting.n, id))
+                finalize_scope(t, sc);
+        }
+    dfs_vec_free(&waiting);
+    return ok && !t->failed;
 }
 
 bool dfs_overlap_needs_rerun(const dfs_overlap *ov, dfs_overlap_rerun *out)

@@ -225,4 +225,19 @@ typedef struct dfs_overlap_rerun {
 
 /* After a NULL finish: true when a second pass is needed, with its settings. */
 bool dfs_overlap_needs_rerun(const dfs_overlap *ov, dfs_overlap_rerun *out);
+
+/* Distributed runs (overlap_pack.c, docs/MPI.md): a rank's merged state (after dfs_run_read,
+ * before finishing) on the wire with strings as text, and merged into another rank's as a
+ * worker's would be (units flushed on two ranks are a conflict, as between two workers, and ask
+ * for a second pass without streaming). census lists the units holding interval state
+ * (dfs_unit_hash; pending events' units included); finish_local measures here, entirely, the units
+ * no other rank has (shared: sorted), so they travel as totals, bins and snapshots: all their
+ * events are there, so this is exact whether the pass streams or not. */
+struct dfs_pack;
+struct dfs_unpack;
+struct dfs_u64vec;
+bool dfs_overlap_pack(const dfs_overlap *ov, const dfs_run *run, struct dfs_pack *w);
+bool dfs_overlap_merge_packed(dfs_overlap *ov, dfs_run *run, struct dfs_unpack *r);
+bool dfs_overlap_census(const dfs_overlap *ov, const dfs_run *run, struct dfs_u64vec *units);
+bool dfs_overlap_finish_local(dfs_overlap *ov, const dfs_run *run, const uint64_t *shared, size_t nshared);
 #endif

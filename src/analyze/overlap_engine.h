@@ -88,4 +88,15 @@ const dfs_ovl_measure *dfs_ovl_bin(const dfs_ovl *o, size_t i, unsigned c);
 uint64_t dfs_ovl_late_events(const dfs_ovl *o);
 /* Intervals and undecided events currently held (for tests of the memory bound). */
 size_t dfs_ovl_held(const dfs_ovl *o);
+
+/* Distributed runs (docs/MPI.md): the whole state on the wire, and back as an equal engine
+ * (NULL when the buffer is bad or memory runs out). A finished engine travels as its totals and
+ * bins only, since it holds nothing else. (Left out where the engine is compiled again under
+ * other names, as test_overlap_engine.c does over a failing allocator.) */
+#ifndef dfs_ovl
+struct dfs_pack;
+struct dfs_unpack;
+void dfs_ovl_pack(const dfs_ovl *o, struct dfs_pack *w);
+dfs_ovl *dfs_ovl_unpack(struct dfs_unpack *r);
+#endif
 #endif

@@ -3,56 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/keyset.h"
-#include "util/u64map.h"
-#include "util/vec.h"
+#include "analyze/stats_internal.h"
 
-typedef struct span {
-    int64_t min, max;
-    bool have;
-} span;
-
-/* A process (tid 0) or thread. While its host is unresolved, the key holds the host hash and the
- * file it was met in; an event with no host at all keeps its file (hhash 0) and takes the host
- * seen for the same pid in the same file. dfs_stats_finish resolves both and keys again by host. */
-typedef struct proc_key {
-    int64_t pid, tid;
-    uint64_t hhash;
-    uint32_t host, file;
-} proc_key;
-
-typedef DFS_VEC(dfs_stats_name) name_vec;
-typedef DFS_VEC(span) span_vec;
-
-/* One worker's partial result; the run-wide result is the same structure, merged. */
-typedef struct part {
-    dfs_u64map name_index, cat_index; /* (cat << 32 | name) -> index */
-    name_vec names, cats;             /* cats: only in the total, made when finishing */
-    dfs_keyset procs;     /* proc_key with tid 0 */
-    dfs_keyset threads;   /* proc_key */
-    dfs_u64map hosts, fnames;
-    dfs_keyset unresolved; /* {file, kind, hash} */
-    dfs_keyset pid_hosts;  /* proc_key {pid, 0, hhash, host, file}: hosts seen per (file, pid) */
-    span_vec spans;       /* per input file, on the file's clock */
-    /* Consecutive events mostly share a thread and a host: remember the last keys added. */
-    proc_key last_thread;
-    bool have_last_thread;
-    dfs_str last_host, last_fname;
-} part;
-
-
-typedef struct ref_key {
-    uint64_t hash;
-    uint32_t file, kind;
-} ref_key;
-
-struct dfs_stats {
-    dfs_consumer consumer;
-    part total;
-    dfs_stats_result result;
-};
-
-static void part_init(part *p)
+void dfs_stats_part_init(part *p)
 {
     memset(p, 0, sizeof *p);
     dfs_u64map_init(&p->name_index);
@@ -65,7 +18,7 @@ static void part_init(part *p)
     dfs_keyset_init(&p->pid_hosts, sizeof(proc_key));
 }
 
-static void part_free(part *p)
+void dfs_stats_part_free(part *p)
 {
     dfs_u64map_free(&p->name_index);
     dfs_u64map_free(&p->cat_index);
@@ -80,7 +33,7 @@ static void part_free(part *p)
     dfs_vec_free(&p->spans);
 }
 
-static void add_named(dfs_u64map *index, name_vec *v, dfs_str cat, dfs_str name, uint64_t count,
+void dfs_stats_add_named(dfs_u64map *index, name_vec *v, dfs_str cat, dfs_str name, uint64_t count,
                       int64_t dur)
 {
     uint64_t key = (uint64_t)cat << 32 | name;
@@ -96,7 +49,7 @@ static void add_named(dfs_u64map *index, name_vec *v, dfs_str cat, dfs_str name,
     v->v[i].dur_ns += dur;
 }
 
-static void add_span(part *p, uint32_t file, int64_t start, int64_t end)
+void dfs_stats_add_span(part *p, uint32_t file, int64_t start, int64_t end)
 {
     if (file >= p->spans.n) {
         if (!dfs_vec_reserve(&p->spans, file + 1 - p->spans.n))
@@ -164,7 +117,7 @@ static void count_event(part *p, const dfs_event *ev)
     uint64_t count;
     int64_t dur;
     event_weight(ev, &count, &dur);
-    add_named(&p->name_index, &p->names, ev->cat, ev->name, count, dur);
+    dfs_stats_add_named(&p->name_index, &p->names, ev->cat, ev->name, count, dur);
     if (ev->flags & DFS_EF_HAS_PID)
         count_thread(p, ev);
     if (ev->host) {
@@ -181,7 +134,7 @@ static void count_event(part *p, const dfs_event *ev)
     p->last_fname = ev->fname;
     if ((ev->flags & DFS_EF_HAS_TS) && !(ev->flags & DFS_EF_BAD_TIME)) {
         int64_t end = ev->ts + (dur > 0 && ev->phase != DFS_PHASE_AGGREGATED ? dur : 0);
-        add_span(p, ev->file, ev->ts, end);
+        dfs_stats_add_span(p, ev->file, ev->ts, end);
     }
 }
 
@@ -190,7 +143,7 @@ static void *worker_begin(void *user)
     (void)user;
     part *p = malloc(sizeof *p);
     if (p)
-        part_init(p);
+        dfs_stats_part_init(p);
     return p;
 }
 
@@ -218,16 +171,10 @@ static void merge_keyset(dfs_keyset *into, const dfs_keyset *from)
         dfs_keyset_add(into, k);
 }
 
-static void worker_end(void *user, const dfs_run *run, void *state)
+void dfs_stats_merge_part(part *t, const part *p)
 {
-    (void)run;
-    dfs_stats *s = user;
-    part *p = state;
-    if (!p)
-        return;
-    part *t = &s->total;
     for (size_t i = 0; i < p->names.n; i++)
-        add_named(&t->name_index, &t->names, p->names.v[i].cat, p->names.v[i].name,
+        dfs_stats_add_named(&t->name_index, &t->names, p->names.v[i].cat, p->names.v[i].name,
                   p->names.v[i].count, p->names.v[i].dur_ns);
     merge_keyset(&t->procs, &p->procs);
     merge_keyset(&t->threads, &p->threads);
@@ -237,9 +184,19 @@ static void worker_end(void *user, const dfs_run *run, void *state)
     merge_u64set(&t->fnames, &p->fnames);
     for (uint32_t f = 0; f < p->spans.n; f++)
         if (p->spans.v[f].have) {
-            add_span(t, f, p->spans.v[f].min, p->spans.v[f].max);
+            dfs_stats_add_span(t, f, p->spans.v[f].min, p->spans.v[f].max);
         }
-    part_free(p);
+}
+
+static void worker_end(void *user, const dfs_run *run, void *state)
+{
+    (void)run;
+    dfs_stats *s = user;
+    part *p = state;
+    if (!p)
+        return;
+    dfs_stats_merge_part(&s->total, p);
+    dfs_stats_part_free(p);
     free(p);
 }
 
@@ -248,7 +205,7 @@ dfs_stats *dfs_stats_new(void)
     dfs_stats *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
-    part_init(&s->total);
+    dfs_stats_part_init(&s->total);
     s->consumer = (dfs_consumer){
         .user = s,
         .want = {.keys = DFS_KEYBIT(DFS_KEY_DFT_CNT) | DFS_KEYBIT(DFS_KEY_DUR_SUM)},
@@ -263,7 +220,7 @@ void dfs_stats_free(dfs_stats *s)
 {
     if (!s)
         return;
-    part_free(&s->total);
+    dfs_stats_part_free(&s->total);
     free(s);
 }
 
@@ -407,7 +364,7 @@ const dfs_stats_result *dfs_stats_finish(dfs_stats *s, const dfs_run *run)
     dfs_stats_result *r = &s->result;
     resolve_late(s, run);
     for (size_t i = 0; i < t->names.n; i++) /* categories are the names summed by category */
-        add_named(&t->cat_index, &t->cats, t->names.v[i].cat, 0, t->names.v[i].count, t->names.v[i].dur_ns);
+        dfs_stats_add_named(&t->cat_index, &t->cats, t->names.v[i].cat, 0, t->names.v[i].count, t->names.v[i].dur_ns);
     if (t->names.n) /* qsort_r must not be given a null array, even empty */
         qsort_r(t->names.v, t->names.n, sizeof *t->names.v, compare_names, (void *)run);
     if (t->cats.n)

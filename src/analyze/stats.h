@@ -34,4 +34,12 @@ void dfs_stats_free(dfs_stats *s);
 dfs_consumer *dfs_stats_consumer(dfs_stats *s);
 /* After dfs_run_read: late hash resolution and sorting. */
 const dfs_stats_result *dfs_stats_finish(dfs_stats *s, const dfs_run *run);
+
+/* Distributed runs (stats_pack.c, docs/MPI.md): the merged state of a rank (after dfs_run_read,
+ * before finishing) on the wire, strings as text; merging one into another is the merge of two
+ * workers' states. false when out of memory or (merge) a damaged buffer. */
+struct dfs_pack;
+struct dfs_unpack;
+bool dfs_stats_pack(const dfs_stats *s, struct dfs_pack *w);
+bool dfs_stats_merge_packed(dfs_stats *s, struct dfs_unpack *r);
 #endif

@@ -11,6 +11,7 @@
 #include "analyze/preset.h"
 #include "cli/cli.h"
 #include "cli/common.h"
+#include "dist/dist.h"
 #include "output/atomic.h"
 #include "output/layered_report.h"
 
@@ -42,7 +43,7 @@ static void usage(FILE *out)
             "                          preset detection (default 256k); a wrong guess costs a second pass\n"
             "      --list-presets      list the shipped presets and exit\n"
             "      --show-preset NAME  print a shipped preset's YAML and exit\n"
-            "      --timing            print wall time and peak RSS on stderr\n" DFS_CLI_COMMON_HELP
+            "      --timing            print wall time and peak RSS on stderr\n" DFS_CLI_COMMON_HELP DFS_CLI_DIST_HELP
             "  -h, --help              this help\n\n"
             "Exit codes: 0 ok, 1 damaged input skipped, 2 usage or unreadable input,\n"
             "            3 --strict and damage found, 4 output error.\n");
@@ -169,7 +170,7 @@ static int parse_args(analyze_args *a, int argc, char **argv)
         {"keep-ignored", no_argument, NULL, 2006}, {"list-presets", no_argument, NULL, 2007},
         {"show-preset", required_argument, NULL, 2008}, {"timing", no_argument, NULL, 2009},
         {"preview", required_argument, NULL, 2010},
-        {"help", no_argument, NULL, 'h'}, DFS_CLI_COMMON_LONGOPTS, {NULL, 0, NULL, 0}};
+        {"help", no_argument, NULL, 'h'}, DFS_CLI_COMMON_LONGOPTS, DFS_CLI_DIST_LONGOPTS, {NULL, 0, NULL, 0}};
     a->granularity_ns = INT64_C(1000000000);
     a->preview = PREVIEW_BYTES;
     a->views[0] = DFS_VIEW_TIME_RANGE;
@@ -205,29 +206,24 @@ static bool has_category(const dfs_preview *pv, const dfs_string_list *l)
     return false;
 }
 
-/* The preset named on the command line, or the first shipped one whose categories appear. */
-static dfs_preset *choose_preset(const analyze_args *a, const dfs_preview *pv, const char **source)
+/* The preset named on the command line, or the first shipped one whose categories appear; NULL
+ * with the reason in err. */
+static dfs_preset *choose_preset(const analyze_args *a, const dfs_preview *pv, const char **source,
+                                 dfs_preset_error *err)
 {
-    dfs_preset_error err;
     if (a->preset) {
         *source = "given";
-        dfs_preset *p = dfs_preset_load(a->preset, &err);
-        if (!p)
-            fprintf(stderr, "dfscope analyze: %s\n", err.message);
-        return p;
+        return dfs_preset_load(a->preset, err);
     }
     *source = "auto-detected";
     static const char *const candidates[] = {"dlio", "ai"};
     for (size_t i = 0; i < sizeof candidates / sizeof *candidates; i++) {
-        dfs_preset *p = dfs_preset_load(candidates[i], &err);
+        dfs_preset *p = dfs_preset_load(candidates[i], err);
         if (p && has_category(pv, &p->detect_categories))
             return p;
         dfs_preset_free(p);
     }
-    dfs_preset *p = dfs_preset_load("posix", &err);
-    if (!p)
-        fprintf(stderr, "dfscope analyze: %s\n", err.message);
-    return p;
+    return dfs_preset_load("posix", err);
 }
 
 static int write_csv_dir(const char *dir, const dfs_layered_result *r)
@@ -346,6 +342,80 @@ static const char *an_prepare_rerun(const void *obj, const dfs_run *run, const d
     return "time origin, file clocks or categories";
 }
 
+/* ----- under mpirun/srun (docs/MPI.md) ----- */
+
+static bool an_pack(void *obj, const dfs_run *run, dfs_pack *w)
+{
+    return dfs_layered_pack(obj, run, w);
+}
+
+static bool an_merge(void *obj, dfs_run *run, dfs_unpack *r)
+{
+    return dfs_layered_merge_packed(obj, run, r);
+}
+
+static bool an_census(void *obj, const dfs_run *run, dfs_u64vec *units)
+{
+    return dfs_layered_census(obj, run, units);
+}
+
+static bool an_finish_local(void *obj, const dfs_run *run, const uint64_t *shared, size_t n)
+{
+    return dfs_layered_finish_local(obj, run, shared, n);
+}
+
+/* Only the compatible modes add up across pieces of one process; exact u_ needs whole files. */
+static bool an_may_cut(const void *opt)
+{
+    return ((const dfs_layered_options *)opt)->compat != DFS_COMPAT_NONE;
+}
+
+static bool an_rerun_pack(const void *obj, const dfs_run *run, dfs_pack *w)
+{
+    (void)run;
+    int64_t origin = 0;
+    dfs_layered_needs_rerun(obj, &origin);
+    const char *const *cats;
+    size_t n = dfs_layered_categories(obj, &cats);
+    dfs_pack_i64(w, origin);
+    dfs_pack_u64(w, n);
+    for (size_t i = 0; i < n; i++)
+        dfs_pack_text(w, cats[i], strlen(cats[i]));
+    return !w->failed;
+}
+
+/* What an_prepare_rerun does, from rank 0's facts. */
+static bool an_rerun_apply(void *opt_, dfs_unpack *r, const dfs_file_clock *clocks, size_t nclocks, dfs_arena *keep,
+                           const char **reason)
+{
+    dfs_layered_options *opt = opt_;
+    opt->origin_ns = dfs_unpack_i64(r);
+    size_t n = dfs_unpack_count(r, 1);
+    char **cats = n ? dfs_arena_alloc(keep, n * sizeof *cats) : NULL;
+    if (n && !cats)
+        return false;
+    for (size_t i = 0; i < n && !r->bad; i++) {
+        size_t len;
+        const char *t = dfs_unpack_text(r, &len);
+        if (!(cats[i] = dfs_arena_strdup(keep, t, len)))
+            return false;
+    }
+    if (n) {
+        opt->auto_categories = (const char *const *)cats;
+        opt->nauto_categories = n;
+    }
+    opt->clocks = clocks;
+    opt->nclocks = nclocks;
+    *reason = "time origin, file clocks or categories";
+    return !r->bad;
+}
+
+static const dfs_dist_ops exact_ops = {.pack = an_pack, .merge = an_merge, .census = an_census,
+                                       .finish_local = an_finish_local, .may_cut = an_may_cut,
+                                       .rerun_pack = an_rerun_pack, .rerun_apply = an_rerun_apply};
+static const dfs_dist_ops compat_ops = {.pack = an_pack, .merge = an_merge, .may_cut = an_may_cut,
+                                        .rerun_pack = an_rerun_pack, .rerun_apply = an_rerun_apply};
+
 typedef struct write_ctx {
     const analyze_args *a;
     const char *source;
@@ -369,8 +439,36 @@ static int analyse(analyze_args *a, char **paths, int npaths, const dfs_preset *
     write_ctx w = {a, source};
     const dfs_cli_analysis an = {.cmd = "analyze", .create = an_create, .destroy = an_destroy,
                                  .consumer = an_consumer, .finish = an_finish, .needs_rerun = an_needs_rerun,
-                                 .prepare_rerun = an_prepare_rerun, .write = an_write, .user = &w};
+                                 .prepare_rerun = an_prepare_rerun, .write = an_write, .user = &w,
+                                 .dist = a->compat == DFS_COMPAT_NONE ? &exact_ops : &compat_ops};
     return dfs_cli_run_analysis(&a->common, paths, npaths, a->output, &an, &opt);
+}
+
+static int analyze_main(analyze_args *a, char **paths, int npaths)
+{
+    double started = dfs_cli_now();
+    dfs_preview pv;
+    int rc = dfs_cli_preview(&a->common, "analyze", paths, npaths, a->output, a->preview, &pv);
+    if (rc != DFS_EXIT_OK)
+        return rc;
+    const char *source;
+    dfs_preset_error err;
+    dfs_preset *preset = choose_preset(a, &pv, &source, &err);
+    if (!dfs_cli_agree(&a->common, "analyze", preset != NULL, err.message)) {
+        dfs_preset_free(preset);
+        dfs_preview_free(&pv);
+        return DFS_EXIT_USAGE;
+    }
+    bool speak = dfs_cli_is_rank0(&a->common);
+    if (!a->common.quiet && !a->preset && speak)
+        fprintf(stderr, "dfscope analyze: preset %s (auto-detected; choose another with --preset)\n", preset->name);
+    rc = analyse(a, paths, npaths, preset, &pv, source);
+    if (a->timing && speak)
+        fprintf(stderr, "dfscope analyze: %.3f s wall, peak RSS %llu MB\n", dfs_cli_now() - started,
+                (unsigned long long)(dfs_cli_peak_rss_kb() / 1024));
+    dfs_preset_free(preset);
+    dfs_preview_free(&pv);
+    return rc;
 }
 
 int dfs_cmd_analyze(int argc, char **argv)
@@ -380,27 +478,6 @@ int dfs_cmd_analyze(int argc, char **argv)
     int rc = parse_args(&a, argc, argv);
     if (rc >= 0)
         return rc;
-    char **paths = argv + optind;
-    int npaths = argc - optind;
-    double started = dfs_cli_now();
-    dfs_preview pv;
-    if (dfs_preview_run(paths, (size_t)npaths, &a.common.opt, a.preview, &pv) != DFS_EXIT_OK) {
-        fprintf(stderr, "dfscope analyze: out of memory\n");
-        return DFS_EXIT_OUTPUT;
-    }
-    const char *source;
-    dfs_preset *preset = choose_preset(&a, &pv, &source);
-    if (!preset) {
-        dfs_preview_free(&pv);
-        return DFS_EXIT_USAGE;
-    }
-    if (!a.common.quiet && !a.preset)
-        fprintf(stderr, "dfscope analyze: preset %s (auto-detected; choose another with --preset)\n", preset->name);
-    rc = analyse(&a, paths, npaths, preset, &pv, source);
-    if (a.timing)
-        fprintf(stderr, "dfscope analyze: %.3f s wall, peak RSS %llu MB\n", dfs_cli_now() - started,
-                (unsigned long long)(dfs_cli_peak_rss_kb() / 1024));
-    dfs_preset_free(preset);
-    dfs_preview_free(&pv);
-    return rc;
+    rc = analyze_main(&a, argv + optind, argc - optind);
+    return dfs_cli_done(&a.common, rc);
 }

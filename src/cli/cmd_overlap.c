@@ -11,6 +11,7 @@
 #include "analyze/preset.h"
 #include "cli/cli.h"
 #include "cli/common.h"
+#include "dist/dist.h"
 #include "output/atomic.h"
 #include "output/overlap_report.h"
 
@@ -47,7 +48,7 @@ static void usage(FILE *out)
             "  -o, --output PATH       write to PATH (atomically) instead of stdout; a directory for csv\n"
             "      --hold N            intervals a worker holds before flushing (default 1M)\n"
             "      --no-stream         never flush before the end (more memory, same answers)\n"
-            "      --timing            print wall time and peak RSS on stderr\n" DFS_CLI_COMMON_HELP
+            "      --timing            print wall time and peak RSS on stderr\n" DFS_CLI_COMMON_HELP DFS_CLI_DIST_HELP
             "  -h, --help              this help\n\n"
             "Exit codes: 0 ok, 1 damaged input skipped, 2 usage or unreadable input,\n"
             "            3 --strict and damage found, 4 output error.\n",
@@ -204,7 +205,7 @@ static int parse_args(overlap_args *a, int argc, char **argv)
         {"format", required_argument, NULL, 3015}, {"output", required_argument, NULL, 'o'},
         {"hold", required_argument, NULL, 3016}, {"no-stream", no_argument, NULL, 3017},
         {"timing", no_argument, NULL, 3018}, {"global", no_argument, NULL, 3019}, {"help", no_argument, NULL, 'h'},
-        DFS_CLI_COMMON_LONGOPTS, {NULL, 0, NULL, 0}};
+        DFS_CLI_COMMON_LONGOPTS, DFS_CLI_DIST_LONGOPTS, {NULL, 0, NULL, 0}};
     a->scope = DFS_OVERLAP_PROCESS;
     optind = 1;
     for (int c; (c = getopt_long(argc, argv, "j:o:hvq", longopts, NULL)) != -1;) {
@@ -240,27 +241,19 @@ static bool has_category(const dfs_preview *pv, const dfs_string_list *l)
 }
 
 /* The preset named on the command line, or the first shipped one whose categories appear (as
- * `dfscope analyze` chooses). */
-static dfs_preset *choose_preset(const overlap_args *a, const dfs_preview *pv)
+ * `dfscope analyze` chooses); NULL with the reason in err. */
+static dfs_preset *choose_preset(const overlap_args *a, const dfs_preview *pv, dfs_preset_error *err)
 {
-    dfs_preset_error err;
-    if (a->preset) {
-        dfs_preset *p = dfs_preset_load(a->preset, &err);
-        if (!p)
-            fprintf(stderr, "dfscope overlap: %s\n", err.message);
-        return p;
-    }
+    if (a->preset)
+        return dfs_preset_load(a->preset, err);
     static const char *const candidates[] = {"dlio", "ai"};
     for (size_t i = 0; i < sizeof candidates / sizeof *candidates; i++) {
-        dfs_preset *p = dfs_preset_load(candidates[i], &err);
+        dfs_preset *p = dfs_preset_load(candidates[i], err);
         if (p && has_category(pv, &p->detect_categories))
             return p;
         dfs_preset_free(p);
     }
-    dfs_preset *p = dfs_preset_load("posix", &err);
-    if (!p)
-        fprintf(stderr, "dfscope overlap: %s\n", err.message);
-    return p;
+    return dfs_preset_load("posix", err);
 }
 
 static void fill_options(const overlap_args *a, const dfs_preset *preset, const dfs_preview *pv,
@@ -382,6 +375,64 @@ static const char *ov_prepare_rerun(const void *obj, const dfs_run *run, const d
     return info.reason; /* static text */
 }
 
+/* ----- under mpirun/srun (docs/MPI.md) ----- */
+
+static bool ov_pack(void *obj, const dfs_run *run, dfs_pack *w)
+{
+    return dfs_overlap_pack(obj, run, w);
+}
+
+static bool ov_merge(void *obj, dfs_run *run, dfs_unpack *r)
+{
+    return dfs_overlap_merge_packed(obj, run, r);
+}
+
+static bool ov_census(void *obj, const dfs_run *run, dfs_u64vec *units)
+{
+    return dfs_overlap_census(obj, run, units);
+}
+
+static bool ov_finish_local(void *obj, const dfs_run *run, const uint64_t *shared, size_t n)
+{
+    return dfs_overlap_finish_local(obj, run, shared, n);
+}
+
+/* The exact method needs every event of a process on one rank: whole files. */
+static bool ov_may_cut(const void *opt)
+{
+    return ((const dfs_overlap_options *)opt)->method != DFS_OVERLAP_EXACT;
+}
+
+static bool ov_rerun_pack(const void *obj, const dfs_run *run, dfs_pack *w)
+{
+    (void)run;
+    dfs_overlap_rerun info = {0};
+    dfs_overlap_needs_rerun(obj, &info);
+    dfs_pack_i64(w, info.origin_ns);
+    dfs_pack_bool(w, info.no_streaming);
+    dfs_pack_cstr(w, info.reason);
+    return !w->failed;
+}
+
+/* What ov_prepare_rerun does, from rank 0's facts. */
+static bool ov_rerun_apply(void *opt_, dfs_unpack *r, const dfs_file_clock *clocks, size_t nclocks, dfs_arena *keep,
+                           const char **reason)
+{
+    dfs_overlap_options *opt = opt_;
+    opt->origin_ns = dfs_unpack_i64(r);
+    opt->no_streaming |= dfs_unpack_bool(r);
+    *reason = dfs_unpack_cstr(r, keep);
+    opt->clocks = clocks;
+    opt->nclocks = nclocks;
+    return !r->bad;
+}
+
+static const dfs_dist_ops exact_ops = {.pack = ov_pack, .merge = ov_merge, .census = ov_census,
+                                       .finish_local = ov_finish_local, .may_cut = ov_may_cut,
+                                       .rerun_pack = ov_rerun_pack, .rerun_apply = ov_rerun_apply};
+static const dfs_dist_ops estimate_ops = {.pack = ov_pack, .merge = ov_merge, .may_cut = ov_may_cut,
+                                          .rerun_pack = ov_rerun_pack, .rerun_apply = ov_rerun_apply};
+
 typedef struct write_ctx {
     const overlap_args *a;
     const char *source;
@@ -401,7 +452,8 @@ static int analyse(overlap_args *a, char **paths, int npaths, dfs_overlap_option
     write_ctx w = {a, source};
     const dfs_cli_analysis an = {.cmd = "overlap", .create = ov_create, .destroy = ov_destroy,
                                  .consumer = ov_consumer, .finish = ov_finish, .needs_rerun = ov_needs_rerun,
-                                 .prepare_rerun = ov_prepare_rerun, .write = ov_write, .user = &w};
+                                 .prepare_rerun = ov_prepare_rerun, .write = ov_write, .user = &w,
+                                 .dist = opt->method == DFS_OVERLAP_EXACT ? &exact_ops : &estimate_ops};
     return dfs_cli_run_analysis(&a->common, paths, npaths, a->output, &an, opt);
 }
 
@@ -411,40 +463,41 @@ static void args_free(overlap_args *a)
         free(a->extra_text[i]);
 }
 
+static int overlap_main(overlap_args *a, char **paths, int npaths)
+{
+    double started = dfs_cli_now();
+    dfs_preview pv;
+    int rc = dfs_cli_preview(&a->common, "overlap", paths, npaths, a->output, PREVIEW_BYTES, &pv);
+    if (rc != DFS_EXIT_OK)
+        return rc;
+    bool speak = dfs_cli_is_rank0(&a->common);
+    dfs_preset_error err;
+    dfs_preset *preset = choose_preset(a, &pv, &err);
+    if (dfs_cli_agree(&a->common, "overlap", preset != NULL, err.message)) {
+        if (!a->common.quiet && !a->preset && speak)
+            fprintf(stderr, "dfscope overlap: preset %s (auto-detected; choose another with --preset)\n",
+                    preset->name);
+        dfs_overlap_options opt;
+        fill_options(a, preset, &pv, &opt);
+        rc = analyse(a, paths, npaths, &opt, a->preset ? "given" : "auto-detected");
+    } else {
+        rc = DFS_EXIT_USAGE;
+    }
+    if (a->timing && speak)
+        fprintf(stderr, "dfscope overlap: %.3f s wall, peak RSS %llu MB\n", dfs_cli_now() - started,
+                (unsigned long long)(dfs_cli_peak_rss_kb() / 1024));
+    dfs_preset_free(preset);
+    dfs_preview_free(&pv);
+    return rc;
+}
+
 int dfs_cmd_overlap(int argc, char **argv)
 {
     overlap_args a = {0};
     dfs_cli_common_init(&a.common);
     int rc = parse_args(&a, argc, argv);
-    if (rc >= 0) {
-        args_free(&a);
-        return rc;
-    }
-    char **paths = argv + optind;
-    int npaths = argc - optind;
-    double started = dfs_cli_now();
-    dfs_preview pv;
-    if (dfs_preview_run(paths, (size_t)npaths, &a.common.opt, PREVIEW_BYTES, &pv) != DFS_EXIT_OK) {
-        fprintf(stderr, "dfscope overlap: out of memory\n");
-        args_free(&a);
-        return DFS_EXIT_OUTPUT;
-    }
-    dfs_preset *preset = choose_preset(&a, &pv);
-    if (preset) {
-        if (!a.common.quiet && !a.preset)
-            fprintf(stderr, "dfscope overlap: preset %s (auto-detected; choose another with --preset)\n",
-                    preset->name);
-        dfs_overlap_options opt;
-        fill_options(&a, preset, &pv, &opt);
-        rc = analyse(&a, paths, npaths, &opt, a.preset ? "given" : "auto-detected");
-    } else {
-        rc = DFS_EXIT_USAGE;
-    }
-    if (a.timing)
-        fprintf(stderr, "dfscope overlap: %.3f s wall, peak RSS %llu MB\n", dfs_cli_now() - started,
-                (unsigned long long)(dfs_cli_peak_rss_kb() / 1024));
-    dfs_preset_free(preset);
-    dfs_preview_free(&pv);
+    if (rc < 0)
+        rc = dfs_cli_done(&a.common, overlap_main(&a, argv + optind, argc - optind));
     args_free(&a);
     return rc;
 }

@@ -8,6 +8,7 @@
 #include "analyze/stats.h"
 #include "cli/cli.h"
 #include "cli/common.h"
+#include "dist/dist.h"
 #include "output/atomic.h"
 #include "output/stats_report.h"
 
@@ -24,6 +25,7 @@ static void usage(FILE *out)
             "  -o, --output FILE     write the result to FILE (atomically) instead of stdout\n"
             "      --top N           categories and names listed (default 10, 0 = all)\n"
             "      --timing          add wall time, MB/s, events/s and peak RSS\n" DFS_CLI_COMMON_HELP
+                DFS_CLI_DIST_HELP
             "  -h, --help            this help\n\n"
             "Exit codes: 0 ok, 1 damaged input skipped, 2 usage or unreadable input,\n"
             "            3 --strict and damage found, 4 output error.\n");
@@ -42,7 +44,7 @@ static int parse_args(stats_args *a, int argc, char **argv)
     static const struct option longopts[] = {
         {"json", no_argument, NULL, 2001}, {"output", required_argument, NULL, 'o'},
         {"top", required_argument, NULL, 2002}, {"timing", no_argument, NULL, 2003},
-        {"help", no_argument, NULL, 'h'}, DFS_CLI_COMMON_LONGOPTS, {NULL, 0, NULL, 0}};
+        {"help", no_argument, NULL, 'h'}, DFS_CLI_COMMON_LONGOPTS, DFS_CLI_DIST_LONGOPTS, {NULL, 0, NULL, 0}};
     a->top = 10;
     optind = 1;
     for (int c; (c = getopt_long(argc, argv, "j:o:hvq", longopts, NULL)) != -1;) {
@@ -101,19 +103,30 @@ static int write_report(const stats_args *a, const dfs_run *run, const dfs_stats
     return DFS_EXIT_OK;
 }
 
-int dfs_cmd_stats(int argc, char **argv)
+static void fill_timing(const stats_args *a, const dfs_run *run, dfs_timing *t)
 {
-    stats_args a = {0};
-    dfs_cli_common_init(&a.common);
-    int rc = parse_args(&a, argc, argv);
-    if (rc >= 0)
-        return rc;
+    *t = (dfs_timing){.enabled = a->timing,
+                      .jobs = a->common.opt.jobs > 0 ? a->common.opt.jobs : (int)sysconf(_SC_NPROCESSORS_ONLN)};
+    if (!a->timing)
+        return;
+    t->wall_s = dfs_cli_now() - a->common.started;
+    for (size_t i = 0; i < dfs_run_file_count(run); i++) {
+        t->disk_bytes += dfs_run_file(run, i)->size;
+        t->text_bytes += dfs_run_file(run, i)->bytes;
+    }
+    t->peak_rss_kb = dfs_cli_peak_rss_kb();
+}
+
+/* One process reads everything. */
+static int stats_local(stats_args *a, char **paths, int npaths)
+{
+    int rc;
     bool bad_path;
-    dfs_run *run = dfs_cli_open(&a.common, "stats", argv + optind, argc - optind, &bad_path, &rc);
+    dfs_run *run = dfs_cli_open(&a->common, "stats", paths, npaths, &bad_path, &rc);
     if (!run)
         return rc;
-    if (a.output && dfs_cli_output_is_input(run, a.output)) {
-        fprintf(stderr, "dfscope stats: refusing to write the output over the input %s\n", a.output);
+    if (a->output && dfs_cli_output_is_input(run, a->output)) {
+        fprintf(stderr, "dfscope stats: refusing to write the output over the input %s\n", a->output);
         dfs_run_free(run);
         return DFS_EXIT_USAGE;
     }
@@ -123,22 +136,83 @@ int dfs_cmd_stats(int argc, char **argv)
         return DFS_EXIT_OUTPUT;
     }
     dfs_consumer *consumers[] = {dfs_stats_consumer(stats)};
-    rc = dfs_cli_read(&a.common, run, consumers, 1, bad_path);
+    rc = dfs_cli_read(&a->common, run, consumers, 1, bad_path);
     const dfs_stats_result *r = dfs_stats_finish(stats, run);
-    dfs_timing t = {.enabled = a.timing,
-                    .jobs = a.common.opt.jobs > 0 ? a.common.opt.jobs : (int)sysconf(_SC_NPROCESSORS_ONLN)};
-    if (a.timing) {
-        t.wall_s = dfs_cli_now() - a.common.started;
-        for (size_t i = 0; i < dfs_run_file_count(run); i++) {
-            t.disk_bytes += dfs_run_file(run, i)->size;
-            t.text_bytes += dfs_run_file(run, i)->bytes;
-        }
-        t.peak_rss_kb = dfs_cli_peak_rss_kb();
-    }
-    int wrc = rc == DFS_EXIT_OUTPUT ? rc : write_report(&a, run, r, &t);
+    dfs_timing t;
+    fill_timing(a, run, &t);
+    int wrc = rc == DFS_EXIT_OUTPUT ? rc : write_report(a, run, r, &t);
     if (wrc != DFS_EXIT_OK)
         rc = wrc;
     dfs_stats_free(stats);
     dfs_run_free(run);
     return rc;
+}
+
+/* ----- under mpirun/srun: the ranks share the inputs (docs/MPI.md) ----- */
+
+static void *st_create(const void *opt, char *err, size_t errlen)
+{
+    (void)opt;
+    dfs_stats *s = dfs_stats_new();
+    if (!s)
+        snprintf(err, errlen, "out of memory");
+    return s;
+}
+
+static void st_destroy(void *obj) { dfs_stats_free(obj); }
+static dfs_consumer *st_consumer(void *obj) { return dfs_stats_consumer(obj); }
+static const void *st_finish(void *obj, const dfs_run *run) { return dfs_stats_finish(obj, run); }
+
+static bool st_needs_rerun(const void *obj)
+{
+    (void)obj;
+    return false;
+}
+
+static int st_write_run(void *user, const dfs_run *run, const void *result)
+{
+    const stats_args *a = user;
+    dfs_timing t;
+    fill_timing(a, run, &t);
+    return write_report(a, run, result, &t);
+}
+
+static bool st_pack(void *obj, const dfs_run *run, dfs_pack *w)
+{
+    (void)run;
+    return dfs_stats_pack(obj, w);
+}
+
+static bool st_merge(void *obj, dfs_run *run, dfs_unpack *r)
+{
+    (void)run;
+    return dfs_stats_merge_packed(obj, r);
+}
+
+static bool st_may_cut(const void *opt)
+{
+    (void)opt;
+    return true; /* every aggregate of stats adds up across pieces */
+}
+
+static int stats_distributed(stats_args *a, char **paths, int npaths)
+{
+    static const dfs_dist_ops ops = {.pack = st_pack, .merge = st_merge, .may_cut = st_may_cut};
+    const dfs_cli_analysis an = {.cmd = "stats", .create = st_create, .destroy = st_destroy,
+                                 .consumer = st_consumer, .finish = st_finish, .needs_rerun = st_needs_rerun,
+                                 .user = a, .dist = &ops, .write_run = st_write_run};
+    return dfs_cli_run_analysis(&a->common, paths, npaths, a->output, &an, NULL);
+}
+
+int dfs_cmd_stats(int argc, char **argv)
+{
+    stats_args a = {0};
+    dfs_cli_common_init(&a.common);
+    int rc = parse_args(&a, argc, argv);
+    if (rc >= 0)
+        return rc;
+    char **paths = argv + optind;
+    int npaths = argc - optind;
+    rc = dfs_cli_distributed(&a.common) ? stats_distributed(&a, paths, npaths) : stats_local(&a, paths, npaths);
+    return dfs_cli_done(&a.common, rc);
 }

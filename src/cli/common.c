@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "dist/dist.h"
 #include "output/atomic.h"
 #include "output/diagnostics.h"
 
@@ -87,6 +88,7 @@ int dfs_cli_common_option(dfs_cli_common *c, const char *cmd, int opt, const cha
         else
             c->opt.max_record = size;
         return 1;
+    case 1008: c->mpi_stats = true; return 1;
     case 'v': c->verbose++; return 1;
     case 'q': c->quiet = true; return 1;
     default: return 0;
@@ -165,10 +167,33 @@ dfs_run *dfs_cli_open(dfs_cli_common *c, const char *cmd, char **paths, int npat
     return run;
 }
 
+static void print_rank_stats(const dfs_dist_rank_stats *s, int size)
+{
+    fprintf(stderr,
+            "dfscope: mpi rank %u/%d: pieces=%llu bytes=%llu events=%llu read_s=%.3f combine_s=%.3f sent=%llu\n",
+            s->rank, size, (unsigned long long)s->pieces, (unsigned long long)s->bytes,
+            (unsigned long long)s->events, s->read_s, s->combine_s, (unsigned long long)s->sent);
+}
+
+/* --mpi-stats without MPI: the one rank's line. */
+static void print_single_stats(const dfs_run *run, double read_s)
+{
+    dfs_dist_rank_stats s = {.read_s = read_s};
+    for (size_t i = 0; i < dfs_run_file_count(run); i++) {
+        const dfs_file_info *f = dfs_run_file(run, i);
+        s.pieces++;
+        s.bytes += f->bytes;
+        s.events += f->records;
+    }
+    print_rank_stats(&s, 1);
+}
+
 int dfs_cli_read(dfs_cli_common *c, dfs_run *run, dfs_consumer *const *consumers, size_t n, bool had_bad_path)
 {
     c->started = dfs_cli_now();
     int code = dfs_run_read(run, consumers, n);
+    if (c->mpi_stats)
+        print_single_stats(run, dfs_cli_now() - c->started);
     if (code == DFS_EXIT_OUTPUT)
         fprintf(stderr, "dfscope: out of memory while reading; no result is written\n");
     if (!c->quiet)
@@ -234,9 +259,14 @@ static bool run_pass(dfs_cli_common *c, char **paths, int npaths, const char *ou
     return true;
 }
 
+static int dist_run_analysis(dfs_cli_common *c, char **paths, int npaths, const char *output,
+                             const dfs_cli_analysis *an, void *opt);
+
 int dfs_cli_run_analysis(dfs_cli_common *c, char **paths, int npaths, const char *output,
                          const dfs_cli_analysis *an, void *opt)
 {
+    if (an->dist && dfs_cli_distributed(c))
+        return dist_run_analysis(c, paths, npaths, output, an, opt);
     pass p = {0}, again = {0};
     dfs_file_clock *clocks = NULL;
     const char *reason = NULL;
@@ -268,5 +298,442 @@ int dfs_cli_run_analysis(dfs_cli_common *c, char **paths, int npaths, const char
     pass_free(an, &again);
     pass_free(an, &p);
     free(clocks);
+    return rc;
+}
+
+/* ===== distributed runs (docs/MPI.md) ============================================================= */
+
+struct dfs_cli_dist {
+    dfs_comm *comm;
+    int rank, size;
+    bool listed;
+    dfs_dist_listing listing;
+};
+
+static const char *rc_meaning(int rc)
+{
+    switch (rc) {
+    case DFS_EXIT_OK: return "ok";
+    case DFS_EXIT_DAMAGED: return "damaged input skipped";
+    case DFS_EXIT_USAGE: return "usage error or unreadable input";
+    case DFS_EXIT_STRICT: return "--strict and damage found";
+    default: return "output error, out of memory or a failed rank";
+    }
+}
+
+/* The session, opened the first time (MPI_Init) when started by an MPI launcher; NULL otherwise
+ * or when MPI cannot start (then the command runs as one process, and says why). */
+static dfs_cli_dist *session(dfs_cli_common *c)
+{
+    if (c->dist || !dfs_comm_launched())
+        return c->dist;
+    char err[256];
+    dfs_cli_dist *d = calloc(1, sizeof *d);
+    if (!d || !(d->comm = dfs_comm_open(err, sizeof err))) {
+        fprintf(stderr, "dfscope: MPI cannot start (%s): running as a single process\n", d ? err : "out of memory");
+        free(d);
+        return NULL;
+    }
+    d->rank = dfs_comm_rank(d->comm);
+    d->size = dfs_comm_size(d->comm);
+    d->listing.rc = -1;
+    if (c->opt.jobs <= 0) { /* the node's cores shared by the ranks on it */
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        int per = (int)((cores > 0 ? cores : 1) / dfs_comm_local_size(d->comm));
+        c->opt.jobs = per > 0 ? per : 1;
+    }
+    if (d->rank != 0) /* one progress line is enough: rank 0's */
+        c->progress = 0;
+    c->dist = d;
+    return d;
+}
+
+bool dfs_cli_distributed(dfs_cli_common *c)
+{
+    dfs_cli_dist *d = session(c);
+    return d && d->size > 1;
+}
+
+bool dfs_cli_is_rank0(const dfs_cli_common *c)
+{
+    return !c->dist || c->dist->rank == 0;
+}
+
+bool dfs_cli_agree(dfs_cli_common *c, const char *cmd, bool ok, const char *why)
+{
+    dfs_cli_dist *d = c->dist;
+    if (!d || d->size == 1) {
+        if (!ok)
+            fprintf(stderr, "dfscope %s: %s\n", cmd, why);
+        return ok;
+    }
+    int64_t worst = dfs_comm_max(d->comm, ok ? 0 : d->rank == 0 ? 2 : 1); /* 2: rank 0 failed */
+    if (!ok && d->rank == 0)
+        fprintf(stderr, "dfscope %s: %s\n", cmd, why);
+    else if (!ok && worst == 1)
+        fprintf(stderr, "dfscope %s: rank %d: %s\n", cmd, d->rank, why);
+    return worst == 0;
+}
+
+int dfs_cli_done(dfs_cli_common *c, int rc)
+{
+    dfs_cli_dist *d = c->dist;
+    if (!d)
+        return rc;
+    if (d->size > 1) {
+        /* rank 0 knows every rank's outcome; another rank only adds a failure of its own */
+        int64_t agreed = dfs_comm_max(d->comm, d->rank == 0 || rc == DFS_EXIT_OUTPUT ? rc : 0);
+        rc = (int)agreed;
+        if (rc != DFS_EXIT_OK && d->rank == 0)
+            fprintf(stderr, "dfscope: all %d ranks exit with code %d (%s)\n", d->size, rc, rc_meaning(rc));
+    }
+    dfs_dist_listing_free(&d->listing);
+    dfs_comm_close(d->comm);
+    free(d);
+    c->dist = NULL;
+    return rc;
+}
+
+/* Does any rank say no? (every rank calls it: a collective) */
+static bool anyone_failed(dfs_cli_dist *d, bool failed)
+{
+    return dfs_comm_max(d->comm, failed ? 1 : 0) != 0;
+}
+
+/* DFSCOPE_MPI_PIECE=SIZE: the size inputs are cut at between ranks (0 or unset: automatic). Read
+ * by rank 0 only, which sends it with the listing, so the ranks cannot disagree. */
+static uint64_t piece_override(const char *cmd)
+{
+    const char *v = getenv("DFSCOPE_MPI_PIECE");
+    uint64_t size = 0;
+    if (v && *v && (!dfs_cli_parse_size(v, &size) || (size && size < 4096))) {
+        fprintf(stderr, "dfscope %s: DFSCOPE_MPI_PIECE takes a size of at least 4k, not '%s' (ignored)\n", cmd, v);
+        size = 0;
+    }
+    return size;
+}
+
+/* Rank 0 lists the paths (naming the missing ones), refuses an output over an input, and sends
+ * the list to everybody. -1 to go on, else the exit code every rank stops with. */
+static int dist_list(dfs_cli_common *c, dfs_cli_dist *d, const char *cmd, char **paths, int npaths,
+                     const char *output)
+{
+    if (d->listed)
+        return d->listing.rc;
+    d->listed = true;
+    dfs_dist_listing *l = &d->listing;
+    if (d->rank == 0) {
+        bool bad = false;
+        int rc = -1;
+        dfs_run *run = dfs_cli_open(c, cmd, paths, npaths, &bad, &rc);
+        if (run && dfs_cli_output_is_input(run, output)) {
+            fprintf(stderr, "dfscope %s: refusing to write the output over the input %s\n", cmd, output);
+            rc = DFS_EXIT_USAGE;
+        } else if (run) {
+            if (!dfs_dist_listing_of(l, run, d->size, piece_override(cmd)))
+                rc = DFS_EXIT_OUTPUT;
+            l->bad_path = bad;
+        }
+        l->rc = rc;
+        dfs_run_free(run);
+    }
+    bool got = dfs_dist_share_listing(d->comm, l);
+    if (anyone_failed(d, !got)) {
+        if (d->rank == 0)
+            fprintf(stderr, "dfscope %s: a rank ran out of memory receiving the list of inputs\n", cmd);
+        l->rc = DFS_EXIT_OUTPUT;
+    }
+    return l->rc;
+}
+
+/* The partition of the listing, the same on every rank (or a failure every rank knows of). */
+static bool dist_partition(dfs_cli_dist *d, const char *cmd, bool cut, dfs_partition *part)
+{
+    bool ok = dfs_dist_partition(&d->listing, d->size, cut, part);
+    if (anyone_failed(d, !ok)) {
+        if (d->rank == 0)
+            fprintf(stderr, "dfscope %s: out of memory partitioning the inputs\n", cmd);
+        if (ok)
+            dfs_partition_free(part);
+        return false;
+    }
+    return true;
+}
+
+int dfs_cli_preview(dfs_cli_common *c, const char *cmd, char **paths, int npaths, const char *output,
+                    uint64_t bytes, dfs_preview *pv)
+{
+    memset(pv, 0, sizeof *pv);
+    if (!dfs_cli_distributed(c)) {
+        if (dfs_preview_run(paths, (size_t)npaths, &c->opt, bytes, pv) == DFS_EXIT_OK)
+            return DFS_EXIT_OK;
+        fprintf(stderr, "dfscope %s: out of memory\n", cmd);
+        return DFS_EXIT_OUTPUT;
+    }
+    dfs_cli_dist *d = c->dist;
+    int rc = dist_list(c, d, cmd, paths, npaths, output);
+    if (rc >= 0)
+        return rc;
+    dfs_partition part;
+    if (!dist_partition(d, cmd, false, &part))
+        return DFS_EXIT_OUTPUT;
+    dfs_options o = c->opt;
+    o.progress = NULL;
+    rc = dfs_dist_preview(d->comm, &d->listing, &part, &o, bytes, pv);
+    dfs_partition_free(&part);
+    if (anyone_failed(d, rc != DFS_EXIT_OK)) {
+        if (d->rank == 0)
+            fprintf(stderr, "dfscope %s: out of memory in the preview\n", cmd);
+        dfs_preview_free(pv);
+        return DFS_EXIT_OUTPUT;
+    }
+    return DFS_EXIT_OK;
+}
+
+/* ---- one distributed pass ---- */
+
+typedef struct dist_pass {
+    dfs_run *run;
+    void *obj;
+    const void *result;
+    int rc;                 /* rank 0: the verdict, or why there is no result */
+    dfs_dist_pass info;
+} dist_pass;
+
+static void dist_pass_free(const dfs_cli_analysis *an, dist_pass *p)
+{
+    if (p->obj)
+        an->destroy(p->obj);
+    dfs_run_free(p->run);
+    dfs_dist_pass_free(&p->info);
+    memset(p, 0, sizeof *p);
+}
+
+static void no_batch(void *state, const dfs_run *run, const dfs_batch *batch)
+{
+    (void)state;
+    (void)run;
+    (void)batch;
+}
+
+/* What rank 0 does with every rank's pieces and the merged state: fold, report, finish. */
+static void conclude_pass(dfs_cli_common *c, const dfs_cli_analysis *an, dist_pass *p, bool had_bad_path)
+{
+    p->rc = dfs_run_fold_results(p->run);
+    if (had_bad_path && p->rc != DFS_EXIT_OUTPUT)
+        p->rc = DFS_EXIT_USAGE;
+    if (!c->quiet)
+        dfs_report_problems(stderr, p->run, c->verbose);
+    if (p->rc == DFS_EXIT_OUTPUT) {
+        fprintf(stderr, "dfscope: out of memory while reading; no result is written\n");
+        return;
+    }
+    p->result = an->finish(p->obj, p->run);
+    if (!p->result && !an->needs_rerun(p->obj)) {
+        fprintf(stderr, "dfscope %s: out of memory\n", an->cmd);
+        p->rc = DFS_EXIT_OUTPUT;
+    }
+}
+
+/* The inputs a rank could not read, named by that rank (the report of rank 0 names them too). */
+static void name_unreadable(const dfs_cli_common *c, const dfs_cli_dist *d, const char *cmd, const dist_pass *p)
+{
+    const dfs_run *run = p->run;
+    for (size_t i = 0; !c->quiet && run && i < p->info.own_results && i < run->results.n; i++) {
+        const dfs_piece_result *r = &run->results.v[i];
+        if (r->unreadable && r->piece.index == 0)
+            fprintf(stderr, "dfscope %s: rank %d cannot read %s: %s\n", cmd, d->rank,
+                    run->inputs.v[r->piece.file].path, r->error ? r->error : "cannot open");
+    }
+}
+
+static void report_stats(dfs_cli_dist *d, dist_pass *p)
+{
+    if (!dfs_dist_gather_stats(d->comm, &p->info) || d->rank != 0)
+        return;
+    uint64_t max = 0, sum = 0;
+    for (size_t i = 0; i < p->info.stats.n; i++) {
+        print_rank_stats(&p->info.stats.v[i], d->size);
+        sum += p->info.stats.v[i].bytes;
+        if (p->info.stats.v[i].bytes > max)
+            max = p->info.stats.v[i].bytes;
+    }
+    double mean = p->info.stats.n ? (double)sum / (double)p->info.stats.n : 0;
+    fprintf(stderr, "dfscope: mpi %d ranks (%s): bytes max/mean %.3f\n", d->size, dfs_comm_library(d->comm),
+            mean > 0 ? (double)max / mean : 1.0);
+}
+
+/* One pass over every rank's share: read, combine to rank 0, and there fold, report, finish. */
+static void dist_pass_run(dfs_cli_common *c, dfs_cli_dist *d, const dfs_partition *part,
+                          const dfs_cli_analysis *an, const void *opt, dist_pass *p)
+{
+    memset(p, 0, sizeof *p);
+    c->started = dfs_cli_now();
+    p->run = dfs_dist_listing_run(&d->listing, &c->opt);
+    char err[512] = "out of memory";
+    p->obj = p->run ? an->create(opt, err, sizeof err) : NULL;
+    if (!p->obj && d->rank == 0) /* the same options fail the same way on every rank */
+        fprintf(stderr, "dfscope %s: %s\n", an->cmd, err);
+    dfs_consumer idle = {.on_batch = no_batch};
+    dfs_consumer *consumer = p->obj ? an->consumer(p->obj) : &idle;
+    bool ok = dfs_dist_read(d->comm, p->run, part, consumer, p->obj, an->dist, &p->info);
+    name_unreadable(c, d, an->cmd, p);
+    if (c->mpi_stats)
+        report_stats(d, p);
+    if (d->rank != 0)
+        return;
+    if (!p->obj) {
+        p->rc = p->run ? DFS_EXIT_USAGE : DFS_EXIT_OUTPUT;
+    } else if (!ok) {
+        fprintf(stderr, "dfscope %s: %s\n", an->cmd, p->info.why[0] ? p->info.why : "a rank failed");
+        p->rc = DFS_EXIT_OUTPUT;
+    } else {
+        conclude_pass(c, an, p, d->listing.bad_path);
+    }
+}
+
+/* ---- rank 0's decision after a pass ---- */
+
+enum { GO_WRITE = 1, GO_RERUN = 2, GO_STOP = 3 };
+
+typedef struct decision {
+    int what, rc;
+    const dfs_cli_analysis *an;
+    dist_pass *pass;        /* rank 0: the pass decided on */
+    dfs_file_clock *clocks; /* a rerun: every file's final clock (owned) */
+    size_t nclocks;
+    const char *reason;     /* kept in `keep` */
+    void *opt;
+    dfs_arena keep;         /* what the second pass's options point to */
+} decision;
+
+static bool pack_decision(void *ctx, void **buf, size_t *len)
+{
+    decision *x = ctx;
+    dist_pass *p = x->pass;
+    dfs_pack w;
+    dfs_pack_init(&w, p->run);
+    dfs_pack_u64(&w, (uint64_t)x->what);
+    dfs_pack_i64(&w, x->rc);
+    if (x->what == GO_RERUN) {
+        dfs_file_clock *clocks = dfs_run_final_clocks(p->run);
+        size_t n = dfs_run_file_count(p->run);
+        w.failed |= !clocks;
+        dfs_pack_u64(&w, clocks ? n : 0);
+        for (size_t i = 0; clocks && i < n; i++) {
+            dfs_pack_i64(&w, clocks[i].offset_ns);
+            dfs_pack_i64(&w, clocks[i].num);
+            dfs_pack_i64(&w, clocks[i].den);
+        }
+        free(clocks);
+        w.failed |= !x->an->dist->rerun_pack || !x->an->dist->rerun_pack(p->obj, p->run, &w);
+    }
+    bool ok = dfs_pack_finish(&w, buf, len);
+    dfs_pack_free(&w);
+    return ok;
+}
+
+static bool unpack_decision(decision *x, dfs_run *run, const void *buf, size_t len)
+{
+    dfs_unpack r;
+    dfs_unpack_init(&r, run, buf, len);
+    x->what = (int)dfs_unpack_u64(&r);
+    x->rc = (int)dfs_unpack_i64(&r);
+    if (x->what == GO_RERUN) {
+        x->nclocks = dfs_unpack_count(&r, 3);
+        x->clocks = calloc(x->nclocks ? x->nclocks : 1, sizeof *x->clocks);
+        for (size_t i = 0; x->clocks && i < x->nclocks; i++) {
+            x->clocks[i].offset_ns = dfs_unpack_i64(&r);
+            x->clocks[i].num = (int32_t)dfs_unpack_i64(&r);
+            x->clocks[i].den = (int32_t)dfs_unpack_i64(&r);
+        }
+        if (!x->clocks || !x->an->dist->rerun_apply(x->opt, &r, x->clocks, x->nclocks, &x->keep, &x->reason))
+            r.bad = true;
+    }
+    bool ok = dfs_unpack_ok(&r) && x->what >= GO_WRITE && x->what <= GO_STOP;
+    dfs_unpack_free(&r);
+    return ok;
+}
+
+/* Rank 0 decides (write, read again, or stop) and every rank learns it. */
+static bool an_rerun(const dfs_cli_analysis *an, const dist_pass *p)
+{
+    return an->needs_rerun(p->obj);
+}
+
+static void decide(dfs_cli_dist *d, decision *x, dist_pass *p)
+{
+    x->pass = p;
+    if (d->rank == 0) {
+        x->rc = p->rc;
+        x->what = p->result ? GO_WRITE : p->rc == DFS_EXIT_OUTPUT || !p->obj || !an_rerun(x->an, p) ? GO_STOP : GO_RERUN;
+    }
+    void *buf = NULL;
+    size_t len = 0;
+    if (d->rank == 0 && !pack_decision(x, &buf, &len)) {
+        free(buf);
+        buf = NULL;
+        len = 0;
+    }
+    bool got = dfs_comm_bcast(d->comm, &buf, &len) && len && unpack_decision(x, p->run, buf, len);
+    free(buf);
+    if (anyone_failed(d, !got)) {
+        x->what = GO_STOP;
+        x->rc = DFS_EXIT_OUTPUT;
+    }
+}
+
+/* Rank 0 writes; the exit code is the first pass's verdict unless writing fails. */
+static int dist_write(const dfs_cli_analysis *an, const dist_pass *p, int rc, bool reran, const char *reason)
+{
+    int wrc = an->write_run ? an->write_run(an->user, p->run, p->result) : an->write(an->user, p->result, reran, reason);
+    return wrc != DFS_EXIT_OK ? wrc : rc;
+}
+
+static int dist_run_analysis(dfs_cli_common *c, char **paths, int npaths, const char *output,
+                             const dfs_cli_analysis *an, void *opt)
+{
+    dfs_cli_dist *d = c->dist;
+    int rc = dist_list(c, d, an->cmd, paths, npaths, output);
+    if (rc >= 0)
+        return rc;
+    dfs_partition part;
+    bool cut = an->dist->may_cut && an->dist->may_cut(opt);
+    if (!dist_partition(d, an->cmd, cut, &part))
+        return DFS_EXIT_OUTPUT;
+    dist_pass p, again = {0};
+    decision x = {.an = an, .opt = opt};
+    dfs_arena_init(&x.keep, 4096);
+    dist_pass_run(c, d, &part, an, opt, &p);
+    decide(d, &x, &p);
+    dist_pass *last = &p;
+    if (x.what == GO_RERUN) {
+        bool quiet = c->quiet;
+        c->quiet = true; /* the problems were reported by the first pass */
+        dist_pass_run(c, d, &part, an, opt, &again);
+        c->quiet = quiet;
+        last = &again;
+        decision y = {.an = an, .opt = opt};
+        dfs_arena_init(&y.keep, 64);
+        decide(d, &y, &again);
+        if (y.what == GO_RERUN) { /* the facts of the first pass must settle the second */
+            if (d->rank == 0)
+                fprintf(stderr, "dfscope %s: internal error: the second pass did not settle\n", an->cmd);
+            y.what = GO_STOP;
+            y.rc = DFS_EXIT_OUTPUT;
+        }
+        x.what = y.what;
+        x.rc = y.what == GO_WRITE ? p.rc : y.rc;
+        free(y.clocks);
+        dfs_arena_free(&y.keep);
+    }
+    rc = x.rc;
+    if (d->rank == 0 && x.what == GO_WRITE)
+        rc = dist_write(an, last, p.rc, last == &again, x.reason);
+    dist_pass_free(an, &again);
+    dist_pass_free(an, &p);
+    dfs_partition_free(&part);
+    free(x.clocks);
+    dfs_arena_free(&x.keep);
     return rc;
 }

@@ -16,6 +16,11 @@
         {"chunk", required_argument, NULL, 1006}, {"max-record", required_argument, NULL, 1007},  \
         {"verbose", no_argument, NULL, 'v'}, {"quiet", no_argument, NULL, 'q'}
 
+/* The options of the commands that run distributed under mpirun/srun (docs/MPI.md). */
+#define DFS_CLI_DIST_LONGOPTS {"mpi-stats", no_argument, NULL, 1008}
+#define DFS_CLI_DIST_HELP                                                                          \
+    "      --mpi-stats       a line per MPI rank on stderr: pieces, bytes, events, seconds\n"
+
 #define DFS_CLI_COMMON_HELP                                                                        \
     "  -j, --jobs N          worker threads (default: all cores)\n"                               \
     "      --strict          fail (exit 3) when the input has damage\n"                           \
@@ -28,12 +33,18 @@
     "  -v, --verbose         also list legal variants among the problems\n"                       \
     "  -q, --quiet           no problem report on stderr\n"
 
+/* A distributed run's session (common.c): the MPI world and the listing every rank shares. */
+typedef struct dfs_cli_dist dfs_cli_dist;
+struct dfs_dist_ops;
+
 typedef struct dfs_cli_common {
     dfs_options opt;
     int progress;   /* -1 auto, 0 off, 1 on */
     int verbose;
     bool quiet;
+    bool mpi_stats; /* --mpi-stats */
     double started; /* monotonic seconds when reading started */
+    dfs_cli_dist *dist; /* under mpirun/srun (opened by the first distributed step), else NULL */
 } dfs_cli_common;
 
 void dfs_cli_common_init(dfs_cli_common *c);
@@ -65,6 +76,11 @@ typedef struct dfs_cli_analysis {
     /* Writes the result; returns an exit code. */
     int (*write)(void *user, const void *result, bool reran, const char *reason);
     void *user;
+    /* Optional. How the analysis runs distributed under mpirun/srun (dist/dist.h); without it,
+     * the command is not distributed: every rank runs it whole, as without MPI. */
+    const struct dfs_dist_ops *dist;
+    /* Optional: writes with the run at hand (its files and problems), instead of write. */
+    int (*write_run)(void *user, const dfs_run *run, const void *result);
 } dfs_cli_analysis;
 
 /* Reads the paths with the analysis, a second time when the first pass says so (without
@@ -75,4 +91,27 @@ int dfs_cli_run_analysis(dfs_cli_common *c, char **paths, int npaths, const char
 
 /* True when `output` (may be NULL) names one of the run's input files: never write over an input. */
 bool dfs_cli_output_is_input(const dfs_run *run, const char *output);
+
+/* ---- distributed runs (docs/MPI.md) ----
+ * A command that runs distributed calls dfs_cli_preview (if it previews) or dfs_cli_distributed,
+ * then dfs_cli_run_analysis, and returns through dfs_cli_done whatever happened. Started by an MPI
+ * launcher with more than one rank, these split the inputs over the ranks and rank 0 writes;
+ * otherwise they do exactly what the command did before MPI. */
+
+/* Under an MPI launcher with more than one rank? (Opens the MPI session the first time.) */
+bool dfs_cli_distributed(dfs_cli_common *c);
+/* Is this the rank that writes and speaks for all (always, without MPI)? */
+bool dfs_cli_is_rank0(const dfs_cli_common *c);
+/* A step every rank takes on its own (loading a preset file): true when it succeeded on every
+ * rank. A failure is said once, "dfscope CMD: WHY", by rank 0 if it failed, else by the ranks that
+ * did (a file one node cannot read). A collective under MPI: every rank must call it. */
+bool dfs_cli_agree(dfs_cli_common *c, const char *cmd, bool ok, const char *why);
+/* The preview (time origin, categories) of every input: by this process, or under MPI of each
+ * rank's share, combined, the same on every rank. DFS_EXIT_OK, or the exit code to stop with
+ * (reported). `output` is checked not to be an input (MPI: when listing the inputs). */
+int dfs_cli_preview(dfs_cli_common *c, const char *cmd, char **paths, int npaths, const char *output,
+                    uint64_t bytes, dfs_preview *pv);
+/* The end of a command: under MPI every rank agrees on one exit code (rank 0's, unless a rank
+ * failed on its own) and MPI is finalised. Returns the code to exit with. */
+int dfs_cli_done(dfs_cli_common *c, int rc);
 #endif

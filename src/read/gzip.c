@@ -506,3 +506,27 @@ size_t dfs_gz_split_points(int fd, uint64_t file_size, uint64_t target, uint64_t
     free(scratch);
     return count;
 }
+
+uint64_t dfs_gz_member_at_or_after(int fd, uint64_t file_size, uint64_t pos)
+{
+    if (pos == 0 || pos >= file_size)
+        return pos >= file_size ? file_size : 0;
+    unsigned char *scan = malloc(GZ_PROBE_BUF);
+    char *scratch = malloc(GZ_PROBE_BUF * 4);
+    uint64_t found = UINT64_MAX;
+    for (uint64_t from = pos; scan && scratch && from < file_size;) {
+        uint64_t c = find_candidate(fd, file_size, from, scan, GZ_PROBE_BUF);
+        if (c == UINT64_MAX) {
+            found = file_size;
+            break;
+        }
+        if (confirm_member(fd, file_size, c, scratch, GZ_PROBE_BUF * 4, scan, GZ_PROBE_BUF)) {
+            found = c;
+            break;
+        }
+        from = c + 1;
+    }
+    free(scan);
+    free(scratch);
+    return found;
+}

@@ -51,4 +51,9 @@ void dfs_gz_close(dfs_gzreader *r);
  * its inner members; a caller can detect a wrong point because the segment before it then ends
  * (dfs_gz_end) beyond it. */
 size_t dfs_gz_split_points(int fd, uint64_t file_size, uint64_t target, uint64_t *out, size_t max);
+/* The first confirmed member start at or after pos (as split points are confirmed): 0 for pos 0,
+ * file_size when none follows, UINT64_MAX when out of memory. The distinct values at the
+ * multiples of `target` are exactly dfs_gz_split_points's points, so ranks that each look up the
+ * multiples in their share of a file cut it where one process would. */
+uint64_t dfs_gz_member_at_or_after(int fd, uint64_t file_size, uint64_t pos);
 #endif

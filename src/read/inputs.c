@@ -11,14 +11,8 @@
 
 #include "read/run.h"
 
-static dfs_status add_file(dfs_run *run, const char *path, const struct stat *st)
+static dfs_status append_input(dfs_run *run, const char *path, uint64_t size)
 {
-    uint64_t id[2] = {(uint64_t)st->st_dev, (uint64_t)st->st_ino};
-    int fresh = dfs_keyset_add(&run->seen_files, id);
-    if (fresh < 0)
-        return DFS_ERR_NOMEM;
-    if (fresh == 0)
-        return DFS_OK; /* named twice: read once */
     if (!dfs_vec_reserve(&run->inputs, 1))
         return DFS_ERR_NOMEM;
     dfs_input *in = &run->inputs.v[run->inputs.n];
@@ -27,13 +21,31 @@ static dfs_status add_file(dfs_run *run, const char *path, const struct stat *st
     if (!in->path)
         return DFS_ERR_NOMEM;
     in->info.path = in->path;
-    in->info.size = (uint64_t)st->st_size;
+    in->info.size = size;
     in->info.clock_scale_num = 1;
     in->info.clock_scale_den = 1;
     for (int k = 0; k < 3; k++)
         dfs_u64map_init(&in->defs.first[k]);
     run->inputs.n++;
     return DFS_OK;
+}
+
+static dfs_status add_file(dfs_run *run, const char *path, const struct stat *st)
+{
+    uint64_t id[2] = {(uint64_t)st->st_dev, (uint64_t)st->st_ino};
+    int fresh = dfs_keyset_add(&run->seen_files, id);
+    if (fresh < 0)
+        return DFS_ERR_NOMEM;
+    if (fresh == 0)
+        return DFS_OK; /* named twice: read once */
+    return append_input(run, path, (uint64_t)st->st_size);
+}
+
+dfs_status dfs_run_add_listed(dfs_run *run, const char *path, uint64_t size)
+{
+    if (run->read_done)
+        return DFS_ERR_USAGE;
+    return append_input(run, path, size);
 }
 
 static int compare_names(const void *a, const void *b)

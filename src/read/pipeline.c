@@ -34,10 +34,10 @@ static void *worker_main(void *arg)
         if (i >= pl->nitems)
             break;
         if (pl->phase == 1) {
-            dfs_prepare_file(pl, i);
+            dfs_prepare_file(pl, pl->prep_files ? pl->prep_files[i] : i);
         } else if (pl->phase == 3) {
-            size_t k = pl->scan_items[i];
-            dfs_task_prescan(w, &pl->tasks[k], pl->carry[k]);
+            task *t = &pl->tasks[pl->scan_items[i]];
+            dfs_task_prescan(w, t, pl->carry[pl->carry_at[t->file] + t->chunk]);
         } else {
             task *t = &pl->tasks[i];
             dfs_task_run(w, t);
@@ -135,52 +135,91 @@ static uint64_t chunk_size(const pool *pl, unsigned nworkers)
     return size < min ? min : size > max ? max : size;
 }
 
+static bool add_task(pool *pl, task_vec *tasks, task t)
+{
+    dfs_stream_init(&t.st, t.file, t.chunk, pl->run->opt.max_examples);
+    return dfs_vec_push(tasks, t);
+}
+
+/* The tasks of one whole input: itself, its chunks, or its gzip segments. */
+static bool plan_file(pool *pl, uint32_t i, uint64_t chunk, task_vec *tasks)
+{
+    dfs_run *run = pl->run;
+    dfs_input *in = &run->inputs.v[i];
+    prepared *pr = &pl->prep[i];
+    if (in->info.unreadable || pr->sniff.format == DFS_FMT_NOT_A_TRACE || pr->sniff.format == DFS_FMT_UNKNOWN)
+        return true;
+    uint32_t n = 1;
+    task_kind kind = TASK_WHOLE;
+    if (line_oriented_plain(pr) && in->info.size > chunk && !run->opt.preview_bytes) {
+        kind = TASK_RANGE;
+        n = (uint32_t)((in->info.size + chunk - 1) / chunk);
+    } else if (pr->npoints > 1 && !run->opt.preview_bytes) {
+        kind = TASK_GZ_SEGMENT;
+        n = (uint32_t)pr->npoints;
+    }
+    for (uint32_t c = 0; c < n; c++) {
+        task t = {.file = i, .chunk = c, .nchunks = n, .kind = kind};
+        if (kind == TASK_RANGE) {
+            t.start = (uint64_t)c * chunk;
+            t.stop = t.start + chunk;
+        } else if (kind == TASK_GZ_SEGMENT) {
+            t.start = pr->points[c];
+            t.stop = c + 1 < n ? pr->points[c + 1] : UINT64_MAX;
+        }
+        if (!add_task(pl, tasks, t))
+            return false;
+    }
+    return true;
+}
+
+/* A piece of a file cut between ranks: one range task when the file is read in line-aligned
+ * ranges; otherwise the file cannot be cut, and the rank of its first piece reads it whole. */
+static bool plan_piece(pool *pl, const dfs_piece *p, uint64_t chunk, task_vec *tasks)
+{
+    if (p->count == 1)
+        return plan_file(pl, p->file, chunk, tasks);
+    dfs_run *run = pl->run;
+    prepared *pr = &pl->prep[p->file];
+    if (run->inputs.v[p->file].info.unreadable)
+        return true;
+    if (pr->marks && !run->opt.preview_bytes)
+        return dfs_share_gz_plan(pl, p, tasks);
+    if (!line_oriented_plain(pr) || run->opt.preview_bytes)
+        return p->index != 0 || plan_file(pl, p->file, UINT64_MAX, tasks);
+    task t = {.file = p->file, .chunk = p->index, .nchunks = p->count, .kind = TASK_RANGE, .start = p->start,
+              .stop = p->stop};
+    return add_task(pl, tasks, t);
+}
+
 static bool plan_tasks(pool *pl, unsigned nworkers)
 {
     dfs_run *run = pl->run;
     const uint64_t chunk = chunk_size(pl, nworkers);
-    DFS_VEC(task) tasks = {0};
-    for (uint32_t i = 0; i < run->inputs.n; i++) {
-        dfs_input *in = &run->inputs.v[i];
-        prepared *pr = &pl->prep[i];
-        if (in->info.unreadable || pr->sniff.format == DFS_FMT_NOT_A_TRACE ||
-            pr->sniff.format == DFS_FMT_UNKNOWN)
-            continue;
-        uint32_t n = 1;
-        task_kind kind = TASK_WHOLE;
-        if (line_oriented_plain(pr) && in->info.size > chunk && !run->opt.preview_bytes) {
-            kind = TASK_RANGE;
-            n = (uint32_t)((in->info.size + chunk - 1) / chunk);
-        } else if (pr->npoints > 1 && !run->opt.preview_bytes) {
-            kind = TASK_GZ_SEGMENT;
-            n = (uint32_t)pr->npoints;
+    task_vec tasks = {0};
+    bool ok = true;
+    if (run->share)
+        for (size_t k = 0; k < run->nshare && ok; k++) {
+            size_t before = tasks.n;
+            ok = plan_piece(pl, &run->share[k], chunk, &tasks);
+            for (size_t j = before; j < tasks.n; j++)
+                tasks.v[j].piece = k;
         }
-        for (uint32_t c = 0; c < n; c++) {
-            task t = {.file = i, .chunk = c, .nchunks = n, .kind = kind};
-            if (kind == TASK_RANGE) {
-                t.start = (uint64_t)c * chunk;
-                t.stop = t.start + chunk;
-            } else if (kind == TASK_GZ_SEGMENT) {
-                t.start = pr->points[c];
-                t.stop = c + 1 < n ? pr->points[c + 1] : UINT64_MAX;
-            }
-            dfs_stream_init(&t.st, i, c, run->opt.max_examples);
-            if (!dfs_vec_push(&tasks, t))
-                return false;
-        }
-    }
+    else
+        for (uint32_t i = 0; i < run->inputs.n && ok; i++)
+            ok = plan_file(pl, i, chunk, &tasks);
     pl->tasks = tasks.v;
     pl->ntasks = tasks.n;
-    return true;
+    return ok;
 }
 
 /* The lines cut by gzip segment boundaries: the tail of segment k-1 followed by the head of
  * segment k, parsed in order on worker 0 (the pool has stopped). */
-static void read_junctions(pool *pl, worker *w, stream_vec *extra, uint32_t file,
-                           size_t first_task)
+static void read_junctions(pool *pl, worker *w, stream_vec *extra, uint32_t file, size_t first_task,
+                           size_t end_task)
 {
     task *tasks = pl->tasks;
-    for (size_t k = first_task + 1; k < pl->ntasks && tasks[k].file == file; k++) {
+    for (size_t k = first_task + 1; k < end_task; k++) {
         task *prev = &tasks[k - 1], *cur = &tasks[k];
         size_t len = prev->tail_len + cur->head_len;
         dfs_stream *st = malloc(sizeof *st);
@@ -204,70 +243,203 @@ static void read_junctions(pool *pl, worker *w, stream_vec *extra, uint32_t file
     }
 }
 
-/* Folds every file's streams in order: segment k, then the junction after it. */
+/* The streams of tasks [first, end) of one input in fold order: segment k, then the junction
+ * after it (allocated into *extra), and last the damage of a gzip input that is not a trace. */
+static void order_streams(pool *pl, worker *w0, uint32_t file, size_t first, size_t end, stream_vec *extra,
+                          stream_vec *ordered)
+{
+    if (first < end && pl->tasks[first].kind == TASK_GZ_SEGMENT)
+        read_junctions(pl, w0, extra, file, first, end);
+    for (size_t t = first; t < end; t++) {
+        dfs_vec_push(ordered, &pl->tasks[t].st);
+        if (t - first < extra->n)
+            dfs_vec_push(ordered, extra->v[t - first]);
+    }
+    if (pl->prep[file].gz_damage)
+        dfs_vec_push(ordered, pl->prep[file].gz_damage);
+}
+
+static void free_streams(stream_vec *v)
+{
+    for (size_t s = 0; s < v->n; s++) {
+        dfs_stream_free(v->v[s]);
+        free(v->v[s]);
+    }
+    dfs_vec_free(v);
+}
+
+/* Folds every file's streams in order (run.c). */
 static void fold_all(pool *pl, worker *w0)
 {
     dfs_run *run = pl->run;
     size_t t = 0;
     for (uint32_t i = 0; i < run->inputs.n; i++) {
-        dfs_input *in = &run->inputs.v[i];
-        stream_vec streams = {0}, extra = {0}, ordered = {0};
+        stream_vec extra = {0}, ordered = {0};
         size_t first = t;
         while (t < pl->ntasks && pl->tasks[t].file == i)
-            dfs_vec_push(&streams, &pl->tasks[t++].st);
-        if (first < t && pl->tasks[first].kind == TASK_GZ_SEGMENT)
-            read_junctions(pl, w0, &extra, i, first);
-        for (size_t s = 0; s < streams.n; s++) {
-            dfs_vec_push(&ordered, streams.v[s]);
-            if (s < extra.n)
-                dfs_vec_push(&ordered, extra.v[s]);
-        }
-        if (pl->prep[i].gz_damage)
-            dfs_vec_push(&ordered, pl->prep[i].gz_damage);
-        if (in->info.unreadable)
-            dfs_diag_add(&run->diag, DFS_PROB_UNREADABLE, i, 0, 0, "%s", in->info.error);
-        else if (in->info.format == DFS_FMT_NOT_A_TRACE)
-            dfs_diag_add(&run->diag, DFS_PROB_NOT_A_TRACE, i, 0, 0, "%s",
-                         pl->prep[i].sniff.why ? pl->prep[i].sniff.why : "not a trace");
-        dfs_run_fold_file(run, i, ordered.v, ordered.n);
-        if (first < t && pl->prep[i].gzip) {
-            in->info.gzip_members = 0;
-            for (size_t k = first; k < t; k++)
-                in->info.gzip_members += pl->tasks[k].st.gzip_members;
-        }
-        for (size_t s = 0; s < extra.n; s++) {
-            dfs_stream_free(extra.v[s]);
-            free(extra.v[s]);
-        }
-        dfs_vec_free(&streams);
-        dfs_vec_free(&extra);
+            t++;
+        order_streams(pl, w0, i, first, t, &extra, &ordered);
+        dfs_run_conclude_input(run, i, pl->prep[i].sniff.why, ordered.v, ordered.n, first < t);
+        free_streams(&extra);
         dfs_vec_free(&ordered);
     }
+}
+
+/* A stream the result of a piece owns: task streams are moved out of their task (which keeps a
+ * fresh empty one), the others are heap streams already. */
+static dfs_stream *own_stream(pool *pl, dfs_stream *st)
+{
+    bool in_task = pl->ntasks && st >= &pl->tasks[0].st && st <= &pl->tasks[pl->ntasks - 1].st;
+    if (!in_task)
+        return st;
+    dfs_stream *moved = malloc(sizeof *moved);
+    if (!moved)
+        return NULL;
+    *moved = *st;
+    moved->before = NULL;
+    moved->nbefore = 0;
+    dfs_stream_init(st, st->file, st->chunk, 0);
+    return moved;
+}
+
+/* Share mode: what each piece of the share taught, for the rank that folds every rank's pieces
+ * (dfs_run_fold_results). Tasks follow the share's pieces in order. */
+static bool collect_results(pool *pl, worker *w0)
+{
+    dfs_run *run = pl->run;
+    size_t t = 0;
+    bool ok = true;
+    for (size_t k = 0; k < run->nshare; k++) {
+        const dfs_piece *p = &run->share[k];
+        const dfs_input *in = &run->inputs.v[p->file];
+        prepared *pr = &pl->prep[p->file];
+        dfs_piece_result r = {.piece = *p, .size = in->info.size, .format = in->info.format,
+                              .dialect = in->info.dialect, .gzip = in->info.gzip,
+                              .unreadable = in->info.unreadable, .error = in->info.error, .why = pr->sniff.why};
+        size_t first = t;
+        while (t < pl->ntasks && pl->tasks[t].piece == k)
+            t++;
+        stream_vec extra = {0}, ordered = {0};
+        if (pr->marks) /* a cut gzipped input: each segment with the junction after it */
+            for (size_t i = first; i < t; i++) {
+                dfs_stream *junction = dfs_share_gz_junction(pl, w0, &pl->tasks[i]);
+                dfs_vec_push(&ordered, &pl->tasks[i].st);
+                if (junction && !dfs_vec_push(&ordered, junction)) {
+                    dfs_stream_free(junction);
+                    free(junction);
+                    ok = false;
+                }
+            }
+        else if (p->index == 0)
+            order_streams(pl, w0, p->file, first, t, &extra, &ordered);
+        else
+            for (size_t i = first; i < t; i++)
+                dfs_vec_push(&ordered, &pl->tasks[i].st);
+        for (size_t s = 0; s < ordered.n; s++) {
+            dfs_stream *own = own_stream(pl, ordered.v[s]);
+            if (own && ordered.v[s] == pr->gz_damage)
+                pr->gz_damage = NULL;
+            if (own && !dfs_vec_push(&r.streams, own)) {
+                dfs_stream_free(own);
+                free(own);
+                own = NULL;
+            }
+            ok &= own != NULL;
+        }
+        dfs_vec_free(&extra); /* its streams now belong to r */
+        dfs_vec_free(&ordered);
+        if (!dfs_vec_push(&run->results, r)) {
+            dfs_piece_result_free(&r);
+            ok = false;
+        }
+    }
+    return ok;
+}
+
+/* One block of pre-scan results per input read in ranges, one entry per chunk or piece. */
+static bool carry_blocks(pool *pl)
+{
+    size_t ninputs = pl->run->inputs.n;
+    pl->carry_at = malloc((ninputs ? ninputs : 1) * sizeof *pl->carry_at);
+    if (!pl->carry_at)
+        return false;
+    for (size_t i = 0; i < ninputs; i++)
+        pl->carry_at[i] = SIZE_MAX;
+    size_t total = 0;
+    for (size_t t = 0; t < pl->ntasks; t++) {
+        task *tk = &pl->tasks[t];
+        if (tk->kind == TASK_RANGE && pl->carry_at[tk->file] == SIZE_MAX) {
+            pl->carry_at[tk->file] = total;
+            total += tk->nchunks;
+        }
+    }
+    pl->carry = calloc(total ? total : 1, sizeof *pl->carry);
+    if (!pl->carry)
+        return false;
+    pl->ncarry = total;
+    for (size_t c = 0; c < total; c++)
+        for (int k = 0; k < 3; k++)
+            dfs_u64map_init(&pl->carry[c][k]);
+    return true;
 }
 
 /* Chunks after the first of a split file resolve hashes defined in earlier chunks: every chunk
  * but the last is scanned for its definitions first, and each chunk is given its predecessors'. */
 static bool prescan_chunks(pool *pl, worker *workers, unsigned nworkers)
 {
-    pl->carry = calloc(pl->ntasks ? pl->ntasks : 1, sizeof *pl->carry);
     pl->scan_items = calloc(pl->ntasks ? pl->ntasks : 1, sizeof *pl->scan_items);
-    if (!pl->carry || !pl->scan_items)
+    if (!pl->scan_items || !carry_blocks(pl))
         return false;
     size_t n = 0;
     for (size_t t = 0; t < pl->ntasks; t++) {
-        for (int k = 0; k < 3; k++)
-            dfs_u64map_init(&pl->carry[t][k]);
         task *tk = &pl->tasks[t];
         if (tk->kind == TASK_RANGE && tk->chunk + 1 < tk->nchunks)
             pl->scan_items[n++] = t;
         if (tk->kind == TASK_RANGE && tk->chunk > 0) {
-            tk->st.before = (const dfs_u64map(*)[3])pl->carry + (t - tk->chunk);
+            tk->st.before = (const dfs_u64map(*)[3])pl->carry + pl->carry_at[tk->file];
             tk->st.nbefore = tk->chunk;
         }
     }
     if (n)
         run_phase(pl, workers, n < nworkers ? (unsigned)n : nworkers, 3, n, 0);
     return true;
+}
+
+/* Share mode: the definitions of the pieces other ranks read, for the pieces of files cut
+ * between ranks (run.h). Always takes part in the exchange, also after a failure. */
+static bool exchange_carry(pool *pl, bool ok)
+{
+    dfs_run *run = pl->run;
+    DFS_VEC(dfs_carry_file) cut = {0};
+    DFS_VEC(bool) known = {0};
+    for (size_t k = 0; ok && k < run->nshare; k++) {
+        const dfs_piece *p = &run->share[k];
+        if (p->count < 2 || !pl->carry_at || pl->carry_at[p->file] == SIZE_MAX ||
+            (cut.n && cut.v[cut.n - 1].file == p->file))
+            continue;
+        dfs_carry_file cf = {.file = p->file, .count = p->count, .carry = pl->carry + pl->carry_at[p->file]};
+        ok = dfs_vec_push(&cut, cf);
+    }
+    size_t nknown = 0;
+    for (size_t i = 0; ok && i < cut.n; i++)
+        nknown += cut.v[i].count;
+    ok = ok && dfs_vec_reserve(&known, nknown + 1);
+    for (size_t i = 0, at = 0; ok && i < cut.n; i++) {
+        cut.v[i].known = known.v + at;
+        for (uint32_t c = 0; c < cut.v[i].count; c++)
+            known.v[at + c] = false;
+        at += cut.v[i].count;
+    }
+    for (size_t t = 0; ok && t < pl->ntasks; t++) { /* this rank's scanned pieces */
+        task *tk = &pl->tasks[t];
+        for (size_t i = 0; i < cut.n; i++)
+            if (cut.v[i].file == tk->file && tk->kind == TASK_RANGE && tk->chunk + 1 < tk->nchunks)
+                cut.v[i].known[tk->chunk] = true;
+    }
+    bool exchanged = !run->hooks.exchange || run->hooks.exchange(run->hooks.ctx, run, cut.v, ok ? cut.n : 0, !ok);
+    dfs_vec_free(&cut);
+    dfs_vec_free(&known);
+    return ok && exchanged;
 }
 
 static unsigned default_jobs(void)
@@ -331,6 +503,50 @@ static void workers_end(pool *pl, worker *ws, unsigned n)
     }
 }
 
+/* The inputs to prepare: every one, or (share mode) those of the share's pieces. */
+static bool choose_prep_files(pool *pl)
+{
+    dfs_run *run = pl->run;
+    pl->nprep = run->inputs.n;
+    if (!run->share)
+        return true;
+    pl->prep_files = malloc((run->nshare ? run->nshare : 1) * sizeof *pl->prep_files);
+    if (!pl->prep_files)
+        return false;
+    pl->nprep = 0;
+    for (size_t k = 0; k < run->nshare; k++)
+        if (!pl->nprep || pl->prep_files[pl->nprep - 1] != run->share[k].file)
+            pl->prep_files[pl->nprep++] = run->share[k].file;
+    return true;
+}
+
+static uint64_t bytes_to_read(const pool *pl)
+{
+    uint64_t total = 0;
+    for (size_t i = 0; i < pl->nprep; i++)
+        total += pl->run->inputs.v[pl->prep_files ? pl->prep_files[i] : i].info.size;
+    return total;
+}
+
+/* Phase 2 and what follows: every task read, then the files folded (or, in share mode, what each
+ * piece taught kept for the rank that folds them). Returns the verdict. */
+static int read_and_conclude(pool *pl, worker *workers, unsigned nworkers)
+{
+    dfs_run *run = pl->run;
+    uint64_t bytes_total = bytes_to_read(pl);
+    unsigned read_workers = pl->ntasks < nworkers ? (unsigned)pl->ntasks : nworkers;
+    if (read_workers)
+        run_phase(pl, workers, read_workers, 2, pl->ntasks, bytes_total);
+    report_progress(pl, bytes_total);
+    if (run->share) {
+        bool kept = collect_results(pl, &workers[0]);
+        return kept && !atomic_load(&pl->failed_alloc) && !dfs_strtab_lost(run->strs) ? DFS_EXIT_OK
+                                                                                        : DFS_EXIT_OUTPUT;
+    }
+    fold_all(pl, &workers[0]);
+    return dfs_run_verdict(run, atomic_load(&pl->failed_alloc));
+}
+
 int dfs_run_read(dfs_run *run, dfs_consumer *const *consumers, size_t n_consumers)
 {
     if (run->read_done)
@@ -344,38 +560,17 @@ int dfs_run_read(dfs_run *run, dfs_consumer *const *consumers, size_t n_consumer
     pl.prep = calloc(run->inputs.n ? run->inputs.n : 1, sizeof *pl.prep);
     worker *workers = calloc(nworkers, sizeof *workers);
     int verdict = DFS_EXIT_OUTPUT;
-    if (!pl.prep || !workers || !workers_init(&pl, workers, nworkers))
-        goto out;
-    unsigned prep_workers = run->inputs.n < nworkers ? (unsigned)run->inputs.n : nworkers;
-    if (prep_workers)
-        run_phase(&pl, workers, prep_workers, 1, run->inputs.n, 0);
-    if (!plan_tasks(&pl, nworkers))
-        goto out;
-    if (!prescan_chunks(&pl, workers, nworkers))
-        goto out;
-    uint64_t bytes_total = 0;
-    for (size_t i = 0; i < run->inputs.n; i++)
-        bytes_total += run->inputs.v[i].info.size;
-    unsigned read_workers = pl.ntasks < nworkers ? (unsigned)pl.ntasks : nworkers;
-    if (read_workers)
-        run_phase(&pl, workers, read_workers, 2, pl.ntasks, bytes_total);
-    report_progress(&pl, bytes_total);
-    fold_all(&pl, &workers[0]);
-    /* a string the full (or out of memory) table could not keep would read as "": fail instead */
-    if (atomic_load(&pl.failed_alloc) || dfs_strtab_lost(run->strs))
-        goto out;
-    bool unreadable = false;
-    for (size_t i = 0; i < run->inputs.n; i++)
-        unreadable |= run->inputs.v[i].info.unreadable;
-    unreadable |= run->diag.counts[DFS_PROB_UNREADABLE] > 0;
-    uint64_t damage = dfs_diag_damage(&run->diag);
-    if (unreadable)
-        verdict = DFS_EXIT_USAGE;
-    else if (damage)
-        verdict = run->opt.strict ? DFS_EXIT_STRICT : DFS_EXIT_DAMAGED;
-    else
-        verdict = DFS_EXIT_OK;
-out:
+    bool ok = pl.prep && workers && workers_init(&pl, workers, nworkers) && choose_prep_files(&pl);
+    if (ok) {
+        unsigned prep_workers = pl.nprep < nworkers ? (unsigned)pl.nprep : nworkers;
+        if (prep_workers)
+            run_phase(&pl, workers, prep_workers, 1, pl.nprep, 0);
+        ok = plan_tasks(&pl, nworkers) && prescan_chunks(&pl, workers, nworkers);
+    }
+    if (run->share) /* every rank takes part, whatever happened so far */
+        ok = exchange_carry(&pl, ok) && ok;
+    if (ok)
+        verdict = read_and_conclude(&pl, workers, nworkers);
     if (workers)
         workers_end(&pl, workers, nworkers);
     for (size_t t = 0; t < pl.ntasks; t++) {
@@ -383,14 +578,17 @@ out:
         free(pl.tasks[t].head);
         free(pl.tasks[t].tail);
     }
-    for (size_t t = 0; pl.carry && t < pl.ntasks; t++)
+    for (size_t c = 0; pl.carry && c < pl.ncarry; c++)
         for (int k = 0; k < 3; k++)
-            dfs_u64map_free(&pl.carry[t][k]);
+            dfs_u64map_free(&pl.carry[c][k]);
     free(pl.carry);
+    free(pl.carry_at);
+    free(pl.prep_files);
     free(pl.scan_items);
     free(pl.tasks);
     for (size_t i = 0; pl.prep && i < run->inputs.n; i++) {
         free(pl.prep[i].points);
+        free(pl.prep[i].marks);
         if (pl.prep[i].gz_damage)
             dfs_stream_free(pl.prep[i].gz_damage);
         free(pl.prep[i].gz_damage);

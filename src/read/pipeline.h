@@ -32,6 +32,7 @@ typedef struct task {
     uint32_t nchunks;
     task_kind kind;
     uint64_t start, stop;      /* RANGE: nominal byte range; GZ_SEGMENT: compressed range */
+    size_t piece;              /* share mode: the piece of run->share it reads */
     dfs_stream st;
     /* A gzip segment cannot know whether the previous one ended inside a line: it keeps its
      * first line (head) and its unfinished last line (tail) for the junction pass. */
@@ -41,6 +42,7 @@ typedef struct task {
 } task;
 
 typedef DFS_VEC(dfs_stream *) stream_vec;
+typedef DFS_VEC(task) task_vec;
 
 typedef struct prepared {
     dfs_sniffed sniff;
@@ -51,6 +53,10 @@ typedef struct prepared {
      * trace because the gzip layer is damaged (cut in its header, corrupt): the file is not read
      * again, so the damage the head read found is folded from here. NULL otherwise. */
     dfs_stream *gz_damage;
+    /* Share mode, a gzipped input cut between ranks (share.c): pairs (j, the first member start at
+     * or after j * gzip_segment_bytes) for every multiple j in this rank's pieces, by j. */
+    uint64_t *marks;
+    size_t nmarks;
 } prepared;
 
 typedef struct worker {
@@ -70,9 +76,15 @@ typedef struct pool {
     size_t nconsumers;
     dfs_want_set want;
     prepared *prep;            /* one per input */
+    uint32_t *prep_files;      /* share mode: the inputs to prepare (else all of them) */
+    size_t nprep;
     task *tasks;
     size_t ntasks;
-    dfs_u64map (*carry)[3];    /* per task: definitions found by the pre-scan (hash -> string) */
+    /* Definitions found by the pre-scan (hash -> string): one block per input read in ranges,
+     * one entry per chunk or piece of it, the block of input i at carry_at[i] (SIZE_MAX: none) */
+    dfs_u64map (*carry)[3];
+    size_t ncarry;
+    size_t *carry_at;
     size_t *scan_items;        /* tasks to pre-scan */
     atomic_size_t next;        /* next item of the current phase */
     size_t nitems;
@@ -105,4 +117,14 @@ void dfs_task_run(worker *w, task *t);
 
 /* prescan.c */
 void dfs_task_prescan(worker *w, task *t, dfs_u64map carry[3]);
+
+/* share.c: gzipped inputs cut between ranks. gz_marks (prepare) looks up the member starts at
+ * the multiples of the gzip segment size in this rank's pieces of input i; gz_plan makes a
+ * piece's segment tasks, the same segments one process would read; gz_junction parses the line
+ * cut by the end of segment t (its tail, and the head of the next segment read again here, since
+ * another rank may read that one): NULL when there is none. */
+bool dfs_share_cuts(const dfs_run *run, uint32_t file);
+void dfs_share_gz_marks(pool *pl, prepared *pr, int fd, uint32_t i);
+bool dfs_share_gz_plan(pool *pl, const dfs_piece *p, task_vec *tasks);
+dfs_stream *dfs_share_gz_junction(pool *pl, worker *w, const task *t);
 #endif

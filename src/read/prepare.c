@@ -83,8 +83,12 @@ void dfs_prepare_file(pool *pl, size_t i)
             keep_gzip_damage(pl, pr, &scratch, (uint32_t)i);
         dfs_diag_free(&scratch);
         if (pr->sniff.format != DFS_FMT_NOT_A_TRACE && in->info.size > pl->run->opt.gzip_segment_bytes &&
-            !pr->sniff.structural && pr->sniff.format != DFS_FMT_DASF)
-            find_segments(pl, pr, fd, in->info.size);
+            !pr->sniff.structural && pr->sniff.format != DFS_FMT_DASF) {
+            if (dfs_share_cuts(pl->run, (uint32_t)i))
+                dfs_share_gz_marks(pl, pr, fd, (uint32_t)i);
+            else
+                find_segments(pl, pr, fd, in->info.size);
+        }
     } else {
         pr->sniff = dfs_sniff(head, (size_t)n, (uint64_t)n >= in->info.size);
     }

@@ -40,6 +40,7 @@ dfs_run *dfs_run_new(const dfs_options *opt)
     for (int k = 0; k < 3; k++)
         dfs_u64map_init(&run->global_defs[k]);
     dfs_keyset_init(&run->seen_files, 2 * sizeof(uint64_t));
+    dfs_arena_init(&run->texts, 4096);
     return run;
 }
 
@@ -61,8 +62,23 @@ void dfs_run_free(dfs_run *run)
     for (int k = 0; k < 3; k++)
         dfs_u64map_free(&run->global_defs[k]);
     dfs_diag_free(&run->diag);
+    for (size_t i = 0; i < run->results.n; i++)
+        dfs_piece_result_free(&run->results.v[i]);
+    dfs_vec_free(&run->results);
+    free(run->share);
+    dfs_arena_free(&run->texts);
     dfs_strtab_free(run->strs);
     free(run);
+}
+
+dfs_str dfs_run_intern(dfs_run *run, const char *s, size_t n)
+{
+    return n ? dfs_strtab_intern(run->strs, s, n) : 0;
+}
+
+const char *dfs_run_keep_text(dfs_run *run, const char *s, size_t n)
+{
+    return dfs_arena_strdup(&run->texts, s, n);
 }
 
 dfs_status dfs_run_add_path(dfs_run *run, const char *path)
@@ -295,6 +311,37 @@ void dfs_run_fold_file(dfs_run *run, uint32_t file, dfs_stream *const *streams, 
             dfs_u64map_put(&run->global_defs[h->kind], h->hash, h->str);
     }
     index_definitions(&in->defs);
+}
+
+void dfs_run_conclude_input(dfs_run *run, uint32_t file, const char *why, dfs_stream *const *streams, size_t n,
+                            bool read)
+{
+    dfs_input *in = &run->inputs.v[file];
+    if (in->info.unreadable)
+        dfs_diag_add(&run->diag, DFS_PROB_UNREADABLE, file, 0, 0, "%s", in->info.error);
+    else if (in->info.format == DFS_FMT_NOT_A_TRACE)
+        dfs_diag_add(&run->diag, DFS_PROB_NOT_A_TRACE, file, 0, 0, "%s", why ? why : "not a trace");
+    dfs_run_fold_file(run, file, streams, n);
+    if (read && in->info.gzip) {
+        in->info.gzip_members = 0;
+        for (size_t k = 0; k < n; k++)
+            in->info.gzip_members += streams[k]->gzip_members;
+    }
+}
+
+int dfs_run_verdict(dfs_run *run, bool failed)
+{
+    /* a string the full (or out of memory) table could not keep would read as "": fail instead */
+    if (failed || dfs_strtab_lost(run->strs))
+        return DFS_EXIT_OUTPUT;
+    bool unreadable = run->diag.counts[DFS_PROB_UNREADABLE] > 0;
+    for (size_t i = 0; i < run->inputs.n; i++)
+        unreadable |= run->inputs.v[i].info.unreadable;
+    if (unreadable)
+        return DFS_EXIT_USAGE;
+    if (dfs_diag_damage(&run->diag))
+        return run->opt.strict ? DFS_EXIT_STRICT : DFS_EXIT_DAMAGED;
+    return DFS_EXIT_OK;
 }
 
 dfs_str dfs_run_file_meta(const dfs_run *run, uint32_t file, const char *key)
