@@ -5,7 +5,8 @@
 # Inputs: bench/out/v1 and bench/out/v2gz (about 2 GB of text each, made by bench/run.sh; made
 # here the same way when missing). For each input and command: median wall seconds of RUNS runs
 # without MPI, with `mpirun -np 1` and with `mpirun -np 2`, the speedup (np 1 / np 2) and its
-# efficiency (speedup / 2); then one more 2-rank run with --mpi-stats for what each rank did: its
+# efficiency (speedup / 2) - the three interleaved run by run -; then one more 2-rank run with
+# --mpi-stats for what each rank did: its
 # read time, its combine time (the census and the tree, waiting for slower ranks included) and the
 # bytes it sent up the tree. Results: a markdown table on stdout and in bench/out/mpi.md.
 # Skipped (exit 0 with a note) when mpirun is missing or dfscope was built without MPI.
@@ -44,11 +45,20 @@ gen v2gz --format v2 --gzip
 
 now() { date +%s.%N; }
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-time_cmd() { # the median wall seconds of RUNS runs of CMD...
+seconds() { local s t; s=$(now); "$@" >/dev/null 2>&1; t=$(now); echo "$t - $s" | bc -l; }
+# measure ARGS...: "plain np1 np2", the median wall seconds of RUNS runs of dfscope ARGS without
+# MPI, on 1 rank and on 2 ranks; the three are interleaved run by run, so that a machine that gets
+# busier or quieter during the measurement affects them alike.
+measure() {
+  local k
+  rm -f "$OUT"/mpi-t.*
   for _ in $(seq "$RUNS"); do
-    local s t; s=$(now); "$@" >/dev/null 2>&1; t=$(now)
-    echo "$t - $s" | bc -l
-  done | median
+    seconds "$DFSCOPE" "$@" >> "$OUT/mpi-t.0"
+    seconds "${MPIRUN[@]}" -np 1 "$DFSCOPE" "$@" >> "$OUT/mpi-t.1"
+    seconds "${MPIRUN[@]}" -np 2 "$DFSCOPE" "$@" >> "$OUT/mpi-t.2"
+  done
+  for k in 0 1 2; do median < "$OUT/mpi-t.$k"; done | paste -sd' '
+  rm -f "$OUT"/mpi-t.*
 }
 field() { # field NAME RANK FILE: NAME=value on rank RANK's --mpi-stats line
   awk -v r="mpi rank $2/" -v f="$1=" 'index($0, r) { for (i = 1; i <= NF; i++) if (index($i, f) == 1) print substr($i, length(f) + 1) }' "$3"
@@ -60,8 +70,8 @@ library=$("${MPIRUN[@]}" -np 2 "$DFSCOPE" stats --mpi-stats "$OUT/mpi-probe.pfw"
   echo "Machine: $machine; MPI: $library"
   echo "Date: $(date -u +%Y-%m-%dT%H:%MZ); dfscope $("$DFSCOPE" --version | cut -d' ' -f2); runs per figure: $RUNS (median); load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo
-  echo "| input | command | no MPI -j 1 s | -np 1 s | -np 2 s | speedup | efficiency | rank 0 / 1 read s | rank 0 / 1 combine s | bytes sent by rank 1 |"
-  echo "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|"
+  echo "| input | command | no MPI -j 1 s | -np 1 s | -np 2 s | speedup | efficiency | rank 0 / 1 read s | rank 0 / 1 combine s | bytes sent by rank 1 | load after |"
+  echo "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
 } > "$OUT/mpi.md"
 
 COMMANDS=("stats" "analyze --preset dlio --views time_range,proc_name --compat dfanalyzer"
@@ -70,16 +80,14 @@ for input in v1 v2gz; do
   cat "$OUT/$input"/* > /dev/null # warm the page cache
   for cmd in "${COMMANDS[@]}"; do
     read -ra args <<< "$cmd"
-    run=("$DFSCOPE" "${args[@]}" -j 1 -q --no-progress "$OUT/$input")
-    t0=$(time_cmd "${run[@]}")
-    t1=$(time_cmd "${MPIRUN[@]}" -np 1 "${run[@]}")
-    t2=$(time_cmd "${MPIRUN[@]}" -np 2 "${run[@]}")
-    "${MPIRUN[@]}" -np 2 "${run[@]}" --mpi-stats 2>"$OUT/mpi-stats.txt" >/dev/null || true
-    printf '| %s | `%s` | %.2f | %.2f | %.2f | %.2f | %.2f | %s / %s | %s / %s | %s |\n' "$input" "$cmd" \
+    args+=(-j 1 -q --no-progress "$OUT/$input")
+    read -r t0 t1 t2 <<< "$(measure "${args[@]}")"
+    "${MPIRUN[@]}" -np 2 "$DFSCOPE" "${args[@]}" --mpi-stats 2>"$OUT/mpi-stats.txt" >/dev/null || true
+    printf '| %s | `%s` | %.2f | %.2f | %.2f | %.2f | %.2f | %s / %s | %s / %s | %s | %s |\n' "$input" "$cmd" \
       "$t0" "$t1" "$t2" "$(echo "$t1 / $t2" | bc -l)" "$(echo "$t1 / $t2 / 2" | bc -l)" \
       "$(field read_s 0 "$OUT/mpi-stats.txt")" "$(field read_s 1 "$OUT/mpi-stats.txt")" \
       "$(field combine_s 0 "$OUT/mpi-stats.txt")" "$(field combine_s 1 "$OUT/mpi-stats.txt")" \
-      "$(numfmt --to=si "$(field sent 1 "$OUT/mpi-stats.txt")")B" >> "$OUT/mpi.md"
+      "$(numfmt --to=si "$(field sent 1 "$OUT/mpi-stats.txt")")B" "$(cut -d' ' -f1 /proc/loadavg)" >> "$OUT/mpi.md"
   done
 done
 rm -f "$OUT/mpi-probe.pfw" "$OUT/mpi-stats.txt"

@@ -137,6 +137,7 @@ void dfs_layered_acc_free(acc *a)
 {
     dfs_keymap_free(&a->procs);
     dfs_vec_free(&a->proc_v);
+    dfs_layered_rows_free(a);
     dfs_keymap_free(&a->cells);
     dfs_vec_free(&a->cell_v);
     dfs_vec_free(&a->units);
@@ -146,6 +147,8 @@ void dfs_layered_acc_free(acc *a)
     for (size_t i = 0; i < a->ovl.n; i++)
         dfs_ovl_free(a->ovl.v[i]);
     dfs_vec_free(&a->ovl);
+    dfs_vec_free(&a->xs);
+    dfs_vec_free(&a->active);
     dfs_vec_free(&a->pending);
     dfs_keyset_free(&a->fhashes);
     dfs_keyset_free(&a->hhashes);
@@ -161,12 +164,6 @@ typedef struct worker_state {
     acc a;
     dfs_postread *cls;
     DFS_VEC(uint8_t) cat_used; /* classifier category ids of events kept by the post-read rules */
-    /* the last cell and file sets touched per layer: consecutive events mostly share them */
-    cell_key last_cell[DFS_PRESET_MAX_LAYERS];
-    uint32_t last_cell_idx[DFS_PRESET_MAX_LAYERS];
-    nuniq_key last_nuniq[DFS_PRESET_MAX_LAYERS]; /* the last (layer, bin, file) added ... */
-    uint32_t last_nuniq_proc[DFS_PRESET_MAX_LAYERS]; /* ... with its process */
-    bool have_nuniq[DFS_PRESET_MAX_LAYERS];
     uint64_t last_file[2], last_host[2]; /* raw statistics: the last file and host added */
     int64_t last_pid;
     bool have_raw;
@@ -176,6 +173,8 @@ typedef struct worker_state {
     proc_key last_proc;
     uint32_t last_proc_idx;
     bool have_last_proc;
+    uint32_t cur_file; /* the input being read */
+    bool have_file;
 } worker_state;
 
 /* Index of a process or thread key in (map, vec), adding it when new; UINT32_MAX when out of
@@ -219,33 +218,12 @@ static uint32_t process_index(acc *a, const lev *e)
     proc_key k = {.hhash = e->hhash, .host = e->host, .pid = e->pid};
     bool fresh;
     uint32_t idx = key_index(a, &a->pmap, &a->pproc_v, &k, e, &fresh);
-    if (idx != UINT32_MAX && fresh && !dfs_vec_push(&a->ovl, NULL)) {
+    xstream none = {.t_end = INT64_MIN};
+    if (idx != UINT32_MAX && fresh && (!dfs_vec_push(&a->ovl, NULL) || !dfs_vec_push(&a->xs, none))) {
         a->failed = true;
         return UINT32_MAX;
     }
     return idx;
-}
-
-/* The first family of the cell, creating it (with nfam empty families) when new. */
-lunit *dfs_layered_cell(dfs_layered *la, acc *a, const cell_key *k)
-{
-    uint32_t idx;
-    bool fresh;
-    if (!dfs_keymap_get_or_put(&a->cells, k, (uint32_t)a->cell_v.n, &idx, &fresh)) {
-        a->failed = true;
-        return NULL;
-    }
-    if (fresh) {
-        uint32_t nu = la->block_units[k->layer];
-        cell c = {.key = *k, .agg = (uint32_t)a->units.n};
-        if (!dfs_vec_reserve(&a->units, nu) || !dfs_vec_push(&a->cell_v, c)) {
-            a->failed = true;
-            return NULL;
-        }
-        a->units.n += nu;
-        dfs_block_init(la, k->layer, &a->units.v[c.agg]);
-    }
-    return &a->units.v[a->cell_v.v[idx].agg];
 }
 
 static int64_t floor_div(int64_t a, int64_t b)
@@ -263,28 +241,11 @@ static int64_t bin_of(const dfs_layered *la, int64_t ts)
     return floor_div((int64_t)d, la->opt.granularity_ns);
 }
 
-/* The cell's families, through the per-layer cache of the last time cell when there is one. */
-static lunit *cached_cell(worker_state *w, dfs_layered *la, acc *a, const cell_key *k)
-{
-    if (!w || k->kind != CELL_TIME)
-        return dfs_layered_cell(la, a, k);
-    unsigned l = k->layer;
-    if (w->last_cell_idx[l] && memcmp(&w->last_cell[l], k, sizeof *k) == 0)
-        return &a->units.v[a->cell_v.v[w->last_cell_idx[l] - 1].agg];
-    lunit *f = dfs_layered_cell(la, a, k);
-    uint32_t idx;
-    if (f && dfs_keymap_get(&a->cells, k, &idx)) {
-        w->last_cell[l] = *k;
-        w->last_cell_idx[l] = idx + 1;
-    }
-    return f;
-}
-
-static void add_to_layer(worker_state *w, dfs_layered *la, acc *a, const lev *e, const dfs_pr_event *pe,
-                         unsigned l, uint32_t proc, int64_t axis, uint32_t kind, uint64_t size)
+static void add_to_layer(dfs_layered *la, acc *a, const lev *e, const dfs_pr_event *pe, unsigned l, uint32_t proc,
+                         int64_t axis, uint32_t kind, uint64_t size)
 {
     cell_key k = {.layer = l, .proc = proc, .axis = axis, .kind = kind};
-    lunit *block = cached_cell(w, la, a, &k);
+    lunit *block = dfs_layered_cell(la, a, &k);
     if (!block)
         return;
     lagg_add(dfs_fam(la, block, l, 0), e->dur, size, la->fam_sized[l][0]);
@@ -295,20 +256,20 @@ static void add_to_layer(worker_state *w, dfs_layered *la, acc *a, const lev *e,
     }
 }
 
-static void count_files(worker_state *w, acc *a, unsigned l, int64_t bin, uint32_t proc, dfs_str fname)
+/* Files seen by (layer, bin) and by (layer, thread), for the distinct-file counts. */
+static void count_files(dfs_layered *la, acc *a, unsigned l, int64_t bin, uint32_t proc, dfs_str fname)
 {
+    time_row *r = dfs_layered_row(la, a, l, proc);
+    if (!r || (r->nu_file == fname && r->nu_bin == bin))
+        return;
     nuniq_key k1 = {.layer = l, .kind = CELL_TIME, .axis = bin, .file = fname};
     nuniq_key k2 = {.layer = l, .kind = CELL_FILE, .axis = proc, .file = fname};
-    /* the pair (k1, k2) is known when the last one added had the same bin, file and process */
-    if (w && w->have_nuniq[l] && w->last_nuniq_proc[l] == proc && memcmp(&w->last_nuniq[l], &k1, sizeof k1) == 0)
-        return;
     if (dfs_keyset_add(&a->nuniq, &k1) < 0 || dfs_keyset_add(&a->nuniq, &k2) < 0) {
         a->failed = true;
-    } else if (w) {
-        w->last_nuniq[l] = k1;
-        w->last_nuniq_proc[l] = proc;
-        w->have_nuniq[l] = true;
+        return;
     }
+    r->nu_bin = bin;
+    r->nu_file = fname;
 }
 
 static void add_exact(dfs_layered *la, acc *a, const lev *e, uint64_t layers, uint64_t size)
@@ -317,18 +278,8 @@ static void add_exact(dfs_layered *la, acc *a, const lev *e, uint64_t layers, ui
     if (!mask)
         return;
     uint32_t proc = process_index(a, e);
-    if (proc == UINT32_MAX)
-        return;
-    dfs_ovl **o = &a->ovl.v[proc];
-    if (!*o) {
-        *o = dfs_ovl_new((unsigned)la->plan.nlayers, la->compute, la->opt.granularity_ns, la->opt.origin_ns);
-        if (!*o) {
-            a->failed = true;
-            return;
-        }
-    }
-    if (!dfs_ovl_add_mask(*o, mask, e->ts, e->ts + e->dur, (double)size))
-        a->failed = true;
+    if (proc != UINT32_MAX)
+        dfs_layered_exact_add(la, a, proc, e, mask, size);
 }
 
 static uint64_t lev_size(const dfs_pr_event *pe, const lev *e)
@@ -388,10 +339,10 @@ static void analyse(worker_state *w, dfs_layered *la, acc *a, const dfs_run *run
     for (uint64_t m = pe.layers; m; m &= m - 1) {
         unsigned l = (unsigned)__builtin_ctzll(m);
         if (e->fname && la->plan.layers[l].size_layer)
-            count_files(w, a, l, bin, proc, e->fname);
-        add_to_layer(w, la, a, e, &pe, l, proc, bin, CELL_TIME, size);
+            count_files(la, a, l, bin, proc, e->fname);
+        add_to_layer(la, a, e, &pe, l, proc, bin, CELL_TIME, size);
         if (e->fname && file_view)
-            add_to_layer(w, la, a, e, &pe, l, proc, (int64_t)e->fname, CELL_FILE, size);
+            add_to_layer(la, a, e, &pe, l, proc, (int64_t)e->fname, CELL_FILE, size);
     }
     if (la->opt.compat == DFS_COMPAT_NONE)
         add_exact(la, a, e, pe.layers, size);
@@ -509,6 +460,10 @@ static void on_event(worker_state *w, const dfs_run *run, const dfs_event *ev, c
 static void on_batch(void *state, const dfs_run *run, const dfs_batch *batch)
 {
     worker_state *w = state;
+    if (w->have_file && batch->file != w->cur_file)
+        dfs_layered_exact_input_changed(&w->a);
+    w->have_file = true;
+    w->cur_file = batch->file;
     const dfs_layered_options *o = &w->la->opt;
     dfs_file_seen *fs = dfs_clock_track_file(&w->a.clocks, run, o->clocks, o->nclocks, batch->file);
     if (!fs) {
@@ -528,6 +483,7 @@ static void *worker_begin(void *user)
         return NULL;
     w->la = la;
     dfs_layered_acc_init(&w->a);
+    w->a.streaming = la->ovl_classes && !la->opt.no_streaming;
     w->cls = dfs_postread_new(&la->plan);
     if (!w->cls) {
         dfs_layered_acc_free(&w->a);
@@ -563,6 +519,8 @@ void dfs_layered_merge_counters(acc *into, const acc *from)
     into->dropped_functions += from->dropped_functions;
     into->post_read += from->post_read;
     into->failed |= from->failed;
+    into->stream_conflict |= from->stream_conflict;
+    into->flushes += from->flushes;
     if (from->have_time) {
         into->have_time = true;
         if (from->min_ts < into->min_ts)
@@ -603,16 +561,7 @@ static void merge_processes(acc *into, acc *from)
         uint32_t idx = process_index(into, &e);
         if (idx == UINT32_MAX)
             return;
-        dfs_ovl *src = from->ovl.v[p];
-        dfs_ovl **dst = &into->ovl.v[idx];
-        if (!src)
-            continue;
-        if (!*dst) {
-            *dst = src;
-            from->ovl.v[p] = NULL;
-        } else if (!dfs_ovl_merge(*dst, src)) {
-            into->failed = true;
-        }
+        dfs_layered_exact_merge(into, idx, &from->ovl.v[p]);
     }
 }
 
@@ -969,6 +918,7 @@ dfs_consumer *dfs_layered_consumer(dfs_layered *la)
 /* Events whose file hash was defined in another piece or file: resolved now, then analysed. */
 static bool analyse_pending(dfs_layered *la, const dfs_run *run)
 {
+    la->total.streaming = false; /* the engines are finished next: nothing to flush */
     if (!la->total.pending.n)
         return true;
     worker_state *w = worker_begin(la);
@@ -1045,10 +995,18 @@ const dfs_layered_result *dfs_layered_finish(dfs_layered *la, const dfs_run *run
     }
     bool moved = clocks_moved(la, run), missing = categories_missing(la); /* both: they fill the rerun's facts */
     la->rerun |= moved || missing;
+    const char *order = la->opt.no_streaming ? NULL : dfs_layered_exact_order_problem(a);
+    if (order) {
+        la->rerun = la->rerun_no_streaming = true;
+        la->rerun_reason = order;
+    } else if (la->rerun) {
+        la->rerun_reason = "time origin, file clocks or categories";
+    }
     if (la->rerun)
         return NULL;
     if (!dfs_layered_build_views(la, run, shift))
         return NULL;
+    la->result.flushes = a->flushes;
     return &la->result;
 }
 
@@ -1057,6 +1015,16 @@ bool dfs_layered_needs_rerun(const dfs_layered *la, int64_t *origin_ns)
     if (la->rerun && origin_ns)
         *origin_ns = la->true_origin;
     return la->rerun;
+}
+
+bool dfs_layered_rerun_no_streaming(const dfs_layered *la)
+{
+    return la->rerun_no_streaming;
+}
+
+const char *dfs_layered_rerun_reason(const dfs_layered *la)
+{
+    return la->rerun ? la->rerun_reason : NULL;
 }
 
 size_t dfs_layered_categories(const dfs_layered *la, const char *const **categories)

@@ -64,6 +64,8 @@ typedef struct dfs_layered_options {
                                   are still computed when the preset has them */
     const dfs_file_clock *clocks; /* a rerun: every file's final clock, indexed by file; else NULL */
     size_t nclocks;
+    bool no_streaming;         /* exact u_: never flush before the end (a rerun; layered_exact.c) */
+    uint64_t hold_intervals;   /* exact u_: intervals a worker holds before flushing; 0: default */
 } dfs_layered_options;
 
 /* Bytes per second etc. are doubles; NAN means null (JSON null, "-" in tables). */
@@ -121,6 +123,7 @@ typedef struct dfs_layered_result {
     uint64_t layer_count_total;  /* G2 "Total Count": Σ of layer counts */
     uint64_t processes, threads; /* distinct (host, pid) and proc_name values after post-read */
     double granularity_s;
+    uint64_t flushes;            /* exact u_: streaming flushes (how the pass went, not a finding) */
     const dfs_view_result *views; /* in request order */
     size_t nviews;
 } dfs_layered_result;
@@ -136,6 +139,11 @@ const dfs_layered_result *dfs_layered_finish(dfs_layered *la, const dfs_run *run
 /* After a NULL finish: true when the provisional assumptions failed; *origin_ns is the true
  * origin and *categories the complete category list (auto) to read again with. */
 bool dfs_layered_needs_rerun(const dfs_layered *la, int64_t *origin_ns);
+/* After a NULL finish: must the rerun do without streaming flushes (exact u_ met events out of
+ * the order it assumed)? */
+bool dfs_layered_rerun_no_streaming(const dfs_layered *la);
+/* Why the rerun is needed (a static text), NULL without one. */
+const char *dfs_layered_rerun_reason(const dfs_layered *la);
 size_t dfs_layered_categories(const dfs_layered *la, const char *const **categories);
 
 /* Distributed runs (layered_pack.c, docs/MPI.md): a rank's merged state (after dfs_run_read,

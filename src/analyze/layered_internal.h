@@ -89,16 +89,42 @@ typedef struct lev {
     uint64_t size_sum, ret, image_size;
 } lev;
 
+/* The time cells of one (thread, layer): bins [base, base + len) with their cell index + 1 (0: no
+ * cell yet), and the cell count that bounds the window (layered_cells.c). */
+typedef struct time_row {
+    int64_t base;
+    uint32_t *slot;
+    uint32_t len, cap;
+    uint32_t ncells, spilled;
+    /* the last (bin, file) counted among the distinct files: a thread reads a file in a run of
+     * calls, so most events repeat it (streaming only; file 0: none) */
+    int64_t nu_bin;
+    dfs_str nu_file;
+} time_row;
+
+/* Streaming state of a process's exact engine (layered_exact.c). */
+typedef struct xstream {
+    int64_t t_end, lag; /* latest end; longest event */
+    bool idle;          /* its worker moved on to another input */
+    bool active;        /* listed in acc.active */
+} xstream;
+
 typedef struct acc {
     dfs_keymap procs; /* proc_key -> index */
     DFS_VEC(proc_info) proc_v;
-    dfs_keymap cells; /* cell_key -> index */
+    DFS_VEC(time_row) rows; /* [thread index * nlayers + layer] */
+    dfs_keymap cells;       /* cell_key -> index: file cells, and time cells outside their row */
     DFS_VEC(cell) cell_v;
     DFS_VEC(lunit) units;
     dfs_keyset nuniq;
     dfs_keymap pmap; /* processes: proc_key with tid 0 -> index (the scope of exact overlap) */
     DFS_VEC(proc_info) pproc_v;
     DFS_VEC(dfs_ovl *) ovl; /* per process (exact mode) */
+    DFS_VEC(xstream) xs;    /* per process, beside ovl */
+    DFS_VEC(uint32_t) active; /* processes whose engines may hold intervals */
+    uint64_t budget, since_check, flushes;
+    bool streaming;       /* a worker's state: flush engines behind their watermarks */
+    bool stream_conflict; /* a flushed engine met another of its process (a second pass is needed) */
     DFS_VEC(lev) pending;
     dfs_keyset fhashes, hhashes, pids;
     DFS_VEC(char *) cat_texts; /* post-read categories seen (auto completeness check) */
@@ -125,6 +151,8 @@ struct dfs_layered {
     dfs_consumer consumer;
     acc total;
     bool rerun;
+    bool rerun_no_streaming;  /* the rerun must not flush while streaming */
+    const char *rerun_reason; /* static text */
     int64_t true_origin;
     char **all_categories;
     size_t nall_categories;
@@ -155,9 +183,20 @@ void dfs_layered_merge_acc(dfs_layered *la, acc *into, acc *from);
  * process-and-thread (process: the process map) added when new, an earlier sighting replacing
  * the one kept (UINT32_MAX when out of memory); the scalar counters; a post-read category. */
 lunit *dfs_layered_cell(dfs_layered *la, acc *a, const cell_key *k);
+/* The time row of (layer, thread), created empty when new; NULL when out of memory. */
+time_row *dfs_layered_row(dfs_layered *la, acc *a, uint32_t layer, uint32_t proc);
+void dfs_layered_rows_free(acc *a);
 uint32_t dfs_layered_add_proc(acc *a, const proc_info *pi, bool process);
 void dfs_layered_merge_counters(acc *into, const acc *from);
 void dfs_layered_add_category(acc *a, const char *t, size_t len);
+
+/* layered_exact.c: adds an event to process p's engine (classes `mask`), flushing while streaming;
+ * the worker moved to another input; moves or merges a process's engine into `into` (flagging a
+ * merge that streaming made inexact); why the pass cannot stand (NULL: it can). */
+void dfs_layered_exact_add(const dfs_layered *la, acc *a, uint32_t p, const lev *e, uint64_t mask, uint64_t size);
+void dfs_layered_exact_input_changed(acc *a);
+void dfs_layered_exact_merge(acc *into, uint32_t p, dfs_ovl **src);
+const char *dfs_layered_exact_order_problem(const acc *a);
 
 /* layered_views.c: derives result.views from la->total (canonical, merged). */
 bool dfs_layered_build_views(dfs_layered *la, const dfs_run *run, int64_t bin_shift);

@@ -131,6 +131,8 @@ static void pack_counters(dfs_pack *w, const acc *a)
     dfs_pack_i64(w, a->min_ts);
     dfs_pack_i64(w, a->max_end);
     dfs_pack_bool(w, a->failed);
+    dfs_pack_bool(w, a->stream_conflict);
+    dfs_pack_u64(w, a->flushes);
 }
 
 bool dfs_layered_pack(const dfs_layered *la, const dfs_run *run, dfs_pack *w)
@@ -279,14 +281,10 @@ static bool merge_processes(merging *m)
         dfs_ovl *o = dfs_unpack_bool(m->r) ? dfs_ovl_unpack(m->r) : NULL;
         uint32_t idx = m->r->bad ? UINT32_MAX : dfs_layered_add_proc(m->into, &pi, true);
         bool ok = idx != UINT32_MAX;
-        if (ok && o && !m->into->ovl.v[idx]) {
-            m->into->ovl.v[idx] = o;
-            o = NULL;
-        } else if (ok && o) {
-            ok = dfs_ovl_merge(m->into->ovl.v[idx], o);
-        }
+        if (ok)
+            dfs_layered_exact_merge(m->into, idx, &o);
         dfs_ovl_free(o);
-        if (!ok)
+        if (!ok || m->into->failed)
             return false;
     }
     return !m->r->bad;
@@ -394,6 +392,8 @@ static void unpack_counters(dfs_unpack *r, acc *a)
     a->min_ts = dfs_unpack_i64(r);
     a->max_end = dfs_unpack_i64(r);
     a->failed = dfs_unpack_bool(r);
+    a->stream_conflict = dfs_unpack_bool(r);
+    a->flushes = dfs_unpack_u64(r);
 }
 
 bool dfs_layered_merge_packed(dfs_layered *la, dfs_run *run, dfs_unpack *r)

@@ -33,7 +33,7 @@ typedef struct rowlayer {
     double tm;         /* seconds; NAN when the layer has no event in the row */
     uint64_t nfiles, nprocs;
     bool has_exact;
-    double u_exact, u_exact_base;
+    int64_t u_exact; /* ns: an integer sum, the same in any merge order */
     uint64_t u_exact_count;
     double u_exact_size;
 } rowlayer;
@@ -455,6 +455,10 @@ static bool count_files(dfs_layered *la, views_mem *vm, view_build *vb, int64_t 
 {
     if (vb->type == DFS_VIEW_FILE_NAME)
         return true;
+    /* the keys are distinct per (layer, bin or process); rows that are bins, or processes that
+     * are their own canonical process, need no second set to stay distinct */
+    bool one_to_one = vb->type == DFS_VIEW_TIME_RANGE ||
+                      (vb->type == DFS_VIEW_PROC_NAME && vm->nprocs == la->total.proc_v.n);
     dfs_keyset seen;
     dfs_keyset_init(&seen, sizeof(nuniq_key));
     const nuniq_key *k;
@@ -474,7 +478,7 @@ static bool count_files(dfs_layered *la, views_mem *vm, view_build *vb, int64_t 
         if (row >= vb->nrows)
             continue;
         nuniq_key d = {.layer = k->layer, .kind = 0, .axis = (int64_t)row, .file = k->file};
-        int fresh = dfs_keyset_add(&seen, &d);
+        int fresh = one_to_one ? 1 : dfs_keyset_add(&seen, &d);
         ok = fresh >= 0;
         vb->rl[row * NL(la) + k->layer].nfiles += fresh == 1;
     }
@@ -485,8 +489,7 @@ static bool count_files(dfs_layered *la, views_mem *vm, view_build *vb, int64_t 
 static void add_exact(rowlayer *r, const dfs_ovl_measure *m)
 {
     r->has_exact = true;
-    r->u_exact += secs(m->measure - m->with_ref);
-    r->u_exact_base += secs(m->measure);
+    r->u_exact += m->measure - m->with_ref;
     r->u_exact_count += m->exposed_count;
     r->u_exact_size += m->exposed_weight;
 }
@@ -596,19 +599,21 @@ static double ref_u(const dfs_layered *la, const view_build *vb, size_t row, siz
 static void exact_summary(const dfs_layered *la, size_t l, dfs_layer_summary *s)
 {
     const acc *a = &la->total;
-    s->u_time_s = s->u_base_s = 0;
     s->u_count = s->u_size = 0;
+    int64_t u = 0, base = 0; /* integer ns: the same sum in any process order */
     double size = 0;
     for (size_t p = 0; p < a->ovl.n; p++) {
         if (!a->ovl.v[p])
             continue;
         const dfs_ovl_measure *m = dfs_ovl_total(a->ovl.v[p], (unsigned)l);
-        s->u_time_s += secs(m->measure - m->with_ref);
-        s->u_base_s += secs(m->measure);
+        u += m->measure - m->with_ref;
+        base += m->measure;
         s->u_count += m->exposed_count;
         size += m->exposed_weight;
     }
     s->u_size = (uint64_t)size;
+    s->u_time_s = secs(u);
+    s->u_base_s = secs(base);
 }
 
 static void summarize(const dfs_layered *la, const view_build *vb, size_t l, int compute, dfs_layer_summary *s)
@@ -802,7 +807,7 @@ static void put_layer(emitter *e, size_t row, size_t l)
     if (gets_u(la, vb, l, e->compute)) {
         put(e, rl ? ref_u(la, vb, row, l, e->compute) : NAN, "u_%s_%s", L->name, e->tmname);
         if (la->opt.compat == DFS_COMPAT_NONE) {
-            put(e, rl && rl->has_exact ? rl->u_exact : NAN, "u_%s_time_exact", L->name);
+            put(e, rl && rl->has_exact ? secs(rl->u_exact) : NAN, "u_%s_time_exact", L->name);
             put(e, rl && rl->has_exact ? (double)rl->u_exact_count : NAN, "u_%s_count_exact", L->name);
             if (L->size_layer)
                 put(e, rl && rl->has_exact ? rl->u_exact_size : NAN, "u_%s_size_exact", L->name);

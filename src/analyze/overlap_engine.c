@@ -783,6 +783,8 @@ const dfs_ovl_measure *dfs_ovl_bin(const dfs_ovl *o, size_t i, unsigned c)
 
 uint64_t dfs_ovl_late_events(const dfs_ovl *o) { return o ? o->late : 0; }
 
+int64_t dfs_ovl_watermark(const dfs_ovl *o) { return o ? o->watermark : INT64_MIN; }
+
 size_t dfs_ovl_held(const dfs_ovl *o)
 {
     size_t n = 0;

@@ -86,6 +86,9 @@ size_t dfs_ovl_nbins(const dfs_ovl *o);
 int64_t dfs_ovl_bin_index(const dfs_ovl *o, size_t i);
 const dfs_ovl_measure *dfs_ovl_bin(const dfs_ovl *o, size_t i, unsigned c);
 uint64_t dfs_ovl_late_events(const dfs_ovl *o);
+/* The highest watermark flushed to (INT64_MAX once finished), INT64_MIN before any flush or
+ * for NULL: a merge with another engine of the scope is exact only while both are INT64_MIN. */
+int64_t dfs_ovl_watermark(const dfs_ovl *o);
 /* Intervals and undecided events currently held (for tests of the memory bound). */
 size_t dfs_ovl_held(const dfs_ovl *o);
 

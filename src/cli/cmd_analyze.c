@@ -39,6 +39,9 @@ static void usage(FILE *out)
             "      --format FMT        table (default), json, or csv (one file per view, needs -o DIR)\n"
             "  -o, --output PATH       write to PATH (atomically) instead of stdout; a directory for csv\n"
             "      --keep-ignored      do not drop the preset's ignored files and functions\n"
+            "      --hold N            exact u_: intervals a worker holds before flushing (default 1M)\n"
+            "      --no-stream         exact u_: keep every interval to the end (memory grows with the\n"
+            "                          trace; the second pass does this when events are out of order)\n"
             "      --preview SIZE      bytes of each input read first for the time origin and the\n"
             "                          preset detection (default 256k); a wrong guess costs a second pass\n"
             "      --list-presets      list the shipped presets and exit\n"
@@ -60,8 +63,8 @@ typedef struct analyze_args {
     int64_t granularity_ns;
     out_format format;
     const char *output;
-    bool keep_ignored, timing;
-    uint64_t preview;
+    bool keep_ignored, timing, no_stream;
+    uint64_t preview, hold;
 } analyze_args;
 
 static bool parse_views(analyze_args *a, const char *list)
@@ -146,6 +149,8 @@ static int parse_option(analyze_args *a, int c, const char *arg)
         return -1;
     case 'o': a->output = arg; return -1;
     case 2006: a->keep_ignored = true; return -1;
+    case 2011: return dfs_cli_parse_hold("analyze", arg, &a->hold);
+    case 2012: a->no_stream = true; return -1;
     case 2007: return list_presets();
     case 2008: return show_preset(arg);
     case 2009: a->timing = true; return -1;
@@ -169,7 +174,8 @@ static int parse_args(analyze_args *a, int argc, char **argv)
         {"format", required_argument, NULL, 2005}, {"output", required_argument, NULL, 'o'},
         {"keep-ignored", no_argument, NULL, 2006}, {"list-presets", no_argument, NULL, 2007},
         {"show-preset", required_argument, NULL, 2008}, {"timing", no_argument, NULL, 2009},
-        {"preview", required_argument, NULL, 2010},
+        {"preview", required_argument, NULL, 2010}, {"hold", required_argument, NULL, 2011},
+        {"no-stream", no_argument, NULL, 2012},
         {"help", no_argument, NULL, 'h'}, DFS_CLI_COMMON_LONGOPTS, DFS_CLI_DIST_LONGOPTS, {NULL, 0, NULL, 0}};
     a->granularity_ns = INT64_C(1000000000);
     a->preview = PREVIEW_BYTES;
@@ -297,6 +303,8 @@ static void fill_options(const analyze_args *a, const dfs_preset *preset, const 
     o->auto_categories = (const char *const *)pv->categories;
     o->nauto_categories = pv->ncategories;
     o->keep_ignored = a->keep_ignored;
+    o->no_streaming = a->no_stream;
+    o->hold_intervals = a->hold;
     o->summaries_only = a->format == FMT_TABLE;
 }
 
@@ -339,7 +347,8 @@ static const char *an_prepare_rerun(const void *obj, const dfs_run *run, const d
     }
     opt->clocks = clocks;
     opt->nclocks = dfs_run_file_count(run);
-    return "time origin, file clocks or categories";
+    opt->no_streaming |= dfs_layered_rerun_no_streaming(obj);
+    return dfs_layered_rerun_reason(obj);
 }
 
 /* ----- under mpirun/srun (docs/MPI.md) ----- */
@@ -377,7 +386,10 @@ static bool an_rerun_pack(const void *obj, const dfs_run *run, dfs_pack *w)
     dfs_layered_needs_rerun(obj, &origin);
     const char *const *cats;
     size_t n = dfs_layered_categories(obj, &cats);
+    const char *why = dfs_layered_rerun_reason(obj);
     dfs_pack_i64(w, origin);
+    dfs_pack_bool(w, dfs_layered_rerun_no_streaming(obj));
+    dfs_pack_text(w, why ? why : "", why ? strlen(why) : 0);
     dfs_pack_u64(w, n);
     for (size_t i = 0; i < n; i++)
         dfs_pack_text(w, cats[i], strlen(cats[i]));
@@ -390,6 +402,11 @@ static bool an_rerun_apply(void *opt_, dfs_unpack *r, const dfs_file_clock *cloc
 {
     dfs_layered_options *opt = opt_;
     opt->origin_ns = dfs_unpack_i64(r);
+    opt->no_streaming |= dfs_unpack_bool(r);
+    size_t why_len;
+    const char *why = dfs_unpack_text(r, &why_len);
+    if (r->bad || !(*reason = dfs_arena_strdup(keep, why, why_len)))
+        return false;
     size_t n = dfs_unpack_count(r, 1);
     char **cats = n ? dfs_arena_alloc(keep, n * sizeof *cats) : NULL;
     if (n && !cats)
@@ -406,7 +423,6 @@ static bool an_rerun_apply(void *opt_, dfs_unpack *r, const dfs_file_clock *cloc
     }
     opt->clocks = clocks;
     opt->nclocks = nclocks;
-    *reason = "time origin, file clocks or categories";
     return !r->bad;
 }
 
@@ -423,9 +439,8 @@ typedef struct write_ctx {
 
 static int an_write(void *user, const void *result, bool reran, const char *reason)
 {
-    (void)reason;
     const write_ctx *w = user;
-    dfs_report_context ctx = {.preset_source = w->source, .reran = reran};
+    dfs_report_context ctx = {.preset_source = w->source, .reran = reran, .rerun_reason = reason};
     return write_report(w->a, result, &ctx);
 }
 

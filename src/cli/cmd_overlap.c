@@ -178,12 +178,7 @@ static int parse_option(overlap_args *a, int c, const char *arg)
     case 3014: return parse_method(a, arg);
     case 3015: return parse_format(a, arg);
     case 'o': a->output = arg; return -1;
-    case 3016:
-        if (!dfs_cli_parse_size(arg, &a->hold) || a->hold == 0) {
-            fprintf(stderr, "dfscope overlap: --hold takes a positive number of intervals (e.g. 1M), not '%s'\n", arg);
-            return DFS_EXIT_USAGE;
-        }
-        return -1;
+    case 3016: return dfs_cli_parse_hold("overlap", arg, &a->hold);
     case 3017: a->no_stream = true; return -1;
     case 3018: a->timing = true; return -1;
     case 3019: a->global = true; return -1;

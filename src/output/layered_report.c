@@ -251,6 +251,10 @@ void dfs_layered_write_json(FILE *out, const dfs_layered_result *r, const dfs_re
     dfs_jw_cstr(&w, "semantics", dfs_compat_name(r->compat));
     dfs_jw_double(&w, "granularity_s", r->granularity_s);
     dfs_jw_bool(&w, "second_pass", ctx->reran);
+    if (r->compat == DFS_COMPAT_NONE)
+        dfs_jw_uint(&w, "flushes", r->flushes);
+    if (ctx->reran && ctx->rerun_reason)
+        dfs_jw_cstr(&w, "second_pass_reason", ctx->rerun_reason);
     dfs_jw_array(&w, "views");
     for (size_t i = 0; i < r->nviews; i++)
         dfs_jw_cstr(&w, NULL, dfs_view_name(r->views[i].type));

@@ -12,7 +12,8 @@
 
 typedef struct dfs_report_context {
     const char *preset_source; /* "given" or "auto-detected" */
-    bool reran;                /* a second pass was needed (origin or clocks) */
+    bool reran;                /* a second pass was needed (origin, clocks, or order for exact u_) */
+    const char *rerun_reason;  /* why (NULL: not said) */
     const char *const *inputs;
     size_t ninputs;
 } dfs_report_context;

@@ -75,6 +75,28 @@ check "reordered lines: a second pass ran" [ "$(json_field "$T/rev.json" "d['ana
 check "reordered lines: same time_range rows" [ "$(json_field "$T/fwd.json" "d['views']['time_range']['rows']")" = "$(json_field "$T/rev.json" "d['views']['time_range']['rows']")" ]
 code 2 "bad --preview" "$DFSCOPE" analyze --preview 0 "$T/in.pfw"
 
+# --- exact u_: streaming flushes (docs/ANALYZE.md, Memory and speed) --------------------------
+# answers never depend on the flushes; out-of-order input falls back to a pass without them
+CMP="$(dirname "$DFSCOPE")/dfs_jsoncmp"
+"$DFSCOPE" gen -o "$T/s" --format v1 --ranks 2 --size 4M --seed 5 >/dev/null 2>&1
+S=("$DFSCOPE" analyze -q --preset dlio --format json --views time_range,proc_name,host_name)
+"${S[@]}" --no-stream "$T/s" > "$T/s-all.json"
+"${S[@]}" --hold 64 "$T/s" > "$T/s-flushed.json"
+check "streamed: flushes were done" [ "$(json_field "$T/s-flushed.json" "d['analysis']['flushes'] > 0")" = "True" ]
+check "streamed: no second pass" [ "$(json_field "$T/s-flushed.json" "d['analysis']['second_pass']")" = "False" ]
+check "streamed: --no-stream flushes nothing" [ "$(json_field "$T/s-all.json" "d['analysis']['flushes']")" = "0" ]
+check "streamed: same answers as --no-stream" "$CMP" -r 0 -i flushes "$T/s-all.json" "$T/s-flushed.json"
+check "streamed: -j 1 gives the same answers" "$CMP" -r 0 -i flushes "$T/s-all.json" <("${S[@]}" --hold 64 -j 1 "$T/s")
+# one file written backwards: events arrive behind the watermark
+f=$(ls "$T/s"/*.pfw | head -1)
+mkdir -p "$T/back" && { grep '"ph":"M"' "$f"; grep -v '"ph":"M"' "$f" | tac; } > "$T/back/one.pfw"
+"${S[@]}" --no-stream "$T/back" > "$T/back-all.json"
+"${S[@]}" --hold 64 "$T/back" > "$T/back-flushed.json"
+check "out of order: a second pass ran" [ "$(json_field "$T/back-flushed.json" "d['analysis']['second_pass']")" = "True" ]
+check "out of order: the reason is given" grep -q '"second_pass_reason":"events arrived behind the streaming watermark"' "$T/back-flushed.json"
+check "out of order: same answers" "$CMP" -r 0 -i flushes -i second_pass -i second_pass_reason "$T/back-all.json" "$T/back-flushed.json"
+code 2 "bad --hold" "$DFSCOPE" analyze --hold 0 "$T/s"
+
 # --- the corpus fixture: the README table, digit for digit --------------------------------------
 FIX="$TRACES/dftracer/dlio-unet3d-hdf5-8rank"
 if [ -d "$FIX" ]; then

@@ -812,6 +812,7 @@ static void *failing_realloc(void *p, size_t n) { return alloc_allowed() ? reall
 #define dfs_ovl_bin oom_ovl_bin
 #define dfs_ovl_late_events oom_ovl_late_events
 #define dfs_ovl_held oom_ovl_held
+#define dfs_ovl_watermark oom_ovl_watermark
 #define dfs_u64map oom_u64map
 #define dfs_u64map_init oom_u64map_init
 #define dfs_u64map_free oom_u64map_free

@@ -1,0 +1,167 @@
+/* layered_cells.c - where the cells of the layered analysis live and how an event finds its own.
+ *
+ * Most cells are time cells (layer, thread, bin), and every classified event looks one up per
+ * layer it belongs to, so this is the hot path of `dfscope analyze`. A hash lookup per event and
+ * layer (a table of millions of keys, each probe a cache miss) cost more than parsing the event.
+ * So each (thread, layer) has a time row: a window of consecutive bins holding each bin's cell
+ * index. A thread's events arrive nearly in time order, so its next event's bin is in the window
+ * and is found by a subtraction. The window only grows while it stays within a few times the
+ * row's cells (WINDOW_SLACK); a bin far away from the others (an absurd clock) is kept in the
+ * cells map instead ("spilled"), so memory stays proportional to the cells whatever the clocks.
+ *
+ * Invariant: a time cell whose bin is in its row's window is in its window slot (once looked up
+ * through the window); any other time cell is in the map. A row with spilled cells therefore
+ * checks the map before creating a cell in an empty slot, since the window may have grown over a
+ * bin spilled earlier (that cell then moves into the slot; the map's entry is never used again).
+ * File cells (layer, thread, file) are always in the map.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/layered_internal.h"
+
+#define WINDOW_MIN 4096u  /* bins any row may span (16 KiB) */
+#define WINDOW_SLACK 4u   /* a wider window needs at least one cell per WINDOW_SLACK bins */
+
+static lunit *block_of(acc *a, uint32_t idx)
+{
+    return &a->units.v[a->cell_v.v[idx].agg];
+}
+
+/* Appends a cell with empty families; its index in *idx. */
+static bool new_cell(dfs_layered *la, acc *a, const cell_key *k, uint32_t *idx)
+{
+    uint32_t nu = la->block_units[k->layer];
+    cell c = {.key = *k, .agg = (uint32_t)a->units.n};
+    if (!dfs_vec_reserve(&a->units, nu) || !dfs_vec_push(&a->cell_v, c)) {
+        a->failed = true;
+        return false;
+    }
+    a->units.n += nu;
+    dfs_block_init(la, k->layer, &a->units.v[c.agg]);
+    *idx = (uint32_t)(a->cell_v.n - 1);
+    return true;
+}
+
+/* The cell of k in the cells map, created when new. */
+static lunit *map_cell(dfs_layered *la, acc *a, const cell_key *k, bool *fresh)
+{
+    uint32_t idx;
+    if (!dfs_keymap_get_or_put(&a->cells, k, (uint32_t)a->cell_v.n, &idx, fresh)) {
+        a->failed = true;
+        return NULL;
+    }
+    if (*fresh && !new_cell(la, a, k, &idx))
+        return NULL;
+    return block_of(a, idx);
+}
+
+time_row *dfs_layered_row(dfs_layered *la, acc *a, uint32_t layer, uint32_t proc)
+{
+    size_t nl = la->plan.nlayers, want = ((size_t)proc + 1) * nl;
+    if (a->rows.n < want) {
+        if (!dfs_vec_reserve(&a->rows, want - a->rows.n)) {
+            a->failed = true;
+            return NULL;
+        }
+        memset(a->rows.v + a->rows.n, 0, (want - a->rows.n) * sizeof *a->rows.v);
+        a->rows.n = want;
+    }
+    return &a->rows.v[(size_t)proc * nl + layer];
+}
+
+static bool window_reserve(acc *a, time_row *r, size_t need)
+{
+    if (need <= r->cap)
+        return true;
+    size_t cap = r->cap ? 2 * (size_t)r->cap : 16;
+    if (cap < need)
+        cap = need;
+    uint32_t *s = realloc(r->slot, cap * sizeof *s);
+    if (!s) {
+        a->failed = true;
+        return false;
+    }
+    r->slot = s;
+    r->cap = (uint32_t)cap;
+    return true;
+}
+
+/* The window slot of `bin`, the window grown over it when that keeps it dense enough; NULL when
+ * the bin stays outside (or memory ran out: a->failed). */
+static uint32_t *window_slot(acc *a, time_row *r, int64_t bin)
+{
+    if (r->len && bin >= r->base && (uint64_t)(bin - r->base) < r->len)
+        return &r->slot[bin - r->base];
+    uint64_t limit = WINDOW_SLACK * ((uint64_t)r->ncells + 1);
+    if (limit < WINDOW_MIN)
+        limit = WINDOW_MIN;
+    if (!r->len) {
+        if (!window_reserve(a, r, 1))
+            return NULL;
+        r->base = bin;
+        r->len = 1;
+        r->slot[0] = 0;
+        return &r->slot[0];
+    }
+    /* the span of the grown window; it cannot overflow once it is compared in 128 bits */
+    __int128 lo = bin < r->base ? bin : r->base, hi = bin < r->base ? r->base + (__int128)r->len - 1 : bin;
+    if (hi - lo + 1 > (__int128)limit)
+        return NULL;
+    size_t len = (size_t)(hi - lo + 1);
+    if (!window_reserve(a, r, len))
+        return NULL;
+    if (bin < r->base) { /* grow downwards: the slots move up */
+        size_t shift = (size_t)(r->base - bin);
+        memmove(r->slot + shift, r->slot, r->len * sizeof *r->slot);
+        memset(r->slot, 0, shift * sizeof *r->slot);
+        r->base = bin;
+    } else {
+        memset(r->slot + r->len, 0, (len - r->len) * sizeof *r->slot);
+    }
+    r->len = (uint32_t)len;
+    return &r->slot[bin - r->base];
+}
+
+static lunit *time_cell(dfs_layered *la, acc *a, const cell_key *k)
+{
+    time_row *r = dfs_layered_row(la, a, k->layer, k->proc);
+    if (!r)
+        return NULL;
+    uint32_t *slot = window_slot(a, r, k->axis);
+    if (slot && *slot)
+        return block_of(a, *slot - 1);
+    if (a->failed)
+        return NULL;
+    uint32_t idx;
+    if (!slot) { /* outside the window: a spilled cell */
+        bool fresh;
+        lunit *b = map_cell(la, a, k, &fresh);
+        r->spilled += b && fresh;
+        r->ncells += b && fresh;
+        return b;
+    }
+    bool spilled_here = r->spilled && dfs_keymap_get(&a->cells, k, &idx);
+    if (!spilled_here) {
+        if (!new_cell(la, a, k, &idx))
+            return NULL;
+        r->ncells++;
+    }
+    *slot = idx + 1;
+    return block_of(a, idx);
+}
+
+lunit *dfs_layered_cell(dfs_layered *la, acc *a, const cell_key *k)
+{
+    if (k->kind == CELL_TIME)
+        return time_cell(la, a, k);
+    bool fresh;
+    return map_cell(la, a, k, &fresh);
+}
+
+void dfs_layered_rows_free(acc *a)
+{
+    for (size_t i = 0; i < a->rows.n; i++)
+        free(a->rows.v[i].slot);
+    dfs_vec_free(&a->rows);
+}

@@ -1,0 +1,160 @@
+/* layered_exact.c - the exact u_ of the default mode: per traced process, an overlap engine over
+ * the unoverlapped layers and compute (analyze/overlap_engine.h), flushed while streaming so that
+ * memory follows what is in flight, not the trace.
+ *
+ * The streaming rule is the one `dfscope overlap` follows (overlap.h): DFTracer writes an event
+ * when it ends, one file per process, so once a process's latest end is T and its longest event
+ * so far is L, no event still to come from the same input starts before T − 2L. Behind that
+ * watermark the engine measures and drops its intervals. A worker looks at what its processes
+ * hold every CHECK_EVERY events and flushes only when they hold more than the budget
+ * (hold_intervals), so small runs never flush and never depend on order. When the worker moves to
+ * another input, the processes of the previous one are flushed entirely at the next look.
+ *
+ * The assumption is checked, not trusted: an event that starts behind its process's watermark
+ * (the engine counts it late), or a process flushed by one worker and also seen by another (a
+ * process written to several files or read in pieces), makes the pass ask for a second one
+ * without streaming (dfs_layered_options.no_streaming), whose answer is exact in any order. */
+#include <stdlib.h>
+
+#include "analyze/layered_internal.h"
+
+#define CHECK_EVERY 4096u /* layer events between two looks at what a worker holds */
+#define DEFAULT_HOLD (UINT64_C(1) << 20)
+
+static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+
+static int64_t sat_sub(int64_t a, int64_t b)
+{
+    int64_t r;
+    return __builtin_sub_overflow(a, b, &r) ? (b > 0 ? INT64_MIN : INT64_MAX) : r;
+}
+
+static uint64_t hold_of(const dfs_layered *la)
+{
+    return la->opt.hold_intervals ? la->opt.hold_intervals : DEFAULT_HOLD;
+}
+
+static size_t held(const acc *a)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < a->active.n; i++)
+        n += dfs_ovl_held(a->ovl.v[a->active.v[i]]);
+    return n;
+}
+
+/* Measures a process behind its watermark, or entirely once its input has ended. */
+static void flush_process(acc *a, uint32_t p)
+{
+    xstream *s = &a->xs.v[p];
+    int64_t w = s->idle ? s->t_end : sat_sub(s->t_end, s->lag > INT64_MAX / 2 ? INT64_MAX : 2 * s->lag);
+    if (w <= dfs_ovl_watermark(a->ovl.v[p]))
+        return;
+    if (!dfs_ovl_flush(a->ovl.v[p], w))
+        a->failed = true;
+    a->flushes++;
+}
+
+/* An idle process that holds nothing more gives its engine's buffers back (grown to its peak):
+ * its totals and bins move into a fresh engine. */
+static void retire(const dfs_layered *la, acc *a, uint32_t p)
+{
+    a->xs.v[p].active = false;
+    dfs_ovl *fresh = dfs_ovl_new((unsigned)la->plan.nlayers, la->compute, la->opt.granularity_ns, la->opt.origin_ns);
+    if (!fresh || !dfs_ovl_merge(fresh, a->ovl.v[p])) {
+        dfs_ovl_free(fresh); /* keep the old one: nothing is lost */
+        return;
+    }
+    dfs_ovl_free(a->ovl.v[p]);
+    a->ovl.v[p] = fresh;
+}
+
+static void maybe_flush(const dfs_layered *la, acc *a)
+{
+    a->since_check = 0;
+    uint64_t hold = hold_of(la);
+    if (a->budget < hold)
+        a->budget = hold;
+    if (held(a) <= a->budget)
+        return;
+    size_t kept = 0;
+    for (size_t i = 0; i < a->active.n; i++) {
+        uint32_t p = a->active.v[i];
+        flush_process(a, p);
+        if (a->xs.v[p].idle && !dfs_ovl_held(a->ovl.v[p]))
+            retire(la, a, p);
+        else
+            a->active.v[kept++] = p;
+    }
+    a->active.n = kept;
+    size_t now = held(a);
+    /* a wide window keeps much held: look again only once that has doubled (amortised cost) */
+    a->budget = now * 2 > hold ? now * 2 : hold;
+}
+
+static void note_stream(const dfs_layered *la, acc *a, uint32_t p, int64_t start, int64_t end)
+{
+    xstream *s = &a->xs.v[p];
+    s->t_end = max64(s->t_end, end);
+    s->lag = max64(s->lag, sat_sub(end, start));
+    s->idle = false;
+    if (!s->active) {
+        if (!dfs_vec_push(&a->active, p)) {
+            a->failed = true;
+            return;
+        }
+        s->active = true;
+    }
+    if (++a->since_check >= CHECK_EVERY)
+        maybe_flush(la, a);
+}
+
+void dfs_layered_exact_add(const dfs_layered *la, acc *a, uint32_t p, const lev *e, uint64_t mask, uint64_t size)
+{
+    dfs_ovl **o = &a->ovl.v[p];
+    if (!*o) {
+        *o = dfs_ovl_new((unsigned)la->plan.nlayers, la->compute, la->opt.granularity_ns, la->opt.origin_ns);
+        if (!*o) {
+            a->failed = true;
+            return;
+        }
+    }
+    if (!dfs_ovl_add_mask(*o, mask, e->ts, e->ts + e->dur, (double)size)) {
+        a->failed = true;
+        return;
+    }
+    if (!la->opt.no_streaming && a->streaming)
+        note_stream(la, a, p, e->ts, e->ts + e->dur);
+}
+
+void dfs_layered_exact_input_changed(acc *a)
+{
+    for (size_t i = 0; i < a->active.n; i++)
+        a->xs.v[a->active.v[i]].idle = true;
+}
+
+void dfs_layered_exact_merge(acc *into, uint32_t p, dfs_ovl **src)
+{
+    dfs_ovl **dst = &into->ovl.v[p];
+    if (!*src)
+        return;
+    if (!*dst) {
+        *dst = *src;
+        *src = NULL;
+        return;
+    }
+    /* both hold intervals of the process: exact only if neither measured a stretch alone */
+    if (dfs_ovl_watermark(*dst) != INT64_MIN || dfs_ovl_watermark(*src) != INT64_MIN)
+        into->stream_conflict = true;
+    if (!dfs_ovl_merge(*dst, *src))
+        into->failed = true;
+}
+
+const char *dfs_layered_exact_order_problem(const acc *a)
+{
+    if (a->stream_conflict)
+        return "a process was flushed in one input stream and also seen in another";
+    for (size_t p = 0; p < a->ovl.n; p++)
+        if (dfs_ovl_late_events(a->ovl.v[p]))
+            return "events arrived behind the streaming watermark";
+    return NULL;
+}
