@@ -79,16 +79,6 @@ char *st_printf(st_owned *owned, const char *fmt, ...)
 
 /* ---- the analysis object and its consumer ------------------------------------------------- */
 
-struct dfs_steps {
-    dfs_steps_options opt;
-    dfs_consumer consumer;
-    dfs_concepts *concepts; /* the finishing thread's classifier */
-    st_ev_vec evs;          /* kept events of every worker */
-    bool failed;
-    st_owned owned;
-    dfs_steps_result result;
-};
-
 typedef struct st_part {
     dfs_concepts *concepts;
     st_ev_vec evs;
@@ -260,6 +250,8 @@ void dfs_steps_free(dfs_steps *s)
         free(s->owned.v[i]);
     dfs_vec_free(&s->owned);
     dfs_vec_free(&s->evs);
+    dfs_vec_free(&s->done);
+    dfs_vec_free(&s->covered);
     dfs_concepts_free(s->concepts);
     free(s);
 }
@@ -303,7 +295,7 @@ static void classify_all(dfs_steps *s, const dfs_run *run)
  * '_' field of the file name, spec §1.1) form one run, since a node's steps and its data waits
  * sit in different files. Files that are not traces, and smdebug system files, make no run. */
 
-static const char *base_name(const char *path)
+const char *st_base_name(const char *path)
 {
     const char *slash = strrchr(path, '/');
     return slash ? slash + 1 : path;
@@ -313,7 +305,7 @@ static const char *base_name(const char *path)
  * field. */
 static bool smdebug_node(const char *path, char *buf, size_t cap)
 {
-    const char *b = base_name(path), *u1 = strchr(b, '_');
+    const char *b = st_base_name(path), *u1 = strchr(b, '_');
     const char *u2 = u1 ? strchr(u1 + 1, '_') : NULL;
     if (!u2 || (size_t)(u2 - u1 - 1) >= cap || u2 == u1 + 1)
         return false;
@@ -322,38 +314,64 @@ static bool smdebug_node(const char *path, char *buf, size_t cap)
     return true;
 }
 
-static bool makes_run(const dfs_file_info *f)
+bool st_makes_run(const dfs_file_info *f)
 {
     return !f->unreadable && f->format != DFS_FMT_NOT_A_TRACE && f->format != DFS_FMT_UNKNOWN &&
            f->dialect != DFS_DIALECT_SMDEBUG_SYSTEM;
 }
 
-typedef DFS_VEC(dfs_steps_run) run_vec;
-
-/* Finds or creates the run named `name`; UINT32_MAX when out of memory. */
-static uint32_t run_named(dfs_steps *s, run_vec *runs, const char *name, bool shared, dfs_concept_source src)
+const char *st_run_name(const dfs_file_info *f, bool by_node_only, char *buf, size_t cap, bool *by_node)
 {
-    for (size_t i = 0; shared && i < runs->n; i++)
-        if (strcmp(runs->v[i].name, name) == 0)
+    bool sm = by_node_only || f->dialect == DFS_DIALECT_SMDEBUG_FRAMEWORK;
+    *by_node = sm && smdebug_node(f->path, buf, cap);
+    return *by_node ? buf : by_node_only ? NULL : st_base_name(f->path);
+}
+
+typedef DFS_VEC(dfs_steps_run) run_vec;
+typedef DFS_VEC(st_run_key) key_vec;
+
+/* The runs being built and where one process puts them (keys parallel to runs). */
+typedef struct run_list {
+    run_vec runs;
+    key_vec keys;
+} run_list;
+
+static bool add_run(run_list *l, dfs_steps_run r, st_run_key k)
+{
+    if (!dfs_vec_reserve(&l->runs, 1) || !dfs_vec_reserve(&l->keys, 1))
+        return false;
+    l->runs.v[l->runs.n++] = r;
+    l->keys.v[l->keys.n++] = k;
+    return true;
+}
+
+/* Finds or creates the run named `name`, opened by `file`; UINT32_MAX when out of memory. */
+static uint32_t run_named(dfs_steps *s, run_list *l, const char *name, bool shared, dfs_concept_source src,
+                          uint32_t file)
+{
+    for (size_t i = 0; shared && i < l->runs.n; i++)
+        if (strcmp(l->runs.v[i].name, name) == 0)
             return (uint32_t)i;
     dfs_steps_run r = {.rank = -1, .source = src};
     r.name = st_printf(&s->owned, "%s", name);
-    if (!r.name || !dfs_vec_push(runs, r))
+    if (!r.name || !add_run(l, r, (st_run_key){0, file, 0}))
         return UINT32_MAX;
-    return (uint32_t)(runs->n - 1);
+    return (uint32_t)(l->runs.n - 1);
 }
 
-/* run_of[file] for every file (UINT32_MAX: none). false when out of memory. */
-static bool assign_runs(dfs_steps *s, const dfs_run *run, run_vec *runs, uint32_t *run_of)
+/* run_of[file] for every file (UINT32_MAX: none; skip[file]: left to another rank). false when
+ * out of memory. */
+static bool assign_runs(dfs_steps *s, const dfs_run *run, const uint8_t *skip, run_list *l, uint32_t *run_of)
 {
     for (size_t f = 0; f < dfs_run_file_count(run); f++) {
         const dfs_file_info *info = dfs_run_file(run, f);
         run_of[f] = UINT32_MAX;
-        if (!makes_run(info))
+        if ((skip && skip[f]) || !st_makes_run(info))
             continue;
         char node[256];
-        bool sm = info->dialect == DFS_DIALECT_SMDEBUG_FRAMEWORK && smdebug_node(info->path, node, sizeof node);
-        run_of[f] = run_named(s, runs, sm ? node : base_name(info->path), sm, file_source(run, (uint32_t)f));
+        bool sm;
+        const char *name = st_run_name(info, false, node, sizeof node, &sm);
+        run_of[f] = run_named(s, l, name, sm, file_source(run, (uint32_t)f), (uint32_t)f);
         if (run_of[f] == UINT32_MAX)
             return false;
     }
@@ -377,8 +395,9 @@ static int cmp_file_pid(const void *pa, const void *pb)
     return (a->pid > b->pid) - (a->pid < b->pid);
 }
 
-static bool name_rank_runs(dfs_steps *s, run_vec *runs, file_pid *fp, size_t n)
+static bool name_rank_runs(dfs_steps *s, run_list *l, file_pid *fp, size_t n)
 {
+    run_vec *runs = &l->runs;
     for (size_t a = 0, b; a < n; a = b) {
         for (b = a + 1; b < n && fp[b].file == fp[a].file;)
             b++;
@@ -390,7 +409,7 @@ static bool name_rank_runs(dfs_steps *s, run_vec *runs, file_pid *fp, size_t n)
                 return false;
             if (i > a) {
                 dfs_steps_run r = runs->v[base];
-                if (!dfs_vec_push(runs, r))
+                if (!add_run(l, r, (st_run_key){1, fp[i].file, fp[i].pid}))
                     return false;
                 fp[i].run = (uint32_t)(runs->n - 1);
             }
@@ -400,7 +419,7 @@ static bool name_rank_runs(dfs_steps *s, run_vec *runs, file_pid *fp, size_t n)
     return true;
 }
 
-static bool split_ranks(dfs_steps *s, const dfs_run *run, run_vec *runs)
+static bool split_ranks(dfs_steps *s, const dfs_run *run, run_list *runs)
 {
     DFS_VEC(file_pid) fp = {0};
     bool ok = true;
@@ -613,38 +632,85 @@ static bool analyse_runs(dfs_steps *s, const dfs_run *run, dfs_steps_run *runs, 
     return true;
 }
 
-const dfs_steps_result *dfs_steps_finish(dfs_steps *s, const dfs_run *run)
+/* The run of every kept event (events of files that make no run go). */
+static void events_to_runs(dfs_steps *s, const uint32_t *run_of, size_t nfiles)
 {
-    if (s->failed)
-        return NULL;
-    run_vec runs = {0};
+    size_t w = 0;
+    for (size_t i = 0; i < s->evs.n; i++) {
+        st_ev *k = &s->evs.v[i];
+        k->run = k->file < nfiles ? run_of[k->file] : UINT32_MAX;
+        if (k->run != UINT32_MAX)
+            s->evs.v[w++] = *k;
+    }
+    s->evs.n = w;
+}
+
+static bool hand_over(const run_list *l, const uint32_t *run_of, size_t nfiles, st_done_vec *out,
+                      st_file_vec *covered)
+{
+    if (!dfs_vec_reserve(out, l->runs.n))
+        return false;
+    for (size_t i = 0; i < l->runs.n; i++)
+        out->v[out->n++] = (st_done){l->runs.v[i], l->keys.v[i]};
+    for (uint32_t f = 0; covered && f < nfiles; f++)
+        if (run_of[f] != UINT32_MAX && !dfs_vec_push(covered, f))
+            return false;
+    return true;
+}
+
+bool st_finish_runs(dfs_steps *s, const dfs_run *run, const uint8_t *skip, st_done_vec *out, st_file_vec *covered)
+{
+    run_list l = {0};
     st_ev_vec iv = {0};
     size_t nfiles = dfs_run_file_count(run);
     uint32_t *run_of = calloc(nfiles ? nfiles : 1, sizeof *run_of);
-    bool ok = run_of && assign_runs(s, run, &runs, run_of);
+    bool ok = run_of && assign_runs(s, run, skip, &l, run_of);
     if (ok) {
         classify_all(s, run);
-        for (size_t i = 0; i < s->evs.n; i++)
-            s->evs.v[i].run = s->evs.v[i].file < nfiles ? run_of[s->evs.v[i].file] : UINT32_MAX;
-        size_t w = 0; /* events of files that make no run go */
-        for (size_t i = 0; i < s->evs.n; i++)
-            if (s->evs.v[i].run != UINT32_MAX)
-                s->evs.v[w++] = s->evs.v[i];
-        s->evs.n = w;
-        ok = split_ranks(s, run, &runs) && build_intervals(s, run, &iv, runs.v) &&
-             analyse_runs(s, run, runs.v, runs.n, &iv);
+        events_to_runs(s, run_of, nfiles);
+        ok = split_ranks(s, run, &l) && build_intervals(s, run, &iv, l.runs.v) &&
+             analyse_runs(s, run, l.runs.v, l.runs.n, &iv) && hand_over(&l, run_of, nfiles, out, covered);
     }
     free(run_of);
     dfs_vec_free(&iv);
     dfs_vec_free(&s->evs);
-    if (ok && runs.n && !dfs_vec_push(&s->owned, runs.v))
-        ok = false;
-    if (!ok) {
-        dfs_vec_free(&runs);
+    dfs_vec_free(&l.runs);
+    dfs_vec_free(&l.keys);
+    return ok;
+}
+
+static int cmp_keys(const void *pa, const void *pb)
+{
+    const st_run_key *a = &((const st_done *)pa)->key, *b = &((const st_done *)pb)->key;
+    if (a->tier != b->tier)
+        return a->tier < b->tier ? -1 : 1;
+    if (a->file != b->file)
+        return a->file < b->file ? -1 : 1;
+    return cmp_i64(a->pid, b->pid);
+}
+
+/* The runs finished elsewhere (distributed runs) and here, in one process's order. */
+const dfs_steps_result *dfs_steps_finish(dfs_steps *s, const dfs_run *run)
+{
+    if (s->failed)
         return NULL;
-    }
-    s->result.runs = runs.v;
-    s->result.nruns = runs.n;
+    size_t nfiles = dfs_run_file_count(run);
+    uint8_t *skip = calloc(nfiles ? nfiles : 1, 1);
+    bool ok = skip != NULL;
+    for (size_t i = 0; ok && i < s->covered.n; i++)
+        if (s->covered.v[i] < nfiles)
+            skip[s->covered.v[i]] = 1;
+    ok = ok && st_finish_runs(s, run, skip, &s->done, NULL);
+    free(skip);
+    dfs_steps_run *runs = ok ? st_alloc(&s->owned, s->done.n, sizeof *runs) : NULL;
+    if (!runs)
+        return NULL;
+    if (s->done.n > 1)
+        qsort(s->done.v, s->done.n, sizeof *s->done.v, cmp_keys);
+    for (size_t i = 0; i < s->done.n; i++)
+        runs[i] = s->done.v[i].run;
+    s->result.runs = runs;
+    s->result.nruns = s->done.n;
     total_of_runs(&s->result);
     return &s->result;
 }

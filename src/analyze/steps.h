@@ -255,6 +255,24 @@ dfs_consumer *dfs_steps_consumer(dfs_steps *s);
 const dfs_steps_result *dfs_steps_finish(dfs_steps *s, const dfs_run *run);
 const dfs_concepts *dfs_steps_concepts(const dfs_steps *s);
 
+/* Distributed runs (steps_pack.c, docs/MPI.md, docs/STEPS.md). Inputs are never cut between ranks.
+ * A rank other than 0 has its own files folded before the census (dfs_dist_ops.fold_share) and
+ * says so with dfs_steps_set_folded; it then finishes, where it read them, the runs no other rank
+ * has a file of (steps, epochs, aggregates, verdicts, notes: everything of dfs_steps_run) and
+ * sends them finished, with the files they cover; the kept events of a run whose files are on
+ * several ranks (smdebug nodes) travel as they are. Rank 0 finishes what it holds at
+ * dfs_steps_finish and puts every run in one process's order. census lists the names of the
+ * runs this rank's files may make (hashed); finish_local takes the names seen on several ranks
+ * (sorted). Strings travel as text. */
+struct dfs_pack;
+struct dfs_unpack;
+struct dfs_u64vec;
+void dfs_steps_set_folded(dfs_steps *s);
+bool dfs_steps_census(const dfs_steps *s, const dfs_run *run, struct dfs_u64vec *units);
+bool dfs_steps_finish_local(dfs_steps *s, const dfs_run *run, const uint64_t *shared, size_t nshared);
+bool dfs_steps_pack(const dfs_steps *s, const dfs_run *run, struct dfs_pack *w);
+bool dfs_steps_merge_packed(dfs_steps *s, dfs_run *run, struct dfs_unpack *r);
+
 /* Helpers shared with the tests. */
 /* Composer PR #1374's pruned mean (spec §2.6): values with |x - median| / MAD < 2 (all when
  * MAD = 0), their mean; the median when none is kept; NaN for n = 0. Sorts a copy. */

@@ -32,6 +32,50 @@ typedef DFS_VEC(st_ev) st_ev_vec;
 /* Owned allocations of a result, freed with the analysis. */
 typedef DFS_VEC(void *) st_owned;
 
+/* ---- runs and their order (steps.c) ------------------------------------------------------------
+ * One process lists the runs by the file that opened each (tier 0: a file, an smdebug node at its
+ * first file, a merged Composer trace's first rank), then the further ranks of merged Composer
+ * traces by (file, pid) (tier 1). The key puts runs finished on other ranks in that order. */
+typedef struct st_run_key {
+    uint32_t tier, file;
+    int64_t pid;
+} st_run_key;
+
+/* A finished run and its place. */
+typedef struct st_done {
+    dfs_steps_run run;
+    st_run_key key;
+} st_done;
+
+typedef DFS_VEC(st_done) st_done_vec;
+typedef DFS_VEC(uint32_t) st_file_vec;
+
+struct dfs_steps {
+    dfs_steps_options opt;
+    dfs_consumer consumer;
+    dfs_concepts *concepts; /* the finishing thread's classifier */
+    st_ev_vec evs;          /* kept events of every worker (not yet finished) */
+    bool failed;
+    bool folded;            /* a distributed rank other than 0: its files are folded before the census */
+    st_owned owned;
+    st_done_vec done;       /* runs finished where they were read (distributed runs, steps_pack.c) */
+    st_file_vec covered;    /* the files of those runs */
+    dfs_steps_result result;
+};
+
+/* The file name of a path (a pointer into it). */
+const char *st_base_name(const char *path);
+/* Does the file make a run (a readable trace, smdebug system files excepted)? */
+bool st_makes_run(const dfs_file_info *f);
+/* The name of the run the file belongs to: its smdebug node (copied to buf; *by_node: runs of
+ * that name join), else its base name. by_node_only: the node field whatever the dialect, NULL
+ * when the name has none. */
+const char *st_run_name(const dfs_file_info *f, bool by_node_only, char *buf, size_t cap, bool *by_node);
+/* Finishes the runs of the kept events (every file that makes a run, but those with skip[file])
+ * and appends them to out with their keys, in one process's order, and their files to covered
+ * (may be NULL). The kept events are consumed. false when out of memory. */
+bool st_finish_runs(dfs_steps *s, const dfs_run *run, const uint8_t *skip, st_done_vec *out, st_file_vec *covered);
+
 /* Allocation helpers that register the block in `owned`; NULL when out of memory. */
 void *st_alloc(st_owned *owned, size_t n, size_t size);
 char *st_printf(st_owned *owned, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -8,6 +8,7 @@
 #include "analyze/steps.h"
 #include "cli/cli.h"
 #include "cli/common.h"
+#include "dist/dist.h"
 #include "output/atomic.h"
 #include "output/steps_report.h"
 
@@ -40,6 +41,7 @@ static void usage(FILE *out)
             "      --storage-threshold PCT\n"
             "                        storage-bound above PCT %% of the wait in I/O (default 50)\n"
             "      --outlier-factor F  slow fetches / batches at >= F x median (default 2)\n" DFS_CLI_COMMON_HELP
+                DFS_CLI_DIST_HELP
             "  -h, --help            this help\n\n"
             "Exit codes: 0 ok, 1 damaged input skipped, 2 usage or unreadable input, 3 --strict and\n"
             "damage found, 4 output error.\n");
@@ -120,7 +122,8 @@ static int parse_args(steps_args *a, int argc, char **argv)
         {"include-flagged", no_argument, NULL, O_INCLUDE},   {"threshold", required_argument, NULL, O_THRESHOLD},
         {"storage-threshold", required_argument, NULL, O_STORAGE},
         {"outlier-factor", required_argument, NULL, O_FACTOR}, {"help", no_argument, NULL, 'h'},
-        DFS_CLI_COMMON_LONGOPTS,                             {NULL, 0, NULL, 0}};
+        DFS_CLI_COMMON_LONGOPTS,                             DFS_CLI_DIST_LONGOPTS,
+        {NULL, 0, NULL, 0}};
     a->head = 50;
     a->paths = calloc((size_t)argc + 1, sizeof *a->paths);
     if (!a->paths)
@@ -159,7 +162,8 @@ static int parse_args(steps_args *a, int argc, char **argv)
     return -1;
 }
 
-static dfs_steps *new_analysis(const steps_args *a)
+/* The analysis, or NULL with why (a predicate that does not parse, or no memory). */
+static dfs_steps *new_analysis(const steps_args *a, char *why, size_t len)
 {
     dfs_pred_error err;
     dfs_concept bad = DFS_CONCEPT_COUNT;
@@ -167,16 +171,22 @@ static dfs_steps *new_analysis(const steps_args *a)
     if (s)
         return s;
     if (bad < DFS_CONCEPT_COUNT)
-        fprintf(stderr, "dfscope steps: the %s predicate: %s\n", dfs_concept_name(bad), err.message);
+        snprintf(why, len, "the %s predicate: %s", dfs_concept_name(bad), err.message);
     else
-        fprintf(stderr, "dfscope steps: %s\n", err.message);
+        snprintf(why, len, "%s", err.message);
     return NULL;
 }
 
-static void write_result(FILE *out, const steps_args *a, const dfs_run *run, const dfs_steps *s,
-                         const dfs_steps_result *r)
+/* What writing needs: the options, and an analysis of them for the predicates in force. */
+typedef struct steps_ctx {
+    const steps_args *a;
+    const dfs_steps *proto;
+} steps_ctx;
+
+static void write_result(FILE *out, const steps_ctx *x, const dfs_run *run, const dfs_steps_result *r)
 {
-    dfs_steps_report_opts ro = {.head = a->head, .opt = &a->opt, .concepts = dfs_steps_concepts(s)};
+    const steps_args *a = x->a;
+    dfs_steps_report_opts ro = {.head = a->head, .opt = &a->opt, .concepts = dfs_steps_concepts(x->proto)};
     if (a->format == DFS_CLI_JSON)
         dfs_steps_write_json(out, run, r, &ro);
     else if (a->format == DFS_CLI_CSV)
@@ -185,22 +195,24 @@ static void write_result(FILE *out, const steps_args *a, const dfs_run *run, con
         dfs_steps_write_text(out, run, r, &ro);
 }
 
-static int write_outputs(const steps_args *a, const dfs_run *run, const dfs_steps *s, const dfs_steps_result *r)
+static int write_outputs(void *user, const dfs_run *run, const void *result)
 {
+    const steps_ctx *x = user;
+    const char *output = x->a->output;
     char err[512];
-    if (!a->output) {
-        write_result(stdout, a, run, s, r);
+    if (!output) {
+        write_result(stdout, x, run, result);
         if (fflush(stdout) == 0 && !ferror(stdout))
             return DFS_EXIT_OK;
         fprintf(stderr, "dfscope steps: cannot write the output\n");
         return DFS_EXIT_OUTPUT;
     }
     dfs_atomic_file af;
-    if (dfs_atomic_open(&af, a->output, err, sizeof err) != 0) {
+    if (dfs_atomic_open(&af, output, err, sizeof err) != 0) {
         fprintf(stderr, "dfscope steps: %s\n", err);
         return DFS_EXIT_OUTPUT;
     }
-    write_result(af.fp, a, run, s, r);
+    write_result(af.fp, x, run, result);
     if (dfs_atomic_close(&af, true, err, sizeof err) != 0) {
         fprintf(stderr, "dfscope steps: %s\n", err);
         return DFS_EXIT_OUTPUT;
@@ -208,30 +220,78 @@ static int write_outputs(const steps_args *a, const dfs_run *run, const dfs_step
     return DFS_EXIT_OK;
 }
 
-static int run_steps(steps_args *a, dfs_steps *s)
+/* ----- the reading driver's view of the analysis (dfs_cli_run_analysis) ----- */
+
+static void *sa_create(const void *opt, char *err, size_t errlen)
 {
-    bool bad_path;
-    int rc;
-    dfs_run *run = dfs_cli_open(&a->common, "steps", a->paths, a->npaths, &bad_path, &rc);
-    if (!run)
-        return rc;
-    if (dfs_cli_output_is_input(run, a->output)) {
-        fprintf(stderr, "dfscope steps: refusing to write the output over one of the inputs\n");
-        dfs_run_free(run);
+    const steps_args *a = opt;
+    dfs_steps *s = new_analysis(a, err, errlen);
+    if (s && !dfs_cli_is_rank0(&a->common))
+        dfs_steps_set_folded(s); /* fold_share below: its files are folded before the census */
+    return s;
+}
+
+static void sa_destroy(void *obj) { dfs_steps_free(obj); }
+static dfs_consumer *sa_consumer(void *obj) { return dfs_steps_consumer(obj); }
+static const void *sa_finish(void *obj, const dfs_run *run) { return dfs_steps_finish(obj, run); }
+
+static bool sa_needs_rerun(const void *obj)
+{
+    (void)obj;
+    return false; /* absolute times come from each file's final clock, applied at the end */
+}
+
+/* ----- under mpirun/srun (docs/MPI.md) ----- */
+
+static bool sa_pack(void *obj, const dfs_run *run, dfs_pack *w) { return dfs_steps_pack(obj, run, w); }
+static bool sa_merge(void *obj, dfs_run *run, dfs_unpack *r) { return dfs_steps_merge_packed(obj, run, r); }
+static bool sa_census(void *obj, const dfs_run *run, dfs_u64vec *units) { return dfs_steps_census(obj, run, units); }
+
+static bool sa_finish_local(void *obj, const dfs_run *run, const uint64_t *shared, size_t n)
+{
+    return dfs_steps_finish_local(obj, run, shared, n);
+}
+
+static bool sa_may_cut(const void *opt)
+{
+    (void)opt;
+    return false; /* a run needs its files whole: B/E pairing, clocks known at a file's end */
+}
+
+static const dfs_dist_ops steps_ops = {.pack = sa_pack, .merge = sa_merge, .census = sa_census,
+                                       .finish_local = sa_finish_local, .fold_share = true,
+                                       .may_cut = sa_may_cut};
+
+static int steps_main(steps_args *a)
+{
+    dfs_cli_distributed(&a->common); /* under a launcher, every rank from here on */
+    char why[512] = "out of memory";
+    dfs_steps *proto = new_analysis(a, why, sizeof why);
+    if (!dfs_cli_agree(&a->common, "steps", proto != NULL, why)) {
+        dfs_steps_free(proto);
         return DFS_EXIT_USAGE;
     }
-    dfs_consumer *consumers[] = {dfs_steps_consumer(s)};
-    rc = dfs_cli_read(&a->common, run, consumers, 1, bad_path);
-    if (rc != DFS_EXIT_OUTPUT) {
-        const dfs_steps_result *r = dfs_steps_finish(s, run);
-        int wrc = r ? write_outputs(a, run, s, r) : DFS_EXIT_OUTPUT;
-        if (!r)
-            fprintf(stderr, "dfscope steps: out of memory while analysing\n");
-        if (wrc != DFS_EXIT_OK)
-            rc = wrc;
-    }
-    dfs_run_free(run);
+    steps_ctx x = {a, proto};
+    const dfs_cli_analysis an = {.cmd = "steps", .create = sa_create, .destroy = sa_destroy,
+                                 .consumer = sa_consumer, .finish = sa_finish, .needs_rerun = sa_needs_rerun,
+                                 .user = &x, .dist = &steps_ops, .write_run = write_outputs};
+    int rc = dfs_cli_run_analysis(&a->common, a->paths, a->npaths, a->output, &an, a);
+    dfs_steps_free(proto);
     return rc;
+}
+
+/* --concepts: every rank of a launcher prints them, as any command that reads nothing. */
+static int list_concepts(const steps_args *a)
+{
+    char why[512];
+    dfs_steps *s = new_analysis(a, why, sizeof why);
+    if (!s) {
+        fprintf(stderr, "dfscope steps: %s\n", why);
+        return DFS_EXIT_USAGE;
+    }
+    dfs_steps_write_concepts(stdout, dfs_steps_concepts(s));
+    dfs_steps_free(s);
+    return DFS_EXIT_OK;
 }
 
 int dfs_cmd_steps(int argc, char **argv)
@@ -241,16 +301,8 @@ int dfs_cmd_steps(int argc, char **argv)
     dfs_cli_common_init(&a.common);
     dfs_steps_options_init(&a.opt);
     int rc = parse_args(&a, argc, argv);
-    if (rc < 0) {
-        dfs_steps *s = new_analysis(&a);
-        if (!s)
-            rc = DFS_EXIT_USAGE;
-        else if (a.list_concepts)
-            dfs_steps_write_concepts(stdout, dfs_steps_concepts(s)), rc = DFS_EXIT_OK;
-        else
-            rc = run_steps(&a, s);
-        dfs_steps_free(s);
-    }
+    if (rc < 0)
+        rc = a.list_concepts ? list_concepts(&a) : dfs_cli_done(&a.common, steps_main(&a));
     free(a.paths);
     return rc;
 }

@@ -291,7 +291,8 @@ int dfs_cli_run_analysis(dfs_cli_common *c, char **paths, int npaths, const char
             rc = again.rc ? again.rc : DFS_EXIT_OUTPUT;
     }
     if (ok && r) {
-        int wrc = an->write(an->user, r, again.obj != NULL, reason);
+        const dfs_run *last = again.obj ? again.run : p.run;
+        int wrc = an->write_run ? an->write_run(an->user, last, r) : an->write(an->user, r, again.obj != NULL, reason);
         if (wrc != DFS_EXIT_OK)
             rc = wrc;
     }

@@ -79,7 +79,8 @@ typedef struct dfs_cli_analysis {
     /* Optional. How the analysis runs distributed under mpirun/srun (dist/dist.h); without it,
      * the command is not distributed: every rank runs it whole, as without MPI. */
     const struct dfs_dist_ops *dist;
-    /* Optional: writes with the run at hand (its files and problems), instead of write. */
+    /* Optional: writes with the run at hand (its files and problems), instead of write (with
+     * or without MPI). */
     int (*write_run)(void *user, const dfs_run *run, const void *result);
 } dfs_cli_analysis;
 

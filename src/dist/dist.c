@@ -715,6 +715,8 @@ bool dfs_dist_read(dfs_comm *c, dfs_run *run, const dfs_partition *part, dfs_con
     if (!ok)
         snprintf(out->why, sizeof out->why, "rank %d: out of memory while reading its share", rank);
     double t1 = now_s();
+    if (ok && ops->fold_share && rank != 0)
+        dfs_run_fold_results(run); /* the facts of its own files; the verdict is rank 0's to make */
     if (ops->census && !unit_census(c, run, obj, ops, ok) && ok) {
         ok = false;
         snprintf(out->why, sizeof out->why, "rank %d: the unit census failed (out of memory)", rank);

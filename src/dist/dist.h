@@ -41,6 +41,11 @@ typedef struct dfs_dist_ops {
     bool (*census)(void *obj, const dfs_run *run, dfs_u64vec *units);
     /* ...and finishing, here, the units no other rank has (shared: sorted, distinct). */
     bool (*finish_local)(void *obj, const dfs_run *run, const uint64_t *shared, size_t nshared);
+    /* Optional: finish_local reads the facts of this rank's files (final dialects, clocks,
+     * process names, metadata: dfs_run_fold_results). Then a rank other than 0 folds its own
+     * pieces into its file table before the census (it still sends them unfolded); rank 0 folds
+     * every piece after the combine, as always, so its file table is not folded at the census. */
+    bool fold_share;
     /* May inputs be cut into byte ranges between ranks? (analysis options) */
     bool (*may_cut)(const void *opt);
     /* Rank 0, after a pass that needs another: what the next pass must know... */

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # mpi.sh DFSCOPE TRACES - distributed runs under mpirun (docs/MPI.md): the JSON of `stats`,
-# `analyze` and `overlap` on 2 and 3 ranks equals the single-process run (identical integers and
-# texts, other numbers within 1e-12 relative, by tests/tools/jsoncmp.c), on the corpus and on
-# generated traces (also with files cut between ranks); -np 1 is byte-identical to no MPI; an
-# unreadable input, a missing path and an output that cannot be written end every rank with the
+# `analyze`, `overlap` and `steps` on 2 and 3 ranks equals the single-process run (identical
+# integers and texts, other numbers within 1e-12 relative, by tests/tools/jsoncmp.c), on the corpus
+# and on generated traces (also with files cut between ranks); -np 1 is byte-identical to no MPI;
+# an unreadable input, a missing path and an output that cannot be written end every rank with the
 # same code and a clear message, without hanging. Skipped (77) without mpirun or without MPI in
 # the build. Fields that say how a run went, not what it found, are not compared: flushes,
 # second_pass, second_pass_reason (overlap, analyze) and timing (stats --timing, not used here).
+# `steps` has no such field: its JSON is compared whole (the ignored names do not occur in it);
+# its corpus cases are the inputs of test_steps_corpus and cli/steps.sh (Kineto, Composer with
+# a merged trace, smdebug with nodes spread over ranks, DLIO, legacy DLIO).
 set -u
 DFSCOPE=$1
 TRACES=$2
@@ -58,18 +61,28 @@ else
   echo "note: trace corpus not found at $TRACES: only generated traces are checked"
 fi
 
+# --- steps: finished runs travel; smdebug nodes spread over ranks travel as events ---------------
+if [ -d "$TRACES/dftracer" ]; then
+  for d in dftracer/dlio-unet3d-hdf5-8rank dftracer/legacy-2023 kineto/resnet50-dataloader composer smdebug; do
+    for np in 2 3; do
+      same "$d: steps --format json" "$np" steps --format json -q "$TRACES/$d"
+    done
+  done
+fi
+
 # --- generated traces: plain and gzipped, whole and cut between ranks (DFSCOPE_MPI_PIECE) ------
 "$DFSCOPE" gen -q -o "$T/v1" --format v1 --ranks 3 --size 6M --seed 3
 "$DFSCOPE" gen -q -o "$T/v2" --format v2 --gzip --member-size 64k --ranks 4 --size 4M --seed 4
 for g in v1 v2; do
-  for cmd in "${COMMANDS[@]}" "overlap --format json --approximate"; do
+  for cmd in "${COMMANDS[@]}" "overlap --format json --approximate" "steps --format json"; do
     # shellcheck disable=SC2086
     same "generated $g: $cmd" 3 $cmd -q "$T/$g"
   done
 done
 export DFSCOPE_MPI_PIECE=256k # files of 2 MiB in 8 pieces: cut between ranks where allowed
 for cmd in "stats --json" "analyze --format json --compat dfanalyzer --views time_range,proc_name" \
-           "overlap --format json --approximate" "analyze --format json" "overlap --format json"; do
+           "overlap --format json --approximate" "analyze --format json" "overlap --format json" \
+           "steps --format json"; do
   # shellcheck disable=SC2086
   same "generated v1 cut: $cmd" 3 $cmd -q "$T/v1"
 done
@@ -80,7 +93,7 @@ check "--mpi-stats: the balance line" grep -q 'mpi 3 ranks (.*): bytes max/mean'
 unset DFSCOPE_MPI_PIECE
 
 # --- one rank is the plain run, byte for byte (-j 1: several threads may order float sums apart) -
-for cmd in "stats --json" "analyze --format json" "overlap --format json"; do
+for cmd in "stats --json" "analyze --format json" "overlap --format json" "steps --format json"; do
   # shellcheck disable=SC2086
   "$DFSCOPE" $cmd -j 1 -q "$T/v1" >"$T/plain.json" 2>/dev/null
   # shellcheck disable=SC2086
@@ -95,7 +108,7 @@ ln -s /proc/self/mem "$T/bad/trace-9-unreadable.pfw" # as root too: reading it a
 if [ "$(id -u)" != 0 ]; then
   cp "$T/v1/trace-0-of-3.pfw" "$T/bad/trace-8-noperm.pfw" && chmod 000 "$T/bad/trace-8-noperm.pfw"
 fi
-for cmd in stats analyze overlap; do
+for cmd in stats analyze overlap steps; do
   mpi 3 "$DFSCOPE" $cmd "$T/bad" >"$T/out" 2>"$T/err"
   got=$?
   check "unreadable input ($cmd): exit 2 from every rank, not $got" [ "$got" = 2 ]
@@ -107,6 +120,12 @@ done
 "$DFSCOPE" stats --json "$T/bad" >"$T/one.json" 2>/dev/null
 mpi 2 "$DFSCOPE" stats --json "$T/bad" >"$T/many.json" 2>/dev/null
 check "unreadable input: the JSON is still the single-process one" "$CMP" "$T/one.json" "$T/many.json"
+"$DFSCOPE" steps --format json "$T/bad" >"$T/one.json" 2>/dev/null
+mpi 2 "$DFSCOPE" steps --format json "$T/bad" >"$T/many.json" 2>"$T/err"
+got=$?
+check "unreadable input (steps, 2 ranks): exit 2 from every rank, not $got" [ "$got" = 2 ]
+check "unreadable input (steps, 2 ranks): the file is named" grep -q 'rank [01] cannot read .*trace-9-unreadable.pfw' "$T/err"
+check "unreadable input (steps, 2 ranks): the JSON is the single-process one" "$CMP" "$T/one.json" "$T/many.json"
 
 mpi 3 "$DFSCOPE" stats "$T/v1" "$T/no-such-dir" >"$T/out" 2>"$T/err"
 got=$?
@@ -121,6 +140,9 @@ check "unwritable output: said" grep -q 'all 2 ranks exit with code 4' "$T/err"
 mpi 2 "$DFSCOPE" stats -o "$T/v1/trace-0-of-3.pfw" "$T/v1" >"$T/out" 2>"$T/err"
 check "output over an input: refused on every rank" [ $? = 2 ]
 check "output over an input: said once" [ "$(grep -c 'refusing to write' "$T/err")" = 1 ]
+mpi 2 "$DFSCOPE" steps --step 'name ==' "$T/v1" >"$T/out" 2>"$T/err"
+check "bad predicate (steps): exit 2 from every rank" [ $? = 2 ]
+check "bad predicate (steps): said once" [ "$(grep -c 'step predicate' "$T/err")" = 1 ]
 mpi 2 "$DFSCOPE" analyze --preset no-such-preset "$T/v1" >"$T/out" 2>"$T/err"
 check "bad preset: exit 2 from every rank" [ $? = 2 ]
 check "bad preset: said once" [ "$(grep -c 'no-such-preset' "$T/err")" = 1 ]

@@ -5,8 +5,10 @@
  * own units, packs its pieces and state, and rank 0 unpacks every other rank's buffer, folds the
  * files and finishes. The JSON must equal one process reading everything: identical integers and
  * texts, other numbers within 1e-12 relative ("flushes" is how a pass ran, not a result).
- * Checked for stats, layered analysis (exact and DFAnalyzer-compatible) and overlap (exact,
- * approximate, G0), on 2 and 3 ranks, with and without cut files (where the analysis allows). */
+ * Checked for stats, layered analysis (exact and DFAnalyzer-compatible), overlap (exact,
+ * approximate, G0) and steps, on 2 and 3 ranks, with and without cut files (where the analysis
+ * allows). Steps folds the files of ranks other than 0 before the census (dfs_dist_ops.fold_share)
+ * and sends finished runs, or the events of runs whose files are on several ranks. */
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -19,6 +21,7 @@
 #include "analyze/overlap.h"
 #include "analyze/preset.h"
 #include "analyze/stats.h"
+#include "analyze/steps.h"
 #include "dist/pack.h"
 #include "dist/partition.h"
 #include "dist/runpack.h"
@@ -26,6 +29,7 @@
 #include "output/layered_report.h"
 #include "output/overlap_report.h"
 #include "output/stats_report.h"
+#include "output/steps_report.h"
 #include "read/run.h"
 #include "testutil.h"
 
@@ -33,13 +37,14 @@ enum { MAX_RANKS = 4, MAX_FILES = 64 };
 
 /* ---- the analyses, as the distributed pass sees them ----------------------------------------- */
 
-typedef enum kind { K_STATS, K_LAYERED, K_OVERLAP } kind;
+typedef enum kind { K_STATS, K_LAYERED, K_OVERLAP, K_STEPS } kind;
 
 typedef struct setup {
     kind k;
     dfs_options opt;
     dfs_layered_options lopt;
     dfs_overlap_options oopt;
+    dfs_steps_options sopt;
     char **cats_keep; /* a rerun's categories */
     size_t ncats;
     dfs_file_clock *clocks;
@@ -54,6 +59,7 @@ static void *create(setup *s)
     switch (s->k) {
     case K_STATS: return dfs_stats_new();
     case K_LAYERED: return dfs_layered_new(&s->lopt, err, sizeof err);
+    case K_STEPS: return dfs_steps_new(&s->sopt, NULL, NULL);
     default: return dfs_overlap_new(&s->oopt, err, sizeof err);
     }
 }
@@ -64,26 +70,33 @@ static void destroy(setup *s, void *obj)
         dfs_stats_free(obj);
     else if (s->k == K_LAYERED)
         dfs_layered_free(obj);
+    else if (s->k == K_STEPS)
+        dfs_steps_free(obj);
     else
         dfs_overlap_free(obj);
 }
 
 static dfs_consumer *consumer_of(setup *s, void *obj)
 {
-    return s->k == K_STATS ? dfs_stats_consumer(obj) : s->k == K_LAYERED ? dfs_layered_consumer(obj)
-                                                                          : dfs_overlap_consumer(obj);
+    return s->k == K_STATS     ? dfs_stats_consumer(obj)
+           : s->k == K_LAYERED ? dfs_layered_consumer(obj)
+           : s->k == K_STEPS   ? dfs_steps_consumer(obj)
+                               : dfs_overlap_consumer(obj);
 }
 
 static bool pack_state(setup *s, void *obj, const dfs_run *run, dfs_pack *w)
 {
-    return s->k == K_STATS ? dfs_stats_pack(obj, w) : s->k == K_LAYERED ? dfs_layered_pack(obj, run, w)
-                                                                         : dfs_overlap_pack(obj, run, w);
+    return s->k == K_STATS     ? dfs_stats_pack(obj, w)
+           : s->k == K_LAYERED ? dfs_layered_pack(obj, run, w)
+           : s->k == K_STEPS   ? dfs_steps_pack(obj, run, w)
+                               : dfs_overlap_pack(obj, run, w);
 }
 
 static bool merge_state(setup *s, void *obj, dfs_run *run, dfs_unpack *r)
 {
     return s->k == K_STATS     ? dfs_stats_merge_packed(obj, r)
            : s->k == K_LAYERED ? dfs_layered_merge_packed(obj, run, r)
+           : s->k == K_STEPS   ? dfs_steps_merge_packed(obj, run, r)
                                : dfs_overlap_merge_packed(obj, run, r);
 }
 
@@ -93,6 +106,8 @@ static void census(setup *s, void *obj, const dfs_run *run, dfs_u64vec *v)
         assert_true(dfs_layered_census(obj, run, v));
     else if (s->k == K_OVERLAP)
         assert_true(dfs_overlap_census(obj, run, v));
+    else if (s->k == K_STEPS)
+        assert_true(dfs_steps_census(obj, run, v));
 }
 
 static void finish_local(setup *s, void *obj, const dfs_run *run, const uint64_t *shared, size_t n)
@@ -101,6 +116,8 @@ static void finish_local(setup *s, void *obj, const dfs_run *run, const uint64_t
         assert_true(dfs_layered_finish_local(obj, run, shared, n));
     else if (s->k == K_OVERLAP)
         assert_true(dfs_overlap_finish_local(obj, run, shared, n));
+    else if (s->k == K_STEPS)
+        assert_true(dfs_steps_finish_local(obj, run, shared, n));
 }
 
 /* The result as JSON (malloc'd); NULL when a second pass is needed (its facts are applied). */
@@ -113,6 +130,11 @@ static char *finish(setup *s, void *obj, const dfs_run *run, bool reran)
     bool done = true;
     if (s->k == K_STATS) {
         dfs_stats_write_json(m, run, dfs_stats_finish(obj, run), 0, NULL);
+    } else if (s->k == K_STEPS) {
+        const dfs_steps_result *r = dfs_steps_finish(obj, run);
+        assert_non_null(r);
+        dfs_steps_report_opts ro = {.opt = &s->sopt, .concepts = dfs_steps_concepts(obj)};
+        dfs_steps_write_json(m, run, r, &ro);
     } else if (s->k == K_LAYERED) {
         const dfs_layered_result *r = dfs_layered_finish(obj, run);
         dfs_report_context ctx = {.preset_source = "given", .reran = reran};
@@ -328,12 +350,16 @@ static char *split_pass(setup *s, const inputs *in, const dfs_partition *part, b
         free(mine);
         ranks[r].obj = create(s);
         assert_non_null(ranks[r].obj);
+        if (s->k == K_STEPS && r > 0)
+            dfs_steps_set_folded(ranks[r].obj);
     }
     for (int r = 0; r < part->nranks; r++)
         assert_int_equal(pthread_create(&threads[r], NULL, rank_main, &ranks[r]), 0);
     for (int r = 0; r < part->nranks; r++) {
         pthread_join(threads[r], NULL);
         assert_int_equal(ranks[r].rc, DFS_EXIT_OK);
+        if (s->k == K_STEPS && r > 0) /* as dfs_dist_read does with fold_share */
+            dfs_run_fold_results(ranks[r].run);
     }
     dfs_u64vec shared = {0};
     shared_units(s, ranks, part->nranks, &shared);
@@ -465,6 +491,7 @@ static void prepare(setup *s, const inputs *in, kind k, const dfs_preset *preset
     dfs_overlap_defaults_for(preset, &d);
     s->oopt = (dfs_overlap_options){.preset = preset, .compute = d.compute, .io = d.io, .app_io = d.app_io,
                                     .epochs = d.epochs, .steps = d.steps, .origin_ns = origin};
+    dfs_steps_options_init(&s->sopt);
 }
 
 static void free_setup(setup *s)
@@ -545,6 +572,7 @@ static seen analyses_of(inputs *in, seen saw)
     check_case(in, K_OVERLAP, binned_threads, false, "overlap (bins, threads, global, streaming)", &saw);
     check_case(in, K_OVERLAP, approximate, true, "overlap --approximate", &saw);
     check_case(in, K_OVERLAP, g0, true, "overlap --method g0-exact", &saw);
+    check_case(in, K_STEPS, NULL, false, "steps", &saw);
     return saw;
 }
 
@@ -673,6 +701,39 @@ static void generated_gzip_cut_lines(void **state)
     assert_true(saw.cut_pieces > 0);
 }
 
+/* Steps alone on a corpus folder: whole files, finished runs from ranks other than 0. */
+static seen steps_of(const char *const *rel, size_t n)
+{
+    tu_require_corpus();
+    inputs in = {0};
+    for (size_t i = 0; i < n; i++)
+        add_dir(&in, rel[i]);
+    seen saw = {0};
+    check_case(&in, K_STEPS, NULL, false, "steps", &saw);
+    free_inputs(&in);
+    return saw;
+}
+
+/* smdebug framework files of one node are one run: spread over ranks, their events travel to
+ * rank 0 (the census finds the node on several ranks); system files, TF profiler and Horovod
+ * timelines and files that are not traces come along. */
+static void steps_smdebug_nodes(void **state)
+{
+    (void)state;
+    const char *rel[] = {"smdebug"};
+    seen saw = steps_of(rel, 1);
+    assert_true(saw.shared > 0);
+}
+
+/* A merged Composer trace makes a run per rank (pid), ordered after every file's first run;
+ * Kineto traces of HTA (Kineto's own folder is in kineto_second_pass). */
+static void steps_composer_hta(void **state)
+{
+    (void)state;
+    const char *rel[] = {"composer", "hta/trace_filter", "hta/cpu_only", "hta/rank_non_gpu"};
+    steps_of(rel, 4);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -682,6 +743,8 @@ int main(void)
         cmocka_unit_test(dlio_unet3d),
         cmocka_unit_test(legacy_shared_processes),
         cmocka_unit_test(kineto_second_pass),
+        cmocka_unit_test(steps_smdebug_nodes),
+        cmocka_unit_test(steps_composer_hta),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
