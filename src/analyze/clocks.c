@@ -94,3 +94,16 @@ bool dfs_clock_track_settle(const dfs_clock_track *t, const dfs_run *run, const 
     }
     return moved;
 }
+
+int64_t dfs_clock_scale(const dfs_file_clock *c, int64_t t)
+{
+    if (c->den > 0 && (c->num != 1 || c->den != 1))
+        return (int64_t)((__int128)t * c->num / c->den);
+    return t;
+}
+
+int64_t dfs_clock_apply(const dfs_file_clock *c, int64_t t)
+{
+    int64_t s = dfs_clock_scale(c, t), r;
+    return __builtin_add_overflow(s, c->offset_ns, &r) ? (c->offset_ns > 0 ? INT64_MAX : INT64_MIN) : r;
+}

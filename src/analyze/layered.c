@@ -390,25 +390,10 @@ static void raw_stats(worker_state *w, acc *a, const lev *e)
     w->have_raw = true;
 }
 
-static int64_t apply_clock(const dfs_file_clock *c, int64_t ts)
-{
-    int64_t t = ts;
-    if (c->den > 0 && (c->num != 1 || c->den != 1))
-        t = (int64_t)((__int128)ts * c->num / c->den);
-    return t + c->offset_ns;
-}
-
-static int64_t scale_dur(const dfs_file_clock *c, int64_t dur)
-{
-    if (c->den > 0 && (c->num != 1 || c->den != 1))
-        return (int64_t)((__int128)dur * c->num / c->den);
-    return dur;
-}
-
 static bool to_lev(const dfs_event *ev, const dfs_file_clock *clk, lev *e)
 {
-    e->ts = apply_clock(clk, ev->ts);
-    e->dur = scale_dur(clk, ev->dur);
+    e->ts = dfs_clock_apply(clk, ev->ts);
+    e->dur = dfs_clock_scale(clk, ev->dur);
     e->fhash = ev->fhash;
     e->hhash = ev->hhash;
     e->offset = ev->offset;
@@ -948,7 +933,7 @@ static bool clocks_moved(dfs_layered *la, const dfs_run *run)
 {
     int64_t origin = 0;
     bool have;
-    bool moved = dfs_clock_track_settle(&la->total.clocks, run, la->opt.clocks, la->opt.nclocks, apply_clock,
+    bool moved = dfs_clock_track_settle(&la->total.clocks, run, la->opt.clocks, la->opt.nclocks, dfs_clock_apply,
                                         &origin, &have);
     if (have)
         la->true_origin = origin;

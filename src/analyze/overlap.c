@@ -950,18 +950,11 @@ static void analyse(wstate *w, const dfs_run *run, oev *e)
 
 /* ===== reading =================================================================================== */
 
-static int64_t scale(const dfs_file_clock *c, int64_t t)
-{
-    if (c->den > 0 && (c->num != 1 || c->den != 1))
-        return (int64_t)((__int128)t * c->num / c->den);
-    return t;
-}
-
 static void to_oev(const dfs_event *ev, const dfs_file_clock *clk, int64_t dur, oev *e)
 {
     memset(e, 0, sizeof *e);
-    e->ts = sat_add(scale(clk, ev->ts), clk->offset_ns);
-    e->end = sat_add(e->ts, scale(clk, dur));
+    e->ts = dfs_clock_apply(clk, ev->ts);
+    e->end = sat_add(e->ts, dfs_clock_scale(clk, dur));
     e->fhash = ev->fhash;
     e->hhash = ev->hhash;
     e->offset = ev->offset;
@@ -1314,19 +1307,13 @@ static bool analyse_pending(dfs_overlap *ov, const dfs_run *run)
     return !t->failed;
 }
 
-/* The clock-applying function of overlap (saturating), for the origin of a second pass. */
-static int64_t apply_final(const dfs_file_clock *c, int64_t raw)
-{
-    return sat_add(scale(c, raw), c->offset_ns);
-}
-
 /* Did a file's clock change after its events were read? Also the true origin under every file's
  * final clock, for a second pass. */
 static bool clocks_moved(const dfs_overlap *ov, const dfs_run *run, int64_t *origin)
 {
     bool have;
     int64_t o = 0;
-    bool moved = dfs_clock_track_settle(&ov->total.clocks, run, ov->opt.clocks, ov->opt.nclocks, apply_final, &o,
+    bool moved = dfs_clock_track_settle(&ov->total.clocks, run, ov->opt.clocks, ov->opt.nclocks, dfs_clock_apply, &o,
                                         &have);
     if (have)
         *origin = o;

@@ -217,19 +217,6 @@ static void part_free(part *p)
 
 /* ----- clocks ----- */
 
-static int64_t clock_scale(const dfs_file_clock *c, int64_t t)
-{
-    if (c->den > 0 && (c->num != 1 || c->den != 1))
-        return (int64_t)((__int128)t * c->num / c->den);
-    return t;
-}
-
-static int64_t clock_apply(const dfs_file_clock *c, int64_t t)
-{
-    int64_t s = clock_scale(c, t), r;
-    return __builtin_add_overflow(s, c->offset_ns, &r) ? (s < 0 ? INT64_MIN : INT64_MAX) : r;
-}
-
 static dfs_file_clock clock_now(const dfs_tlw *w, const dfs_run *run, uint32_t file)
 {
     if (w->opt.clocks && file < w->opt.nfiles)
@@ -381,7 +368,7 @@ static bool overlaps(const dfs_tl_options *o, int64_t start, int64_t dur)
 static void draw_span(part *p, const dfs_run *run, const file_fact *f, const dfs_event *ev, int64_t dur,
                       const dfs_tl_options *o)
 {
-    int64_t start = clock_apply(&f->clock, ev->ts), d = clock_scale(&f->clock, dur);
+    int64_t start = dfs_clock_apply(&f->clock, ev->ts), d = dfs_clock_scale(&f->clock, dur);
     if (!overlaps(o, start, d))
         return;
     uint32_t lane = lane_of(p, run, ev);
@@ -416,7 +403,7 @@ static bool numeric(const dfs_value *v, double *out)
  * one "Value": their chart is host, dimension and device ("algo-1 CPUUtilization cpu0"). */
 static void draw_counter(part *p, const dfs_run *run, const file_fact *f, const dfs_event *ev)
 {
-    int64_t t = clock_apply(&f->clock, ev->ts);
+    int64_t t = dfs_clock_apply(&f->clock, ev->ts);
     const char *host = str_of(run, ev->host), *name = str_of(run, ev->name);
     for (uint32_t i = 0; i < ev->nargs; i++) {
         double v;
@@ -451,7 +438,7 @@ static void on_event(part *p, const dfs_tlw *w, const dfs_run *run, file_fact *f
             return;
         note_extent(f, ev->ts, __builtin_add_overflow(ev->ts, ev->dur, &end) ? INT64_MAX : end);
         if (p->tl && p->late_class[f->source]) { /* classed after reading, with the process names */
-            if (overlaps(&w->opt.draw, clock_apply(&f->clock, ev->ts), clock_scale(&f->clock, ev->dur)))
+            if (overlaps(&w->opt.draw, dfs_clock_apply(&f->clock, ev->ts), dfs_clock_scale(&f->clock, ev->dur)))
                 hold(p, ev);
         } else if (p->tl) {
             draw_span(p, run, f, ev, ev->dur, &w->opt.draw);
@@ -654,7 +641,7 @@ static void trace_span(const part *p, const dfs_tlw *w, const dfs_run *run, dfs_
         if (!f->have)
             continue;
         dfs_file_clock c = clock_now(w, run, (uint32_t)i);
-        int64_t a = clock_apply(&c, f->min_raw), b = clock_apply(&c, f->max_raw);
+        int64_t a = dfs_clock_apply(&c, f->min_raw), b = dfs_clock_apply(&c, f->max_raw);
         if (!r->have_span || a < r->trace_start_ns)
             r->trace_start_ns = a;
         if (!r->have_span || b > r->trace_end_ns)
