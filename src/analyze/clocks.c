@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dist/pack.h"
+
 void dfs_clock_track_init(dfs_clock_track *t)
 {
     memset(t, 0, sizeof *t);
@@ -106,4 +108,45 @@ int64_t dfs_clock_apply(const dfs_file_clock *c, int64_t t)
 {
     int64_t s = dfs_clock_scale(c, t), r;
     return __builtin_add_overflow(s, c->offset_ns, &r) ? (c->offset_ns > 0 ? INT64_MAX : INT64_MIN) : r;
+}
+
+void dfs_clock_track_pack(dfs_pack *w, const dfs_clock_track *t)
+{
+    dfs_pack_bool(w, t->moved);
+    dfs_pack_u64(w, t->files.count);
+    for (size_t i = 0; i < t->files.cap; i++) {
+        if (!t->files.used[i])
+            continue;
+        uint32_t file;
+        memcpy(&file, t->files.keys + i * sizeof file, sizeof file);
+        const dfs_file_seen *s = &t->seen.v[t->files.vals[i]];
+        dfs_pack_u64(w, file);
+        dfs_pack_i64(w, s->clock.offset_ns);
+        dfs_pack_i64(w, s->clock.num);
+        dfs_pack_i64(w, s->clock.den);
+        dfs_pack_i64(w, s->min_raw);
+        dfs_pack_bool(w, s->have);
+    }
+}
+
+bool dfs_clock_track_unpack(dfs_unpack *r, dfs_clock_track *t)
+{
+    t->moved = dfs_unpack_bool(r);
+    size_t n = dfs_unpack_count(r, 6);
+    for (size_t i = 0; i < n && !r->bad; i++) {
+        uint32_t file = dfs_unpack_u32(r);
+        dfs_file_seen s;
+        memset(&s, 0, sizeof s);
+        s.clock.offset_ns = dfs_unpack_i64(r);
+        s.clock.num = (int32_t)dfs_unpack_i64(r);
+        s.clock.den = (int32_t)dfs_unpack_i64(r);
+        s.min_raw = dfs_unpack_i64(r);
+        s.have = dfs_unpack_bool(r);
+        uint32_t idx;
+        bool fresh;
+        if (!dfs_keymap_get_or_put(&t->files, &file, (uint32_t)t->seen.n, &idx, &fresh) || !fresh ||
+            !dfs_vec_push(&t->seen, s))
+            return false;
+    }
+    return !r->bad;
 }

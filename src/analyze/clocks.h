@@ -49,6 +49,13 @@ bool dfs_clock_track_merge(dfs_clock_track *into, const dfs_clock_track *from);
 int64_t dfs_clock_scale(const dfs_file_clock *c, int64_t t);
 int64_t dfs_clock_apply(const dfs_file_clock *c, int64_t t);
 
+/* Distributed runs (docs/MPI.md): a tracker on the wire, and back into an empty tracker
+ * (false: a bad buffer or out of memory). */
+struct dfs_pack;
+struct dfs_unpack;
+void dfs_clock_track_pack(struct dfs_pack *w, const dfs_clock_track *t);
+bool dfs_clock_track_unpack(struct dfs_unpack *r, dfs_clock_track *t);
+
 bool dfs_clock_track_settle(const dfs_clock_track *t, const dfs_run *run, const dfs_file_clock *given,
                             size_t ngiven, int64_t (*apply)(const dfs_file_clock *, int64_t), int64_t *origin,
                             bool *have_origin);

@@ -88,39 +88,6 @@ static void pack_lev(dfs_pack *w, const lev *e)
     dfs_pack_u64(w, e->image_size);
 }
 
-/* A {1, hash} or {2, name} key of the raw-statistics sets. */
-static void pack_named_keys(dfs_pack *w, const dfs_keyset *set)
-{
-    dfs_pack_u64(w, set->count);
-    size_t it = 0;
-    for (const uint64_t *k; (k = dfs_keyset_next(set, &it)) != NULL;) {
-        dfs_pack_u64(w, k[0]);
-        if (k[0] == 2)
-            dfs_pack_str(w, (dfs_str)k[1]);
-        else
-            dfs_pack_u64(w, k[1]);
-    }
-}
-
-static void pack_clocks(dfs_pack *w, const dfs_clock_track *t)
-{
-    dfs_pack_bool(w, t->moved);
-    dfs_pack_u64(w, t->files.count);
-    for (size_t i = 0; i < t->files.cap; i++) {
-        if (!t->files.used[i])
-            continue;
-        uint32_t file;
-        memcpy(&file, t->files.keys + i * sizeof file, sizeof file);
-        const dfs_file_seen *s = &t->seen.v[t->files.vals[i]];
-        dfs_pack_u64(w, file);
-        dfs_pack_i64(w, s->clock.offset_ns);
-        dfs_pack_i64(w, s->clock.num);
-        dfs_pack_i64(w, s->clock.den);
-        dfs_pack_i64(w, s->min_raw);
-        dfs_pack_bool(w, s->have);
-    }
-}
-
 static void pack_counters(dfs_pack *w, const acc *a)
 {
     uint64_t v[] = {a->events, a->no_duration, a->bad_time, a->other_phases,
@@ -154,8 +121,8 @@ bool dfs_layered_pack(const dfs_layered *la, const dfs_run *run, dfs_pack *w)
     dfs_pack_u64(w, a->pending.n);
     for (size_t i = 0; i < a->pending.n; i++)
         pack_lev(w, &a->pending.v[i]);
-    pack_named_keys(w, &a->fhashes);
-    pack_named_keys(w, &a->hhashes);
+    dfs_pack_named_keys(w, &a->fhashes);
+    dfs_pack_named_keys(w, &a->hhashes);
     dfs_pack_u64(w, a->pids.count);
     size_t it = 0;
     for (const int64_t *pid; (pid = dfs_keyset_next(&a->pids, &it)) != NULL;)
@@ -163,7 +130,7 @@ bool dfs_layered_pack(const dfs_layered *la, const dfs_run *run, dfs_pack *w)
     dfs_pack_u64(w, a->cat_texts.n);
     for (size_t i = 0; i < a->cat_texts.n; i++)
         dfs_pack_text(w, a->cat_texts.v[i], strlen(a->cat_texts.v[i]));
-    pack_clocks(w, &a->clocks);
+    dfs_clock_track_pack(w, &a->clocks);
     return !w->failed && !a->failed;
 }
 
@@ -318,53 +285,19 @@ static bool merge_pending(dfs_unpack *r, acc *into)
     return !r->bad;
 }
 
-static bool merge_named_keys(dfs_unpack *r, dfs_keyset *set)
-{
-    size_t n = dfs_unpack_count(r, 2);
-    for (size_t i = 0; i < n && !r->bad; i++) {
-        uint64_t k[2];
-        k[0] = dfs_unpack_u64(r);
-        k[1] = k[0] == 2 ? dfs_unpack_str(r) : dfs_unpack_u64(r);
-        if ((k[0] != 1 && k[0] != 2) || dfs_keyset_add(set, k) < 0)
-            return false;
-    }
-    return !r->bad;
-}
-
-static bool unpack_clocks(dfs_unpack *r, dfs_clock_track *t)
-{
-    t->moved = dfs_unpack_bool(r);
-    size_t n = dfs_unpack_count(r, 6);
-    for (size_t i = 0; i < n && !r->bad; i++) {
-        uint32_t file = dfs_unpack_u32(r);
-        dfs_file_seen s;
-        memset(&s, 0, sizeof s);
-        s.clock.offset_ns = dfs_unpack_i64(r);
-        s.clock.num = (int32_t)dfs_unpack_i64(r);
-        s.clock.den = (int32_t)dfs_unpack_i64(r);
-        s.min_raw = dfs_unpack_i64(r);
-        s.have = dfs_unpack_bool(r);
-        uint32_t idx;
-        bool fresh;
-        if (!dfs_keymap_get_or_put(&t->files, &file, (uint32_t)t->seen.n, &idx, &fresh) || !fresh ||
-            !dfs_vec_push(&t->seen, s))
-            return false;
-    }
-    return !r->bad;
-}
-
 static bool merge_clocks(dfs_unpack *r, acc *into)
 {
     dfs_clock_track t;
     dfs_clock_track_init(&t);
-    bool ok = unpack_clocks(r, &t) && dfs_clock_track_merge(&into->clocks, &t);
+    bool ok = dfs_clock_track_unpack(r, &t) && dfs_clock_track_merge(&into->clocks, &t);
     dfs_clock_track_free(&t);
     return ok;
 }
 
 static bool merge_rest(dfs_unpack *r, acc *into)
 {
-    if (!merge_pending(r, into) || !merge_named_keys(r, &into->fhashes) || !merge_named_keys(r, &into->hhashes))
+    if (!merge_pending(r, into) || !dfs_unpack_named_keys(r, &into->fhashes) ||
+        !dfs_unpack_named_keys(r, &into->hhashes))
         return false;
     size_t n = dfs_unpack_count(r, 1);
     for (size_t i = 0; i < n && !r->bad; i++) {

@@ -87,45 +87,12 @@ static void pack_oev(dfs_pack *w, const oev *e)
         pack_label(w, &e->lab[k]);
 }
 
-/* A {1, hash} or {2, name} key of the allocation sets. */
-static void pack_named_keys(dfs_pack *w, const dfs_keyset *set)
-{
-    dfs_pack_u64(w, set->count);
-    size_t it = 0;
-    for (const uint64_t *k; (k = dfs_keyset_next(set, &it)) != NULL;) {
-        dfs_pack_u64(w, k[0]);
-        if (k[0] == 2)
-            dfs_pack_str(w, (dfs_str)k[1]);
-        else
-            dfs_pack_u64(w, k[1]);
-    }
-}
-
 static void pack_ids(dfs_pack *w, const dfs_keyset *set)
 {
     dfs_pack_u64(w, set->count);
     size_t it = 0;
     for (const int64_t *v; (v = dfs_keyset_next(set, &it)) != NULL;)
         dfs_pack_i64(w, *v);
-}
-
-static void pack_clocks(dfs_pack *w, const dfs_clock_track *t)
-{
-    dfs_pack_bool(w, t->moved);
-    dfs_pack_u64(w, t->files.count);
-    for (size_t i = 0; i < t->files.cap; i++) {
-        if (!t->files.used[i])
-            continue;
-        uint32_t file;
-        memcpy(&file, t->files.keys + i * sizeof file, sizeof file);
-        const dfs_file_seen *s = &t->seen.v[t->files.vals[i]];
-        dfs_pack_u64(w, file);
-        dfs_pack_i64(w, s->clock.offset_ns);
-        dfs_pack_i64(w, s->clock.num);
-        dfs_pack_i64(w, s->clock.den);
-        dfs_pack_i64(w, s->min_raw);
-        dfs_pack_bool(w, s->have);
-    }
 }
 
 static void pack_methods(const dfs_overlap *ov, dfs_pack *w, const wstate *t)
@@ -177,15 +144,15 @@ bool dfs_overlap_pack(const dfs_overlap *ov, const dfs_run *run, dfs_pack *w)
             pack_scope(ov, w, &vecs[k]->v[i]);
     }
     pack_methods(ov, w, t);
-    pack_named_keys(w, &t->files);
-    pack_named_keys(w, &t->hosts);
+    dfs_pack_named_keys(w, &t->files);
+    dfs_pack_named_keys(w, &t->hosts);
     pack_ids(w, &t->pids);
     pack_ids(w, &t->ctids);
     pack_ids(w, &t->itids);
     dfs_pack_u64(w, t->pending.n);
     for (size_t i = 0; i < t->pending.n; i++)
         pack_oev(w, &t->pending.v[i]);
-    pack_clocks(w, &t->clocks);
+    dfs_clock_track_pack(w, &t->clocks);
     return !w->failed && !t->failed;
 }
 
@@ -355,19 +322,6 @@ static bool unpack_functions(dfs_unpack *r, wstate *t)
     return !r->bad;
 }
 
-static bool unpack_named_keys(dfs_unpack *r, dfs_keyset *set)
-{
-    size_t n = dfs_unpack_count(r, 2);
-    for (size_t i = 0; i < n && !r->bad; i++) {
-        uint64_t k[2];
-        k[0] = dfs_unpack_u64(r);
-        k[1] = k[0] == 2 ? dfs_unpack_str(r) : dfs_unpack_u64(r);
-        if ((k[0] != 1 && k[0] != 2) || dfs_keyset_add(set, k) < 0)
-            return false;
-    }
-    return !r->bad;
-}
-
 static bool unpack_ids(dfs_unpack *r, dfs_keyset *set)
 {
     size_t n = dfs_unpack_count(r, 1);
@@ -404,28 +358,6 @@ static bool unpack_pending(dfs_unpack *r, wstate *t)
     return !r->bad;
 }
 
-static bool unpack_clocks(dfs_unpack *r, dfs_clock_track *t)
-{
-    t->moved = dfs_unpack_bool(r);
-    size_t n = dfs_unpack_count(r, 6);
-    for (size_t i = 0; i < n && !r->bad; i++) {
-        uint32_t file = dfs_unpack_u32(r);
-        dfs_file_seen s;
-        memset(&s, 0, sizeof s);
-        s.clock.offset_ns = dfs_unpack_i64(r);
-        s.clock.num = (int32_t)dfs_unpack_i64(r);
-        s.clock.den = (int32_t)dfs_unpack_i64(r);
-        s.min_raw = dfs_unpack_i64(r);
-        s.have = dfs_unpack_bool(r);
-        uint32_t idx;
-        bool fresh;
-        if (!dfs_keymap_get_or_put(&t->files, &file, (uint32_t)t->seen.n, &idx, &fresh) || !fresh ||
-            !dfs_vec_push(&t->seen, s))
-            return false;
-    }
-    return !r->bad;
-}
-
 static bool unpack_state(const dfs_overlap *ov, dfs_unpack *r, wstate *t)
 {
     uint64_t *counters[] = {&t->events, &t->no_duration, &t->other_phases, &t->bad_time, &t->negative,
@@ -438,9 +370,9 @@ static bool unpack_state(const dfs_overlap *ov, dfs_unpack *r, wstate *t)
     t->conflict = dfs_unpack_bool(r);
     return unpack_units(ov, r, t, false) && unpack_units(ov, r, t, true) && unpack_engine(r, &t->global) &&
            unpack_approx(ov, r, t) && unpack_g0(r, t) && unpack_functions(r, t) &&
-           unpack_named_keys(r, &t->files) && unpack_named_keys(r, &t->hosts) && unpack_ids(r, &t->pids) &&
+           dfs_unpack_named_keys(r, &t->files) && dfs_unpack_named_keys(r, &t->hosts) && unpack_ids(r, &t->pids) &&
            unpack_ids(r, &t->ctids) && unpack_ids(r, &t->itids) && unpack_pending(r, t) &&
-           unpack_clocks(r, &t->clocks);
+           dfs_clock_track_unpack(r, &t->clocks);
 }
 
 bool dfs_overlap_merge_packed(dfs_overlap *ov, dfs_run *run, dfs_unpack *r)

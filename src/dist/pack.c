@@ -311,3 +311,29 @@ uint64_t dfs_unit_hash(const dfs_run *run, uint64_t hhash, dfs_str host, int64_t
     uint64_t k[4] = {hhash, h, (uint64_t)pid, (uint64_t)tid};
     return dfs_hash64(k, sizeof k);
 }
+
+void dfs_pack_named_keys(dfs_pack *w, const dfs_keyset *set)
+{
+    dfs_pack_u64(w, set->count);
+    size_t it = 0;
+    for (const uint64_t *k; (k = dfs_keyset_next(set, &it)) != NULL;) {
+        dfs_pack_u64(w, k[0]);
+        if (k[0] == 2)
+            dfs_pack_str(w, (dfs_str)k[1]);
+        else
+            dfs_pack_u64(w, k[1]);
+    }
+}
+
+bool dfs_unpack_named_keys(dfs_unpack *r, dfs_keyset *set)
+{
+    size_t n = dfs_unpack_count(r, 2);
+    for (size_t i = 0; i < n && !r->bad; i++) {
+        uint64_t k[2];
+        k[0] = dfs_unpack_u64(r);
+        k[1] = k[0] == 2 ? dfs_unpack_str(r) : dfs_unpack_u64(r);
+        if ((k[0] != 1 && k[0] != 2) || dfs_keyset_add(set, k) < 0)
+            return false;
+    }
+    return !r->bad;
+}

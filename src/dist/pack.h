@@ -18,6 +18,7 @@
 
 #include "dfscope.h"
 #include "util/arena.h"
+#include "util/keyset.h"
 #include "util/u64map.h"
 #include "util/vec.h"
 
@@ -77,6 +78,11 @@ char *dfs_unpack_cstr(dfs_unpack *r, dfs_arena *a);
 size_t dfs_unpack_count(dfs_unpack *r, size_t min_bytes);
 /* Everything read, nothing left over, never bad. */
 bool dfs_unpack_ok(const dfs_unpack *r);
+
+/* A set of {1, hash} or {2, name} keys (files and hosts known by hash, or by name where the trace
+ * writes names), names as text; unpacking adds them to `set` (false: bad buffer or no memory). */
+void dfs_pack_named_keys(dfs_pack *w, const dfs_keyset *set);
+bool dfs_unpack_named_keys(dfs_unpack *r, dfs_keyset *set);
 
 /* The packed 64-bit identity of a traced unit (host, pid, tid) for the unit census: the host as
  * text, so that equal units on different ranks agree (dist/dist.h). */
