@@ -329,14 +329,22 @@ static uint32_t unit_index(wstate *w, bool thread, const unit_key *k, const oev 
     return idx;
 }
 
+/* key_of(e, thread) == *k, field by field: a memcmp against a key just built on the stack stalls
+ * on store forwarding (per event). */
+static bool same_unit(const unit_key *k, const oev *e, bool thread)
+{
+    return k->pid == e->pid && k->tid == (thread ? e->tid : 0) && k->hhash == e->hhash &&
+           k->host == (e->hhash ? 0 : e->host);
+}
+
 /* The unit of an event, with a one-entry cache (events of a unit come in runs). */
 static scope *unit_of(wstate *w, const oev *e, bool thread)
 {
-    unit_key k = key_of(e, thread);
     uint32_t *last = thread ? &w->last_thread : &w->last_proc;
     bool *have = thread ? &w->have_last_thread : &w->have_last_proc;
     scope_vec *vec = thread ? &w->threads : &w->procs;
-    if (!*have || memcmp(&vec->v[*last].key, &k, sizeof k) != 0) {
+    if (!*have || !same_unit(&vec->v[*last].key, e, thread)) {
+        unit_key k = key_of(e, thread);
         uint32_t idx = unit_index(w, thread, &k, e);
         if (idx == UINT32_MAX)
             return NULL;
@@ -597,12 +605,9 @@ static void note_stream(wstate *w, scope *s, bool thread, uint32_t idx, int64_t 
 
 /* ===== adding events ============================================================================= */
 
-static int64_t arg_int(const dfs_event *ev, dfs_key key)
+static int64_t int_value(const dfs_value *v)
 {
-    const dfs_value *v = dfs_event_arg(ev, DFS_KEY_STR(key));
     int64_t i;
-    if (!v)
-        return 0;
     if (v->type == DFS_V_UINT)
         return v->as.u > INT64_MAX ? INT64_MAX : (int64_t)v->as.u;
     if (v->type == DFS_V_FLOAT)
@@ -610,29 +615,56 @@ static int64_t arg_int(const dfs_event *ev, dfs_key key)
     return dfs_value_int(v, &i) ? i : 0;
 }
 
-static label arg_label(const dfs_event *ev, dfs_key key)
+static label label_value(const dfs_value *v)
 {
     label l = {0};
-    const dfs_value *v = dfs_event_arg(ev, DFS_KEY_STR(key));
-    if (v && v->type == DFS_V_STR) {
+    if (v->type == DFS_V_STR) {
         l.kind = 2;
         l.s = v->as.s;
-    } else if (v && dfs_value_int(v, &l.i)) {
+    } else if (dfs_value_int(v, &l.i)) {
         l.kind = 1;
     }
     return l;
 }
 
-/* Reads the args of an event that needs them (I/O sizes, marker labels). */
-static void read_args(oev *e)
+/* The args the analysis reads (I/O sizes, marker labels, whether size_sum is there), in one pass
+ * over the few wanted keys the parser kept; the first of a repeated key counts, as in
+ * dfs_event_arg. */
+static void read_args(oev *e, const dfs_event *ev)
 {
-    if (!e->src)
-        return;
-    e->ret = arg_int(e->src, DFS_KEY_RET);
-    e->image_size = arg_int(e->src, DFS_KEY_IMAGE_SIZE);
-    e->lab[MARK_EPOCH] = arg_label(e->src, DFS_KEY_EPOCH);
-    e->lab[MARK_STEP] = arg_label(e->src, DFS_KEY_STEP);
-    e->src = NULL;
+    unsigned seen = 0;
+    for (uint32_t i = 0; i < ev->nargs; i++) {
+        const dfs_arg *a = &ev->args[i];
+        unsigned bit = 0;
+        switch (a->key) {
+        case DFS_KEY_STR(DFS_KEY_RET):
+            bit = 1;
+            if (!(seen & bit))
+                e->ret = int_value(&a->val);
+            break;
+        case DFS_KEY_STR(DFS_KEY_IMAGE_SIZE):
+            bit = 2;
+            if (!(seen & bit))
+                e->image_size = int_value(&a->val);
+            break;
+        case DFS_KEY_STR(DFS_KEY_EPOCH):
+            bit = 4;
+            if (!(seen & bit))
+                e->lab[MARK_EPOCH] = label_value(&a->val);
+            break;
+        case DFS_KEY_STR(DFS_KEY_STEP):
+            bit = 8;
+            if (!(seen & bit))
+                e->lab[MARK_STEP] = label_value(&a->val);
+            break;
+        case DFS_KEY_STR(DFS_KEY_SIZE_SUM):
+            e->has_size_sum = true;
+            break;
+        default:
+            break;
+        }
+        seen |= bit;
+    }
 }
 
 /* Counters of a unit, and (exact method) its intervals. */
@@ -750,63 +782,76 @@ static uint32_t ret_rule(const dfs_run *run, dfs_str cat_id, dfs_str name_id)
            (contains(name, nn, "write") || (contains(name, nn, "read") && !contains(name, nn, "readdir")));
 }
 
-/* G0's size: ret > 0 where the ret rule applies, else args.image_size when > 0. The rule depends
- * on (cat, name) only: memoised. */
-static uint64_t g0_size(wstate *w, const dfs_run *run, const oev *e)
+/* The rule of (cat, name), memoised in rmap. */
+static bool size_rule(wstate *w, const dfs_run *run, dfs_str cat, dfs_str name)
 {
-    dfs_str key[2] = {e->cat, e->name};
-    if (!w->have_rule || memcmp(key, w->last_rule_key, sizeof key) != 0) {
-        uint32_t rule;
-        bool fresh;
-        if (!dfs_keymap_get(&w->rmap, key, &rule)) {
-            rule = ret_rule(run, e->cat, e->name);
-            if (!dfs_keymap_get_or_put(&w->rmap, key, rule, &rule, &fresh))
-                w->failed = true;
-        }
-        memcpy(w->last_rule_key, key, sizeof key);
-        w->last_rule = rule;
-        w->have_rule = true;
+    dfs_str key[2] = {cat, name};
+    uint32_t rule;
+    bool fresh;
+    if (!dfs_keymap_get(&w->rmap, key, &rule)) {
+        rule = ret_rule(run, cat, name);
+        if (!dfs_keymap_get_or_put(&w->rmap, key, rule, &rule, &fresh))
+            w->failed = true;
     }
-    if (w->last_rule && e->ret > 0)
-        return (uint64_t)e->ret;
-    return e->image_size > 0 ? (uint64_t)e->image_size : 0;
+    return rule != 0;
 }
 
-static void function_add(wstate *w, const dfs_run *run, const oev *e)
+/* The function record and size rule of an event's (cat, name), behind a direct-mapped cache:
+ * an I/O stream cycles through a few names (open, lseek, read, close), which a one-entry cache
+ * would miss at every change. NULL when out of memory. */
+static const struct func_memo *function_of(wstate *w, const dfs_run *run, const oev *e)
 {
-    uint32_t idx = w->last_func_idx;
+    struct func_memo *m = &w->fmemo[(e->name * 31u + e->cat) % FUNC_MEMO];
+    if (m->used && m->name == e->name && m->cat == e->cat)
+        return m;
+    uint32_t idx;
     bool fresh;
-    if (!w->have_func || w->last_func != e->name) {
-        if (!dfs_keymap_get_or_put(&w->fmap, &e->name, (uint32_t)w->funcs.n, &idx, &fresh) ||
-            (fresh && !dfs_vec_push(&w->funcs, ((func_acc){.name = e->name})))) {
-            w->failed = true;
-            return;
-        }
-        w->last_func = e->name;
-        w->last_func_idx = idx;
-        w->have_func = true;
+    if (!dfs_keymap_get_or_put(&w->fmap, &e->name, (uint32_t)w->funcs.n, &idx, &fresh) ||
+        (fresh && !dfs_vec_push(&w->funcs, ((func_acc){.name = e->name})))) {
+        w->failed = true;
+        return NULL;
     }
-    func_acc *f = &w->funcs.v[idx];
-    f->count++;
-    uint64_t size = g0_size(w, run, e);
-    if (!size)
-        return;
-    f->sized++;
-    f->bytes += size;
-    size_key k = {.name = e->name, .size = size};
-    if (w->have_size && memcmp(&k, &w->last_size, sizeof k) == 0) {
-        w->scounts.v[w->last_size_idx]++;
+    *m = (struct func_memo){.cat = e->cat, .name = e->name, .func = idx,
+                            .rule = size_rule(w, run, e->cat, e->name), .used = true};
+    return m;
+}
+
+/* One more event of (name, size), behind a direct-mapped cache (a file's reads repeat a few
+ * sizes: header, chunk, remainder). */
+static void size_add(wstate *w, dfs_str name, uint64_t size)
+{
+    size_key k = {.name = name, .size = size};
+    uint64_t h = (size ^ (uint64_t)name << 40) * UINT64_C(0x9e3779b97f4a7c15);
+    struct size_memo *m = &w->smemo[(h >> 48) % SIZE_MEMO];
+    if (m->used && m->key.name == name && m->key.size == size) {
+        w->scounts.v[m->idx]++;
         return;
     }
+    uint32_t idx;
+    bool fresh;
     if (!dfs_keymap_get_or_put(&w->smap, &k, (uint32_t)w->skeys.n, &idx, &fresh) ||
         (fresh && (!dfs_vec_push(&w->skeys, k) || !dfs_vec_push(&w->scounts, 0)))) {
         w->failed = true;
         return;
     }
     w->scounts.v[idx]++;
-    w->last_size = k;
-    w->last_size_idx = idx;
-    w->have_size = true;
+    *m = (struct size_memo){.key = k, .idx = idx, .used = true};
+}
+
+/* G0's size (overlap.md §1): ret > 0 where the ret rule applies, else args.image_size when > 0. */
+static void function_add(wstate *w, const dfs_run *run, const oev *e)
+{
+    const struct func_memo *m = function_of(w, run, e);
+    if (!m)
+        return;
+    func_acc *f = &w->funcs.v[m->func];
+    f->count++;
+    uint64_t size = m->rule && e->ret > 0 ? (uint64_t)e->ret : e->image_size > 0 ? (uint64_t)e->image_size : 0;
+    if (!size)
+        return;
+    f->sized++;
+    f->bytes += size;
+    size_add(w, e->name, size);
 }
 
 static void set_add(wstate *w, dfs_keyset *set, const void *key)
@@ -923,8 +968,6 @@ static void analyse(wstate *w, const dfs_run *run, oev *e)
     if (!p)
         return;
     unit_add(w, p, false, cm, e);
-    if (marks && ov->exact)
-        read_args(e);
     for (unsigned k = 0; k < NMARKS && ov->exact; k++)
         if (marks >> k & 1)
             add_marker(w, p, k, e);
@@ -943,7 +986,6 @@ static void analyse(wstate *w, const dfs_run *run, oev *e)
         set_add_cached(w, &w->ctids, e->tid, &w->last_ctid, &w->have_ctid);
     if (cm & (UINT64_C(1) << DFS_OVC_IO)) {
         set_add_cached(w, &w->itids, e->tid, &w->last_itid, &w->have_itid);
-        read_args(e);
         function_add(w, run, e);
     }
 }
@@ -952,23 +994,13 @@ static void analyse(wstate *w, const dfs_run *run, oev *e)
 
 static void to_oev(const dfs_event *ev, const dfs_file_clock *clk, int64_t dur, oev *e)
 {
-    memset(e, 0, sizeof *e);
-    e->ts = dfs_clock_apply(clk, ev->ts);
-    e->end = sat_add(e->ts, dfs_clock_scale(clk, dur));
-    e->fhash = ev->fhash;
-    e->hhash = ev->hhash;
-    e->offset = ev->offset;
-    e->pid = ev->pid;
-    e->tid = ev->tid;
-    e->cat = ev->cat;
-    e->name = ev->name;
-    e->fname = ev->fname;
-    e->host = ev->host;
-    e->pid_str = ev->pid_str;
-    e->tid_str = ev->tid_str;
-    e->file = ev->file;
-    e->has_size_sum = ev->nargs && dfs_event_arg(ev, DFS_KEY_STR(DFS_KEY_SIZE_SUM)) != NULL;
-    e->src = ev;
+    int64_t ts = dfs_clock_apply(clk, ev->ts);
+    /* field by field: a memset of the whole record costs more than the copies (per event) */
+    *e = (oev){.ts = ts, .end = sat_add(ts, dfs_clock_scale(clk, dur)), .fhash = ev->fhash, .hhash = ev->hhash,
+               .offset = ev->offset, .pid = ev->pid, .tid = ev->tid, .cat = ev->cat, .name = ev->name,
+               .fname = ev->fname, .host = ev->host, .pid_str = ev->pid_str, .tid_str = ev->tid_str,
+               .file = ev->file};
+    read_args(e, ev);
 }
 
 /* Allocation and dataset counts (overlap.md §2.4) on every complete event. */
@@ -1017,7 +1049,6 @@ static void on_event(wstate *w, const dfs_run *run, const dfs_event *ev, const d
     fs->min_raw = min64(fs->min_raw, ev->ts);
     fs->have = true;
     if (e.fhash && !e.fname && w->ov->needs_fname) { /* defined elsewhere: resolved at the end */
-        read_args(&e);
         if (!dfs_vec_push(&w->pending, e))
             w->failed = true;
         return;
@@ -1184,8 +1215,23 @@ static void merge_g0(wstate *into, wstate *from)
     }
 }
 
-static void merge_functions(wstate *into, const wstate *from)
+#define SWAP(T, a, b) \
+    do {               \
+        T swap_ = (a); \
+        (a) = (b);     \
+        (b) = swap_;   \
+    } while (0)
+
+static void merge_functions(wstate *into, wstate *from)
 {
+    if (!into->funcs.n && !into->skeys.n) { /* the first state merged: taken over whole */
+        SWAP(dfs_keymap, into->fmap, from->fmap);
+        SWAP(dfs_keymap, into->smap, from->smap);
+        SWAP(func_vec, into->funcs, from->funcs);
+        SWAP(size_key_vec, into->skeys, from->skeys);
+        SWAP(u64_vec, into->scounts, from->scounts);
+        return;
+    }
     for (size_t i = 0; i < from->funcs.n && !into->failed; i++) {
         const func_acc *f = &from->funcs.v[i];
         uint32_t idx;
@@ -1211,8 +1257,12 @@ static void merge_functions(wstate *into, const wstate *from)
     }
 }
 
-static void merge_set(wstate *into, dfs_keyset *d, const dfs_keyset *s)
+static void merge_set(wstate *into, dfs_keyset *d, dfs_keyset *s)
 {
+    if (!d->count) { /* taken over whole (key sizes agree: the same set of another state) */
+        SWAP(dfs_keyset, *d, *s);
+        return;
+    }
     const void *k;
     size_t it = 0;
     while ((k = dfs_keyset_next(s, &it)))

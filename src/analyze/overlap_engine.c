@@ -45,7 +45,8 @@ typedef DFS_VEC(ival) ival_vec;
 typedef DFS_VEC(held_ev) held_vec;
 
 typedef struct ovl_class {
-    ival_vec iv;
+    ival_vec iv;      /* iv.v is iv_cut intervals into its allocation (see cut_union) */
+    size_t iv_cut;
     size_t iv_done;   /* coalesced prefix of iv */
     held_vec held;
     size_t held_done; /* prefix of held sorted by s */
@@ -289,6 +290,49 @@ static size_t sort_tail(dfs_ovl *o, unsigned char *v, size_t done, size_t n, siz
     return merge_from_back(v, done, o->scratch, tail, size);
 }
 
+/* ---- the union's buffer ----
+ * A flush cuts the measured front off a union. Moving what remains down at every flush would cost
+ * O(kept) per flush, however little was cut; instead iv.v moves up in its allocation, and the
+ * remainder is moved down only when the buffer is full, which the old way needed no less room for. */
+
+static ival *iv_mem(const ovl_class *x) { return x->iv_cut ? x->iv.v - x->iv_cut : x->iv.v; }
+
+/* Gives the cut front back to the buffer. */
+static void iv_rebase(ovl_class *x)
+{
+    if (!x->iv_cut)
+        return;
+    ival *mem = iv_mem(x);
+    memmove(mem, x->iv.v, x->iv.n * sizeof *mem);
+    x->iv.v = mem;
+    x->iv.cap += x->iv_cut;
+    x->iv_cut = 0;
+}
+
+/* Room for `extra` more intervals; false when out of memory (nothing else changed). */
+static bool iv_reserve(ovl_class *x, size_t extra)
+{
+    if (x->iv.n + extra <= x->iv.cap)
+        return true;
+    iv_rebase(x);
+    return dfs_vec_reserve(&x->iv, extra);
+}
+
+/* Drops the first k intervals. */
+static void iv_cut_front(ovl_class *x, size_t k)
+{
+    if (k == x->iv.n) { /* nothing remains: the buffer restarts at its front for free */
+        x->iv.v = iv_mem(x);
+        x->iv.cap += x->iv_cut;
+        x->iv_cut = 0;
+    } else {
+        x->iv.v += k;
+        x->iv.cap -= k;
+        x->iv_cut += k;
+    }
+    x->iv.n -= k;
+}
+
 /* ---- compaction ---- */
 
 /* Sorts the raw intervals in and coalesces; touching intervals merge so that coverage by the union
@@ -407,7 +451,7 @@ void dfs_ovl_free(dfs_ovl *o)
     if (!o)
         return;
     for (unsigned c = 0; c < o->nclasses; c++) {
-        dfs_vec_free(&o->cls[c].iv);
+        free(iv_mem(&o->cls[c]));
         dfs_vec_free(&o->cls[c].held);
     }
     bins_free(&o->bins);
@@ -432,11 +476,39 @@ static bool reserve_event(dfs_ovl *o, uint64_t classes, int64_t start, int64_t e
         return true;
     for (uint64_t m = classes; m; m &= m - 1) {
         unsigned c = (unsigned)__builtin_ctzll(m);
-        if (!dfs_vec_reserve(&o->cls[c].iv, 1))
+        if (!iv_reserve(&o->cls[c], 1))
             return false;
         if (needs_held(o, c) && !dfs_vec_reserve(&o->cls[c].held, 1))
             return false;
     }
+    return true;
+}
+
+/* Intervals of a class mostly arrive in time order (a thread's events are written as they end),
+ * so an interval near the end of a fully coalesced union goes straight into it: the intervals it
+ * overlaps or touches merge with it (each is absorbed once, so any number of them costs O(1)
+ * amortised), and those entirely after it, at most NEAR_END, move up by one. Anything else (or
+ * a union with raw intervals pending) is left to compaction. Room for one more item is reserved. */
+enum { NEAR_END = 16 };
+
+static bool insert_coalesced(ovl_class *x, int64_t s, int64_t e)
+{
+    ival *v = x->iv.v;
+    size_t n = x->iv.n, hi = n, lo;
+    if (x->iv_done != n)
+        return false;
+    for (; hi > 0 && v[hi - 1].s > e; hi--) /* [hi, n) lies entirely after [s, e) */
+        if (n - hi >= NEAR_END)
+            return false;
+    for (lo = hi; lo > 0 && v[lo - 1].e >= s; lo--) /* [lo, hi) overlaps or touches it */
+        ;
+    if (lo < hi) {
+        s = min64(s, v[lo].s);
+        e = max64(e, v[hi - 1].e);
+    }
+    memmove(v + lo + 1, v + hi, (n - hi) * sizeof *v);
+    v[lo] = (ival){s, e};
+    x->iv.n = x->iv_done = n - (hi - lo) + 1;
     return true;
 }
 
@@ -453,10 +525,13 @@ static void commit_event(dfs_ovl *o, unsigned c, dfs_ovl_measure *bin, int64_t s
     }
     if (end == start)
         return; /* empty: no measure, never exposed */
-    x->iv.v[x->iv.n++] = (ival){start, end};
-    if (needs_held(o, c))
+    bool raw = !insert_coalesced(x, start, end), held = needs_held(o, c);
+    if (raw)
+        x->iv.v[x->iv.n++] = (ival){start, end}; /* the next compaction sorts it in */
+    if (held)
         x->held.v[x->held.n++] = (held_ev){start, end, start, weight};
-    maybe_compact(o, c);
+    if (raw || held) /* nothing to compact otherwise: the union is coalesced */
+        maybe_compact(o, c);
 }
 
 bool dfs_ovl_add_mask(dfs_ovl *o, uint64_t classes, int64_t start, int64_t end, double weight)
@@ -623,8 +698,8 @@ static void cut_union(ovl_class *x, int64_t w)
     size_t i = 0;
     while (i < x->iv.n && x->iv.v[i].e <= w)
         i++;
-    memmove(x->iv.v, x->iv.v + i, (x->iv.n - i) * sizeof *x->iv.v);
-    x->iv.n = x->iv_done = x->iv.n - i;
+    iv_cut_front(x, i);
+    x->iv_done = x->iv.n;
     if (x->iv.n && x->iv.v[0].s < w)
         x->iv.v[0].s = w;
 }
@@ -658,7 +733,7 @@ static bool same_config(const dfs_ovl *a, const dfs_ovl *b)
 static bool merge_reserve(dfs_ovl *dst, const dfs_ovl *src)
 {
     for (unsigned c = 0; c < src->nclasses; c++) {
-        if (!dfs_vec_reserve(&dst->cls[c].iv, src->cls[c].iv.n) ||
+        if (!iv_reserve(&dst->cls[c], src->cls[c].iv.n) ||
             !dfs_vec_reserve(&dst->cls[c].held, src->cls[c].held.n))
             return false;
     }
@@ -673,6 +748,7 @@ static void reset(dfs_ovl *o)
     for (unsigned c = 0; c < o->nclasses; c++) {
         ovl_class *x = &o->cls[c];
         x->iv.n = x->iv_done = x->held.n = x->held_done = 0;
+        iv_rebase(x); /* moves nothing: it is empty */
         memset(&x->total, 0, sizeof x->total);
     }
     bins_clear(&o->bins);
@@ -855,7 +931,7 @@ static bool unpack_class(dfs_unpack *r, ovl_class *x)
     unpack_measure(r, &x->total);
     size_t n = dfs_unpack_count(r, 2);
     size_t done = (size_t)dfs_unpack_u64(r);
-    if (r->bad || done > n || !dfs_vec_reserve(&x->iv, n))
+    if (r->bad || done > n || !iv_reserve(x, n))
         return false;
     for (size_t i = 0; i < n; i++) {
         int64_t s = dfs_unpack_i64(r), e = dfs_unpack_i64(r); /* in this order */

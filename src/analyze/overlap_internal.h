@@ -19,6 +19,8 @@
 #define NCLS DFS_OVERLAP_MAX_CLASSES
 #define CHECK_EVERY 4096u /* class events between two looks at a worker's held intervals */
 #define CLASS_MEMO 256    /* direct-mapped classification cache in front of the classifier's memo */
+#define FUNC_MEMO 64      /* direct-mapped caches in front of the function and size maps */
+#define SIZE_MEMO 256
 
 enum { MARK_EPOCH = 0, MARK_STEP = 1, NMARKS = 2 };
 enum { LAYER_MARK = 100 }; /* layer_class values from here on name a marker kind */
@@ -83,9 +85,7 @@ typedef struct oev {
     dfs_str cat, name, fname, host, pid_str, tid_str;
     uint32_t file;
     bool has_size_sum;
-    /* the args only I/O events and markers need, read on demand from src (valid during the batch;
-     * NULL once read, e.g. for pending events) */
-    const dfs_event *src;
+    /* the args only I/O events and markers need */
     int64_t ret, image_size;
     label lab[NMARKS];
 } oev;
@@ -108,6 +108,10 @@ typedef struct size_key {
     uint64_t size;
 } size_key;
 
+typedef DFS_VEC(func_acc) func_vec;
+typedef DFS_VEC(size_key) size_key_vec;
+typedef DFS_VEC(uint64_t) u64_vec;
+
 typedef struct wstate {
     dfs_overlap *ov;
     dfs_postread *cls;
@@ -125,10 +129,10 @@ typedef struct wstate {
     DFS_VEC(dfs_ovl *) g0;
     DFS_VEC(int64_t) g0bins;
     dfs_keymap fmap;               /* function name -> func_acc */
-    DFS_VEC(func_acc) funcs;
+    func_vec funcs;
     dfs_keymap smap;               /* size_key -> count */
-    DFS_VEC(size_key) skeys;
-    DFS_VEC(uint64_t) scounts;
+    size_key_vec skeys;
+    u64_vec scounts;
     dfs_keymap rmap;               /* (cat, name) -> size rule (G0's, overlap.md §1) */
     dfs_keyset files, hosts, pids, ctids, itids;
     /* one-entry caches in front of the sets and maps: neighbouring events mostly repeat */
@@ -138,10 +142,16 @@ typedef struct wstate {
     dfs_keymap canon;              /* file name -> the first file name with the same suffix markers */
     DFS_VEC(uint32_t) canon_bits;  /* pairs (markers, file name) */
     dfs_str last_fname, last_canon;
-    dfs_str last_func, last_rule_key[2];
-    uint32_t last_func_idx, last_rule, last_size_idx;
-    size_key last_size;
-    bool have_func, have_rule, have_size;
+    struct func_memo {             /* (cat, name) -> function record and size rule */
+        dfs_str cat, name;
+        uint32_t func;
+        bool rule, used;
+    } fmemo[FUNC_MEMO];
+    struct size_memo {             /* (name, size) -> its entry in skeys */
+        size_key key;
+        uint32_t idx;
+        bool used;
+    } smemo[SIZE_MEMO];
     struct class_memo {
         dfs_pr_input in;
         dfs_pr_event pe;
