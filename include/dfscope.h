@@ -299,6 +299,9 @@ int dfs_run_read(dfs_run *run, dfs_consumer *const *consumers, size_t n_consumer
 
 size_t dfs_run_file_count(const dfs_run *run);
 const dfs_file_info *dfs_run_file(const dfs_run *run, size_t index);
+/* The worker threads the run reads with (dfs_options.jobs, or the cores), for analyses that
+ * spread their final work the same way. */
+unsigned dfs_run_jobs(const dfs_run *run);
 
 /* Strings */
 const char *dfs_str_get(const dfs_run *run, dfs_str s, size_t *len);

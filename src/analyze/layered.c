@@ -34,6 +34,8 @@ void dfs_lagg_init(lagg *a, bool sized)
 
 void dfs_lagg_merge(lagg *into, const lagg *from, bool sized)
 {
+    if (!from->count) /* empty: nothing to add (many derived families of a cell are) */
+        return;
     into->count += from->count;
     into->time += from->time;
     into->time_sq += from->time_sq;
@@ -123,7 +125,7 @@ void dfs_layered_acc_init(acc *a)
     memset(a, 0, sizeof *a);
     dfs_keymap_init(&a->procs, sizeof(proc_key));
     dfs_keymap_init(&a->cells, sizeof(cell_key));
-    dfs_keyset_init(&a->nuniq, sizeof(nuniq_key));
+    dfs_sortset_init(&a->nuniq);
     dfs_keymap_init(&a->pmap, sizeof(proc_key));
     dfs_keyset_init(&a->fhashes, 2 * sizeof(uint64_t));
     dfs_keyset_init(&a->hhashes, 2 * sizeof(uint64_t));
@@ -141,7 +143,7 @@ void dfs_layered_acc_free(acc *a)
     dfs_keymap_free(&a->cells);
     dfs_vec_free(&a->cell_v);
     dfs_vec_free(&a->units);
-    dfs_keyset_free(&a->nuniq);
+    dfs_sortset_free(&a->nuniq);
     dfs_keymap_free(&a->pmap);
     dfs_vec_free(&a->pproc_v);
     for (size_t i = 0; i < a->ovl.n; i++)
@@ -170,9 +172,12 @@ typedef struct worker_state {
     uint32_t last_key[4]; /* post-read: the last classification key and its answer */
     dfs_pr_event last_pe;
     bool have_pe;
-    proc_key last_proc;
+    proc_key last_proc; /* the last thread looked up, and its index */
     uint32_t last_proc_idx;
     bool have_last_proc;
+    proc_key last_process; /* the last process (exact mode), and its index */
+    uint32_t last_process_idx;
+    bool have_last_process;
     uint32_t cur_file; /* the input being read */
     bool have_file;
 } worker_state;
@@ -264,7 +269,7 @@ static void count_files(dfs_layered *la, acc *a, unsigned l, int64_t bin, uint32
         return;
     nuniq_key k1 = {.layer = l, .kind = CELL_TIME, .axis = bin, .file = fname};
     nuniq_key k2 = {.layer = l, .kind = CELL_FILE, .axis = proc, .file = fname};
-    if (dfs_keyset_add(&a->nuniq, &k1) < 0 || dfs_keyset_add(&a->nuniq, &k2) < 0) {
+    if (!dfs_sortset_add(&a->nuniq, dfs_nuniq_encode(&k1)) || !dfs_sortset_add(&a->nuniq, dfs_nuniq_encode(&k2))) {
         a->failed = true;
         return;
     }
@@ -272,14 +277,22 @@ static void count_files(dfs_layered *la, acc *a, unsigned l, int64_t bin, uint32
     r->nu_file = fname;
 }
 
-static void add_exact(dfs_layered *la, acc *a, const lev *e, uint64_t layers, uint64_t size)
+static void add_exact(worker_state *w, acc *a, const lev *e, uint64_t layers, uint64_t size)
 {
-    uint64_t mask = layers & la->ovl_classes;
+    uint64_t mask = layers & w->la->ovl_classes;
     if (!mask)
         return;
-    uint32_t proc = process_index(a, e);
-    if (proc != UINT32_MAX)
-        dfs_layered_exact_add(la, a, proc, e, mask, size);
+    /* a file is one process: most events repeat the last one */
+    proc_key k = {.hhash = e->hhash, .host = e->host, .pid = e->pid};
+    if (!w->have_last_process || memcmp(&k, &w->last_process, sizeof k) != 0) {
+        uint32_t proc = process_index(a, e);
+        if (proc == UINT32_MAX)
+            return;
+        w->last_process = k;
+        w->last_process_idx = proc;
+        w->have_last_process = true;
+    }
+    dfs_layered_exact_add(w->la, a, w->last_process_idx, e, mask, size);
 }
 
 static uint64_t lev_size(const dfs_pr_event *pe, const lev *e)
@@ -345,7 +358,7 @@ static void analyse(worker_state *w, dfs_layered *la, acc *a, const dfs_run *run
             add_to_layer(la, a, e, &pe, l, proc, (int64_t)e->fname, CELL_FILE, size);
     }
     if (la->opt.compat == DFS_COMPAT_NONE)
-        add_exact(la, a, e, pe.layers, size);
+        add_exact(w, a, e, pe.layers, size);
 }
 
 static uint64_t arg_u64(const dfs_event *ev, dfs_key key, bool *present)
@@ -515,24 +528,29 @@ void dfs_layered_merge_counters(acc *into, const acc *from)
     }
 }
 
-/* Moves the cells, file sets and interval states of `from` into `into`, with process indices
- * translated through `procmap` (from's index -> into's index). */
-static void merge_cells(dfs_layered *la, acc *into, acc *from, const uint32_t *procmap)
+/* Moves the cells and distinct-file keys of `from` into `into`, with process indices translated
+ * through `procmap` (from's index -> into's index). The cells are appended, not looked up: most
+ * belong to threads `into` never saw, and a key both hold becomes two cells, which the views sum
+ * like the several cells of any member (layered_views.c). */
+static void merge_cells(acc *into, acc *from, const uint32_t *procmap)
 {
-    for (size_t i = 0; i < from->cell_v.n && !into->failed; i++) {
-        cell_key k = from->cell_v.v[i].key;
-        k.proc = procmap[k.proc];
-        lunit *dst = dfs_layered_cell(la, into, &k);
-        if (dst)
-            dfs_block_merge(la, k.layer, dst, &from->units.v[from->cell_v.v[i].agg]);
+    size_t base = into->units.n;
+    if (base + from->units.n > UINT32_MAX || !dfs_vec_append(&into->units, &from->units) ||
+        !dfs_vec_reserve(&into->cell_v, from->cell_v.n)) {
+        into->failed = true;
+        return;
     }
-    const nuniq_key *nk;
-    size_t it = 0;
-    while ((nk = dfs_keyset_next(&from->nuniq, &it))) {
-        nuniq_key k = *nk;
+    for (size_t i = 0; i < from->cell_v.n; i++) {
+        cell c = from->cell_v.v[i];
+        c.key.proc = procmap[c.key.proc];
+        c.agg += (uint32_t)base;
+        into->cell_v.v[into->cell_v.n++] = c;
+    }
+    for (size_t i = 0; i < from->nuniq.n && !into->failed; i++) {
+        nuniq_key k = dfs_nuniq_decode(from->nuniq.v[i]);
         if (k.kind == CELL_FILE)
             k.axis = procmap[k.axis];
-        into->failed |= dfs_keyset_add(&into->nuniq, &k) < 0;
+        into->failed |= !dfs_sortset_add(&into->nuniq, dfs_nuniq_encode(&k));
     }
 }
 
@@ -598,7 +616,7 @@ void dfs_layered_add_category(acc *a, const char *t, size_t len)
     }
 }
 
-static void merge_acc(dfs_layered *la, acc *into, acc *from)
+static void merge_acc(acc *into, acc *from)
 {
     dfs_layered_merge_counters(into, from);
     merge_sets(into, from);
@@ -606,25 +624,18 @@ static void merge_acc(dfs_layered *la, acc *into, acc *from)
     uint32_t *map = merge_procs(into, from);
     if (!map)
         return;
-    merge_cells(la, into, from, map);
+    merge_cells(into, from, map);
     free(map);
     merge_processes(into, from);
     for (size_t i = 0; i < from->pending.n; i++)
         into->failed |= !dfs_vec_push(&into->pending, from->pending.v[i]);
 }
 
-void dfs_layered_merge_acc(dfs_layered *la, acc *into, acc *from)
-{
-    merge_acc(la, into, from);
-    for (size_t i = 0; i < from->cat_texts.n; i++)
-        dfs_layered_add_category(into, from->cat_texts.v[i], strlen(from->cat_texts.v[i]));
-}
-
 /* Nothing merged into it yet (its tables may still be allocated but hold nothing). */
 static bool acc_is_empty(const acc *a)
 {
     return !a->events && !a->no_duration && !a->bad_time && !a->other_phases && !a->proc_v.n && !a->cell_v.n &&
-           !a->pproc_v.n && !a->pending.n && !a->nuniq.count && !a->clocks.seen.n && !a->cat_texts.n && !a->failed;
+           !a->pproc_v.n && !a->pending.n && !a->nuniq.n && !a->clocks.seen.n && !a->cat_texts.n && !a->failed;
 }
 
 static void worker_end(void *user, const dfs_run *run, void *state)
@@ -641,7 +652,7 @@ static void worker_end(void *user, const dfs_run *run, void *state)
         la->total = w->a;
         w->a = empty;
     } else {
-        merge_acc(la, &la->total, &w->a);
+        merge_acc(&la->total, &w->a);
     }
     for (uint32_t c = 0; c < w->cat_used.n; c++) {
         size_t len;

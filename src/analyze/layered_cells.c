@@ -14,6 +14,9 @@
  * checks the map before creating a cell in an empty slot, since the window may have grown over a
  * bin spilled earlier (that cell then moves into the slot; the map's entry is never used again).
  * File cells (layer, thread, file) are always in the map.
+ *
+ * A key has one cell within a worker's state. Merging workers appends cells (layered.c), so in the
+ * total a key may have several; the views sum them like any member made of several cells.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -11,6 +11,7 @@
 #include "analyze/postread.h"
 #include "util/keymap.h"
 #include "util/keyset.h"
+#include "util/sortset.h"
 #include "util/vec.h"
 
 #define DFS_SIZE_BINS 12
@@ -69,13 +70,25 @@ typedef struct cell {
     uint32_t agg; /* first unit of the cell's block in units (layout: dfs_layered.fam_off) */
 } cell;
 
-/* Distinct files: (layer, bin, file) for time rows and (layer, proc, file) for process rows. */
+/* Distinct files: (layer, bin, file) for time rows and (layer, proc, file) for process rows. They
+ * are kept in a sortset as 128-bit keys: hi the axis, lo the kind, layer and file. */
 typedef struct nuniq_key {
     uint32_t layer;
     uint32_t kind; /* CELL_TIME: axis is a bin; CELL_FILE: axis is a proc */
     int64_t axis;
-    uint64_t file;
+    uint64_t file; /* a dfs_str (64 bits: the struct has no padding, it is hashed as bytes) */
 } nuniq_key;
+
+static inline dfs_key128 dfs_nuniq_encode(const nuniq_key *k)
+{
+    return (dfs_key128){(uint64_t)k->axis, (uint64_t)k->kind << 63 | (uint64_t)k->layer << 32 | (uint32_t)k->file};
+}
+
+static inline nuniq_key dfs_nuniq_decode(dfs_key128 k)
+{
+    return (nuniq_key){.layer = (uint32_t)(k.lo >> 32) & 0x7fffffffu, .kind = (uint32_t)(k.lo >> 63),
+                       .axis = (int64_t)k.hi, .file = (uint32_t)k.lo};
+}
 
 /* An event reduced to what the analysis reads (pending events wait in this form for late
  * resolution of their file hash). */
@@ -116,7 +129,7 @@ typedef struct acc {
     dfs_keymap cells;       /* cell_key -> index: file cells, and time cells outside their row */
     DFS_VEC(cell) cell_v;
     DFS_VEC(lunit) units;
-    dfs_keyset nuniq;
+    dfs_sortset nuniq; /* nuniq_key */
     dfs_keymap pmap; /* processes: proc_key with tid 0 -> index (the scope of exact overlap) */
     DFS_VEC(proc_info) pproc_v;
     DFS_VEC(dfs_ovl *) ovl; /* per process (exact mode) */
@@ -175,10 +188,7 @@ extern const char *const dfs_size_bin_suffix[DFS_SIZE_BINS];
 
 void dfs_layered_acc_init(acc *a);
 void dfs_layered_acc_free(acc *a);
-/* Merges another worker's or rank's state (strings of the same run) into `into`, categories
- * included; what `from` still holds is then freed by the caller. */
-void dfs_layered_merge_acc(dfs_layered *la, acc *into, acc *from);
-/* The pieces of that merge, for merging a packed state straight into a total (layered_pack.c):
+/* The pieces of a merge, for merging a packed state straight into a total (layered_pack.c):
  * the families of a cell (created empty when new; NULL when out of memory); the index of a
  * process-and-thread (process: the process map) added when new, an earlier sighting replacing
  * the one kept (UINT32_MAX when out of memory); the scalar counters; a post-read category. */

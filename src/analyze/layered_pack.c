@@ -58,13 +58,13 @@ static void pack_cells(const dfs_layered *la, const acc *a, dfs_pack *w)
         for (unsigned f = 0; f < la->nfam[c->key.layer]; f++)
             pack_lagg(w, dfs_fam(la, block, c->key.layer, f), la->fam_sized[c->key.layer][f]);
     }
-    dfs_pack_u64(w, a->nuniq.count);
-    size_t it = 0;
-    for (const nuniq_key *k; (k = dfs_keyset_next(&a->nuniq, &it)) != NULL;) {
-        dfs_pack_u64(w, k->layer);
-        dfs_pack_u64(w, k->kind);
-        dfs_pack_i64(w, k->axis);
-        dfs_pack_str(w, (dfs_str)k->file);
+    dfs_pack_u64(w, a->nuniq.n); /* the tail may repeat keys: the receiver's set drops them */
+    for (size_t i = 0; i < a->nuniq.n; i++) {
+        nuniq_key k = dfs_nuniq_decode(a->nuniq.v[i]);
+        dfs_pack_u64(w, k.layer);
+        dfs_pack_u64(w, k.kind);
+        dfs_pack_i64(w, k.axis);
+        dfs_pack_str(w, (dfs_str)k.file);
     }
 }
 
@@ -219,7 +219,8 @@ static bool merge_cells(merging *m)
                 return false;
             k.axis = m->map[k.axis];
         }
-        if (k.layer >= m->la->plan.nlayers || k.kind > CELL_FILE || dfs_keyset_add(&m->into->nuniq, &k) < 0)
+        if (k.layer >= m->la->plan.nlayers || k.kind > CELL_FILE ||
+            !dfs_sortset_add(&m->into->nuniq, dfs_nuniq_encode(&k)))
             return false;
     }
     return !m->r->bad;

@@ -7,6 +7,7 @@
  * tm of a row is the busiest member's time (time_proc_max) in non-process views, and the row's
  * time_sum in process views; in the dfanalyzer-sum semantics it is always time_sum. */
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +52,8 @@ typedef struct view_build {
     dfs_layer_summary *summary;
     dfs_additional_summary *additional;
     size_t nadditional;
+    DFS_VEC(lunit) units; /* blocks of members that sum several cells */
+    DFS_VEC(lagg) aggs;   /* slot totals */
 } view_build;
 
 typedef struct views_mem {
@@ -59,8 +62,6 @@ typedef struct views_mem {
     canon_proc *procs;
     size_t nprocs;
     uint32_t *canon; /* total.proc_v index -> canon index */
-    DFS_VEC(lunit) units; /* blocks of members that sum several cells */
-    DFS_VEC(lagg) aggs;   /* slot totals */
     view_build *views;
     dfs_view_result *results;
     size_t nviews;
@@ -161,26 +162,11 @@ static bool canonical_procs(dfs_layered *la, views_mem *vm, const dfs_run *run)
 
 /* ----- rows and members ------------------------------------------------------------------- */
 
-typedef struct ent {
-    uint32_t row, layer, id, cell;
-} ent;
-
-static int cmp_ent(const void *a, const void *b)
+/* A cell placed in a view: (row, layer, member id) then the cell index, as one sortable key (the
+ * index is its payload, not sorted: the cells are placed in index order). */
+static dfs_key128 placed(uint32_t row, uint32_t layer, uint32_t id, uint32_t cell_index)
 {
-    const ent *x = a, *y = b;
-    if (x->row != y->row)
-        return x->row < y->row ? -1 : 1;
-    if (x->layer != y->layer)
-        return x->layer < y->layer ? -1 : 1;
-    if (x->id != y->id)
-        return x->id < y->id ? -1 : 1;
-    return 0;
-}
-
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x < y ? -1 : x > y;
+    return (dfs_key128){(uint64_t)row << 32 | layer, (uint64_t)id << 32 | cell_index};
 }
 
 static size_t find_text(char *const *keys, size_t n, const char *s)
@@ -223,21 +209,36 @@ static bool text_rows(view_build *vb, char **texts, size_t n)
     return true;
 }
 
-static bool time_rows(dfs_layered *la, view_build *vb, int64_t shift)
+/* The distinct time bins of the time cells, in order (radix-sorted: bins are signed, so the sign
+ * bit is flipped in the key). */
+static int64_t *distinct_bins(const acc *a, int64_t shift, size_t *count)
 {
-    const acc *a = &la->total;
+    dfs_key128 *keys = malloc(2 * (a->cell_v.n + 1) * sizeof *keys);
     int64_t *bins = malloc((a->cell_v.n + 1) * sizeof *bins);
-    if (!bins)
-        return false;
+    if (!keys || !bins) {
+        free(keys);
+        free(bins);
+        return NULL;
+    }
     size_t n = 0;
     for (size_t i = 0; i < a->cell_v.n; i++)
         if (a->cell_v.v[i].key.kind == CELL_TIME)
-            bins[n++] = a->cell_v.v[i].key.axis + shift;
-    qsort(bins, n, sizeof *bins, cmp_i64);
-    size_t m = 0;
+            keys[n++] = (dfs_key128){(uint64_t)(a->cell_v.v[i].key.axis + shift) ^ UINT64_C(1) << 63, 0};
+    dfs_sort128(keys, keys + a->cell_v.n + 1, n, 0);
+    n = dfs_unique128(keys, n);
     for (size_t i = 0; i < n; i++)
-        if (!m || bins[m - 1] != bins[i])
-            bins[m++] = bins[i];
+        bins[i] = (int64_t)(keys[i].hi ^ UINT64_C(1) << 63);
+    free(keys);
+    *count = n;
+    return bins;
+}
+
+static bool time_rows(dfs_layered *la, view_build *vb, int64_t shift)
+{
+    size_t m;
+    int64_t *bins = distinct_bins(&la->total, shift, &m);
+    if (!bins)
+        return false;
     vb->row_bins = bins;
     vb->nrows = m;
     vb->row_keys = calloc(m ? m : 1, sizeof *vb->row_keys);
@@ -326,34 +327,34 @@ static bool place(const views_mem *vm, const view_build *vb, const dfs_run *run,
     }
 }
 
-static lunit *member_block(const dfs_layered *la, const views_mem *vm, const member *m)
+static lunit *member_block(const dfs_layered *la, const view_build *vb, const member *m)
 {
-    return m->own ? &vm->units.v[m->agg] : &la->total.units.v[m->agg];
+    return m->own ? &vb->units.v[m->agg] : &la->total.units.v[m->agg];
 }
 
-static const lagg *member_fam(const dfs_layered *la, const views_mem *vm, const member *m, unsigned f)
+static const lagg *member_fam(const dfs_layered *la, const view_build *vb, const member *m, unsigned f)
 {
-    return dfs_fam(la, member_block(la, vm, m), m->layer, f);
+    return dfs_fam(la, member_block(la, vb, m), m->layer, f);
 }
 
-static lagg *new_aggs(views_mem *vm, unsigned nfam, uint32_t *index)
+static lagg *new_aggs(view_build *vb, unsigned nfam, uint32_t *index)
 {
-    if (!dfs_vec_reserve(&vm->aggs, nfam))
+    if (!dfs_vec_reserve(&vb->aggs, nfam))
         return NULL;
-    *index = (uint32_t)vm->aggs.n;
+    *index = (uint32_t)vb->aggs.n;
     for (unsigned f = 0; f < nfam; f++)
-        dfs_lagg_init(&vm->aggs.v[vm->aggs.n++], true);
-    return &vm->aggs.v[*index];
+        dfs_lagg_init(&vb->aggs.v[vb->aggs.n++], true);
+    return &vb->aggs.v[*index];
 }
 
 /* Groups the cells of the view into members, and the members into (row, layer) slots. The
- * slots' totals are stored as agg indices first and turned into pointers when vm->aggs stops
+ * slots' totals are stored as agg indices first and turned into pointers when vb->aggs stops
  * growing. */
 static bool build_members(dfs_layered *la, views_mem *vm, view_build *vb, const dfs_run *run, int64_t shift,
                           uint32_t *tot_index)
 {
     const acc *a = &la->total;
-    ent *ents = malloc((a->cell_v.n + 1) * sizeof *ents);
+    dfs_key128 *ents = malloc(2 * (a->cell_v.n + 1) * sizeof *ents);
     if (!ents)
         return false;
     size_t n = 0;
@@ -361,9 +362,9 @@ static bool build_members(dfs_layered *la, views_mem *vm, view_build *vb, const 
         const cell *c = &a->cell_v.v[i];
         uint32_t row, id;
         if (place(vm, vb, run, c, shift, vm->canon[c->key.proc], &row, &id))
-            ents[n++] = (ent){row, c->key.layer, id, (uint32_t)i};
+            ents[n++] = placed(row, c->key.layer, id, (uint32_t)i);
     }
-    qsort(ents, n, sizeof *ents, cmp_ent);
+    dfs_sort128(ents, ents + a->cell_v.n + 1, n, 4); /* cells in order within a member */
     vb->members = malloc((n + 1) * sizeof *vb->members);
     if (!vb->members) {
         free(ents);
@@ -371,26 +372,26 @@ static bool build_members(dfs_layered *la, views_mem *vm, view_build *vb, const 
     }
     size_t m = 0;
     for (size_t i = 0; i < n; i++) {
-        const ent *e = &ents[i];
-        bool same = m && vb->members[m - 1].row == e->row && vb->members[m - 1].layer == e->layer &&
-                    vb->members[m - 1].id == e->id;
-        uint32_t src = a->cell_v.v[e->cell].agg;
+        uint32_t row = (uint32_t)(ents[i].hi >> 32), layer = (uint32_t)ents[i].hi, id = (uint32_t)(ents[i].lo >> 32);
+        bool same = m && vb->members[m - 1].row == row && vb->members[m - 1].layer == layer &&
+                    vb->members[m - 1].id == id;
+        uint32_t src = a->cell_v.v[(uint32_t)ents[i].lo].agg;
         if (!same) { /* most members are one cell: point at it instead of copying */
-            vb->members[m++] = (member){e->row, e->layer, e->id, src, false};
+            vb->members[m++] = (member){row, layer, id, src, false};
             continue;
         }
         member *mb = &vb->members[m - 1];
         if (!mb->own) {
-            uint32_t nu = la->block_units[e->layer], idx = (uint32_t)vm->units.n;
-            if (!dfs_vec_reserve(&vm->units, nu)) {
+            uint32_t nu = la->block_units[layer], idx = (uint32_t)vb->units.n;
+            if (!dfs_vec_reserve(&vb->units, nu)) {
                 free(ents);
                 return false;
             }
-            memcpy(&vm->units.v[idx], &a->units.v[mb->agg], nu * sizeof(lunit));
-            vm->units.n += nu;
+            memcpy(&vb->units.v[idx], &a->units.v[mb->agg], nu * sizeof(lunit));
+            vb->units.n += nu;
             *mb = (member){mb->row, mb->layer, mb->id, idx, true};
         }
-        dfs_block_merge(la, e->layer, &vm->units.v[mb->agg], &a->units.v[src]);
+        dfs_block_merge(la, layer, &vb->units.v[mb->agg], &a->units.v[src]);
     }
     free(ents);
     vb->nmembers = m;
@@ -400,7 +401,7 @@ static bool build_members(dfs_layered *la, views_mem *vm, view_build *vb, const 
         return false;
     for (size_t s = 0; s < nslots; s++) {
         vb->rl[s].tm = NAN;
-        if (!new_aggs(vm, la->nfam[s % NL(la)], &tot_index[s]))
+        if (!new_aggs(vb, la->nfam[s % NL(la)], &tot_index[s]))
             return false;
     }
     for (size_t i = 0; i < m; i++) {
@@ -418,20 +419,20 @@ static double secs(int64_t ns)
 }
 
 /* tm, totals and distinct processes of every slot. */
-static void slot_stats(dfs_layered *la, views_mem *vm, view_build *vb, const uint32_t *tot_index)
+static void slot_stats(dfs_layered *la, view_build *vb, const uint32_t *tot_index)
 {
     bool sum_mode = la->opt.compat == DFS_COMPAT_DFANALYZER_SUM;
     for (size_t s = 0; s < vb->nrows * NL(la); s++) {
         rowlayer *r = &vb->rl[s];
         unsigned nf = la->nfam[s % NL(la)];
-        r->tot = &vm->aggs.v[tot_index[s]];
+        r->tot = &vb->aggs.v[tot_index[s]];
         int64_t best = 0;
         unsigned l = (unsigned)(s % NL(la));
         for (uint32_t i = r->first; i < r->first + r->n; i++) {
             const member *mb = &vb->members[i];
             for (unsigned k = 0; k < nf; k++)
-                dfs_lagg_merge(&r->tot[k], member_fam(la, vm, mb, k), la->fam_sized[l][k]);
-            const lagg *f = member_fam(la, vm, mb, 0);
+                dfs_lagg_merge(&r->tot[k], member_fam(la, vb, mb, k), la->fam_sized[l][k]);
+            const lagg *f = member_fam(la, vb, mb, 0);
             if (f->time > best)
                 best = f->time;
             r->nprocs += f->count > 0 && !process_view(vb->type);
@@ -461,26 +462,25 @@ static bool count_files(dfs_layered *la, views_mem *vm, view_build *vb, int64_t 
                       (vb->type == DFS_VIEW_PROC_NAME && vm->nprocs == la->total.proc_v.n);
     dfs_keyset seen;
     dfs_keyset_init(&seen, sizeof(nuniq_key));
-    const nuniq_key *k;
-    size_t it = 0;
     bool ok = true;
-    while (ok && (k = dfs_keyset_next(&la->total.nuniq, &it))) {
+    for (size_t i = 0; ok && i < la->total.nuniq.n; i++) { /* compacted: distinct keys */
+        nuniq_key k = dfs_nuniq_decode(la->total.nuniq.v[i]);
         size_t row;
         if (vb->type == DFS_VIEW_TIME_RANGE) {
-            if (k->kind != CELL_TIME)
+            if (k.kind != CELL_TIME)
                 continue;
-            row = bin_row(vb, k->axis + shift);
+            row = bin_row(vb, k.axis + shift);
         } else {
-            if (k->kind != CELL_FILE)
+            if (k.kind != CELL_FILE)
                 continue;
-            row = proc_row(vm, vb, vm->canon[k->axis]);
+            row = proc_row(vm, vb, vm->canon[k.axis]);
         }
         if (row >= vb->nrows)
             continue;
-        nuniq_key d = {.layer = k->layer, .kind = 0, .axis = (int64_t)row, .file = k->file};
+        nuniq_key d = {.layer = k.layer, .kind = 0, .axis = (int64_t)row, .file = k.file};
         int fresh = one_to_one ? 1 : dfs_keyset_add(&seen, &d);
         ok = fresh >= 0;
-        vb->rl[row * NL(la) + k->layer].nfiles += fresh == 1;
+        vb->rl[row * NL(la) + k.layer].nfiles += fresh == 1;
     }
     dfs_keyset_free(&seen);
     return ok;
@@ -702,11 +702,10 @@ static dist member_dist(const dfs_layered *la, const view_build *vb, const rowla
     dist d = {0, NAN, NAN, NAN, NAN};
     if (!rl || !rl->n)
         return d;
-    const views_mem *vm = la->views_mem;
     double sum = 0, sq = 0;
     uint32_t n = 0;
     for (uint32_t i = rl->first; i < rl->first + rl->n; i++) {
-        const lagg *a = member_fam(la, vm, &vb->members[i], f);
+        const lagg *a = member_fam(la, vb, &vb->members[i], f);
         double x = what == 0 ? (double)a->count : what == 1 ? secs(a->time) : (double)a->size;
         d.min = n ? fmin(d.min, x) : x;
         d.max = n ? fmax(d.max, x) : x;
@@ -1005,7 +1004,7 @@ static bool build_view(dfs_layered *la, views_mem *vm, view_build *vb, const dfs
     uint32_t *tot_index = malloc((nslots + 1) * sizeof *tot_index);
     ok = ok && tot_index && build_members(la, vm, vb, run, shift, tot_index);
     if (ok) {
-        slot_stats(la, vm, vb, tot_index);
+        slot_stats(la, vb, tot_index);
         ok = count_files(la, vm, vb, shift);
         exact_rows(la, vb, run, shift);
     }
@@ -1021,6 +1020,57 @@ static bool build_view(dfs_layered *la, views_mem *vm, view_build *vb, const dfs
     if (la->opt.summaries_only && !la->opt.preset->nadditional)
         return true;
     return emit_columns(la, vb);
+}
+
+/* Views are independent once the cells are merged and the shared tables (canonical processes,
+ * bins, distinct-file keys) are built: each reads those and writes only its own view_build, so
+ * workers build them side by side, worker w taking views w, w + n, w + 2n, ... */
+typedef struct view_worker {
+    dfs_layered *la;
+    views_mem *vm;
+    const dfs_run *run;
+    int64_t shift;
+    size_t first, step;
+    bool ok;
+} view_worker;
+
+static void *build_views_of(void *arg)
+{
+    view_worker *w = arg;
+    for (size_t v = w->first; v < w->vm->nviews && w->ok; v += w->step)
+        w->ok = build_view(w->la, w->vm, &w->vm->views[v], w->run, w->shift);
+    return NULL;
+}
+
+#define MAX_VIEW_WORKERS DFS_VIEW__COUNT
+
+static bool build_all_views(dfs_layered *la, views_mem *vm, const dfs_run *run, int64_t shift)
+{
+    size_t n = dfs_run_jobs(run);
+    if (n > vm->nviews)
+        n = vm->nviews;
+    if (n > MAX_VIEW_WORKERS)
+        n = MAX_VIEW_WORKERS;
+    if (n < 1)
+        n = 1;
+    view_worker w[MAX_VIEW_WORKERS];
+    pthread_t threads[MAX_VIEW_WORKERS];
+    bool started[MAX_VIEW_WORKERS] = {false};
+    for (size_t i = 0; i < n; i++)
+        w[i] = (view_worker){la, vm, run, shift, i, n, true};
+    for (size_t i = 1; i < n; i++)
+        started[i] = pthread_create(&threads[i], NULL, build_views_of, &w[i]) == 0;
+    build_views_of(&w[0]);
+    for (size_t i = 1; i < n; i++) {
+        if (started[i])
+            pthread_join(threads[i], NULL);
+        else /* no thread: build its views here (slower, same answer) */
+            build_views_of(&w[i]);
+    }
+    bool ok = true;
+    for (size_t i = 0; i < n; i++)
+        ok &= w[i].ok;
+    return ok;
 }
 
 static void view_totals(const dfs_layered *la, const views_mem *vm, dfs_view_result *r)
@@ -1090,12 +1140,11 @@ bool dfs_layered_build_views(dfs_layered *la, const dfs_run *run, int64_t shift)
     vm->results = calloc(la->opt.norder + 1, sizeof *vm->results);
     if (!vm->views || !vm->results)
         return false;
-    for (size_t v = 0; v < la->opt.norder; v++) {
+    for (size_t v = 0; v < la->opt.norder; v++)
         vm->views[v].type = la->opt.order[v];
-        vm->nviews++;
-        if (!build_view(la, vm, &vm->views[v], run, shift))
-            return false;
-    }
+    vm->nviews = la->opt.norder;
+    if (!dfs_sortset_compact(&la->total.nuniq) || !build_all_views(la, vm, run, shift))
+        return false;
     raw_result(la, vm);
     for (size_t v = 0; v < vm->nviews; v++) {
         view_build *vb = &vm->views[v];
@@ -1132,6 +1181,8 @@ void dfs_layered_free_views(dfs_layered *la)
         dfs_vec_free(&vb->cells);
         free(vb->summary);
         free(vb->additional);
+        dfs_vec_free(&vb->aggs);
+        dfs_vec_free(&vb->units);
     }
     free(vm->views);
     free(vm->results);
@@ -1142,8 +1193,6 @@ void dfs_layered_free_views(dfs_layered *la)
     free(vm->procs);
     free(vm->canon);
     free(vm->bins);
-    dfs_vec_free(&vm->aggs);
-    dfs_vec_free(&vm->units);
     free(vm);
     la->views_mem = NULL;
 }

@@ -84,6 +84,21 @@ typedef struct key_class {
     dfs_pr_event ev;
 } key_class;
 
+/* Direct-mapped memos in front of the maps: an event's file and key are mostly among the last few
+ * hundred seen, and a slot compare is cheaper than hashing the key and probing a map whose
+ * entries are spread over memory. */
+#define FRONT_SLOTS 256
+
+typedef struct file_slot {
+    dfs_str fname; /* 0: empty (files without a name have no rules) */
+    file_rules rules;
+} file_slot;
+
+typedef struct key_slot {
+    uint32_t key[4];
+    uint32_t idx; /* + 1; 0: empty */
+} key_slot;
+
 typedef struct cat_text {
     char *s;
     size_t len;
@@ -95,10 +110,10 @@ struct dfs_postread {
     dfs_pred_set *preds;
     dfs_keymap files;   /* fname id -> index in file_info */
     DFS_VEC(file_rules) file_info;
-    dfs_str last_fname; /* the last file looked up, and its rules */
-    file_rules last_rules;
+    file_slot file_front[FRONT_SLOTS];
     dfs_keymap keys;    /* {cat, name, markers | has-file, size_sum} -> index in classes */
     DFS_VEC(key_class) classes;
+    key_slot key_front[FRONT_SLOTS];
     dfs_keymap cats;    /* {raw cat, markers | has-file} -> index in cat_texts */
     DFS_VEC(cat_text) cat_texts;
 };
@@ -327,32 +342,61 @@ static bool classify_key(dfs_postread *c, const dfs_run *run, const dfs_pr_input
     return true;
 }
 
-/* Two memos: per file name its rules (many files, looked up when the file changes), and per
- * (cat, name, file markers, size_sum) the rest (few keys, so the table stays in cache). */
-bool dfs_postread_classify(dfs_postread *c, const dfs_run *run, const dfs_pr_input *in, dfs_pr_event *out)
+static unsigned front_slot(uint32_t a, uint32_t b, uint32_t c2, uint32_t d)
 {
-    file_rules fr = {0};
-    if (in->fname && in->fname == c->last_fname) {
-        fr = c->last_rules;
-    } else if (in->fname) {
-        const file_rules *f = rules_of_file(c, run, in->fname);
+    uint32_t h = a * 0x9e3779b1u ^ b * 0x85ebca77u ^ c2 * 0xc2b2ae3du ^ d * 0x27d4eb2fu;
+    return (h ^ h >> 16) & (FRONT_SLOTS - 1);
+}
+
+/* The rules of a named file, through the front memo; false when out of memory. */
+static bool file_rules_of(dfs_postread *c, const dfs_run *run, dfs_str fname, file_rules *fr)
+{
+    file_slot *slot = &c->file_front[front_slot(fname, 0, 0, 0)];
+    if (slot->fname != fname) {
+        const file_rules *f = rules_of_file(c, run, fname);
         if (!f)
             return false;
-        fr = *f;
-        c->last_fname = in->fname;
-        c->last_rules = fr;
+        slot->fname = fname;
+        slot->rules = *f;
     }
-    uint32_t markers = in->fname ? fr.markers | 0x80000000u : 0;
-    uint32_t key[4] = {in->cat, in->name, markers, in->has_size_sum};
-    uint32_t idx;
+    *fr = slot->rules;
+    return true;
+}
+
+/* The class index of a key, classified when new; false when out of memory. */
+static bool class_of(dfs_postread *c, const dfs_run *run, const dfs_pr_input *in, uint32_t markers,
+                     const uint32_t key[4], uint32_t *idx)
+{
+    key_slot *slot = &c->key_front[front_slot(key[0], key[1], key[2], key[3])];
+    if (slot->idx && memcmp(slot->key, key, sizeof slot->key) == 0) {
+        *idx = slot->idx - 1;
+        return true;
+    }
     bool fresh;
-    if (!dfs_keymap_get_or_put(&c->keys, key, (uint32_t)c->classes.n, &idx, &fresh))
+    if (!dfs_keymap_get_or_put(&c->keys, key, (uint32_t)c->classes.n, idx, &fresh))
         return false;
     if (fresh) {
         key_class kc;
-        if (!classify_key(c, run, in, fr.markers, &kc.ev) || !dfs_vec_push(&c->classes, kc))
+        if (!classify_key(c, run, in, markers, &kc.ev) || !dfs_vec_push(&c->classes, kc))
             return false;
     }
+    memcpy(slot->key, key, sizeof slot->key);
+    slot->idx = *idx + 1;
+    return true;
+}
+
+/* Two memos: per file name its rules (many files), and per (cat, name, file markers, size_sum)
+ * the rest (few keys, so the table stays in cache). */
+bool dfs_postread_classify(dfs_postread *c, const dfs_run *run, const dfs_pr_input *in, dfs_pr_event *out)
+{
+    file_rules fr = {0};
+    if (in->fname && !file_rules_of(c, run, in->fname, &fr))
+        return false;
+    uint32_t markers = in->fname ? fr.markers | 0x80000000u : 0;
+    uint32_t key[4] = {in->cat, in->name, markers, in->has_size_sum};
+    uint32_t idx;
+    if (!class_of(c, run, in, fr.markers, key, &idx))
+        return false;
     *out = c->classes.v[idx].ev;
     out->dropped_file = fr.ignored;
     if (c->plan->per_event && !out->dropped_file && !out->dropped_func) {

@@ -448,6 +448,11 @@ static unsigned default_jobs(void)
     return n > 0 ? (unsigned)n : 1;
 }
 
+unsigned dfs_run_jobs(const dfs_run *run)
+{
+    return run->opt.jobs > 0 ? (unsigned)run->opt.jobs : default_jobs();
+}
+
 static void compile_wants(dfs_want_set *ws, dfs_strtab *strs, dfs_consumer *const *cs, size_t n)
 {
     memset(ws, 0, sizeof *ws);
@@ -556,7 +561,7 @@ int dfs_run_read(dfs_run *run, dfs_consumer *const *consumers, size_t n_consumer
     pthread_mutex_init(&pl.lock, NULL);
     pthread_cond_init(&pl.cond, NULL);
     compile_wants(&pl.want, run->strs, consumers, n_consumers);
-    unsigned nworkers = run->opt.jobs > 0 ? (unsigned)run->opt.jobs : default_jobs();
+    unsigned nworkers = dfs_run_jobs(run);
     pl.prep = calloc(run->inputs.n ? run->inputs.n : 1, sizeof *pl.prep);
     worker *workers = calloc(nworkers, sizeof *workers);
     int verdict = DFS_EXIT_OUTPUT;

@@ -55,6 +55,11 @@ check "same counts in time and process views" [ "$(json_field "$T/a.json" "all(d
 "$DFSCOPE" analyze -q --format json -j 1 --compat dfanalyzer --views time_range,proc_name "$G" > "$T/j1.json"
 "$DFSCOPE" analyze -q --format json -j 3 --chunk 64k --compat dfanalyzer --views time_range,proc_name "$G" > "$T/j3.json"
 check "same JSON at -j1 and -j3 with 64 KiB pieces" cmp -s "$T/j1.json" "$T/j3.json"
+# the default semantics and every view: a thread cut between workers has cells in several of them
+ALL=(analyze -q --format json --no-stream --views time_range,proc_name,file_name,host,pid,tid "$G")
+"$DFSCOPE" "${ALL[@]}" -j 1 > "$T/j1x.json"
+"$DFSCOPE" "${ALL[@]}" -j 3 --chunk 64k > "$T/j3x.json"
+check "exact, every view: same JSON at -j1 and -j3 with 64 KiB pieces" cmp -s "$T/j1x.json" "$T/j3x.json"
 
 # CSV: one file per view plus its summary, headers prefixed by layer
 code 0 "csv" "$DFSCOPE" analyze -q --format csv -o "$T/csv" --views time_range,proc_name "$G"

@@ -148,11 +148,87 @@ static void test_g2_rules(void **state)
     dfs_preset_free(p);
 }
 
+/* ----- the memos: answers stay right when many files and keys share memo slots -------------- */
+
+#define MANY_FILES 600
+
+typedef struct many {
+    dfs_postread *cls;
+    size_t n, wrong;
+} many;
+
+static void on_many(void *state, const dfs_run *run, const dfs_batch *b)
+{
+    many *m = state;
+    for (size_t i = 0; i < b->count; i++) {
+        const dfs_event *ev = &b->events[i];
+        if (ev->phase != DFS_PHASE_COMPLETE)
+            continue;
+        dfs_pr_input in = {.cat = ev->cat, .name = ev->name, .fname = ev->fname, .pid = ev->pid, .tid = ev->tid};
+        dfs_pr_event pe;
+        assert_true(dfs_postread_classify(m->cls, run, &in, &pe));
+        unsigned f = (unsigned)(ev->ts / 10000); /* the file's number: the event's time is 10 f µs */
+        size_t len;
+        const char *cat = dfs_postread_cat_text(m->cls, pe.cat, &len);
+        bool ignored = f % 2 == 1;
+        uint8_t io = f % 3 == 0 ? DFS_IO_READ : f % 3 == 1 ? DFS_IO_WRITE : DFS_IO_METADATA;
+        const char *want_cat = ignored ? "posix" : "posix_reader";
+        m->wrong += pe.dropped_file != ignored || pe.io_cat != io || len != strlen(want_cat) ||
+                    memcmp(cat, want_cat, len) != 0;
+        m->n++;
+    }
+}
+
+static void memos_answer_right_for_many_files_and_keys(void **state)
+{
+    (void)state;
+    size_t cap = 400 * (MANY_FILES + 2 * MANY_FILES), len = 0;
+    char *trace_text = malloc(cap);
+    assert_non_null(trace_text);
+    for (unsigned f = 0; f < MANY_FILES; f++)
+        len += (size_t)snprintf(trace_text + len, cap - len,
+                                "{\"name\":\"FH\",\"cat\":\"dftracer\",\"pid\":1,\"tid\":1,\"ph\":\"M\","
+                                "\"args\":{\"name\":\"%s%u\",\"value\":%u}}\n",
+                                f % 2 ? "/x/__pycache__/m" : "/p/data/f", f, f + 1);
+    /* every file in order, then in a scrambled order: the second visit goes through the memos */
+    for (unsigned pass = 0; pass < 2; pass++)
+        for (unsigned i = 0; i < MANY_FILES; i++) {
+            unsigned f = pass ? (i * 7919u) % MANY_FILES : i;
+            const char *name = f % 3 == 0 ? "pread" : f % 3 == 1 ? "write" : "lseek";
+            len += (size_t)snprintf(trace_text + len, cap - len,
+                                    "{\"name\":\"%s\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":1,\"ts\":%u,"
+                                    "\"dur\":1,\"ph\":\"X\",\"args\":{\"fhash\":%u,\"ret\":1}}\n",
+                                    name, f * 10, f + 1);
+        }
+    dfs_preset_error err;
+    dfs_preset *p = dfs_preset_load("dlio", &err);
+    assert_non_null(p);
+    dfs_pred_error perr;
+    dfs_layer_plan plan;
+    assert_true(dfs_layer_plan_init(&plan, p, p->layers, p->nlayers, &perr));
+    many m = {.cls = dfs_postread_new(&plan)};
+    assert_non_null(m.cls);
+    const char *path = tu_temp_file(".pfw", trace_text, len);
+    dfs_run *run = tu_run(1, 0, 0);
+    assert_int_equal(dfs_run_add_path(run, path), DFS_OK);
+    dfs_consumer c = {.user = &m, .want = {.keys = DFS_POSTREAD_KEYS}, .worker_begin = begin, .on_batch = on_many,
+                      .worker_end = end};
+    dfs_consumer *cs[] = {&c};
+    assert_int_equal(dfs_run_read(run, cs, 1), DFS_EXIT_OK);
+    dfs_run_free(run);
+    assert_int_equal(m.n, 2 * MANY_FILES);
+    assert_int_equal(m.wrong, 0);
+    dfs_postread_free(m.cls);
+    dfs_preset_free(p);
+    free(trace_text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_g3_rules),
         cmocka_unit_test(test_g2_rules),
+        cmocka_unit_test(memos_answer_right_for_many_files_and_keys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

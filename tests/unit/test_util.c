@@ -8,6 +8,8 @@
 #include "util/numstat.h"
 #include "util/arena.h"
 #include "util/keyset.h"
+#include "util/sort128.h"
+#include "util/sortset.h"
 #include "util/strtab.h"
 #include "util/u64map.h"
 
@@ -159,6 +161,101 @@ static void keyset_adds_once_and_iterates(void **state)
 
 /* ---- numstat: NumPy's and Python's statistics --------------------------------------------- */
 
+/* A small deterministic generator, so a failure reproduces. */
+static uint64_t next_rand(uint64_t *x)
+{
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    return *x;
+}
+
+static int cmp_key128(const void *a, const void *b)
+{
+    const dfs_key128 *x = a, *y = b;
+    if (x->hi != y->hi)
+        return x->hi < y->hi ? -1 : 1;
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* Against qsort, on keys narrow in some bytes and wide in others (skipped and sorted passes). */
+static void sort128_matches_a_comparison_sort(void **state)
+{
+    (void)state;
+    uint64_t seed = 88172645463325252ull;
+    for (size_t n = 0; n < 3000; n = n * 2 + 1) {
+        dfs_key128 *v = malloc((n + 1) * sizeof *v), *tmp = malloc((n + 1) * sizeof *tmp),
+                   *ref = malloc((n + 1) * sizeof *ref);
+        assert_non_null(v);
+        assert_non_null(tmp);
+        assert_non_null(ref);
+        for (size_t i = 0; i < n; i++) {
+            uint64_t r = next_rand(&seed);
+            v[i] = (dfs_key128){(r % 7) << 40 | (r >> 60), next_rand(&seed) % (n + 3)};
+            if (i % 5 == 0)
+                v[i].hi = UINT64_MAX - (r & 3); /* the top bytes differ too */
+        }
+        memcpy(ref, v, n * sizeof *v);
+        qsort(ref, n, sizeof *ref, cmp_key128);
+        dfs_sort128(v, tmp, n, 0);
+        assert_true(n == 0 || memcmp(v, ref, n * sizeof *v) == 0);
+        size_t m = dfs_unique128(v, n);
+        for (size_t i = 1; i < m; i++)
+            assert_true(cmp_key128(&v[i - 1], &v[i]) < 0);
+        free(v);
+        free(tmp);
+        free(ref);
+    }
+}
+
+/* Payload bytes are not sorted: keys equal above them keep their input order. */
+static void sort128_keeps_payload_order(void **state)
+{
+    (void)state;
+    dfs_key128 v[6] = {{2, 0x100 | 0}, {1, 0x200 | 1}, {2, 0x100 | 2}, {1, 0x100 | 3}, {2, 0x000 | 4}, {1, 0x200 | 5}};
+    dfs_key128 tmp[6];
+    dfs_sort128(v, tmp, 6, 1);
+    const uint64_t want[6] = {0x100 | 3, 0x200 | 1, 0x200 | 5, 0x000 | 4, 0x100 | 0, 0x100 | 2};
+    for (int i = 0; i < 6; i++)
+        assert_int_equal(v[i].lo, want[i]);
+}
+
+/* Many repeats of few keys, then many distinct keys: the count is exact and memory stays near
+ * the distinct keys whatever the repeats. */
+static void sortset_counts_distinct_keys_in_bounded_memory(void **state)
+{
+    (void)state;
+    dfs_sortset s;
+    dfs_sortset_init(&s);
+    assert_int_equal(dfs_sortset_count(&s), 0);
+    for (uint64_t i = 0; i < 1000000; i++)
+        assert_true(dfs_sortset_add(&s, (dfs_key128){i % 10, i % 3}));
+    assert_true(s.cap <= 4 * DFS_SORTSET_MIN_TAIL);
+    assert_int_equal(dfs_sortset_count(&s), 30);
+    bool(*seen)[50] = calloc(1000, sizeof *seen);
+    assert_non_null(seen);
+    size_t marked = 0;
+    uint64_t seed = 2463534242ull;
+    for (uint64_t i = 0; i < 200000; i++) {
+        uint64_t r = next_rand(&seed) % 1000;
+        marked += !seen[r][i % 50];
+        seen[r][i % 50] = true;
+        assert_true(dfs_sortset_add(&s, (dfs_key128){r, 1000 + i % 50}));
+    }
+    free(seen);
+    size_t n = dfs_sortset_count(&s);
+    assert_int_equal(n, 30 + marked);
+    for (size_t i = 1; i < s.n; i++)
+        assert_true(cmp_key128(&s.v[i - 1], &s.v[i]) < 0);
+    /* every key added is present: re-adding them all changes nothing */
+    seed = 2463534242ull;
+    for (uint64_t i = 0; i < 200000; i++)
+        assert_true(dfs_sortset_add(&s, (dfs_key128){next_rand(&seed) % 1000, 1000 + i % 50}));
+    assert_int_equal(dfs_sortset_count(&s), n);
+    dfs_sortset_free(&s);
+    assert_int_equal(s.n, 0);
+}
+
 static void test_numstat(void **state)
 {
     (void)state;
@@ -214,6 +311,9 @@ int main(void)
         cmocka_unit_test(u64map_puts_gets_and_overwrites),
         cmocka_unit_test(keyset_adds_once_and_iterates),
         cmocka_unit_test(test_numstat),
+        cmocka_unit_test(sort128_matches_a_comparison_sort),
+        cmocka_unit_test(sort128_keeps_payload_order),
+        cmocka_unit_test(sortset_counts_distinct_keys_in_bounded_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

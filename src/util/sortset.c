@@ -1,0 +1,74 @@
+/* sortset.c - the append-then-sort set of sortset.h.
+ *
+ * Invariant: v[0..sorted) is sorted and distinct; v[sorted..n) is the tail, in any order, possibly
+ * repeating itself or the prefix. Compaction sorts the tail, drops its repeats, merges it with the
+ * prefix from the back (so no second array of the whole set is needed) and drops keys present in
+ * both. */
+#include "util/sortset.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/vec.h"
+
+void dfs_sortset_init(dfs_sortset *s)
+{
+    memset(s, 0, sizeof *s);
+}
+
+void dfs_sortset_free(dfs_sortset *s)
+{
+    free(s->v);
+    dfs_sortset_init(s);
+}
+
+static int cmp128(const dfs_key128 *a, const dfs_key128 *b)
+{
+    if (a->hi != b->hi)
+        return a->hi < b->hi ? -1 : 1;
+    return a->lo < b->lo ? -1 : a->lo > b->lo;
+}
+
+/* Merges the sorted distinct tail t[0..m) into the prefix v[0..p), in v[0..p+m), from the back. */
+static void merge_back(dfs_key128 *v, size_t p, const dfs_key128 *t, size_t m)
+{
+    size_t out = p + m;
+    while (m) {
+        if (p && cmp128(&v[p - 1], &t[m - 1]) > 0)
+            v[--out] = v[--p];
+        else
+            v[--out] = t[--m];
+    }
+}
+
+bool dfs_sortset_compact(dfs_sortset *s)
+{
+    size_t m = s->n - s->sorted;
+    if (!m)
+        return true;
+    dfs_key128 *tmp = malloc(2 * m * sizeof *tmp);
+    if (!tmp)
+        return false;
+    dfs_key128 *tail = tmp + m;
+    memcpy(tail, s->v + s->sorted, m * sizeof *tail);
+    dfs_sort128(tail, tmp, m, 0);
+    m = dfs_unique128(tail, m);
+    merge_back(s->v, s->sorted, tail, m);
+    free(tmp);
+    s->n = dfs_unique128(s->v, s->sorted + m);
+    s->sorted = s->n;
+    return true;
+}
+
+bool dfs_sortset_add(dfs_sortset *s, dfs_key128 k)
+{
+    size_t tail = s->n - s->sorted;
+    if (tail >= DFS_SORTSET_MIN_TAIL && tail >= s->sorted && !dfs_sortset_compact(s))
+        return false;
+    return dfs_vec_push(s, k);
+}
+
+size_t dfs_sortset_count(dfs_sortset *s)
+{
+    return dfs_sortset_compact(s) ? s->n : SIZE_MAX;
+}
