@@ -679,6 +679,23 @@ static bool pass_exposure(const pass *p, unsigned c)
     return true;
 }
 
+/* Creates every bin that the applying pass will credit, so that it cannot fail halfway: the bins of
+ * the unions' spans before W (intersections with R lie inside them) and those of the starts of the
+ * held events it decides. Cheaper than a dry run of the whole pass, which also sweeps the
+ * intersections and the exposures. */
+static bool reserve_pass_bins(const pass *p)
+{
+    for (unsigned c = 0; c < p->o->nclasses; c++) {
+        if (!pass_union(p, c)) /* p->apply is false: it only creates the bins */
+            return false;
+        const held_vec *h = &p->o->cls[c].held;
+        for (size_t i = 0; needs_held(p->o, c) && i < h->n && h->v[i].s < p->w; i++)
+            if (!bin_slot(p->o, bin_key(bin_of(p->o, h->v[i].s0))))
+                return false;
+    }
+    return true;
+}
+
 static bool flush_pass(const pass *p)
 {
     for (unsigned c = 0; c < p->o->nclasses; c++) {
@@ -712,7 +729,7 @@ bool dfs_ovl_flush(dfs_ovl *o, int64_t watermark)
         if (!compact_union(o, &o->cls[c]) || !sort_held(o, &o->cls[c]))
             return false; /* sorting changes nothing that a retry would count twice */
     pass p = {o, watermark, false};
-    if (o->bin_width && !flush_pass(&p))
+    if (o->bin_width && !reserve_pass_bins(&p))
         return false;
     p.apply = true;
     flush_pass(&p); /* cannot fail: every bin it touches exists */
