@@ -49,6 +49,7 @@ build-clang: deps-test
 bench: deps-bench $(BUILD)/dfscope
 	@cmake --build $(BUILD) --target bench_framer -j $(JOBS)
 	bench/run.sh $(BUILD)/dfscope
+	bench/interleaved.sh $(BUILD)/dfscope
 	bench/mpi.sh $(BUILD)/dfscope
 
 clean:
