@@ -9,7 +9,7 @@ need=(gcc make cmake pkg-config libisal-dev zlib1g-dev libpcre2-dev libyaml-dev 
 case "${1:-build}" in
   build) ;;
   test)  need+=(libcmocka-dev clang python3 openmpi-bin) ;;
-  bench) need+=(isal time bc coreutils findutils openmpi-bin) ;;
+  bench) need+=(isal time bc coreutils findutils openmpi-bin python3) ;;
   *) echo "usage: $0 [build|test|bench]" >&2; exit 2 ;;
 esac
 
