@@ -13,14 +13,15 @@ const char *const dfs_size_bin_suffix[DFS_SIZE_BINS] = {
     "0_4kib",    "4kib_16kib",  "16kib_64kib",  "64kib_256kib", "256kib_1mib", "1mib_4mib",
     "4mib_16mib", "16mib_64mib", "64mib_256mib", "256mib_1gib",  "1gib_4gib",   "4gib_plus"};
 
-/* Right-closed bins (lo, hi] with edges 4 KiB · 4^k (spec §6.3). */
+/* Right-closed bins (lo, hi] with edges 4 KiB · 4^k = 2^(12 + 2k) (spec §6.3): bin k holds the
+ * sizes whose ceil(log2) is 12 + 2k − 1 or 12 + 2k. */
 int dfs_size_bin(uint64_t size)
 {
-    uint64_t hi = 4096;
-    for (int b = 0; b < DFS_SIZE_BINS - 1; b++, hi *= 4)
-        if (size <= hi)
-            return b;
-    return DFS_SIZE_BINS - 1;
+    if (size <= 4096)
+        return 0;
+    int ceil_log2 = 64 - __builtin_clzll(size - 1);
+    int b = (ceil_log2 - 11) / 2;
+    return b < DFS_SIZE_BINS - 1 ? b : DFS_SIZE_BINS - 1;
 }
 
 void dfs_lagg_init(lagg *a, bool sized)
@@ -30,30 +31,6 @@ void dfs_lagg_init(lagg *a, bool sized)
     a->time_max = INT64_MIN;
     if (sized)
         a->size_min = UINT64_MAX;
-}
-
-void dfs_lagg_merge(lagg *into, const lagg *from, bool sized)
-{
-    if (!from->count) /* empty: nothing to add (many derived families of a cell are) */
-        return;
-    into->count += from->count;
-    into->time += from->time;
-    into->time_sq += from->time_sq;
-    if (from->time_min < into->time_min)
-        into->time_min = from->time_min;
-    if (from->time_max > into->time_max)
-        into->time_max = from->time_max;
-    if (!sized)
-        return;
-    into->size += from->size;
-    into->sized += from->sized;
-    into->size_sq += from->size_sq;
-    if (from->size_min < into->size_min)
-        into->size_min = from->size_min;
-    if (from->size_max > into->size_max)
-        into->size_max = from->size_max;
-    for (int b = 0; b < DFS_SIZE_BINS; b++)
-        into->bins[b] += from->bins[b];
 }
 
 void dfs_block_init(const dfs_layered *la, unsigned l, lunit *block)
@@ -68,7 +45,7 @@ void dfs_block_merge(const dfs_layered *la, unsigned l, lunit *into, const lunit
         dfs_lagg_merge(dfs_fam(la, into, l, f), dfs_fam(la, (lunit *)from, l, f), la->fam_sized[l][f]);
 }
 
-static void lagg_add(lagg *a, int64_t dur, uint64_t size, bool with_size)
+void dfs_lagg_add(lagg *a, int64_t dur, uint64_t size, bool with_size)
 {
     a->count++;
     a->time += dur;
@@ -142,7 +119,9 @@ void dfs_layered_acc_free(acc *a)
     dfs_layered_rows_free(a);
     dfs_keymap_free(&a->cells);
     dfs_vec_free(&a->cell_v);
-    dfs_vec_free(&a->units);
+    for (size_t i = 0; i < a->pools.n; i++)
+        dfs_vec_free(&a->pools.v[i]);
+    dfs_vec_free(&a->pools);
     dfs_sortset_free(&a->nuniq);
     dfs_keymap_free(&a->pmap);
     dfs_vec_free(&a->pproc_v);
@@ -169,9 +148,6 @@ typedef struct worker_state {
     uint64_t last_file[2], last_host[2]; /* raw statistics: the last file and host added */
     int64_t last_pid;
     bool have_raw;
-    uint32_t last_key[4]; /* post-read: the last classification key and its answer */
-    dfs_pr_event last_pe;
-    bool have_pe;
     proc_key last_proc; /* the last thread looked up, and its index */
     uint32_t last_proc_idx;
     bool have_last_proc;
@@ -180,6 +156,7 @@ typedef struct worker_state {
     bool have_last_process;
     uint32_t cur_file; /* the input being read */
     bool have_file;
+    dfs_stage stage; /* time-cell updates on their way to the cells (layered_cells.c) */
 } worker_state;
 
 /* Index of a process or thread key in (map, vec), adding it when new; UINT32_MAX when out of
@@ -253,12 +230,9 @@ static void add_to_layer(dfs_layered *la, acc *a, const lev *e, const dfs_pr_eve
     lunit *block = dfs_layered_cell(la, a, &k);
     if (!block)
         return;
-    lagg_add(dfs_fam(la, block, l, 0), e->dur, size, la->fam_sized[l][0]);
-    for (unsigned f = 1; f < la->nfam[l]; f++) {
-        int t = la->plan.derived_text[l][f - 1];
-        if (t < 0 || (pe->match >> t & 1))
-            lagg_add(dfs_fam(la, block, l, f), e->dur, size, la->fam_sized[l][f]);
-    }
+    for (unsigned f = 0; f < la->nfam[l]; f++)
+        if (dfs_fam_takes(la, l, f, pe->match))
+            dfs_lagg_add(dfs_fam(la, block, l, f), e->dur, size, la->fam_sized[l][f]);
 }
 
 /* Files seen by (layer, bin) and by (layer, thread), for the distinct-file counts. */
@@ -315,16 +289,9 @@ static void analyse(worker_state *w, dfs_layered *la, acc *a, const dfs_run *run
     dfs_pr_input in = {.cat = e->cat, .name = e->name, .fname = e->fname, .host = e->host,
                        .pid = e->pid, .tid = e->tid, .has_size_sum = e->has_size_sum};
     dfs_pr_event pe;
-    uint32_t key[4] = {e->cat, e->name, e->fname, e->has_size_sum};
-    if (w->have_pe && !la->plan.per_event && memcmp(key, w->last_key, sizeof key) == 0) {
-        pe = w->last_pe;
-    } else if (!dfs_postread_classify(w->cls, run, &in, &pe)) {
+    if (!dfs_postread_classify(w->cls, run, &in, &pe)) {
         a->failed = true;
         return;
-    } else {
-        memcpy(w->last_key, key, sizeof key);
-        w->last_pe = pe;
-        w->have_pe = true;
     }
     if (!la->opt.keep_ignored && (pe.dropped_file || pe.dropped_func)) {
         a->dropped_files += pe.dropped_file;
@@ -349,11 +316,11 @@ static void analyse(worker_state *w, dfs_layered *la, acc *a, const dfs_run *run
     int64_t bin = bin_of(la, e->ts);
     uint64_t size = lev_size(&pe, e);
     bool file_view = (la->opt.views >> DFS_VIEW_FILE_NAME) & 1;
+    dfs_stage_add(la, a, &w->stage, proc, bin, &pe, e->dur, size);
     for (uint64_t m = pe.layers; m; m &= m - 1) {
         unsigned l = (unsigned)__builtin_ctzll(m);
         if (e->fname && la->plan.layers[l].size_layer)
             count_files(la, a, l, bin, proc, e->fname);
-        add_to_layer(la, a, e, &pe, l, proc, bin, CELL_TIME, size);
         if (e->fname && file_view)
             add_to_layer(la, a, e, &pe, l, proc, (int64_t)e->fname, CELL_FILE, size);
     }
@@ -534,16 +501,19 @@ void dfs_layered_merge_counters(acc *into, const acc *from)
  * like the several cells of any member (layered_views.c). */
 static void merge_cells(acc *into, acc *from, const uint32_t *procmap)
 {
-    size_t base = into->units.n;
-    if (base + from->units.n > UINT32_MAX || !dfs_vec_append(&into->units, &from->units) ||
+    size_t base = into->pools.n;
+    if (base + from->pools.n > UINT32_MAX || !dfs_vec_reserve(&into->pools, from->pools.n) ||
         !dfs_vec_reserve(&into->cell_v, from->cell_v.n)) {
         into->failed = true;
         return;
     }
+    for (size_t i = 0; i < from->pools.n; i++) /* moved: from keeps none */
+        into->pools.v[into->pools.n++] = from->pools.v[i];
+    from->pools.n = 0;
     for (size_t i = 0; i < from->cell_v.n; i++) {
         cell c = from->cell_v.v[i];
         c.key.proc = procmap[c.key.proc];
-        c.agg += (uint32_t)base;
+        c.pool += (uint32_t)base;
         into->cell_v.v[into->cell_v.n++] = c;
     }
     for (size_t i = 0; i < from->nuniq.n && !into->failed; i++) {
@@ -647,6 +617,7 @@ static void worker_end(void *user, const dfs_run *run, void *state)
         la->total.failed = true;
         return;
     }
+    dfs_stage_flush(la, &w->a, &w->stage);
     if (acc_is_empty(&la->total)) { /* the first worker's state becomes the total: no copy */
         acc empty = la->total;
         la->total = w->a;
@@ -925,6 +896,7 @@ static bool analyse_pending(dfs_layered *la, const dfs_run *run)
         e.fname = dfs_run_resolve_hash(run, DFS_HASH_FILE, e.file, e.offset, e.fhash);
         analyse(w, la, &la->total, run, &e);
     }
+    dfs_stage_flush(la, &la->total, &w->stage);
     for (uint32_t c = 0; c < w->cat_used.n; c++) {
         size_t len;
         const char *t = dfs_postread_cat_text(w->cls, c, &len);

@@ -28,20 +28,25 @@
 
 static lunit *block_of(acc *a, uint32_t idx)
 {
-    return &a->units.v[a->cell_v.v[idx].agg];
+    return dfs_cell_block(a, &a->cell_v.v[idx]);
 }
 
-/* Appends a cell with empty families; its index in *idx. */
+/* Appends a cell with empty families (in pool 0); its index in *idx. */
 static bool new_cell(dfs_layered *la, acc *a, const cell_key *k, uint32_t *idx)
 {
     uint32_t nu = la->block_units[k->layer];
-    cell c = {.key = *k, .agg = (uint32_t)a->units.n};
-    if (!dfs_vec_reserve(&a->units, nu) || !dfs_vec_push(&a->cell_v, c)) {
+    if (!a->pools.n && !dfs_vec_push(&a->pools, (unit_pool){0})) {
         a->failed = true;
         return false;
     }
-    a->units.n += nu;
-    dfs_block_init(la, k->layer, &a->units.v[c.agg]);
+    unit_pool *units = &a->pools.v[0];
+    cell c = {.key = *k, .agg = (uint32_t)units->n, .pool = 0};
+    if (units->n + nu > UINT32_MAX || !dfs_vec_reserve(units, nu) || !dfs_vec_push(&a->cell_v, c)) {
+        a->failed = true;
+        return false;
+    }
+    units->n += nu;
+    dfs_block_init(la, k->layer, &units->v[c.agg]);
     *idx = (uint32_t)(a->cell_v.n - 1);
     return true;
 }
@@ -167,4 +172,61 @@ void dfs_layered_rows_free(acc *a)
     for (size_t i = 0; i < a->rows.n; i++)
         free(a->rows.v[i].slot);
     dfs_vec_free(&a->rows);
+}
+
+/* ----- staging ----------------------------------------------------------------------------------
+ * A thread's events of one bin mostly share a few kinds (read, lseek, open, close...), and each
+ * event used to update every family of every layer it belongs to: six sized families for a read
+ * under posix and reader_posix. Staged, it updates one sum of its kind; the sums move into the
+ * cells when the thread's bin changes, or its slot is needed, or the run ends. Every family is
+ * integer sums, minima and maxima, so the cells end up exactly as if updated event by event. */
+
+static void flush_slot(dfs_layered *la, acc *a, stage_slot *s)
+{
+    for (unsigned i = 0; i < s->nkinds; i++) {
+        const stage_kind *k = &s->kind[i];
+        for (uint64_t m = k->layers; m; m &= m - 1) {
+            unsigned l = (unsigned)__builtin_ctzll(m);
+            cell_key key = {.layer = l, .proc = s->proc, .axis = s->bin, .kind = CELL_TIME};
+            lunit *block = dfs_layered_cell(la, a, &key);
+            if (!block)
+                return; /* out of memory: a->failed is set */
+            for (unsigned f = 0; f < la->nfam[l]; f++)
+                if (dfs_fam_takes(la, l, f, k->match))
+                    dfs_lagg_merge(dfs_fam(la, block, l, f), &k->sum, la->fam_sized[l][f]);
+        }
+    }
+    s->nkinds = 0;
+}
+
+void dfs_stage_add(dfs_layered *la, acc *a, dfs_stage *st, uint32_t proc, int64_t bin, const dfs_pr_event *pe,
+                   int64_t dur, uint64_t size)
+{
+    stage_slot *s = &st->slot[proc % DFS_STAGE_SLOTS];
+    if (!s->used || s->proc != proc || s->bin != bin) {
+        flush_slot(la, a, s);
+        s->used = true;
+        s->proc = proc;
+        s->bin = bin;
+    }
+    unsigned i = 0;
+    while (i < s->nkinds && (s->kind[i].layers != pe->layers || s->kind[i].match != pe->match))
+        i++;
+    if (i == DFS_STAGE_KINDS) {
+        flush_slot(la, a, s);
+        i = 0;
+    }
+    if (i == s->nkinds) {
+        s->kind[i].layers = pe->layers;
+        s->kind[i].match = pe->match;
+        dfs_lagg_init(&s->kind[i].sum, true);
+        s->nkinds++;
+    }
+    dfs_lagg_add(&s->kind[i].sum, dur, size, true);
+}
+
+void dfs_stage_flush(dfs_layered *la, acc *a, dfs_stage *st)
+{
+    for (unsigned i = 0; i < DFS_STAGE_SLOTS; i++)
+        flush_slot(la, a, &st->slot[i]);
 }

@@ -67,8 +67,13 @@ typedef struct cell_key {
 
 typedef struct cell {
     cell_key key;
-    uint32_t agg; /* first unit of the cell's block in units (layout: dfs_layered.fam_off) */
+    uint32_t agg;  /* first unit of the cell's block in its pool (layout: dfs_layered.fam_off) */
+    uint32_t pool; /* index in acc.pools */
 } cell;
+
+/* The cells' blocks, in pools: a state's new cells go to pool 0, and merging another state moves
+ * its pools in whole instead of copying hundreds of megabytes of blocks. */
+typedef DFS_VEC(lunit) unit_pool;
 
 /* Distinct files: (layer, bin, file) for time rows and (layer, proc, file) for process rows. They
  * are kept in a sortset as 128-bit keys: hi the axis, lo the kind, layer and file. */
@@ -115,6 +120,29 @@ typedef struct time_row {
     dfs_str nu_file;
 } time_row;
 
+/* Time-cell updates staged before they reach the cells (layered_cells.c): a thread's events of one
+ * bin, summed per kind of event, where a kind is what classification says of it (its layers and
+ * derived-metric texts). An event then costs one sum instead of one per layer and family. */
+#define DFS_STAGE_SLOTS 8  /* threads staged at once, by thread index modulo */
+#define DFS_STAGE_KINDS 16 /* kinds of event per staged (thread, bin) */
+
+typedef struct stage_kind {
+    uint64_t layers, match; /* dfs_pr_event's */
+    lagg sum;               /* sized */
+} stage_kind;
+
+typedef struct stage_slot {
+    bool used;
+    unsigned nkinds;
+    uint32_t proc;
+    int64_t bin;
+    stage_kind kind[DFS_STAGE_KINDS];
+} stage_slot;
+
+typedef struct dfs_stage {
+    stage_slot slot[DFS_STAGE_SLOTS];
+} dfs_stage;
+
 /* Streaming state of a process's exact engine (layered_exact.c). */
 typedef struct xstream {
     int64_t t_end, lag; /* latest end; longest event */
@@ -128,7 +156,7 @@ typedef struct acc {
     DFS_VEC(time_row) rows; /* [thread index * nlayers + layer] */
     dfs_keymap cells;       /* cell_key -> index: file cells, and time cells outside their row */
     DFS_VEC(cell) cell_v;
-    DFS_VEC(lunit) units;
+    DFS_VEC(unit_pool) pools;
     dfs_sortset nuniq; /* nuniq_key */
     dfs_keymap pmap; /* processes: proc_key with tid 0 -> index (the scope of exact overlap) */
     DFS_VEC(proc_info) pproc_v;
@@ -173,14 +201,54 @@ struct dfs_layered {
     void *views_mem; /* owned by layered_views.c */
 };
 
+/* The block of a cell of a. */
+static inline lunit *dfs_cell_block(const acc *a, const cell *c)
+{
+    return &a->pools.v[c->pool].v[c->agg];
+}
+
 /* Family f of a block of layer l. */
 static inline lagg *dfs_fam(const dfs_layered *la, lunit *block, unsigned l, unsigned f)
 {
     return (lagg *)(void *)(block + la->fam_off[l][f]);
 }
 
+/* Whether family f of layer l takes an event whose derived texts are `match` (family 0, the
+ * layer itself, takes every event of the layer). */
+static inline bool dfs_fam_takes(const dfs_layered *la, unsigned l, unsigned f, uint64_t match)
+{
+    int t = f ? la->plan.derived_text[l][f - 1] : -1;
+    return t < 0 || (match >> t & 1);
+}
+
 void dfs_lagg_init(lagg *a, bool sized);
-void dfs_lagg_merge(lagg *into, const lagg *from, bool sized);
+void dfs_lagg_add(lagg *a, int64_t dur, uint64_t size, bool with_size);
+
+/* Adds a family's sums into another (inline: the views merge millions). */
+static inline void dfs_lagg_merge(lagg *into, const lagg *from, bool sized)
+{
+    if (!from->count) /* empty: nothing to add (many derived families of a cell are) */
+        return;
+    into->count += from->count;
+    into->time += from->time;
+    into->time_sq += from->time_sq;
+    if (from->time_min < into->time_min)
+        into->time_min = from->time_min;
+    if (from->time_max > into->time_max)
+        into->time_max = from->time_max;
+    if (!sized)
+        return;
+    into->size += from->size;
+    into->sized += from->sized;
+    into->size_sq += from->size_sq;
+    if (from->size_min < into->size_min)
+        into->size_min = from->size_min;
+    if (from->size_max > into->size_max)
+        into->size_max = from->size_max;
+    for (int b = 0; b < DFS_SIZE_BINS; b++)
+        into->bins[b] += from->bins[b];
+}
+
 void dfs_block_init(const dfs_layered *la, unsigned l, lunit *block);
 void dfs_block_merge(const dfs_layered *la, unsigned l, lunit *into, const lunit *from);
 int dfs_size_bin(uint64_t size);
@@ -193,6 +261,12 @@ void dfs_layered_acc_free(acc *a);
  * process-and-thread (process: the process map) added when new, an earlier sighting replacing
  * the one kept (UINT32_MAX when out of memory); the scalar counters; a post-read category. */
 lunit *dfs_layered_cell(dfs_layered *la, acc *a, const cell_key *k);
+/* Stages an event of thread `proc` in `bin` (its layers and derived texts in pe) for the time cells
+ * of its layers; moves everything staged into the cells of `a`. Whatever reads a's cells must
+ * flush first. */
+void dfs_stage_add(dfs_layered *la, acc *a, dfs_stage *s, uint32_t proc, int64_t bin, const dfs_pr_event *pe,
+                   int64_t dur, uint64_t size);
+void dfs_stage_flush(dfs_layered *la, acc *a, dfs_stage *s);
 /* The time row of (layer, thread), created empty when new; NULL when out of memory. */
 time_row *dfs_layered_row(dfs_layered *la, acc *a, uint32_t layer, uint32_t proc);
 void dfs_layered_rows_free(acc *a);

@@ -54,7 +54,7 @@ static void pack_cells(const dfs_layered *la, const acc *a, dfs_pack *w)
             dfs_pack_str(w, (dfs_str)c->key.axis);
         else
             dfs_pack_i64(w, c->key.axis);
-        lunit *block = (lunit *)&a->units.v[c->agg];
+        lunit *block = dfs_cell_block(a, c);
         for (unsigned f = 0; f < la->nfam[c->key.layer]; f++)
             pack_lagg(w, dfs_fam(la, block, c->key.layer, f), la->fam_sized[c->key.layer][f]);
     }

@@ -24,7 +24,7 @@ typedef struct canon_proc {
 /* One member of one (row, layer): its families, summed over the cells that fall in it. */
 typedef struct member {
     uint32_t row, layer, id;
-    uint32_t agg; /* its block: in the merged cells (la->total.units), or in views_mem.units when own */
+    uint32_t agg; /* its block: the index of its cell in la->total, or in view_build.units when own */
     bool own;     /* several cells fell into this member: their sum is a copy */
 } member;
 
@@ -329,7 +329,7 @@ static bool place(const views_mem *vm, const view_build *vb, const dfs_run *run,
 
 static lunit *member_block(const dfs_layered *la, const view_build *vb, const member *m)
 {
-    return m->own ? &vb->units.v[m->agg] : &la->total.units.v[m->agg];
+    return m->own ? &vb->units.v[m->agg] : dfs_cell_block(&la->total, &la->total.cell_v.v[m->agg]);
 }
 
 static const lagg *member_fam(const dfs_layered *la, const view_build *vb, const member *m, unsigned f)
@@ -375,7 +375,7 @@ static bool build_members(dfs_layered *la, views_mem *vm, view_build *vb, const 
         uint32_t row = (uint32_t)(ents[i].hi >> 32), layer = (uint32_t)ents[i].hi, id = (uint32_t)(ents[i].lo >> 32);
         bool same = m && vb->members[m - 1].row == row && vb->members[m - 1].layer == layer &&
                     vb->members[m - 1].id == id;
-        uint32_t src = a->cell_v.v[(uint32_t)ents[i].lo].agg;
+        uint32_t src = (uint32_t)ents[i].lo; /* the cell */
         if (!same) { /* most members are one cell: point at it instead of copying */
             vb->members[m++] = (member){row, layer, id, src, false};
             continue;
@@ -387,11 +387,11 @@ static bool build_members(dfs_layered *la, views_mem *vm, view_build *vb, const 
                 free(ents);
                 return false;
             }
-            memcpy(&vb->units.v[idx], &a->units.v[mb->agg], nu * sizeof(lunit));
+            memcpy(&vb->units.v[idx], dfs_cell_block(a, &a->cell_v.v[mb->agg]), nu * sizeof(lunit));
             vb->units.n += nu;
             *mb = (member){mb->row, mb->layer, mb->id, idx, true};
         }
-        dfs_block_merge(la, layer, &vb->units.v[mb->agg], &a->units.v[src]);
+        dfs_block_merge(la, layer, &vb->units.v[mb->agg], dfs_cell_block(a, &a->cell_v.v[src]));
     }
     free(ents);
     vb->nmembers = m;
@@ -1115,7 +1115,7 @@ static void raw_result(dfs_layered *la, views_mem *vm)
     for (size_t i = 0; i < a->cell_v.n; i++)
         if (a->cell_v.v[i].key.kind == CELL_TIME)
             res->layer_count_total +=
-                dfs_fam(la, &a->units.v[a->cell_v.v[i].agg], a->cell_v.v[i].key.layer, 0)->count;
+                dfs_fam(la, dfs_cell_block(a, &a->cell_v.v[i]), a->cell_v.v[i].key.layer, 0)->count;
 }
 
 bool dfs_layered_build_views(dfs_layered *la, const dfs_run *run, int64_t shift)

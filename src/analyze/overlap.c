@@ -929,20 +929,10 @@ static bool classify(wstate *w, const dfs_run *run, const oev *e, uint32_t threa
         in.proc_name_len = proc_name(run, e, buf, sizeof buf);
         in.proc_id = thread + 1;
     }
-    /* the classification depends on these fields only, unless a predicate reads per-event columns */
-    bool memo = !w->ov->plan.per_event;
-    struct class_memo *m = &w->memo[(in.cat * 31u + in.name * 17u + in.fname * 7u + in.has_size_sum) % CLASS_MEMO];
-    if (memo && m->used && in.cat == m->in.cat && in.name == m->in.name && in.fname == m->in.fname &&
-        in.has_size_sum == m->in.has_size_sum) {
-        *pe = m->pe;
-        return true;
-    }
-    if (!dfs_postread_classify(w->cls, run, &in, pe)) {
+    if (!dfs_postread_classify(w->cls, run, &in, pe)) { /* memoised there */
         w->failed = true;
         return false;
     }
-    if (memo)
-        *m = (struct class_memo){.in = in, .pe = *pe, .used = true};
     return true;
 }
 

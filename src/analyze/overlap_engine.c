@@ -53,6 +53,12 @@ typedef struct ovl_class {
     dfs_ovl_measure total;
 } ovl_class;
 
+typedef struct bin_cursor {
+    bool have;
+    i128 lo, hi;
+    int64_t key;
+} bin_cursor;
+
 typedef struct bin_store {
     int64_t *key;
     dfs_ovl_measure *m; /* nclasses per slot */
@@ -72,6 +78,7 @@ struct dfs_ovl {
     int64_t watermark;         /* highest flush so far, INT64_MIN before the first */
     uint64_t late;
     bin_store bins;
+    bin_cursor add_bin; /* of the last event's start */
     unsigned char *scratch; /* for the sorts */
     size_t scratch_cap;
     ovl_class cls[];
@@ -109,6 +116,20 @@ static int64_t bin_key(i128 k)
     if (k > INT64_MAX)
         return INT64_MAX;
     return k < INT64_MIN ? INT64_MIN : (int64_t)k;
+}
+
+/* The key of the bin of t, through a cursor that remembers the last bin's edges [lo, hi): times
+ * mostly fall in the bin of the previous one, which then costs no division. */
+static int64_t cursor_key(const dfs_ovl *o, bin_cursor *cur, int64_t t)
+{
+    if (!cur->have || t < cur->lo || t >= cur->hi) {
+        i128 k = bin_of(o, t);
+        cur->lo = (i128)o->origin + k * o->bin_width;
+        cur->hi = cur->lo + o->bin_width;
+        cur->key = bin_key(k);
+        cur->have = true;
+    }
+    return cur->key;
 }
 
 static void measure_add(dfs_ovl_measure *dst, const dfs_ovl_measure *src)
@@ -278,11 +299,28 @@ static bool scratch_reserve(dfs_ovl *o, size_t bytes)
     return true;
 }
 
-/* Sorts v[done, n) and merges it into the sorted v[0, done). Returns the lowest index that moved,
+/* Whether v[done, n) is sorted and starts at or after the end of the sorted v[0, done): one read
+ * of the tail, which spares the sort and the merge their copies. */
+static bool in_order(const unsigned char *v, size_t done, size_t n, size_t size)
+{
+    int64_t prev = done ? item_key(v + (done - 1) * size) : INT64_MIN;
+    for (size_t i = done; i < n; i++) {
+        int64_t k = item_key(v + i * size);
+        if (k < prev)
+            return false;
+        prev = k;
+    }
+    return true;
+}
+
+/* Sorts v[done, n) and merges it into the sorted v[0, done). Returns the lowest index that moved
+ * or was added (done when the tail was already in place),
  * or SIZE_MAX when out of memory (nothing changed then). */
 static size_t sort_tail(dfs_ovl *o, unsigned char *v, size_t done, size_t n, size_t size)
 {
     size_t tail = n - done;
+    if (in_order(v, done, n, size)) /* the common case: items that arrived in time order */
+        return done;
     if (!scratch_reserve(o, tail * size))
         return SIZE_MAX;
     sort_items(v + done * size, tail, size, o->scratch);
@@ -467,10 +505,12 @@ static uint64_t valid_classes(const dfs_ovl *o)
 }
 
 /* Everything an add may allocate, before anything changes: a failure leaves only spare capacity
- * (and possibly an empty bin) behind. */
-static bool reserve_event(dfs_ovl *o, uint64_t classes, int64_t start, int64_t end)
+ * (and possibly an empty bin) behind. *bin: the measures of the start's bin (NULL without bins),
+ * valid until the next bin is created. */
+static bool reserve_event(dfs_ovl *o, uint64_t classes, int64_t start, int64_t end, dfs_ovl_measure **bin)
 {
-    if (o->bin_width && !bin_slot(o, bin_key(bin_of(o, start))))
+    *bin = NULL;
+    if (o->bin_width && !(*bin = bin_slot(o, cursor_key(o, &o->add_bin, start))))
         return false;
     if (end == start)
         return true;
@@ -542,12 +582,11 @@ bool dfs_ovl_add_mask(dfs_ovl *o, uint64_t classes, int64_t start, int64_t end, 
         return true;
     if (end < start)
         end = start;
-    if (!reserve_event(o, classes, start, end))
+    dfs_ovl_measure *bin;
+    if (!reserve_event(o, classes, start, end, &bin))
         return false;
     if (start < o->watermark)
         o->late++;
-    /* Reserved above, so this lookup cannot fail; no bin is created until the pointer's last use. */
-    dfs_ovl_measure *bin = o->bin_width ? bin_slot(o, bin_key(bin_of(o, start))) : NULL;
     for (uint64_t m = classes; m; m &= m - 1)
         commit_event(o, (unsigned)__builtin_ctzll(m), bin, start, end, weight);
     return true;
@@ -566,7 +605,22 @@ typedef struct pass {
     dfs_ovl *o;
     int64_t w;  /* watermark */
     bool apply; /* false: only create the bins that the applying pass will credit */
+    /* The bin last looked up and its measures: the spans of a sorted union mostly fall in the bin
+     * of the previous one, which then needs no lookup either. m comes from the latest bin_slot
+     * call, the only one that may have moved the measures (every lookup of a pass goes through
+     * pass_bin), so it stays valid. */
+    bin_cursor bin;
+    dfs_ovl_measure *m;
 } pass;
+
+/* The measures of the bin of t; NULL when out of memory. */
+static dfs_ovl_measure *pass_bin(pass *p, int64_t t)
+{
+    if (p->m && t >= p->bin.lo && t < p->bin.hi)
+        return p->m;
+    p->m = bin_slot(p->o, cursor_key(p->o, &p->bin, t));
+    return p->m;
+}
 
 typedef enum field { F_MEASURE, F_WITH_REF } field;
 
@@ -576,29 +630,26 @@ static void credit_field(dfs_ovl_measure *m, field f, int64_t len)
 }
 
 /* Credits [a, b) to field f of class c: to the total, and clipped to every bin it crosses. */
-static bool credit_span(const pass *p, unsigned c, field f, int64_t a, int64_t b)
+static bool credit_span(pass *p, unsigned c, field f, int64_t a, int64_t b)
 {
     dfs_ovl *o = p->o;
     if (p->apply)
         credit_field(&o->cls[c].total, f, span_len(a, b));
     if (!o->bin_width)
         return true;
-    i128 k = bin_of(o, a), pos = a;
-    while (pos < b) {
-        i128 edge = (i128)o->origin + (k + 1) * o->bin_width;
-        i128 end = edge < b ? edge : b;
-        dfs_ovl_measure *m = bin_slot(o, bin_key(k));
+    for (int64_t pos = a; pos < b;) {
+        dfs_ovl_measure *m = pass_bin(p, pos);
         if (!m)
             return false;
+        int64_t end = p->bin.hi < b ? (int64_t)p->bin.hi : b; /* the next bin starts at hi */
         if (p->apply)
-            credit_field(&m[c], f, (int64_t)(end - pos));
+            credit_field(&m[c], f, span_len(pos, end));
         pos = end;
-        k++;
     }
     return true;
 }
 
-static bool credit_exposed(const pass *p, unsigned c, const held_ev *ev)
+static bool credit_exposed(pass *p, unsigned c, const held_ev *ev)
 {
     dfs_ovl *o = p->o;
     if (p->apply) {
@@ -607,7 +658,7 @@ static bool credit_exposed(const pass *p, unsigned c, const held_ev *ev)
     }
     if (!o->bin_width)
         return true;
-    dfs_ovl_measure *m = bin_slot(o, bin_key(bin_of(o, ev->s0)));
+    dfs_ovl_measure *m = pass_bin(p, ev->s0);
     if (!m)
         return false;
     if (p->apply) {
@@ -618,7 +669,7 @@ static bool credit_exposed(const pass *p, unsigned c, const held_ev *ev)
 }
 
 /* |X ∩ (-inf, W)|; for R it is also |R ∩ R|. */
-static bool pass_union(const pass *p, unsigned c)
+static bool pass_union(pass *p, unsigned c)
 {
     const ival_vec *u = &p->o->cls[c].iv;
     bool is_ref = (int)c == p->o->ref;
@@ -631,7 +682,7 @@ static bool pass_union(const pass *p, unsigned c)
 }
 
 /* |X ∩ R ∩ (-inf, W)| by the two-pointer sweep of overlap.md §3.5. */
-static bool pass_intersection(const pass *p, unsigned c)
+static bool pass_intersection(pass *p, unsigned c)
 {
     const ival_vec *x = &p->o->cls[c].iv, *r = &p->o->cls[p->o->ref].iv;
     size_t i = 0, j = 0;
@@ -654,7 +705,7 @@ static bool pass_intersection(const pass *p, unsigned c)
  * W is decided. One crossing W is exposed if [s, W) is not covered; otherwise only [W, e) remains
  * to check, and R's union may then be cut at W. The held events are sorted by start, so the one
  * interval of R that can contain s only moves forward, nested events included. */
-static bool pass_exposure(const pass *p, unsigned c)
+static bool pass_exposure(pass *p, unsigned c)
 {
     ovl_class *x = &p->o->cls[c];
     held_vec *h = &x->held;
@@ -683,20 +734,20 @@ static bool pass_exposure(const pass *p, unsigned c)
  * the unions' spans before W (intersections with R lie inside them) and those of the starts of the
  * held events it decides. Cheaper than a dry run of the whole pass, which also sweeps the
  * intersections and the exposures. */
-static bool reserve_pass_bins(const pass *p)
+static bool reserve_pass_bins(pass *p)
 {
     for (unsigned c = 0; c < p->o->nclasses; c++) {
         if (!pass_union(p, c)) /* p->apply is false: it only creates the bins */
             return false;
         const held_vec *h = &p->o->cls[c].held;
         for (size_t i = 0; needs_held(p->o, c) && i < h->n && h->v[i].s < p->w; i++)
-            if (!bin_slot(p->o, bin_key(bin_of(p->o, h->v[i].s0))))
+            if (!pass_bin(p, h->v[i].s0))
                 return false;
     }
     return true;
 }
 
-static bool flush_pass(const pass *p)
+static bool flush_pass(pass *p)
 {
     for (unsigned c = 0; c < p->o->nclasses; c++) {
         if (!pass_union(p, c))
@@ -728,10 +779,10 @@ bool dfs_ovl_flush(dfs_ovl *o, int64_t watermark)
     for (unsigned c = 0; c < o->nclasses; c++)
         if (!compact_union(o, &o->cls[c]) || !sort_held(o, &o->cls[c]))
             return false; /* sorting changes nothing that a retry would count twice */
-    pass p = {o, watermark, false};
+    pass p = {.o = o, .w = watermark, .apply = false};
     if (o->bin_width && !reserve_pass_bins(&p))
         return false;
-    p.apply = true;
+    p = (pass){.o = o, .w = watermark, .apply = true}; /* the bins' measures may have moved since */
     flush_pass(&p); /* cannot fail: every bin it touches exists */
     for (unsigned c = 0; c < o->nclasses; c++)
         cut_union(&o->cls[c], watermark);

@@ -18,7 +18,6 @@
 
 #define NCLS DFS_OVERLAP_MAX_CLASSES
 #define CHECK_EVERY 4096u /* class events between two looks at a worker's held intervals */
-#define CLASS_MEMO 256    /* direct-mapped classification cache in front of the classifier's memo */
 #define FUNC_MEMO 64      /* direct-mapped caches in front of the function and size maps */
 #define SIZE_MEMO 256
 
@@ -152,11 +151,6 @@ typedef struct wstate {
         uint32_t idx;
         bool used;
     } smemo[SIZE_MEMO];
-    struct class_memo {
-        dfs_pr_input in;
-        dfs_pr_event pe;
-        bool used;
-    } memo[CLASS_MEMO];
     uint64_t events, no_duration, other_phases, bad_time, negative, dropped_files, dropped_functions;
     DFS_VEC(oev) pending;
     dfs_clock_track clocks;        /* the clock each file went through (analyze/clocks.h) */

@@ -99,6 +99,15 @@ typedef struct key_slot {
     uint32_t idx; /* + 1; 0: empty */
 } key_slot;
 
+/* An event's whole answer by (cat, name, file, size_sum), when the rules read nothing else: a
+ * thread cycles through a few such keys (open, lseek, read, close of one file), so most events
+ * are answered here at the cost of one compare. */
+typedef struct event_slot {
+    uint32_t key[4];
+    bool used;
+    dfs_pr_event ev;
+} event_slot;
+
 typedef struct cat_text {
     char *s;
     size_t len;
@@ -114,6 +123,7 @@ struct dfs_postread {
     dfs_keymap keys;    /* {cat, name, markers | has-file, size_sum} -> index in classes */
     DFS_VEC(key_class) classes;
     key_slot key_front[FRONT_SLOTS];
+    event_slot event_front[FRONT_SLOTS];
     dfs_keymap cats;    /* {raw cat, markers | has-file} -> index in cat_texts */
     DFS_VEC(cat_text) cat_texts;
 };
@@ -385,10 +395,17 @@ static bool class_of(dfs_postread *c, const dfs_run *run, const dfs_pr_input *in
     return true;
 }
 
-/* Two memos: per file name its rules (many files), and per (cat, name, file markers, size_sum)
- * the rest (few keys, so the table stays in cache). */
+/* Three memos: the whole answer by the event's key (most events stop there), and on a miss, per
+ * file name its rules (many files) and per (cat, name, file markers, size_sum) the rest (few
+ * keys, so the table stays in cache). */
 bool dfs_postread_classify(dfs_postread *c, const dfs_run *run, const dfs_pr_input *in, dfs_pr_event *out)
 {
+    uint32_t ekey[4] = {in->cat, in->name, in->fname, in->has_size_sum};
+    event_slot *es = c->plan->per_event ? NULL : &c->event_front[front_slot(ekey[0], ekey[1], ekey[2], ekey[3])];
+    if (es && es->used && memcmp(es->key, ekey, sizeof ekey) == 0) {
+        *out = es->ev;
+        return true;
+    }
     file_rules fr = {0};
     if (in->fname && !file_rules_of(c, run, in->fname, &fr))
         return false;
@@ -405,6 +422,11 @@ bool dfs_postread_classify(dfs_postread *c, const dfs_run *run, const dfs_pr_inp
         fill_row(&row, ids, c, run, in, out);
         out->match = dfs_pred_set_eval(c->preds, &row, ids);
         out->layers = layers_of(c->plan, out->match);
+    }
+    if (es) {
+        memcpy(es->key, ekey, sizeof ekey);
+        es->used = true;
+        es->ev = *out;
     }
     return true;
 }

@@ -267,6 +267,14 @@ static void test_size_bin_edges(void **state)
     assert_int_equal(dfs_size_bin(UINT64_C(4) << 30), 10);
     assert_int_equal(dfs_size_bin((UINT64_C(4) << 30) + 1), 11);
     assert_int_equal(dfs_size_bin(UINT64_MAX), 11);
+    assert_int_equal(dfs_size_bin(0), 0);
+    for (int k = 0; k < 11; k++) { /* every edge 4 KiB · 4^k belongs to the bin it closes */
+        uint64_t edge = UINT64_C(4096) << (2 * k);
+        assert_int_equal(dfs_size_bin(edge - 1), k);
+        assert_int_equal(dfs_size_bin(edge), k);
+        assert_int_equal(dfs_size_bin(edge + 1), k + 1);
+        assert_int_equal(dfs_size_bin(edge / 2), k); /* 2^(11 + 2k): inside bin k */
+    }
     assert_string_equal(dfs_size_bin_suffix[11], "4gib_plus");
 }
 
