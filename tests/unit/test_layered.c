@@ -320,6 +320,64 @@ static void test_views_and_compat_names(void **state)
     assert_string_equal(dfs_compat_name(DFS_COMPAT_NONE), "exact");
 }
 
+/* More threads than staging slots and more kinds of event in a (thread, bin) than a slot holds:
+ * 20 threads, 24 functions each counted by its own derived metric. In each second the threads
+ * first call f0..f11 interleaved (slots evicted at every event), then each calls f0..f23 in a row
+ * (a slot overflows its kinds). Every family must count exactly its events. */
+static void test_staging_many_threads_and_kinds(void **state)
+{
+    (void)state;
+    enum { THREADS = 20, FUNCS = 24, ROUNDS = 3 };
+    char yaml[8192];
+    int n = snprintf(yaml, sizeof yaml,
+                     "name: kinds\ndescription: one derived metric per function\ngeneration: g3\n"
+                     "time_boundary: all\nauto_layers: false\ndetect_categories: []\nbase: posix\nlayers:\n"
+                     "  - name: all\n    predicate: 'cat == \"x\"'\n    parent: null\n    derived:\n");
+    for (int i = 0; i < FUNCS; i++)
+        n += snprintf(yaml + n, sizeof yaml - (size_t)n, "      - {name: d%d, predicate: 'func_name == \"f%d\"'}\n", i, i);
+    snprintf(yaml + n, sizeof yaml - (size_t)n, "additional_metrics: []\n");
+    const char *preset = tu_temp_file(".yaml", yaml, strlen(yaml));
+    size_t cap = (size_t)THREADS * FUNCS * ROUNDS * 2 * 128 + 16, len = 0;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    len += (size_t)snprintf(text, cap, "[\n");
+    for (int r = 0; r < ROUNDS; r++)     /* round r lies in second r: every thread changes bin */
+        for (int phase = 0; phase < 2; phase++)
+            for (int i = 0; i < THREADS * FUNCS; i++) {
+                int t = phase ? i / FUNCS : i % THREADS, f = phase ? i % FUNCS : i / THREADS;
+                if (!phase && f >= FUNCS / 2)
+                    break;
+                len += (size_t)snprintf(text + len, cap - len,
+                                        "{\"name\":\"f%d\",\"cat\":\"x\",\"pid\":1,\"tid\":%d,\"ts\":%d,\"dur\":%d,"
+                                        "\"ph\":\"X\"}\n",
+                                        f, t + 1, 1000000 * r + 1000 * phase + 10 * f + 1, f + 1);
+            }
+    snprintf(text + len, cap - len, "]\n");
+    fixture fx;
+    static const dfs_view_type views[] = {DFS_VIEW_TIME_RANGE, DFS_VIEW_PROC_NAME};
+    analyse_text(&fx, text, preset, DFS_COMPAT_DFANALYZER_SUM, 1000, views, 2);
+    free(text);
+    assert_non_null(fx.r);
+    const dfs_view_result *tv = &fx.r->views[0], *pv = &fx.r->views[1];
+    assert_int_equal(tv->nrows, ROUNDS);
+    assert_int_equal(pv->nrows, THREADS);
+    for (int f = 0; f < FUNCS; f++) {
+        char name[64];
+        int calls = f < FUNCS / 2 ? 2 : 1; /* per thread and second */
+        snprintf(name, sizeof name, "all_d%d_count_sum", f);
+        for (size_t row = 0; row < ROUNDS; row++)
+            assert_true(column(tv, row, name) == THREADS * calls);
+        for (size_t row = 0; row < THREADS; row++)
+            assert_true(column(pv, row, name) == ROUNDS * calls);
+        snprintf(name, sizeof name, "all_d%d_time_call_max", f);
+        assert_true(fabs(column(pv, 0, name) - (f + 1) * 1e-6) < 1e-12);
+    }
+    assert_true(column(tv, 1, "all_count_sum") == THREADS * (FUNCS + FUNCS / 2));
+    double us = FUNCS * (FUNCS + 1) / 2 + (FUNCS / 2) * (FUNCS / 2 + 1) / 2; /* one thread, one second */
+    assert_true(fabs(column(tv, 2, "all_time_sum") - THREADS * us * 1e-6) < 1e-9);
+    fixture_free(&fx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -334,6 +392,7 @@ int main(void)
         cmocka_unit_test(test_durations),
         cmocka_unit_test(test_overlap_percent),
         cmocka_unit_test(test_views_and_compat_names),
+        cmocka_unit_test(test_staging_many_threads_and_kinds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
