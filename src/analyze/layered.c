@@ -35,14 +35,25 @@ void dfs_lagg_init(lagg *a, bool sized)
 
 void dfs_block_init(const dfs_layered *la, unsigned l, lunit *block)
 {
+    *(block_head *)(void *)block = (block_head){0};
     for (unsigned f = 0; f < la->nfam[l]; f++)
         dfs_lagg_init(dfs_fam(la, block, l, f), la->fam_sized[l][f]);
 }
 
+void dfs_fam_merge(const dfs_layered *la, lunit *block, unsigned l, unsigned f, const lagg *from)
+{
+    if (!from->count)
+        return;
+    dfs_lagg_merge(dfs_fam(la, block, l, f), from, la->fam_sized[l][f]);
+    dfs_block_mark(block, f);
+}
+
 void dfs_block_merge(const dfs_layered *la, unsigned l, lunit *into, const lunit *from)
 {
-    for (unsigned f = 0; f < la->nfam[l]; f++)
-        dfs_lagg_merge(dfs_fam(la, into, l, f), dfs_fam(la, (lunit *)from, l, f), la->fam_sized[l][f]);
+    for (uint64_t m = dfs_block_used(from); m; m &= m - 1) {
+        unsigned f = (unsigned)__builtin_ctzll(m);
+        dfs_fam_merge(la, into, l, f, dfs_fam(la, (lunit *)from, l, f));
+    }
 }
 
 void dfs_lagg_add(lagg *a, int64_t dur, uint64_t size, bool with_size)
@@ -230,9 +241,12 @@ static void add_to_layer(dfs_layered *la, acc *a, const lev *e, const dfs_pr_eve
     lunit *block = dfs_layered_cell(la, a, &k);
     if (!block)
         return;
-    for (unsigned f = 0; f < la->nfam[l]; f++)
-        if (dfs_fam_takes(la, l, f, pe->match))
+    for (unsigned f = 0; f < la->nfam[l]; f++) {
+        if (dfs_fam_takes(la, l, f, pe->match)) {
             dfs_lagg_add(dfs_fam(la, block, l, f), e->dur, size, la->fam_sized[l][f]);
+            dfs_block_mark(block, f);
+        }
+    }
 }
 
 /* Files seen by (layer, bin) and by (layer, thread), for the distinct-file counts. */
@@ -845,7 +859,7 @@ dfs_layered *dfs_layered_new(const dfs_layered_options *opt, char *err, size_t e
     for (size_t l = 0; l < nlayers; l++) {
         la->nfam[l] = 1 + (unsigned)(layers[l].nderived < DFS_PRESET_MAX_DERIVED ? layers[l].nderived
                                                                                 : DFS_PRESET_MAX_DERIVED);
-        uint32_t units = 0;
+        uint32_t units = BLOCK_HEAD_UNITS;
         for (unsigned f = 0; f < la->nfam[l]; f++) {
             la->fam_sized[l][f] = layers[l].size_layer && (f == 0 || layers[l].derived[f - 1].sized);
             la->fam_off[l][f] = units;

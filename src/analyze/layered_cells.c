@@ -193,7 +193,7 @@ static void flush_slot(dfs_layered *la, acc *a, stage_slot *s)
                 return; /* out of memory: a->failed is set */
             for (unsigned f = 0; f < la->nfam[l]; f++)
                 if (dfs_fam_takes(la, l, f, k->match))
-                    dfs_lagg_merge(dfs_fam(la, block, l, f), &k->sum, la->fam_sized[l][f]);
+                    dfs_fam_merge(la, block, l, f, &k->sum);
         }
     }
     s->nkinds = 0;

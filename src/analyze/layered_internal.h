@@ -40,6 +40,16 @@ typedef struct lunit {
 #define LAGG_TIME_UNITS (offsetof(lagg, size) / sizeof(lunit))
 #define LAGG_FULL_UNITS (sizeof(lagg) / sizeof(lunit))
 
+/* A block starts with one unit saying which of its families hold anything (bit f: family f), so
+ * that reading a cell touches only those: most derived families of a cell are empty, and the
+ * views read every cell once per view. */
+typedef struct block_head {
+    uint64_t used;
+    uint64_t spare;
+} block_head;
+
+#define BLOCK_HEAD_UNITS (sizeof(block_head) / sizeof(lunit))
+
 /* A traced process as DFAnalyzer's proc_name sees it: (host, pid, tid). The host is kept as both
  * the resolved name (if any) and the hash, because the name may only be resolvable at the end. */
 typedef struct proc_key {
@@ -213,6 +223,17 @@ static inline lagg *dfs_fam(const dfs_layered *la, lunit *block, unsigned l, uns
     return (lagg *)(void *)(block + la->fam_off[l][f]);
 }
 
+/* The families of a block that hold anything (block_head). */
+static inline uint64_t dfs_block_used(const lunit *block)
+{
+    return ((const block_head *)(const void *)block)->used;
+}
+
+static inline void dfs_block_mark(lunit *block, unsigned f)
+{
+    ((block_head *)(void *)block)->used |= UINT64_C(1) << f;
+}
+
 /* Whether family f of layer l takes an event whose derived texts are `match` (family 0, the
  * layer itself, takes every event of the layer). */
 static inline bool dfs_fam_takes(const dfs_layered *la, unsigned l, unsigned f, uint64_t match)
@@ -250,6 +271,8 @@ static inline void dfs_lagg_merge(lagg *into, const lagg *from, bool sized)
 }
 
 void dfs_block_init(const dfs_layered *la, unsigned l, lunit *block);
+/* Adds `from` into family f of a block of layer l (and marks it used when not empty). */
+void dfs_fam_merge(const dfs_layered *la, lunit *block, unsigned l, unsigned f, const lagg *from);
 void dfs_block_merge(const dfs_layered *la, unsigned l, lunit *into, const lunit *from);
 int dfs_size_bin(uint64_t size);
 extern const char *const dfs_size_bin_suffix[DFS_SIZE_BINS];

@@ -195,7 +195,7 @@ static bool merge_cell(merging *m)
         lagg a;
         dfs_lagg_init(&a, sized);
         unpack_lagg(r, &a, sized);
-        dfs_lagg_merge(dfs_fam(m->la, block, k.layer, f), &a, sized);
+        dfs_fam_merge(m->la, block, k.layer, f, &a);
     }
     return !r->bad;
 }

@@ -30,7 +30,8 @@ typedef struct member {
 
 typedef struct rowlayer {
     uint32_t first, n; /* members[first .. first+n) */
-    lagg *tot;         /* summed families, [nfam] (full laggs; unsized ones keep size fields 0) */
+    lagg *tot;         /* summed families, [nfam] (full laggs; unsized ones keep size fields 0); NULL
+                        * when the slot has no member (tm is then NAN) */
     double tm;         /* seconds; NAN when the layer has no event in the row */
     uint64_t nfiles, nprocs;
     bool has_exact;
@@ -399,16 +400,18 @@ static bool build_members(dfs_layered *la, views_mem *vm, view_build *vb, const 
     vb->rl = calloc(nslots ? nslots : 1, sizeof *vb->rl);
     if (!vb->rl)
         return false;
-    for (size_t s = 0; s < nslots; s++) {
-        vb->rl[s].tm = NAN;
-        if (!new_aggs(vb, la->nfam[s % NL(la)], &tot_index[s]))
-            return false;
-    }
     for (size_t i = 0; i < m; i++) {
         rowlayer *r = &vb->rl[(size_t)vb->members[i].row * NL(la) + vb->members[i].layer];
         if (!r->n)
             r->first = (uint32_t)i;
         r->n++;
+    }
+    /* totals only where there are members: most (row, layer) slots of a long time view are empty */
+    for (size_t s = 0; s < nslots; s++) {
+        vb->rl[s].tm = NAN;
+        tot_index[s] = UINT32_MAX;
+        if (vb->rl[s].n && !new_aggs(vb, la->nfam[s % NL(la)], &tot_index[s]))
+            return false;
     }
     return true;
 }
@@ -418,20 +421,47 @@ static double secs(int64_t ns)
     return (double)ns / 1e9;
 }
 
+/* Members are visited in row order, their cells lie anywhere in memory: each family read would
+ * wait for memory. Asking for a member's block a few steps ahead overlaps those waits; its head
+ * then says which families to ask for (only those are read). */
+enum { PREFETCH_HEAD = 16, PREFETCH_FAMILIES = 8 };
+
+/* Asks for the used families of a block (called where the loop has side effects: a function
+ * doing only prefetches counts as pure to the compiler, and its calls are dropped). */
+#define PREFETCH_FAMILIES_OF(la, block, l)                                                        \
+    for (uint64_t m_ = dfs_block_used(block); m_; m_ &= m_ - 1) {                                  \
+        const lagg *f_ = dfs_fam((la), (block), (l), (unsigned)__builtin_ctzll(m_));               \
+        __builtin_prefetch(f_);                                                                    \
+        __builtin_prefetch((const char *)f_ + 64);                                                 \
+    }
+
+static lunit *block_at(const dfs_layered *la, const view_build *vb, size_t i)
+{
+    return i < vb->nmembers ? member_block(la, vb, &vb->members[i]) : NULL;
+}
+
 /* tm, totals and distinct processes of every slot. */
 static void slot_stats(dfs_layered *la, view_build *vb, const uint32_t *tot_index)
 {
     bool sum_mode = la->opt.compat == DFS_COMPAT_DFANALYZER_SUM;
     for (size_t s = 0; s < vb->nrows * NL(la); s++) {
         rowlayer *r = &vb->rl[s];
-        unsigned nf = la->nfam[s % NL(la)];
+        if (!r->n)
+            continue; /* no totals (build_members) */
         r->tot = &vb->aggs.v[tot_index[s]];
         int64_t best = 0;
         unsigned l = (unsigned)(s % NL(la));
         for (uint32_t i = r->first; i < r->first + r->n; i++) {
+            lunit *ahead = block_at(la, vb, i + PREFETCH_HEAD);
+            if (ahead)
+                __builtin_prefetch(ahead);
+            if ((ahead = block_at(la, vb, i + PREFETCH_FAMILIES)))
+                PREFETCH_FAMILIES_OF(la, ahead, vb->members[i + PREFETCH_FAMILIES].layer);
             const member *mb = &vb->members[i];
-            for (unsigned k = 0; k < nf; k++)
+            for (uint64_t m = dfs_block_used(member_block(la, vb, mb)); m; m &= m - 1) {
+                unsigned k = (unsigned)__builtin_ctzll(m);
                 dfs_lagg_merge(&r->tot[k], member_fam(la, vb, mb, k), la->fam_sized[l][k]);
+            }
             const lagg *f = member_fam(la, vb, mb, 0);
             if (f->time > best)
                 best = f->time;

@@ -479,7 +479,8 @@ static int analyze_main(analyze_args *a, char **paths, int npaths)
         fprintf(stderr, "dfscope analyze: preset %s (auto-detected; choose another with --preset)\n", preset->name);
     rc = analyse(a, paths, npaths, preset, &pv, source);
     if (a->timing && speak)
-        fprintf(stderr, "dfscope analyze: %.3f s wall, peak RSS %llu MB\n", dfs_cli_now() - started,
+        fprintf(stderr, "dfscope analyze: %.3f s wall (finishing %.3f, writing %.3f), peak RSS %llu MB\n",
+                dfs_cli_now() - started, a->common.finish_s, a->common.write_s,
                 (unsigned long long)(dfs_cli_peak_rss_kb() / 1024));
     dfs_preset_free(preset);
     dfs_preview_free(&pv);

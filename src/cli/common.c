@@ -250,7 +250,9 @@ static bool run_pass(dfs_cli_common *c, char **paths, int npaths, const char *ou
     p->rc = dfs_cli_read(c, p->run, consumers, 1, bad_path);
     if (p->rc == DFS_EXIT_OUTPUT)
         return false;
+    double t1 = dfs_cli_now();
     p->result = an->finish(p->obj, p->run);
+    c->finish_s += dfs_cli_now() - t1;
     if (!p->result && !an->needs_rerun(p->obj)) {
         fprintf(stderr, "dfscope %s: out of memory\n", an->cmd);
         p->rc = DFS_EXIT_OUTPUT;
@@ -292,7 +294,9 @@ int dfs_cli_run_analysis(dfs_cli_common *c, char **paths, int npaths, const char
     }
     if (ok && r) {
         const dfs_run *last = again.obj ? again.run : p.run;
+        double t0 = dfs_cli_now();
         int wrc = an->write_run ? an->write_run(an->user, last, r) : an->write(an->user, r, again.obj != NULL, reason);
+        c->write_s += dfs_cli_now() - t0;
         if (wrc != DFS_EXIT_OK)
             rc = wrc;
     }
@@ -529,7 +533,9 @@ static void conclude_pass(dfs_cli_common *c, const dfs_cli_analysis *an, dist_pa
         fprintf(stderr, "dfscope: out of memory while reading; no result is written\n");
         return;
     }
+    double t0 = dfs_cli_now();
     p->result = an->finish(p->obj, p->run);
+    c->finish_s += dfs_cli_now() - t0;
     if (!p->result && !an->needs_rerun(p->obj)) {
         fprintf(stderr, "dfscope %s: out of memory\n", an->cmd);
         p->rc = DFS_EXIT_OUTPUT;
@@ -685,9 +691,12 @@ static void decide(dfs_cli_dist *d, decision *x, dist_pass *p)
 }
 
 /* Rank 0 writes; the exit code is the first pass's verdict unless writing fails. */
-static int dist_write(const dfs_cli_analysis *an, const dist_pass *p, int rc, bool reran, const char *reason)
+static int dist_write(dfs_cli_common *c, const dfs_cli_analysis *an, const dist_pass *p, int rc, bool reran,
+                      const char *reason)
 {
+    double t0 = dfs_cli_now();
     int wrc = an->write_run ? an->write_run(an->user, p->run, p->result) : an->write(an->user, p->result, reran, reason);
+    c->write_s += dfs_cli_now() - t0;
     return wrc != DFS_EXIT_OK ? wrc : rc;
 }
 
@@ -730,7 +739,7 @@ static int dist_run_analysis(dfs_cli_common *c, char **paths, int npaths, const 
     }
     rc = x.rc;
     if (d->rank == 0 && x.what == GO_WRITE)
-        rc = dist_write(an, last, p.rc, last == &again, x.reason);
+        rc = dist_write(c, an, last, p.rc, last == &again, x.reason);
     dist_pass_free(an, &again);
     dist_pass_free(an, &p);
     dfs_partition_free(&part);

@@ -44,6 +44,9 @@ typedef struct dfs_cli_common {
     bool quiet;
     bool mpi_stats; /* --mpi-stats */
     double started; /* monotonic seconds when reading started */
+    /* Seconds spent by dfs_cli_run_analysis finishing (merging, views; every pass) and writing:
+     * what --timing tells apart from the reading. */
+    double finish_s, write_s;
     dfs_cli_dist *dist; /* under mpirun/srun (opened by the first distributed step), else NULL */
 } dfs_cli_common;
 
