@@ -36,6 +36,10 @@ printf 'base: dlio\nlayers:\n  - name: app\n    predicate: func_name ==\n' > "$T
 code 2 "bad user preset" "$DFSCOPE" analyze --preset "$T/bad.yaml" "$G"
 check "bad user preset: file and line" grep -q "bad.yaml:4" "$T/err"
 
+# --timing: wall time, the part spent finishing (merging, views) and writing, peak RSS on stderr
+code 0 "analyze --timing" "$DFSCOPE" analyze --timing "$G"
+check "timing line" grep -Eq "^dfscope analyze: [0-9.]+ s wall \(finishing [0-9.]+, writing [0-9.]+\), peak RSS [0-9]+ MB" "$T/err"
+
 # auto-detection is announced; table output has the layer breakdown
 code 0 "analyze generated" "$DFSCOPE" analyze "$G"
 check "preset auto-detected (dlio)" grep -q "preset dlio (auto-detected" "$T/err"

@@ -61,6 +61,8 @@ code 0 "bins" "$DFSCOPE" overlap --format json --granularity 100us --compute 'ca
 check "three bins" [ "$(json_field "$T/out" "len(d['bins'])")" = 3 ]
 check "bins sum to the total" near "$T/out" "sum(b['io_s'] for b in d['bins'])" 0.000200
 code 0 "table" "$DFSCOPE" overlap --compute 'cat == "work"' "$T/a.pfw"
+code 0 "--timing" "$DFSCOPE" overlap --timing --compute 'cat == "work"' "$T/a.pfw"
+check "timing line" grep -Eq "^dfscope overlap: [0-9.]+ s wall \(finishing [0-9.]+, writing [0-9.]+\), peak RSS [0-9]+ MB" "$T/err"
 check "table has the split of time" grep -q 'Unoverlapped I/O' "$T/out"
 check "table names the method" grep -q '^method exact' "$T/out"
 code 0 "csv" "$DFSCOPE" overlap --format csv -o "$T/csv" --granularity 100us --compute 'cat == "work"' "$T/a.pfw"
