@@ -151,17 +151,28 @@ void dfs_layered_acc_free(acc *a)
     dfs_clock_track_free(&a->clocks);
 }
 
+/* Direct-mapped memos of a worker: a thread's events interleave with those of the process's
+ * other threads, and a file's with those of the others being read, so a one-entry cache misses
+ * at every switch and each miss costs a hash table probe. */
+#define THREAD_MEMO 16 /* threads: key -> index */
+#define FILE_MEMO 256  /* files known to be in the raw statistics' set */
+
+typedef struct thread_slot {
+    proc_key key;
+    uint32_t idx;
+    bool used;
+} thread_slot;
+
 typedef struct worker_state {
     dfs_layered *la;
     acc a;
     dfs_postread *cls;
     DFS_VEC(uint8_t) cat_used; /* classifier category ids of events kept by the post-read rules */
-    uint64_t last_file[2], last_host[2]; /* raw statistics: the last file and host added */
+    uint64_t files[FILE_MEMO][2]; /* {0, 0}: empty */
+    uint64_t last_host[2]; /* raw statistics: the last host added */
     int64_t last_pid;
     bool have_raw;
-    proc_key last_proc; /* the last thread looked up, and its index */
-    uint32_t last_proc_idx;
-    bool have_last_proc;
+    thread_slot threads[THREAD_MEMO];
     proc_key last_process; /* the last process (exact mode), and its index */
     uint32_t last_process_idx;
     bool have_last_process;
@@ -190,18 +201,23 @@ static uint32_t key_index(acc *a, dfs_keymap *map, void *vec_, const proc_key *k
     return idx;
 }
 
-static uint32_t proc_index(acc *a, const lev *e, proc_key *cache, uint32_t *cache_idx, bool *have)
+static uint32_t proc_index(acc *a, const lev *e)
 {
     proc_key k = {.hhash = e->hhash, .host = e->host, .pid = e->pid, .tid = e->tid};
-    if (have && *have && memcmp(&k, cache, sizeof k) == 0)
-        return *cache_idx;
     bool fresh;
-    uint32_t idx = key_index(a, &a->procs, &a->proc_v, &k, e, &fresh);
-    if (have && idx != UINT32_MAX) {
-        *cache = k;
-        *cache_idx = idx;
-        *have = true;
-    }
+    return key_index(a, &a->procs, &a->proc_v, &k, e, &fresh);
+}
+
+/* The thread of an event, through the worker's memo. */
+static uint32_t thread_index(worker_state *w, acc *a, const lev *e)
+{
+    proc_key k = {.hhash = e->hhash, .host = e->host, .pid = e->pid, .tid = e->tid};
+    thread_slot *t = &w->threads[((uint64_t)e->pid * 31 + (uint64_t)e->tid) % THREAD_MEMO];
+    if (t->used && memcmp(&k, &t->key, sizeof k) == 0)
+        return t->idx;
+    uint32_t idx = proc_index(a, e);
+    if (idx != UINT32_MAX)
+        *t = (thread_slot){.key = k, .idx = idx, .used = true};
     return idx;
 }
 
@@ -324,7 +340,7 @@ static void analyse(worker_state *w, dfs_layered *la, acc *a, const dfs_run *run
     w->cat_used.v[pe.cat] = 1;
     if (!pe.layers)
         return;
-    uint32_t proc = proc_index(a, e, &w->last_proc, &w->last_proc_idx, &w->have_last_proc);
+    uint32_t proc = thread_index(w, a, e);
     if (proc == UINT32_MAX)
         return;
     int64_t bin = bin_of(la, e->ts);
@@ -368,10 +384,12 @@ static void raw_stats(worker_state *w, acc *a, const lev *e)
     /* files and hosts by hash, or by name where the trace writes names (2023 format) */
     uint64_t file[2] = {e->fhash ? 1 : 2, e->fhash ? e->fhash : e->fname};
     uint64_t host[2] = {e->hhash ? 1 : 2, e->hhash ? e->hhash : e->host};
-    /* consecutive events mostly repeat them: each set is only looked up when its key changes */
-    if (file[1] && (!w->have_raw || memcmp(file, w->last_file, sizeof file) != 0)) {
+    /* consecutive events mostly repeat them: a set is only looked up for a key not seen lately */
+    uint64_t *known = w->files[((file[1] ^ file[1] >> 29) * UINT64_C(0x9e3779b97f4a7c15) >> 32) % FILE_MEMO];
+    if (file[1] && (known[0] != file[0] || known[1] != file[1])) {
         a->failed |= dfs_keyset_add(&a->fhashes, file) < 0;
-        memcpy(w->last_file, file, sizeof file);
+        known[0] = file[0];
+        known[1] = file[1];
     }
     if (host[1] && (!w->have_raw || memcmp(host, w->last_host, sizeof host) != 0)) {
         a->failed |= dfs_keyset_add(&a->hhashes, host) < 0;
@@ -558,7 +576,7 @@ uint32_t dfs_layered_add_proc(acc *a, const proc_info *pi, bool process)
              .file = pi->file, .offset = pi->offset};
     if (process)
         return process_index(a, &e);
-    uint32_t idx = proc_index(a, &e, NULL, NULL, NULL);
+    uint32_t idx = proc_index(a, &e);
     if (idx == UINT32_MAX)
         return idx;
     /* the earliest sighting wins, so late host resolution does not depend on -j */
