@@ -50,6 +50,35 @@ static void json_writer_escapes_and_nests(void **state)
     free(out);
 }
 
+/* Doubles print as "%.17g" would, integers through a faster path: both must agree everywhere. */
+static const double doubles[] = {0.0, -0.0, 1.0, -1.0, 42.0, 1e16, 99999999999999984.0, 1e17, -1e17,
+                                 9007199254740993.0, 123456789012345.0, 0.1, -2.5, 1e-300, 1e300,
+                                 4503599627370495.5, -9.2e18};
+#define NDOUBLES (sizeof doubles / sizeof *doubles)
+
+static void write_doubles(FILE *f)
+{
+    dfs_jw w;
+    dfs_jw_init(&w, f, false);
+    dfs_jw_array(&w, NULL);
+    for (size_t i = 0; i < NDOUBLES; i++)
+        dfs_jw_double(&w, NULL, doubles[i]);
+    dfs_jw_end(&w);
+}
+
+static void doubles_print_like_printf(void **state)
+{
+    (void)state;
+    char want[1024] = "[";
+    for (size_t i = 0; i < NDOUBLES; i++)
+        snprintf(want + strlen(want), sizeof want - strlen(want), "%s%.17g", i ? "," : "", doubles[i]);
+    strcat(want, "]");
+    char *out = capture(write_doubles);
+    assert_string_equal(out, want);
+    assert_non_null(strstr(out, "[0,-0,1,-1,42,10000000000000000,99999999999999984,1e+17,-1e+17,"));
+    free(out);
+}
+
 static void formats_numbers_for_people(void **state)
 {
     (void)state;
@@ -148,6 +177,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(json_writer_escapes_and_nests),
+        cmocka_unit_test(doubles_print_like_printf),
         cmocka_unit_test(formats_numbers_for_people),
         cmocka_unit_test(atomic_file_replaces_only_on_success),
         cmocka_unit_test(diag_keeps_first_examples_by_position),
