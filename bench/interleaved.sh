@@ -4,9 +4,11 @@
 # On a shared host the same command varies by up to 40 % between runs, so measuring one command
 # several times and then the next (bench/run.sh) can compare a quiet minute with a busy one. Here
 # every round runs stats, analyze (reference semantics), analyze (exact) and overlap one after the
-# other, on each input and -j; the table gives medians over the rounds (wall seconds), each
-# analysis's ratio to stats, and the largest peak RSS. Inputs: bench/out/v1 and bench/out/v2gz
-# (made by bench/run.sh). Raw rows go to bench/out/interleaved.tsv.
+# other, on each input and -j; the first table gives medians over the rounds (wall seconds), the
+# median of each analysis's ratio to the stats run of the same round, and the largest peak RSS; the
+# second the same for CPU seconds (user + system), which a busy host disturbs less than wall time.
+# Inputs: bench/out/v1 and bench/out/v2gz (made by bench/run.sh). Raw rows go to
+# bench/out/interleaved.tsv (round, input, -j, command, wall s, peak RSS KB, CPU s, load average).
 set -u
 DFSCOPE=${1:?usage: bench/interleaved.sh DFSCOPE [ROUNDS]}
 ROUNDS=${2:-3}
@@ -29,27 +31,33 @@ for round in $(seq 1 "$ROUNDS"); do
     for j in 1 2; do
       for cmd in stats compat exact overlap; do
         # shellcheck disable=SC2046
-        /usr/bin/time -o "$OUT/interleaved.time" -f '%e %M' "$DFSCOPE" $(args_of $cmd) -j "$j" --no-progress -q \
+        /usr/bin/time -o "$OUT/interleaved.time" -f '%e %M %U %S' "$DFSCOPE" $(args_of $cmd) -j "$j" --no-progress -q \
           "$OUT/$input" >/dev/null 2>&1
-        echo "$round $input $j $cmd $(cat "$OUT/interleaved.time") $(cut -d' ' -f1 /proc/loadavg)" >> "$TSV"
+        read -r wall rss user sys < "$OUT/interleaved.time"
+        cpu=$(python3 -c "print(round($user + $sys, 2))")
+        echo "$round $input $j $cmd $wall $rss $cpu $(cut -d' ' -f1 /proc/loadavg)" >> "$TSV"
       done
     done
   done
 done
 python3 - "$TSV" <<'PY'
 import collections, statistics, sys
-rows = collections.defaultdict(list)
+rows = collections.defaultdict(dict)  # (input, j, cmd) -> round -> (wall, rss, cpu)
 for line in open(sys.argv[1]):
-    _, inp, j, cmd, wall, rss, _load = line.split()
-    rows[(inp, j, cmd)].append((float(wall), int(rss)))
-print("| input | -j | stats s | analyze dfanalyzer s | ratio | peak RSS | analyze exact s | ratio | peak RSS | overlap s | ratio | peak RSS |")
-print("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
-for inp in ("v1", "v2gz"):
-    for j in ("1", "2"):
-        med = lambda c: statistics.median(w for w, _ in rows[(inp, j, c)])
-        cells = [inp, j, "%.2f" % med("stats")]
-        for c in ("compat", "exact", "overlap"):
-            cells += ["%.2f" % med(c), "%.2f" % (med(c) / med("stats")),
-                      "%.0f MB" % (max(r for _, r in rows[(inp, j, c)]) / 1024)]
-        print("| " + " | ".join(cells) + " |")
+    rnd, inp, j, cmd, wall, rss, cpu, _load = line.split()
+    rows[(inp, j, cmd)][rnd] = (float(wall), int(rss), float(cpu))
+for title, k in (("wall seconds", 0), ("CPU seconds (user + system)", 2)):
+    print("\n" + title + ": medians over the rounds; ratio = median of the rounds' ratios to stats\n")
+    print("| input | -j | stats | analyze dfanalyzer | ratio | peak RSS | analyze exact | ratio | peak RSS | overlap | ratio | peak RSS |")
+    print("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+    for inp in ("v1", "v2gz"):
+        for j in ("1", "2"):
+            base = rows[(inp, j, "stats")]
+            cells = [inp, j, "%.2f" % statistics.median(v[k] for v in base.values())]
+            for c in ("compat", "exact", "overlap"):
+                runs = rows[(inp, j, c)]
+                ratio = statistics.median(v[k] / base[r][k] for r, v in runs.items() if r in base)
+                cells += ["%.2f" % statistics.median(v[k] for v in runs.values()), "%.2f" % ratio,
+                          "%.0f MB" % (max(v[1] for v in runs.values()) / 1024)]
+            print("| " + " | ".join(cells) + " |")
 PY
