@@ -52,7 +52,6 @@ static void usage(FILE *out)
             "            3 --strict and damage found, 4 output error.\n");
 }
 
-typedef enum out_format { FMT_TABLE, FMT_JSON, FMT_CSV } out_format;
 
 typedef struct analyze_args {
     dfs_cli_common common;
@@ -61,7 +60,7 @@ typedef struct analyze_args {
     dfs_view_type views[DFS_VIEW__COUNT];
     size_t nviews;
     int64_t granularity_ns;
-    out_format format;
+    dfs_cli_format format;
     const char *output;
     bool keep_ignored, timing, no_stream;
     uint64_t preview, hold;
@@ -135,18 +134,10 @@ static int parse_option(analyze_args *a, int c, const char *arg)
             return DFS_EXIT_USAGE;
         }
         return -1;
-    case 2005:
-        if (strcmp(arg, "table") == 0)
-            a->format = FMT_TABLE;
-        else if (strcmp(arg, "json") == 0)
-            a->format = FMT_JSON;
-        else if (strcmp(arg, "csv") == 0)
-            a->format = FMT_CSV;
-        else {
-            fprintf(stderr, "dfscope analyze: --format takes table, json or csv, not '%s'\n", arg);
-            return DFS_EXIT_USAGE;
-        }
-        return -1;
+    case 2005: {
+        int rc = dfs_cli_parse_format("analyze", arg, true, &a->format);
+        return rc ? rc : -1;
+    }
     case 'o': a->output = arg; return -1;
     case 2006: a->keep_ignored = true; return -1;
     case 2011: return dfs_cli_parse_hold("analyze", arg, &a->hold);
@@ -196,7 +187,7 @@ static int parse_args(analyze_args *a, int argc, char **argv)
         fprintf(stderr, "dfscope analyze: no input (see 'dfscope analyze --help')\n");
         return DFS_EXIT_USAGE;
     }
-    if (a->format == FMT_CSV && !a->output) {
+    if (a->format == DFS_CLI_CSV && !a->output) {
         fprintf(stderr, "dfscope analyze: --format csv writes one file per view: give -o DIR\n");
         return DFS_EXIT_USAGE;
     }
@@ -261,7 +252,7 @@ static int write_csv_dir(const char *dir, const dfs_layered_result *r)
 
 static int write_report(const analyze_args *a, const dfs_layered_result *r, const dfs_report_context *ctx)
 {
-    if (a->format == FMT_CSV)
+    if (a->format == DFS_CLI_CSV)
         return write_csv_dir(a->output, r);
     FILE *out = stdout;
     dfs_atomic_file af;
@@ -273,7 +264,7 @@ static int write_report(const analyze_args *a, const dfs_layered_result *r, cons
         }
         out = af.fp;
     }
-    if (a->format == FMT_JSON)
+    if (a->format == DFS_CLI_JSON)
         dfs_layered_write_json(out, r, ctx);
     else
         dfs_layered_write_text(out, r, ctx);
@@ -305,7 +296,7 @@ static void fill_options(const analyze_args *a, const dfs_preset *preset, const 
     o->keep_ignored = a->keep_ignored;
     o->no_streaming = a->no_stream;
     o->hold_intervals = a->hold;
-    o->summaries_only = a->format == FMT_TABLE;
+    o->summaries_only = a->format == DFS_CLI_TABLE;
 }
 
 /* ----- the two-pass driver's view of a layered analysis ----- */

@@ -55,7 +55,6 @@ static void usage(FILE *out)
             DFS_OVERLAP_MAX_EXTRA);
 }
 
-typedef enum out_format { FMT_TABLE, FMT_JSON, FMT_CSV } out_format;
 
 typedef struct overlap_args {
     dfs_cli_common common;
@@ -70,7 +69,7 @@ typedef struct overlap_args {
     dfs_overlap_scope scope;
     int64_t granularity_ns;
     uint64_t hold;
-    out_format format;
+    dfs_cli_format format;
     const char *output;
 } overlap_args;
 
@@ -132,17 +131,8 @@ static int parse_scope(overlap_args *a, const char *arg)
 
 static int parse_format(overlap_args *a, const char *arg)
 {
-    if (strcmp(arg, "table") == 0)
-        a->format = FMT_TABLE;
-    else if (strcmp(arg, "json") == 0)
-        a->format = FMT_JSON;
-    else if (strcmp(arg, "csv") == 0)
-        a->format = FMT_CSV;
-    else {
-        fprintf(stderr, "dfscope overlap: --format takes table, json or csv, not '%s'\n", arg);
-        return DFS_EXIT_USAGE;
-    }
-    return -1;
+    int rc = dfs_cli_parse_format("overlap", arg, true, &a->format);
+    return rc ? rc : -1;
 }
 
 static int parse_class_option(overlap_args *a, int c, const char *arg)
@@ -217,7 +207,7 @@ static int parse_args(overlap_args *a, int argc, char **argv)
         fprintf(stderr, "dfscope overlap: no input (see 'dfscope overlap --help')\n");
         return DFS_EXIT_USAGE;
     }
-    if (a->format == FMT_CSV && !a->output) {
+    if (a->format == DFS_CLI_CSV && !a->output) {
         fprintf(stderr, "dfscope overlap: --format csv writes one file per table: give -o DIR\n");
         return DFS_EXIT_USAGE;
     }
@@ -306,7 +296,7 @@ static int write_csv_dir(const char *dir, const dfs_overlap_result *r)
 
 static int write_report(const overlap_args *a, const dfs_overlap_result *r, const dfs_overlap_report_context *ctx)
 {
-    if (a->format == FMT_CSV)
+    if (a->format == DFS_CLI_CSV)
         return write_csv_dir(a->output, r);
     FILE *out = stdout;
     dfs_atomic_file af;
@@ -316,7 +306,7 @@ static int write_report(const overlap_args *a, const dfs_overlap_result *r, cons
             return fail_output(err);
         out = af.fp;
     }
-    if (a->format == FMT_JSON)
+    if (a->format == DFS_CLI_JSON)
         dfs_overlap_write_json(out, r, ctx);
     else
         dfs_overlap_write_text(out, r, ctx);

@@ -18,6 +18,7 @@ code 2 "bad scope" "$DFSCOPE" overlap --scope node x
 code 2 "bad method" "$DFSCOPE" overlap --method guess x
 code 2 "bad granularity" "$DFSCOPE" overlap --granularity 0s x
 code 2 "bad format" "$DFSCOPE" overlap --format xml x
+check "bad format named" grep -q "\-\-format is table, json or csv, not 'xml'" "$T/err"
 code 2 "class without name" "$DFSCOPE" overlap --class 'cat == "x"' x
 code 2 "csv needs -o" "$DFSCOPE" overlap --format csv x
 code 2 "missing path" "$DFSCOPE" overlap "$T/nope.pfw"
