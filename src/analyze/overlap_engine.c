@@ -457,12 +457,16 @@ static bool needs_held(const dfs_ovl *o, unsigned c) { return o->ref >= 0 && (in
 
 /* "When the buffer doubles": amortised O(log n) per item over the whole stream. Out of memory
  * only postpones it. */
+static bool union_due(const ovl_class *x) { return x->iv.n - x->iv_done >= max_size(x->iv_done, MIN_BATCH); }
+
+static bool held_due(const ovl_class *x) { return x->held.n - x->held_done >= max_size(x->held_done, MIN_BATCH); }
+
 static void maybe_compact(dfs_ovl *o, unsigned c)
 {
     ovl_class *x = &o->cls[c];
-    if (x->iv.n - x->iv_done >= max_size(x->iv_done, MIN_BATCH))
+    if (union_due(x))
         compact_union(o, x);
-    if (x->held.n - x->held_done >= max_size(x->held_done, MIN_BATCH))
+    if (held_due(x))
         prune_held(o, x);
 }
 
@@ -546,7 +550,8 @@ static bool insert_coalesced(ovl_class *x, int64_t s, int64_t e)
         s = min64(s, v[lo].s);
         e = max64(e, v[hi - 1].e);
     }
-    memmove(v + lo + 1, v + hi, (n - hi) * sizeof *v);
+    if (hi < n) /* mostly none: the interval is the last */
+        memmove(v + lo + 1, v + hi, (n - hi) * sizeof *v);
     v[lo] = (ival){s, e};
     x->iv.n = x->iv_done = n - (hi - lo) + 1;
     return true;
@@ -570,7 +575,7 @@ static void commit_event(dfs_ovl *o, unsigned c, dfs_ovl_measure *bin, int64_t s
         x->iv.v[x->iv.n++] = (ival){start, end}; /* the next compaction sorts it in */
     if (held)
         x->held.v[x->held.n++] = (held_ev){start, end, start, weight};
-    if (raw || held) /* nothing to compact otherwise: the union is coalesced */
+    if ((raw && union_due(x)) || (held && held_due(x))) /* checked here: most adds need neither */
         maybe_compact(o, c);
 }
 
