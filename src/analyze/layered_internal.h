@@ -45,7 +45,7 @@ typedef struct lunit {
  * views read every cell once per view. */
 typedef struct block_head {
     uint64_t used;
-    uint64_t spare;
+    uint64_t unused; /* the head fills one unit, so that families stay aligned */
 } block_head;
 
 #define BLOCK_HEAD_UNITS (sizeof(block_head) / sizeof(lunit))

@@ -24,7 +24,7 @@ typedef struct canon_proc {
 /* One member of one (row, layer): its families, summed over the cells that fall in it. */
 typedef struct member {
     uint32_t row, layer, id;
-    uint32_t agg; /* its block: the index of its cell in la->total, or in view_build.units when own */
+    uint32_t at; /* its block: the index of its cell in la->total, or in view_build.units when own */
     bool own;     /* several cells fell into this member: their sum is a copy */
 } member;
 
@@ -330,7 +330,7 @@ static bool place(const views_mem *vm, const view_build *vb, const dfs_run *run,
 
 static lunit *member_block(const dfs_layered *la, const view_build *vb, const member *m)
 {
-    return m->own ? &vb->units.v[m->agg] : dfs_cell_block(&la->total, &la->total.cell_v.v[m->agg]);
+    return m->own ? &vb->units.v[m->at] : dfs_cell_block(&la->total, &la->total.cell_v.v[m->at]);
 }
 
 static const lagg *member_fam(const dfs_layered *la, const view_build *vb, const member *m, unsigned f)
@@ -388,11 +388,11 @@ static bool build_members(dfs_layered *la, views_mem *vm, view_build *vb, const 
                 free(ents);
                 return false;
             }
-            memcpy(&vb->units.v[idx], dfs_cell_block(a, &a->cell_v.v[mb->agg]), nu * sizeof(lunit));
+            memcpy(&vb->units.v[idx], dfs_cell_block(a, &a->cell_v.v[mb->at]), nu * sizeof(lunit));
             vb->units.n += nu;
             *mb = (member){mb->row, mb->layer, mb->id, idx, true};
         }
-        dfs_block_merge(la, layer, &vb->units.v[mb->agg], dfs_cell_block(a, &a->cell_v.v[src]));
+        dfs_block_merge(la, layer, &vb->units.v[mb->at], dfs_cell_block(a, &a->cell_v.v[src]));
     }
     free(ents);
     vb->nmembers = m;
