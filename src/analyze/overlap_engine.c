@@ -53,9 +53,12 @@ typedef struct ovl_class {
     dfs_ovl_measure total;
 } ovl_class;
 
+/* The last bin looked up, by its edges [lo, hi). Edges beyond int64 are clamped: a time at the
+ * clamped edge then only misses the cursor and is looked up again, while the comparisons stay
+ * 64-bit. */
 typedef struct bin_cursor {
     bool have;
-    i128 lo, hi;
+    int64_t lo, hi;
     int64_t key;
 } bin_cursor;
 
@@ -110,8 +113,9 @@ static i128 bin_of(const dfs_ovl *o, int64_t t)
     return d % o->bin_width < 0 ? q - 1 : q;
 }
 
-/* Only |t - origin| / g > 2^63 (g = 1 and times at opposite ends of int64) can saturate. */
-static int64_t bin_key(i128 k)
+/* A 128-bit bin index or edge saturated to int64. Only |t - origin| / g > 2^63 (g = 1 and times
+ * at opposite ends of int64) can saturate a key. */
+static int64_t sat64(i128 k)
 {
     if (k > INT64_MAX)
         return INT64_MAX;
@@ -123,10 +127,10 @@ static int64_t bin_key(i128 k)
 static int64_t cursor_key(const dfs_ovl *o, bin_cursor *cur, int64_t t)
 {
     if (!cur->have || t < cur->lo || t >= cur->hi) {
-        i128 k = bin_of(o, t);
-        cur->lo = (i128)o->origin + k * o->bin_width;
-        cur->hi = cur->lo + o->bin_width;
-        cur->key = bin_key(k);
+        i128 k = bin_of(o, t), lo = (i128)o->origin + k * o->bin_width;
+        cur->lo = sat64(lo);
+        cur->hi = sat64(lo + o->bin_width);
+        cur->key = sat64(k);
         cur->have = true;
     }
     return cur->key;
@@ -608,8 +612,7 @@ bool dfs_ovl_add(dfs_ovl *o, unsigned c, int64_t start, int64_t end, double weig
 
 typedef struct pass {
     dfs_ovl *o;
-    int64_t w;  /* watermark */
-    bool apply; /* false: only create the bins that the applying pass will credit */
+    int64_t w; /* watermark */
     /* The bin last looked up and its measures: the spans of a sorted union mostly fall in the bin
      * of the previous one, which then needs no lookup either. m comes from the latest bin_slot
      * call, the only one that may have moved the measures (every lookup of a pass goes through
@@ -618,14 +621,23 @@ typedef struct pass {
     dfs_ovl_measure *m;
 } pass;
 
-/* The measures of the bin of t; NULL when out of memory. */
-static dfs_ovl_measure *pass_bin(pass *p, int64_t t)
+static dfs_ovl_measure *pass_bin_lookup(pass *p, int64_t t)
 {
-    if (p->m && t >= p->bin.lo && t < p->bin.hi)
-        return p->m;
     p->m = bin_slot(p->o, cursor_key(p->o, &p->bin, t));
     return p->m;
 }
+
+/* The measures of the bin of t; NULL when out of memory (only while reserving: see
+ * reserve_pass_bins). */
+static inline dfs_ovl_measure *pass_bin(pass *p, int64_t t)
+{
+    if (p->m && t >= p->bin.lo && t < p->bin.hi)
+        return p->m;
+    return pass_bin_lookup(p, t);
+}
+
+/* The end of the piece of [pos, b) in the bin pass_bin last found: the next bin starts at hi. */
+static int64_t piece_end(const pass *p, int64_t b) { return p->bin.hi < b ? p->bin.hi : b; }
 
 typedef enum field { F_MEASURE, F_WITH_REF } field;
 
@@ -635,59 +647,47 @@ static void credit_field(dfs_ovl_measure *m, field f, int64_t len)
 }
 
 /* Credits [a, b) to field f of class c: to the total, and clipped to every bin it crosses. */
-static bool credit_span(pass *p, unsigned c, field f, int64_t a, int64_t b)
+static void credit_span(pass *p, unsigned c, field f, int64_t a, int64_t b)
 {
     dfs_ovl *o = p->o;
-    if (p->apply)
-        credit_field(&o->cls[c].total, f, span_len(a, b));
+    credit_field(&o->cls[c].total, f, span_len(a, b));
     if (!o->bin_width)
-        return true;
+        return;
     for (int64_t pos = a; pos < b;) {
         dfs_ovl_measure *m = pass_bin(p, pos);
-        if (!m)
-            return false;
-        int64_t end = p->bin.hi < b ? (int64_t)p->bin.hi : b; /* the next bin starts at hi */
-        if (p->apply)
-            credit_field(&m[c], f, span_len(pos, end));
+        int64_t end = piece_end(p, b);
+        credit_field(&m[c], f, span_len(pos, end));
         pos = end;
     }
-    return true;
 }
 
-static bool credit_exposed(pass *p, unsigned c, const held_ev *ev)
+static void credit_exposed(pass *p, unsigned c, const held_ev *ev)
 {
     dfs_ovl *o = p->o;
-    if (p->apply) {
-        o->cls[c].total.exposed_count++;
-        o->cls[c].total.exposed_weight += ev->w;
-    }
+    o->cls[c].total.exposed_count++;
+    o->cls[c].total.exposed_weight += ev->w;
     if (!o->bin_width)
-        return true;
+        return;
     dfs_ovl_measure *m = pass_bin(p, ev->s0);
-    if (!m)
-        return false;
-    if (p->apply) {
-        m[c].exposed_count++;
-        m[c].exposed_weight += ev->w;
-    }
-    return true;
+    m[c].exposed_count++;
+    m[c].exposed_weight += ev->w;
 }
 
 /* |X ∩ (-inf, W)|; for R it is also |R ∩ R|. */
-static bool pass_union(pass *p, unsigned c)
+static void pass_union(pass *p, unsigned c)
 {
     const ival_vec *u = &p->o->cls[c].iv;
     bool is_ref = (int)c == p->o->ref;
     for (size_t i = 0; i < u->n && u->v[i].s < p->w; i++) {
         int64_t a = u->v[i].s, b = min64(u->v[i].e, p->w);
-        if (!credit_span(p, c, F_MEASURE, a, b) || (is_ref && !credit_span(p, c, F_WITH_REF, a, b)))
-            return false;
+        credit_span(p, c, F_MEASURE, a, b);
+        if (is_ref)
+            credit_span(p, c, F_WITH_REF, a, b);
     }
-    return true;
 }
 
 /* |X ∩ R ∩ (-inf, W)| by the two-pointer sweep of overlap.md §3.5. */
-static bool pass_intersection(pass *p, unsigned c)
+static void pass_intersection(pass *p, unsigned c)
 {
     const ival_vec *x = &p->o->cls[c].iv, *r = &p->o->cls[p->o->ref].iv;
     size_t i = 0, j = 0;
@@ -696,21 +696,20 @@ static bool pass_intersection(pass *p, unsigned c)
         if (a >= p->w)
             break; /* starts only grow from here */
         int64_t b = min64(min64(x->v[i].e, r->v[j].e), p->w);
-        if (a < b && !credit_span(p, c, F_WITH_REF, a, b))
-            return false;
+        if (a < b)
+            credit_span(p, c, F_WITH_REF, a, b);
         if (x->v[i].e < r->v[j].e)
             i++;
         else
             j++;
     }
-    return true;
 }
 
 /* Decides the held events of c that start before W; R's union is final there. An event ending by
  * W is decided. One crossing W is exposed if [s, W) is not covered; otherwise only [W, e) remains
  * to check, and R's union may then be cut at W. The held events are sorted by start, so the one
  * interval of R that can contain s only moves forward, nested events included. */
-static bool pass_exposure(pass *p, unsigned c)
+static void pass_exposure(pass *p, unsigned c)
 {
     ovl_class *x = &p->o->cls[c];
     held_vec *h = &x->held;
@@ -721,46 +720,49 @@ static bool pass_exposure(pass *p, unsigned c)
         j = first_ending_after(r->v, r->n, j, ev.s);
         bool crossing = ev.e > p->w;
         if (!covered_by(r->v, r->n, j, ev.s, crossing ? p->w : ev.e)) {
-            if (!credit_exposed(p, c, &ev))
-                return false;
-        } else if (crossing && p->apply) {
+            credit_exposed(p, c, &ev);
+        } else if (crossing) {
             ev.s = p->w; /* still sorted: every later event starts at or after W */
             h->v[kept++] = ev;
         }
     }
-    if (p->apply && h->n) {
+    if (h->n) {
         memmove(h->v + kept, h->v + i, (h->n - i) * sizeof *h->v);
         h->n = x->held_done = kept + (h->n - i);
     }
-    return true;
 }
 
-/* Creates every bin that the applying pass will credit, so that it cannot fail halfway: the bins of
- * the unions' spans before W (intersections with R lie inside them) and those of the starts of the
- * held events it decides. Cheaper than a dry run of the whole pass, which also sweeps the
- * intersections and the exposures. */
+/* Creates every bin that the flush will credit, before it changes anything, so that it cannot
+ * fail halfway: the bins crossed by the unions' spans before W (intersections with R lie inside
+ * them) and those of the starts of the held events it decides. */
 static bool reserve_pass_bins(pass *p)
 {
     for (unsigned c = 0; c < p->o->nclasses; c++) {
-        if (!pass_union(p, c)) /* p->apply is false: it only creates the bins */
-            return false;
+        const ival_vec *u = &p->o->cls[c].iv;
+        for (size_t i = 0; i < u->n && u->v[i].s < p->w; i++) {
+            int64_t b = min64(u->v[i].e, p->w);
+            for (int64_t pos = u->v[i].s; pos < b; pos = piece_end(p, b))
+                if (!pass_bin(p, pos))
+                    return false;
+        }
         const held_vec *h = &p->o->cls[c].held;
-        for (size_t i = 0; needs_held(p->o, c) && i < h->n && h->v[i].s < p->w; i++)
+        for (size_t i = 0; i < h->n && h->v[i].s < p->w; i++) /* empty unless needs_held */
             if (!pass_bin(p, h->v[i].s0))
                 return false;
     }
     return true;
 }
 
-static bool flush_pass(pass *p)
+/* Credits everything before W; every bin it touches exists (reserve_pass_bins). */
+static void flush_pass(pass *p)
 {
     for (unsigned c = 0; c < p->o->nclasses; c++) {
-        if (!pass_union(p, c))
-            return false;
-        if (needs_held(p->o, c) && (!pass_intersection(p, c) || !pass_exposure(p, c)))
-            return false;
+        pass_union(p, c);
+        if (needs_held(p->o, c)) {
+            pass_intersection(p, c);
+            pass_exposure(p, c);
+        }
     }
-    return true;
 }
 
 /* Keeps only the part of a coalesced union at or after W. */
@@ -784,11 +786,11 @@ bool dfs_ovl_flush(dfs_ovl *o, int64_t watermark)
     for (unsigned c = 0; c < o->nclasses; c++)
         if (!compact_union(o, &o->cls[c]) || !sort_held(o, &o->cls[c]))
             return false; /* sorting changes nothing that a retry would count twice */
-    pass p = {.o = o, .w = watermark, .apply = false};
+    pass p = {.o = o, .w = watermark};
     if (o->bin_width && !reserve_pass_bins(&p))
         return false;
-    p = (pass){.o = o, .w = watermark, .apply = true}; /* the bins' measures may have moved since */
-    flush_pass(&p); /* cannot fail: every bin it touches exists */
+    p = (pass){.o = o, .w = watermark}; /* the bins' measures may have moved since */
+    flush_pass(&p);
     for (unsigned c = 0; c < o->nclasses; c++)
         cut_union(&o->cls[c], watermark);
     o->watermark = max64(o->watermark, watermark);
