@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "util/keymap.h"
+#include "util/multisub.h"
 #include "util/vec.h"
 
 #define BASE_COLUMNS                                                                               \
@@ -113,6 +114,19 @@ typedef struct cat_text {
     size_t len;
 } cat_text;
 
+/* Suffix markers are bits of a u32 next to the has-file bit: at most this many apply. */
+#define MAX_MARKERS 31
+
+/* The substring lists compiled for one pass over a name. A list longer than the matcher takes
+ * (DFS_MULTISUB_MAX) is not compiled and is tested pattern by pattern instead. */
+typedef struct name_matchers {
+    size_t nmarkers;         /* suffix markers that apply: bits 0..nmarkers-1 of file_needles */
+    bool file_compiled;      /* file_needles: the markers, then the ignored file patterns */
+    dfs_multisub file_needles;
+    bool func_compiled;      /* func_needles: the ignored function patterns */
+    dfs_multisub func_needles;
+} name_matchers;
+
 struct dfs_postread {
     const dfs_layer_plan *plan;
     const dfs_post_read *rules;
@@ -126,7 +140,39 @@ struct dfs_postread {
     event_slot event_front[FRONT_SLOTS];
     dfs_keymap cats;    /* {raw cat, markers | has-file} -> index in cat_texts */
     DFS_VEC(cat_text) cat_texts;
+    name_matchers match;
 };
+
+/* Compiles the file and function substring lists that fit the matcher; false when out of memory. */
+static bool name_matchers_init(name_matchers *nm, const dfs_post_read *r)
+{
+    memset(nm, 0, sizeof *nm);
+    nm->nmarkers = r->nsuffixes < MAX_MARKERS ? r->nsuffixes : MAX_MARKERS;
+    const dfs_string_list *ign = &r->ignored_file_patterns;
+    if (nm->nmarkers + ign->n <= DFS_MULTISUB_MAX) {
+        const char *needles[DFS_MULTISUB_MAX];
+        for (size_t i = 0; i < nm->nmarkers; i++)
+            needles[i] = r->suffixes[i].marker;
+        for (size_t i = 0; i < ign->n; i++)
+            needles[nm->nmarkers + i] = ign->v[i];
+        if (!dfs_multisub_init(&nm->file_needles, needles, NULL, nm->nmarkers + ign->n))
+            return false;
+        nm->file_compiled = true;
+    }
+    const dfs_string_list *fn = &r->ignored_function_patterns;
+    if (fn->n <= DFS_MULTISUB_MAX) {
+        if (!dfs_multisub_init(&nm->func_needles, fn->v, NULL, fn->n))
+            return false;
+        nm->func_compiled = true;
+    }
+    return true;
+}
+
+static void name_matchers_free(name_matchers *nm)
+{
+    dfs_multisub_free(&nm->file_needles);
+    dfs_multisub_free(&nm->func_needles);
+}
 
 dfs_postread *dfs_postread_new(const dfs_layer_plan *plan)
 {
@@ -136,7 +182,9 @@ dfs_postread *dfs_postread_new(const dfs_layer_plan *plan)
     c->plan = plan;
     c->rules = &plan->preset->post_read;
     c->preds = dfs_pred_set_new(plan->texts, plan->ntexts, NULL);
-    if (!c->preds) {
+    if (!c->preds || !name_matchers_init(&c->match, c->rules)) {
+        name_matchers_free(&c->match);
+        dfs_pred_set_free(c->preds);
         free(c);
         return NULL;
     }
@@ -151,6 +199,7 @@ void dfs_postread_free(dfs_postread *c)
     if (!c)
         return;
     dfs_pred_set_free(c->preds);
+    name_matchers_free(&c->match);
     dfs_keymap_free(&c->files);
     dfs_keymap_free(&c->keys);
     dfs_keymap_free(&c->cats);
@@ -184,6 +233,29 @@ static bool equals_any(const char *s, size_t n, const dfs_string_list *l)
     return false;
 }
 
+/* The ignored-file verdict and suffix markers of a path: one pass over it when compiled. */
+static file_rules match_file(const dfs_postread *c, const char *path, size_t n)
+{
+    const name_matchers *nm = &c->match;
+    if (nm->file_compiled) {
+        uint64_t hits = dfs_multisub_scan(&nm->file_needles, path, n);
+        uint64_t marker_bits = (UINT64_C(1) << nm->nmarkers) - 1;
+        return (file_rules){.ignored = (hits & ~marker_bits) != 0, .markers = (uint32_t)(hits & marker_bits)};
+    }
+    file_rules fr = {.ignored = contains_any(path, n, &c->rules->ignored_file_patterns)};
+    for (size_t i = 0; i < nm->nmarkers; i++)
+        if (contains(path, n, c->rules->suffixes[i].marker))
+            fr.markers |= 1u << i;
+    return fr;
+}
+
+static bool ignored_by_function_pattern(const dfs_postread *c, const char *name, size_t n)
+{
+    if (c->match.func_compiled)
+        return dfs_multisub_any(&c->match.func_needles, name, n);
+    return contains_any(name, n, &c->rules->ignored_function_patterns);
+}
+
 static const file_rules *rules_of_file(dfs_postread *c, const dfs_run *run, dfs_str fname)
 {
     uint32_t idx;
@@ -194,10 +266,7 @@ static const file_rules *rules_of_file(dfs_postread *c, const dfs_run *run, dfs_
         return &c->file_info.v[idx];
     size_t n;
     const char *path = dfs_str_get(run, fname, &n);
-    file_rules fr = {.ignored = contains_any(path, n, &c->rules->ignored_file_patterns)};
-    for (size_t i = 0; i < c->rules->nsuffixes && i < 31; i++)
-        if (contains(path, n, c->rules->suffixes[i].marker))
-            fr.markers |= 1u << i;
+    file_rules fr = match_file(c, path, n);
     if (!dfs_vec_push(&c->file_info, fr))
         return NULL;
     return &c->file_info.v[idx];
@@ -248,7 +317,7 @@ static uint32_t suffixed_cat(dfs_postread *c, const dfs_run *run, dfs_str cat, u
         t.s[i] = (char)tolower((unsigned char)raw[i]);
     t.s[n] = '\0';
     if (has_file && contains_any(t.s, n, &c->rules->suffix_categories)) {
-        for (size_t i = 0; i < c->rules->nsuffixes && i < 31; i++) {
+        for (size_t i = 0; i < c->match.nmarkers; i++) {
             if (!(markers & (1u << i)))
                 continue;
             size_t sl = strlen(c->rules->suffixes[i].suffix);
@@ -327,7 +396,7 @@ static bool classify_key(dfs_postread *c, const dfs_run *run, const dfs_pr_input
     const char *cat = dfs_str_get(run, in->cat, &cn);
     const char *name = dfs_str_get(run, in->name, &nn);
     pe->dropped_func = equals_any(name, nn, &c->rules->ignored_functions) ||
-                       contains_any(name, nn, &c->rules->ignored_function_patterns);
+                       ignored_by_function_pattern(c, name, nn);
     bool io_listed = equals_any(cat, cn, &c->rules->io_cat_categories);
     pe->io_cat = io_cat_of(c->rules, cat, cn, name, nn);
     if (in->has_size_sum && c->rules->size_from_size_sum) {

@@ -67,13 +67,10 @@ static const char trace[] =
     EV("mmap", "POSIX", "\"fhash\":1")                               /* 12: unclassified */
     EV("pread", "POSIX", "\"fhash\":1,\"ret\":4096");                /* 13: same key as 0: memo */
 
-static void classify_all(const char *preset_name, seen *s, dfs_preset **preset, dfs_layer_plan *plan)
+static void classify_trace(const dfs_preset *preset, seen *s, dfs_layer_plan *plan)
 {
-    dfs_preset_error err;
-    *preset = dfs_preset_load(preset_name, &err);
-    assert_non_null(*preset);
     dfs_pred_error perr;
-    assert_true(dfs_layer_plan_init(plan, *preset, (*preset)->layers, (*preset)->nlayers, &perr));
+    assert_true(dfs_layer_plan_init(plan, preset, preset->layers, preset->nlayers, &perr));
     memset(s, 0, sizeof *s);
     s->cls = dfs_postread_new(plan);
     assert_non_null(s->cls);
@@ -86,6 +83,14 @@ static void classify_all(const char *preset_name, seen *s, dfs_preset **preset, 
     assert_int_equal(dfs_run_read(run, cs, 1), DFS_EXIT_OK);
     dfs_run_free(run);
     assert_int_equal(s->n, 14);
+}
+
+static void classify_all(const char *preset_name, seen *s, dfs_preset **preset, dfs_layer_plan *plan)
+{
+    dfs_preset_error err;
+    *preset = dfs_preset_load(preset_name, &err);
+    assert_non_null(*preset);
+    classify_trace(*preset, s, plan);
 }
 
 static bool in_layer(const dfs_preset *p, const dfs_pr_event *pe, const char *layer)
@@ -145,6 +150,48 @@ static void test_g2_rules(void **state)
     assert_true(in_layer(p, &s.pe[0], "reader_posix_lustre"));
     assert_true(in_layer(p, &s.pe[11], "other_posix") && in_layer(p, &s.pe[11], "data_loader_fork"));
     dfs_postread_free(s.cls);
+    dfs_preset_free(p);
+}
+
+/* ----- pattern lists too long for the one-pass matcher are tested pattern by pattern ---------- */
+
+#define LONG_LIST 80
+
+/* `l` followed by patterns that match nothing in the trace, LONG_LIST in all. */
+static dfs_string_list padded(dfs_string_list l, const char **out)
+{
+    assert_true(l.n < LONG_LIST);
+    for (size_t i = 0; i < LONG_LIST; i++)
+        out[i] = i < l.n ? l.v[i] : "\x01never";
+    return (dfs_string_list){out, LONG_LIST};
+}
+
+static void long_pattern_lists_answer_the_same(void **state)
+{
+    (void)state;
+    seen fast, slow;
+    dfs_preset *p;
+    dfs_layer_plan plan, long_plan;
+    classify_all("dlio", &fast, &p, &plan);
+    dfs_post_read *r = &p->post_read;
+    dfs_string_list files = r->ignored_file_patterns, funcs = r->ignored_function_patterns;
+    const char *long_files[LONG_LIST], *long_funcs[LONG_LIST];
+    r->ignored_file_patterns = padded(files, long_files);
+    r->ignored_function_patterns = padded(funcs, long_funcs);
+    classify_trace(p, &slow, &long_plan);
+    for (size_t i = 0; i < fast.n; i++) {
+        assert_int_equal(slow.pe[i].dropped_file, fast.pe[i].dropped_file);
+        assert_int_equal(slow.pe[i].dropped_func, fast.pe[i].dropped_func);
+        assert_int_equal(slow.pe[i].io_cat, fast.pe[i].io_cat);
+        assert_int_equal(slow.pe[i].size_rule, fast.pe[i].size_rule);
+        assert_int_equal(slow.pe[i].layers, fast.pe[i].layers);
+        assert_string_equal(slow.cat[i], fast.cat[i]);
+    }
+    assert_true(slow.pe[5].dropped_file && slow.pe[6].dropped_func && slow.pe[7].dropped_func);
+    r->ignored_file_patterns = files;
+    r->ignored_function_patterns = funcs;
+    dfs_postread_free(fast.cls);
+    dfs_postread_free(slow.cls);
     dfs_preset_free(p);
 }
 
@@ -228,6 +275,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_g3_rules),
         cmocka_unit_test(test_g2_rules),
+        cmocka_unit_test(long_pattern_lists_answer_the_same),
         cmocka_unit_test(memos_answer_right_for_many_files_and_keys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
