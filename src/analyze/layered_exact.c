@@ -54,12 +54,21 @@ static void flush_process(acc *a, uint32_t p)
     a->flushes++;
 }
 
+/* A process's engine: the layers are its classes, compute the reference. The cells count the
+ * events already, so the engine only measures. */
+static dfs_ovl *new_engine(const dfs_layered *la)
+{
+    dfs_ovl *o = dfs_ovl_new((unsigned)la->plan.nlayers, la->compute, la->opt.granularity_ns, la->opt.origin_ns);
+    dfs_ovl_skip_counts(o);
+    return o;
+}
+
 /* An idle process that holds nothing more gives its engine's buffers back (grown to its peak):
  * its totals and bins move into a fresh engine. */
 static void retire(const dfs_layered *la, acc *a, uint32_t p)
 {
     a->xs.v[p].active = false;
-    dfs_ovl *fresh = dfs_ovl_new((unsigned)la->plan.nlayers, la->compute, la->opt.granularity_ns, la->opt.origin_ns);
+    dfs_ovl *fresh = new_engine(la);
     if (!fresh || !dfs_ovl_merge(fresh, a->ovl.v[p])) {
         dfs_ovl_free(fresh); /* keep the old one: nothing is lost */
         return;
@@ -112,7 +121,7 @@ void dfs_layered_exact_add(const dfs_layered *la, acc *a, uint32_t p, const lev 
 {
     dfs_ovl **o = &a->ovl.v[p];
     if (!*o) {
-        *o = dfs_ovl_new((unsigned)la->plan.nlayers, la->compute, la->opt.granularity_ns, la->opt.origin_ns);
+        *o = new_engine(la);
         if (!*o) {
             a->failed = true;
             return;

@@ -1,11 +1,19 @@
 /* overlap_engine.c - exact interval algebra of one scope (overlap.md §3); contract in the header.
  *
- * Per class the engine holds two arrays:
- *  - iv: its union. iv[0, iv_done) is coalesced (sorted, disjoint, touching ones merged); the rest
- *    are raw intervals added since, merged in by compaction (sort + coalesce) when they double it;
- *  - held (only for classes compared with a reference R): the events whose exposure is not
- *    decided yet. An event is dropped as soon as it is known to be covered by R (R's union only
- *    grows), or decided at a flush once R is final over it.
+ * Events are stored once per distinct set of classes (a store), however many classes they belong
+ * to: a layer event mostly belongs to several (POSIX - All and POSIX - Reader), and storing it per
+ * class would repeat every step below. Each class keeps only its measures; its union is the union
+ * of the stores whose set contains it, merged on the fly when a flush measures it. A store holds
+ * two arrays:
+ *  - iv: the union of its events. iv[0, iv_done) is coalesced (sorted, disjoint, touching ones
+ *    merged); the rest are raw intervals added since, merged in by compaction (sort + coalesce)
+ *    when they double it;
+ *  - held (only for stores compared with a reference R, i.e. whose set does not contain R): the
+ *    events whose exposure is not decided yet. Exposure is a property of the event (is it inside
+ *    R's union?), so it is decided once per event and credited to every class of the set. An
+ *    event is dropped as soon as it is known to be covered by R (R's union only grows), or
+ *    decided at a flush once R is final over it. An event whose set contains R is covered by
+ *    itself and never held.
  * A flush measures everything before the watermark W, decides the held events there, and cuts the
  * unions at W. Measures never cross W twice: what is credited is exactly the part before W, and
  * what stays is exactly the part after it.
@@ -44,14 +52,19 @@ typedef struct held_ev {
 typedef DFS_VEC(ival) ival_vec;
 typedef DFS_VEC(held_ev) held_vec;
 
-typedef struct ovl_class {
+typedef struct ovl_store {
+    uint64_t classes; /* the set of classes of its events */
     ival_vec iv;      /* iv.v is iv_cut intervals into its allocation (see cut_union) */
     size_t iv_cut;
     size_t iv_done;   /* coalesced prefix of iv */
     held_vec held;
     size_t held_done; /* prefix of held sorted by s */
-    dfs_ovl_measure total;
-} ovl_class;
+    size_t at;        /* where a flush's walk over the union is (union_walk) */
+} ovl_store;
+
+typedef DFS_VEC(ovl_store) store_vec;
+
+#define STORE_MEMO 8
 
 /* The last bin looked up, by its edges [lo, hi). Edges beyond int64 are clamped: a time at the
  * clamped edge then only misses the cursor and is looked up again, while the comparisons stay
@@ -79,13 +92,25 @@ struct dfs_ovl {
     int ref;
     int64_t bin_width, origin; /* bin_width 0: no binning */
     int64_t watermark;         /* highest flush so far, INT64_MIN before the first */
+    bool skip_counts;          /* dfs_ovl_skip_counts */
     uint64_t late;
     bin_store bins;
     bin_cursor add_bin; /* of the last event's start */
     unsigned char *scratch; /* for the sorts */
     size_t scratch_cap;
-    ovl_class cls[];
+    store_vec stores;
+    dfs_u64map store_index;  /* class set -> store */
+    /* Class sets seen lately and their stores, direct-mapped: events alternate among a few
+     * stores (a set is never 0, so a zeroed slot matches nothing). */
+    uint64_t memo_classes[STORE_MEMO];
+    uint32_t memo_store[STORE_MEMO];
+    uint32_t ref_store;      /* the store of R alone (pruning looks there), NO_STORE if none yet */
+    ival_vec ref_joined;     /* R's union at a flush, when R's events lie in several stores */
+    DFS_VEC(uint32_t) parts; /* the stores of the class a flush measures */
+    dfs_ovl_measure total[]; /* per class */
 };
+
+#define NO_STORE UINT32_MAX
 
 /* ---- arithmetic ---- */
 
@@ -337,10 +362,10 @@ static size_t sort_tail(dfs_ovl *o, unsigned char *v, size_t done, size_t n, siz
  * O(kept) per flush, however little was cut; instead iv.v moves up in its allocation, and the
  * remainder is moved down only when the buffer is full, which the old way needed no less room for. */
 
-static ival *iv_mem(const ovl_class *x) { return x->iv_cut ? x->iv.v - x->iv_cut : x->iv.v; }
+static ival *iv_mem(const ovl_store *x) { return x->iv_cut ? x->iv.v - x->iv_cut : x->iv.v; }
 
 /* Gives the cut front back to the buffer. */
-static void iv_rebase(ovl_class *x)
+static void iv_rebase(ovl_store *x)
 {
     if (!x->iv_cut)
         return;
@@ -352,7 +377,7 @@ static void iv_rebase(ovl_class *x)
 }
 
 /* Room for `extra` more intervals; false when out of memory (nothing else changed). */
-static bool iv_reserve(ovl_class *x, size_t extra)
+static bool iv_reserve(ovl_store *x, size_t extra)
 {
     if (x->iv.n + extra <= x->iv.cap)
         return true;
@@ -361,7 +386,7 @@ static bool iv_reserve(ovl_class *x, size_t extra)
 }
 
 /* Drops the first k intervals. */
-static void iv_cut_front(ovl_class *x, size_t k)
+static void iv_cut_front(ovl_store *x, size_t k)
 {
     if (k == x->iv.n) { /* nothing remains: the buffer restarts at its front for free */
         x->iv.v = iv_mem(x);
@@ -380,7 +405,7 @@ static void iv_cut_front(ovl_class *x, size_t k)
 /* Sorts the raw intervals in and coalesces; touching intervals merge so that coverage by the union
  * is always coverage by a single interval (what the exposure checks rely on). Only what follows
  * the first moved interval needs coalescing again. False when out of memory (nothing changed). */
-static bool compact_union(dfs_ovl *o, ovl_class *x)
+static bool compact_union(dfs_ovl *o, ovl_store *x)
 {
     if (x->iv_done == x->iv.n)
         return true;
@@ -399,7 +424,7 @@ static bool compact_union(dfs_ovl *o, ovl_class *x)
     return true;
 }
 
-static bool sort_held(dfs_ovl *o, ovl_class *x)
+static bool sort_held(dfs_ovl *o, ovl_store *x)
 {
     if (x->held_done == x->held.n)
         return true;
@@ -436,16 +461,16 @@ static bool covered_by(const ival *u, size_t n, size_t j, int64_t s, int64_t e)
     return j < n && u[j].s <= s && e <= u[j].e;
 }
 
-/* Drops held events already covered by R's coalesced prefix. That prefix is a subset of R's final
- * union, so "covered" is final; the others wait. R is compacted first only when that costs no
- * more than sorting the held events: a large R would otherwise be sorted again for every prune of
- * a small class. */
-static void prune_held(dfs_ovl *o, ovl_class *x)
+/* Drops held events already covered by the coalesced prefix of R's own store. That is a subset of
+ * R's final union, so "covered" is final; the others wait. R is compacted first only when that
+ * costs no more than sorting the held events: a large R would otherwise be sorted again for
+ * every prune of a small store. */
+static void prune_held(dfs_ovl *o, ovl_store *x)
 {
-    ovl_class *r = &o->cls[o->ref];
-    if (r->iv.n <= x->held.n)
+    ovl_store *r = o->ref_store == NO_STORE ? NULL : &o->stores.v[o->ref_store];
+    if (r && r->iv.n <= x->held.n)
         compact_union(o, r); /* out of memory: prune against the older prefix */
-    if (!sort_held(o, x))
+    if (!sort_held(o, x) || !r)
         return;
     size_t kept = 0, j = 0;
     for (size_t i = 0; i < x->held.n; i++) {
@@ -457,17 +482,20 @@ static void prune_held(dfs_ovl *o, ovl_class *x)
     x->held.n = x->held_done = kept;
 }
 
-static bool needs_held(const dfs_ovl *o, unsigned c) { return o->ref >= 0 && (int)c != o->ref; }
+/* Whether the events of a class set are checked against R: those of R itself are covered. */
+static bool needs_held(const dfs_ovl *o, uint64_t classes)
+{
+    return o->ref >= 0 && !(classes >> o->ref & 1);
+}
 
 /* "When the buffer doubles": amortised O(log n) per item over the whole stream. Out of memory
  * only postpones it. */
-static bool union_due(const ovl_class *x) { return x->iv.n - x->iv_done >= max_size(x->iv_done, MIN_BATCH); }
+static bool union_due(const ovl_store *x) { return x->iv.n - x->iv_done >= max_size(x->iv_done, MIN_BATCH); }
 
-static bool held_due(const ovl_class *x) { return x->held.n - x->held_done >= max_size(x->held_done, MIN_BATCH); }
+static bool held_due(const ovl_store *x) { return x->held.n - x->held_done >= max_size(x->held_done, MIN_BATCH); }
 
-static void maybe_compact(dfs_ovl *o, unsigned c)
+static void maybe_compact(dfs_ovl *o, ovl_store *x)
 {
-    ovl_class *x = &o->cls[c];
     if (union_due(x))
         compact_union(o, x);
     if (held_due(x))
@@ -480,7 +508,7 @@ dfs_ovl *dfs_ovl_new(unsigned nclasses, int ref, int64_t bin_width, int64_t orig
 {
     if (!nclasses || nclasses > DFS_OVL_MAX_CLASSES || ref < -1 || ref >= (int)nclasses)
         return NULL;
-    dfs_ovl *o = calloc(1, sizeof *o + nclasses * sizeof(ovl_class));
+    dfs_ovl *o = calloc(1, sizeof *o + nclasses * sizeof(dfs_ovl_measure));
     if (!o)
         return NULL;
     o->nclasses = nclasses;
@@ -488,18 +516,30 @@ dfs_ovl *dfs_ovl_new(unsigned nclasses, int ref, int64_t bin_width, int64_t orig
     o->bin_width = bin_width > 0 ? bin_width : 0;
     o->origin = bin_width > 0 ? origin : 0;
     o->watermark = INT64_MIN;
+    o->ref_store = NO_STORE;
     dfs_u64map_init(&o->bins.index);
+    dfs_u64map_init(&o->store_index);
     return o;
+}
+
+void dfs_ovl_skip_counts(dfs_ovl *o)
+{
+    if (o)
+        o->skip_counts = true;
 }
 
 void dfs_ovl_free(dfs_ovl *o)
 {
     if (!o)
         return;
-    for (unsigned c = 0; c < o->nclasses; c++) {
-        free(iv_mem(&o->cls[c]));
-        dfs_vec_free(&o->cls[c].held);
+    for (size_t i = 0; i < o->stores.n; i++) {
+        free(iv_mem(&o->stores.v[i]));
+        dfs_vec_free(&o->stores.v[i].held);
     }
+    dfs_vec_free(&o->stores);
+    dfs_u64map_free(&o->store_index);
+    dfs_vec_free(&o->ref_joined);
+    dfs_vec_free(&o->parts);
     bins_free(&o->bins);
     free(o->scratch);
     free(o);
@@ -512,34 +552,65 @@ static uint64_t valid_classes(const dfs_ovl *o)
     return o->nclasses == 64 ? UINT64_MAX : (UINT64_C(1) << o->nclasses) - 1;
 }
 
+static unsigned memo_slot(uint64_t classes)
+{
+    return (unsigned)((classes * UINT64_C(0x9e3779b97f4a7c15)) >> 61) % STORE_MEMO;
+}
+
+/* The store of a class set, created empty if new; NO_STORE when out of memory (an empty store
+ * may then be left behind, which changes no result). */
+static uint32_t store_of(dfs_ovl *o, uint64_t classes)
+{
+    unsigned slot = memo_slot(classes);
+    if (o->memo_classes[slot] == classes)
+        return o->memo_store[slot];
+    uint32_t i;
+    if (!dfs_u64map_get(&o->store_index, classes, &i)) {
+        if (o->stores.n >= NO_STORE || !dfs_vec_reserve(&o->stores, 1) ||
+            !dfs_u64map_put(&o->store_index, classes, (uint32_t)o->stores.n))
+            return NO_STORE;
+        i = (uint32_t)o->stores.n++;
+        o->stores.v[i] = (ovl_store){.classes = classes};
+        if (o->ref >= 0 && classes == UINT64_C(1) << o->ref)
+            o->ref_store = i;
+    }
+    o->memo_classes[slot] = classes;
+    o->memo_store[slot] = i;
+    return i;
+}
+
 /* Everything an add may allocate, before anything changes: a failure leaves only spare capacity
- * (and possibly an empty bin) behind. *bin: the measures of the start's bin (NULL without bins),
- * valid until the next bin is created. */
-static bool reserve_event(dfs_ovl *o, uint64_t classes, int64_t start, int64_t end, dfs_ovl_measure **bin)
+ * (and possibly an empty bin or store) behind. *bin: the measures of the start's bin (NULL
+ * without bins), valid until the next bin is created; *store: the event's store (NULL for an
+ * empty event, which is only counted). */
+static bool reserve_event(dfs_ovl *o, uint64_t classes, int64_t start, int64_t end, dfs_ovl_measure **bin,
+                          ovl_store **store)
 {
     *bin = NULL;
-    if (o->bin_width && !(*bin = bin_slot(o, cursor_key(o, &o->add_bin, start))))
+    *store = NULL;
+    bool counted = !o->skip_counts || end == start;
+    if (o->bin_width && counted && !(*bin = bin_slot(o, cursor_key(o, &o->add_bin, start))))
         return false;
     if (end == start)
         return true;
-    for (uint64_t m = classes; m; m &= m - 1) {
-        unsigned c = (unsigned)__builtin_ctzll(m);
-        if (!iv_reserve(&o->cls[c], 1))
-            return false;
-        if (needs_held(o, c) && !dfs_vec_reserve(&o->cls[c].held, 1))
-            return false;
-    }
+    uint32_t i = store_of(o, classes);
+    if (i == NO_STORE)
+        return false;
+    ovl_store *x = &o->stores.v[i];
+    if (!iv_reserve(x, 1) || (needs_held(o, classes) && !dfs_vec_reserve(&x->held, 1)))
+        return false;
+    *store = x;
     return true;
 }
 
-/* Intervals of a class mostly arrive in time order (a thread's events are written as they end),
+/* Intervals of a store mostly arrive in time order (a thread's events are written as they end),
  * so an interval near the end of a fully coalesced union goes straight into it: the intervals it
  * overlaps or touches merge with it (each is absorbed once, so any number of them costs O(1)
  * amortised), and those entirely after it, at most NEAR_END, move up by one. Anything else (or
  * a union with raw intervals pending) is left to compaction. Room for one more item is reserved. */
 enum { NEAR_END = 16 };
 
-static bool insert_coalesced(ovl_class *x, int64_t s, int64_t e)
+static bool insert_coalesced(ovl_store *x, int64_t s, int64_t e)
 {
     ival *v = x->iv.v;
     size_t n = x->iv.n, hi = n, lo;
@@ -561,26 +632,28 @@ static bool insert_coalesced(ovl_class *x, int64_t s, int64_t e)
     return true;
 }
 
-static void commit_event(dfs_ovl *o, unsigned c, dfs_ovl_measure *bin, int64_t start, int64_t end,
-                         double weight)
+static void count_event(dfs_ovl *o, uint64_t classes, dfs_ovl_measure *bin, int64_t len)
 {
-    ovl_class *x = &o->cls[c];
-    int64_t len = span_len(start, end);
-    x->total.count++;
-    acc(&x->total.sum_dur, len);
-    if (bin) {
-        bin[c].count++;
-        acc(&bin[c].sum_dur, len);
+    for (uint64_t m = classes; m; m &= m - 1) {
+        unsigned c = (unsigned)__builtin_ctzll(m);
+        o->total[c].count++;
+        acc(&o->total[c].sum_dur, len);
+        if (bin) {
+            bin[c].count++;
+            acc(&bin[c].sum_dur, len);
+        }
     }
-    if (end == start)
-        return; /* empty: no measure, never exposed */
-    bool raw = !insert_coalesced(x, start, end), held = needs_held(o, c);
+}
+
+static void store_event(dfs_ovl *o, ovl_store *x, int64_t start, int64_t end, double weight)
+{
+    bool raw = !insert_coalesced(x, start, end), held = needs_held(o, x->classes);
     if (raw)
         x->iv.v[x->iv.n++] = (ival){start, end}; /* the next compaction sorts it in */
     if (held)
         x->held.v[x->held.n++] = (held_ev){start, end, start, weight};
     if ((raw && union_due(x)) || (held && held_due(x))) /* checked here: most adds need neither */
-        maybe_compact(o, c);
+        maybe_compact(o, x);
 }
 
 bool dfs_ovl_add_mask(dfs_ovl *o, uint64_t classes, int64_t start, int64_t end, double weight)
@@ -592,12 +665,15 @@ bool dfs_ovl_add_mask(dfs_ovl *o, uint64_t classes, int64_t start, int64_t end, 
     if (end < start)
         end = start;
     dfs_ovl_measure *bin;
-    if (!reserve_event(o, classes, start, end, &bin))
+    ovl_store *x;
+    if (!reserve_event(o, classes, start, end, &bin, &x))
         return false;
     if (start < o->watermark)
         o->late++;
-    for (uint64_t m = classes; m; m &= m - 1)
-        commit_event(o, (unsigned)__builtin_ctzll(m), bin, start, end, weight);
+    if (!o->skip_counts || !x)
+        count_event(o, classes, bin, span_len(start, end));
+    if (x) /* empty events have no measure and are never exposed */
+        store_event(o, x, start, end, weight);
     return true;
 }
 
@@ -619,6 +695,8 @@ typedef struct pass {
      * pass_bin), so it stays valid. */
     bin_cursor bin;
     dfs_ovl_measure *m;
+    const ival *r; /* R's union, coalesced, as far as it starts before W (ref_view) */
+    size_t rn;
 } pass;
 
 static dfs_ovl_measure *pass_bin_lookup(pass *p, int64_t t)
@@ -639,6 +717,99 @@ static inline dfs_ovl_measure *pass_bin(pass *p, int64_t t)
 /* The end of the piece of [pos, b) in the bin pass_bin last found: the next bin starts at hi. */
 static int64_t piece_end(const pass *p, int64_t b) { return p->bin.hi < b ? p->bin.hi : b; }
 
+/* ---- walking a class's union ----
+ * A class's union is the union of its stores' coalesced unions: a walk merges them by start and
+ * coalesces across them, up to W. A class mostly lies in one or two stores, so the next interval
+ * is found by looking at each store's next one. */
+
+typedef struct union_walk {
+    ovl_store *stores;
+    const uint32_t *part; /* the stores of the class */
+    size_t nparts;
+    int64_t w;
+    bool have; /* cur: the next interval, read ahead */
+    ival cur;
+    /* The store with the lowest next start, which keeps the lead up to the next start of any
+     * other store (until): a class in one store is read straight through. */
+    ovl_store *lead;
+    int64_t until;
+} union_walk;
+
+static union_walk walk_start(dfs_ovl *o, const uint32_t *part, size_t nparts, int64_t w)
+{
+    for (size_t k = 0; k < nparts; k++)
+        o->stores.v[part[k]].at = 0;
+    return (union_walk){.stores = o->stores.v, .part = part, .nparts = nparts, .w = w};
+}
+
+/* The start of a store's next interval, INT64_MAX when it has none. */
+static int64_t next_start(const ovl_store *x) { return x->at < x->iv.n ? x->iv.v[x->at].s : INT64_MAX; }
+
+/* Finds the store with the lowest next start and how long it leads; false when every store is
+ * done or its next interval starts at or after W. */
+static bool walk_lead(union_walk *wk)
+{
+    wk->lead = NULL;
+    int64_t best = INT64_MAX;
+    wk->until = INT64_MAX;
+    for (size_t k = 0; k < wk->nparts; k++) {
+        ovl_store *x = &wk->stores[wk->part[k]];
+        int64_t s = next_start(x);
+        if (s < best || !wk->lead) {
+            wk->until = best;
+            best = s;
+            wk->lead = x;
+        } else if (s < wk->until) {
+            wk->until = s;
+        }
+    }
+    return wk->lead && best < wk->w;
+}
+
+/* The next interval of any of the stores by start, if it starts before W. */
+static bool walk_pop(union_walk *wk, ival *out)
+{
+    ovl_store *x = wk->lead;
+    if (!x || x->at >= x->iv.n || x->iv.v[x->at].s > wk->until) {
+        if (!walk_lead(wk))
+            return false;
+        x = wk->lead;
+    }
+    if (x->iv.v[x->at].s >= wk->w)
+        return false;
+    *out = x->iv.v[x->at++];
+    return true;
+}
+
+/* The next interval of the class's coalesced union that starts before W (its end is not
+ * clipped). */
+static bool walk_next(union_walk *wk, ival *out)
+{
+    if (!wk->have && !(wk->have = walk_pop(wk, &wk->cur)))
+        return false;
+    ival next;
+    bool more;
+    while ((more = walk_pop(wk, &next)) && next.s <= wk->cur.e) /* touching intervals merge */
+        wk->cur.e = max64(wk->cur.e, next.e);
+    *out = wk->cur;
+    if (more)
+        wk->cur = next;
+    wk->have = more;
+    return true;
+}
+
+/* The stores whose set contains class c, into o->parts (reserved for every store). */
+static size_t parts_of(dfs_ovl *o, unsigned c)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < o->stores.n; i++)
+        if (o->stores.v[i].classes >> c & 1)
+            o->parts.v[n++] = (uint32_t)i;
+    return n;
+}
+
+/* ---- crediting ---- */
+
 typedef enum field { F_MEASURE, F_WITH_REF } field;
 
 static void credit_field(dfs_ovl_measure *m, field f, int64_t len)
@@ -650,7 +821,7 @@ static void credit_field(dfs_ovl_measure *m, field f, int64_t len)
 static void credit_span(pass *p, unsigned c, field f, int64_t a, int64_t b)
 {
     dfs_ovl *o = p->o;
-    credit_field(&o->cls[c].total, f, span_len(a, b));
+    credit_field(&o->total[c], f, span_len(a, b));
     if (!o->bin_width)
         return;
     for (int64_t pos = a; pos < b;) {
@@ -661,66 +832,65 @@ static void credit_span(pass *p, unsigned c, field f, int64_t a, int64_t b)
     }
 }
 
-static void credit_exposed(pass *p, unsigned c, const held_ev *ev)
+/* Credits [a, b) ∩ R to with_ref of class c, for the spans of c's union in ascending order: R's
+ * intervals that end by a are behind every later span too (*j), the two-pointer sweep of
+ * overlap.md §3.5. */
+static void credit_with_ref(pass *p, unsigned c, int64_t a, int64_t b, size_t *j)
+{
+    while (*j < p->rn && p->r[*j].e <= a)
+        (*j)++;
+    for (size_t k = *j; k < p->rn && p->r[k].s < b; k++) {
+        int64_t lo = max64(a, p->r[k].s), hi = min64(b, p->r[k].e);
+        if (lo < hi)
+            credit_span(p, c, F_WITH_REF, lo, hi);
+    }
+}
+
+/* |X ∩ (-inf, W)| and |X ∩ R ∩ (-inf, W)| (for R itself: |R| twice). */
+static void pass_class(pass *p, unsigned c, union_walk *wk)
+{
+    int ref = p->o->ref;
+    size_t j = 0;
+    ival u;
+    while (walk_next(wk, &u)) {
+        int64_t a = u.s, b = min64(u.e, p->w);
+        credit_span(p, c, F_MEASURE, a, b);
+        if ((int)c == ref)
+            credit_span(p, c, F_WITH_REF, a, b);
+        else if (ref >= 0)
+            credit_with_ref(p, c, a, b, &j);
+    }
+}
+
+static void credit_exposed(pass *p, uint64_t classes, const held_ev *ev)
 {
     dfs_ovl *o = p->o;
-    o->cls[c].total.exposed_count++;
-    o->cls[c].total.exposed_weight += ev->w;
-    if (!o->bin_width)
-        return;
-    dfs_ovl_measure *m = pass_bin(p, ev->s0);
-    m[c].exposed_count++;
-    m[c].exposed_weight += ev->w;
-}
-
-/* |X ∩ (-inf, W)|; for R it is also |R ∩ R|. */
-static void pass_union(pass *p, unsigned c)
-{
-    const ival_vec *u = &p->o->cls[c].iv;
-    bool is_ref = (int)c == p->o->ref;
-    for (size_t i = 0; i < u->n && u->v[i].s < p->w; i++) {
-        int64_t a = u->v[i].s, b = min64(u->v[i].e, p->w);
-        credit_span(p, c, F_MEASURE, a, b);
-        if (is_ref)
-            credit_span(p, c, F_WITH_REF, a, b);
+    dfs_ovl_measure *m = o->bin_width ? pass_bin(p, ev->s0) : NULL;
+    for (uint64_t k = classes; k; k &= k - 1) {
+        unsigned c = (unsigned)__builtin_ctzll(k);
+        o->total[c].exposed_count++;
+        o->total[c].exposed_weight += ev->w;
+        if (m) {
+            m[c].exposed_count++;
+            m[c].exposed_weight += ev->w;
+        }
     }
 }
 
-/* |X ∩ R ∩ (-inf, W)| by the two-pointer sweep of overlap.md §3.5. */
-static void pass_intersection(pass *p, unsigned c)
+/* Decides the held events of a store that start before W; R's union is final there. An event
+ * ending by W is decided. One crossing W is exposed if [s, W) is not covered; otherwise only
+ * [W, e) remains to check, and R's union may then be cut at W. The held events are sorted by
+ * start, so the one interval of R that can contain s only moves forward, nested events included. */
+static void pass_exposure(pass *p, ovl_store *x)
 {
-    const ival_vec *x = &p->o->cls[c].iv, *r = &p->o->cls[p->o->ref].iv;
-    size_t i = 0, j = 0;
-    while (i < x->n && j < r->n) {
-        int64_t a = max64(x->v[i].s, r->v[j].s);
-        if (a >= p->w)
-            break; /* starts only grow from here */
-        int64_t b = min64(min64(x->v[i].e, r->v[j].e), p->w);
-        if (a < b)
-            credit_span(p, c, F_WITH_REF, a, b);
-        if (x->v[i].e < r->v[j].e)
-            i++;
-        else
-            j++;
-    }
-}
-
-/* Decides the held events of c that start before W; R's union is final there. An event ending by
- * W is decided. One crossing W is exposed if [s, W) is not covered; otherwise only [W, e) remains
- * to check, and R's union may then be cut at W. The held events are sorted by start, so the one
- * interval of R that can contain s only moves forward, nested events included. */
-static void pass_exposure(pass *p, unsigned c)
-{
-    ovl_class *x = &p->o->cls[c];
     held_vec *h = &x->held;
-    const ival_vec *r = &p->o->cls[p->o->ref].iv;
     size_t i, j = 0, kept = 0;
     for (i = 0; i < h->n && h->v[i].s < p->w; i++) {
         held_ev ev = h->v[i];
-        j = first_ending_after(r->v, r->n, j, ev.s);
+        j = first_ending_after(p->r, p->rn, j, ev.s);
         bool crossing = ev.e > p->w;
-        if (!covered_by(r->v, r->n, j, ev.s, crossing ? p->w : ev.e)) {
-            credit_exposed(p, c, &ev);
+        if (!covered_by(p->r, p->rn, j, ev.s, crossing ? p->w : ev.e)) {
+            credit_exposed(p, x->classes, &ev);
         } else if (crossing) {
             ev.s = p->w; /* still sorted: every later event starts at or after W */
             h->v[kept++] = ev;
@@ -732,22 +902,53 @@ static void pass_exposure(pass *p, unsigned c)
     }
 }
 
+/* ---- flushing ---- */
+
+/* Points p at R's union: the union of its one store as it is, or those of several joined into
+ * ref_joined (up to W, which is all a flush reads). false when out of memory. */
+static bool ref_view(dfs_ovl *o, pass *p)
+{
+    p->r = NULL;
+    p->rn = 0;
+    if (o->ref < 0)
+        return true;
+    size_t nparts = parts_of(o, (unsigned)o->ref), total = 0;
+    if (nparts == 1) {
+        const ovl_store *x = &o->stores.v[o->parts.v[0]];
+        p->r = x->iv.v;
+        p->rn = x->iv.n;
+        return true;
+    }
+    for (size_t k = 0; k < nparts; k++)
+        total += o->stores.v[o->parts.v[k]].iv.n;
+    o->ref_joined.n = 0;
+    if (!dfs_vec_reserve(&o->ref_joined, total))
+        return false;
+    union_walk wk = walk_start(o, o->parts.v, nparts, p->w);
+    ival u;
+    while (walk_next(&wk, &u))
+        o->ref_joined.v[o->ref_joined.n++] = u;
+    p->r = o->ref_joined.v;
+    p->rn = o->ref_joined.n;
+    return true;
+}
+
 /* Creates every bin that the flush will credit, before it changes anything, so that it cannot
- * fail halfway: the bins crossed by the unions' spans before W (intersections with R lie inside
- * them) and those of the starts of the held events it decides. */
+ * fail halfway: the bins crossed by the stores' spans before W (a class's union and its
+ * intersection with R lie inside its stores' spans) and those of the starts of the held events it
+ * decides. */
 static bool reserve_pass_bins(pass *p)
 {
-    for (unsigned c = 0; c < p->o->nclasses; c++) {
-        const ival_vec *u = &p->o->cls[c].iv;
-        for (size_t i = 0; i < u->n && u->v[i].s < p->w; i++) {
-            int64_t b = min64(u->v[i].e, p->w);
-            for (int64_t pos = u->v[i].s; pos < b; pos = piece_end(p, b))
+    for (size_t k = 0; k < p->o->stores.n; k++) {
+        const ovl_store *x = &p->o->stores.v[k];
+        for (size_t i = 0; i < x->iv.n && x->iv.v[i].s < p->w; i++) {
+            int64_t b = min64(x->iv.v[i].e, p->w);
+            for (int64_t pos = x->iv.v[i].s; pos < b; pos = piece_end(p, b))
                 if (!pass_bin(p, pos))
                     return false;
         }
-        const held_vec *h = &p->o->cls[c].held;
-        for (size_t i = 0; i < h->n && h->v[i].s < p->w; i++) /* empty unless needs_held */
-            if (!pass_bin(p, h->v[i].s0))
+        for (size_t i = 0; i < x->held.n && x->held.v[i].s < p->w; i++)
+            if (!pass_bin(p, x->held.v[i].s0))
                 return false;
     }
     return true;
@@ -756,17 +957,19 @@ static bool reserve_pass_bins(pass *p)
 /* Credits everything before W; every bin it touches exists (reserve_pass_bins). */
 static void flush_pass(pass *p)
 {
-    for (unsigned c = 0; c < p->o->nclasses; c++) {
-        pass_union(p, c);
-        if (needs_held(p->o, c)) {
-            pass_intersection(p, c);
-            pass_exposure(p, c);
-        }
+    dfs_ovl *o = p->o;
+    for (unsigned c = 0; c < o->nclasses; c++) {
+        size_t nparts = parts_of(o, c);
+        union_walk wk = walk_start(o, o->parts.v, nparts, p->w);
+        pass_class(p, c, &wk);
     }
+    for (size_t k = 0; k < o->stores.n; k++)
+        if (needs_held(o, o->stores.v[k].classes))
+            pass_exposure(p, &o->stores.v[k]);
 }
 
 /* Keeps only the part of a coalesced union at or after W. */
-static void cut_union(ovl_class *x, int64_t w)
+static void cut_union(ovl_store *x, int64_t w)
 {
     if (!x->iv.n)
         return;
@@ -783,16 +986,20 @@ bool dfs_ovl_flush(dfs_ovl *o, int64_t watermark)
 {
     if (!o)
         return false;
-    for (unsigned c = 0; c < o->nclasses; c++)
-        if (!compact_union(o, &o->cls[c]) || !sort_held(o, &o->cls[c]))
+    for (size_t k = 0; k < o->stores.n; k++)
+        if (!compact_union(o, &o->stores.v[k]) || !sort_held(o, &o->stores.v[k]))
             return false; /* sorting changes nothing that a retry would count twice */
-    pass p = {.o = o, .w = watermark};
-    if (o->bin_width && !reserve_pass_bins(&p))
+    o->parts.n = 0;
+    if (!dfs_vec_reserve(&o->parts, o->stores.n + 1))
         return false;
-    p = (pass){.o = o, .w = watermark}; /* the bins' measures may have moved since */
+    pass p = {.o = o, .w = watermark};
+    if (!ref_view(o, &p) || (o->bin_width && !reserve_pass_bins(&p)))
+        return false;
+    p.bin = (bin_cursor){0}; /* the bins' measures may have moved since */
+    p.m = NULL;
     flush_pass(&p);
-    for (unsigned c = 0; c < o->nclasses; c++)
-        cut_union(&o->cls[c], watermark);
+    for (size_t k = 0; k < o->stores.n; k++)
+        cut_union(&o->stores.v[k], watermark);
     o->watermark = max64(o->watermark, watermark);
     return true;
 }
@@ -802,14 +1009,24 @@ bool dfs_ovl_flush(dfs_ovl *o, int64_t watermark)
 static bool same_config(const dfs_ovl *a, const dfs_ovl *b)
 {
     return a->nclasses == b->nclasses && a->ref == b->ref && a->bin_width == b->bin_width &&
-           a->origin == b->origin;
+           a->origin == b->origin && a->skip_counts == b->skip_counts;
+}
+
+/* The store of dst for src's store x, with room for x's items; NULL when out of memory. */
+static ovl_store *merge_target(dfs_ovl *dst, const ovl_store *x)
+{
+    uint32_t i = store_of(dst, x->classes);
+    if (i == NO_STORE)
+        return NULL;
+    ovl_store *y = &dst->stores.v[i];
+    return iv_reserve(y, x->iv.n) && dfs_vec_reserve(&y->held, x->held.n) ? y : NULL;
 }
 
 static bool merge_reserve(dfs_ovl *dst, const dfs_ovl *src)
 {
-    for (unsigned c = 0; c < src->nclasses; c++) {
-        if (!iv_reserve(&dst->cls[c], src->cls[c].iv.n) ||
-            !dfs_vec_reserve(&dst->cls[c].held, src->cls[c].held.n))
+    for (size_t k = 0; k < src->stores.n; k++) {
+        const ovl_store *x = &src->stores.v[k];
+        if ((x->iv.n || x->held.n) && !merge_target(dst, x))
             return false;
     }
     for (size_t i = 0; i < src->bins.n; i++)
@@ -820,18 +1037,18 @@ static bool merge_reserve(dfs_ovl *dst, const dfs_ovl *src)
 
 static void reset(dfs_ovl *o)
 {
-    for (unsigned c = 0; c < o->nclasses; c++) {
-        ovl_class *x = &o->cls[c];
+    for (size_t k = 0; k < o->stores.n; k++) {
+        ovl_store *x = &o->stores.v[k];
         x->iv.n = x->iv_done = x->held.n = x->held_done = 0;
         iv_rebase(x); /* moves nothing: it is empty */
-        memset(&x->total, 0, sizeof x->total);
     }
+    memset(o->total, 0, o->nclasses * sizeof *o->total);
     bins_clear(&o->bins);
     o->watermark = INT64_MIN;
     o->late = 0;
 }
 
-static void append_class(ovl_class *dst, const ovl_class *src)
+static void append_store(ovl_store *dst, const ovl_store *src)
 {
     /* Appended after dst's sorted prefixes: the next compaction sorts them in. (memcpy must not
      * see the NULL of a never-used vector, even for 0 bytes.) */
@@ -841,7 +1058,6 @@ static void append_class(ovl_class *dst, const ovl_class *src)
     if (src->held.n)
         memcpy(dst->held.v + dst->held.n, src->held.v, src->held.n * sizeof *src->held.v);
     dst->held.n += src->held.n;
-    measure_add(&dst->total, &src->total);
 }
 
 bool dfs_ovl_merge(dfs_ovl *dst, dfs_ovl *src)
@@ -852,8 +1068,13 @@ bool dfs_ovl_merge(dfs_ovl *dst, dfs_ovl *src)
         return true;
     if (!merge_reserve(dst, src))
         return false;
+    for (size_t k = 0; k < src->stores.n; k++) {
+        const ovl_store *x = &src->stores.v[k];
+        if (x->iv.n || x->held.n)
+            append_store(merge_target(dst, x), x); /* exists, with room: reserved */
+    }
     for (unsigned c = 0; c < dst->nclasses; c++)
-        append_class(&dst->cls[c], &src->cls[c]);
+        measure_add(&dst->total[c], &src->total[c]);
     for (size_t i = 0; i < src->bins.n; i++) {
         dfs_ovl_measure *to = bin_slot(dst, src->bins.key[i]); /* exists: reserved */
         for (unsigned c = 0; c < dst->nclasses; c++)
@@ -862,8 +1083,8 @@ bool dfs_ovl_merge(dfs_ovl *dst, dfs_ovl *src)
     dst->late += src->late;
     dst->watermark = max64(dst->watermark, src->watermark);
     reset(src);
-    for (unsigned c = 0; c < dst->nclasses; c++)
-        maybe_compact(dst, c);
+    for (size_t k = 0; k < dst->stores.n; k++)
+        maybe_compact(dst, &dst->stores.v[k]);
     return true;
 }
 
@@ -915,7 +1136,7 @@ bool dfs_ovl_finish(dfs_ovl *o)
 
 const dfs_ovl_measure *dfs_ovl_total(const dfs_ovl *o, unsigned c)
 {
-    return o && c < o->nclasses ? &o->cls[c].total : NULL;
+    return o && c < o->nclasses ? &o->total[c] : NULL;
 }
 
 size_t dfs_ovl_nbins(const dfs_ovl *o) { return o ? o->bins.norder : 0; }
@@ -939,8 +1160,8 @@ int64_t dfs_ovl_watermark(const dfs_ovl *o) { return o ? o->watermark : INT64_MI
 size_t dfs_ovl_held(const dfs_ovl *o)
 {
     size_t n = 0;
-    for (unsigned c = 0; o && c < o->nclasses; c++)
-        n += o->cls[c].iv.n + o->cls[c].held.n;
+    for (size_t k = 0; o && k < o->stores.n; k++)
+        n += o->stores.v[k].iv.n + o->stores.v[k].held.n;
     return n;
 }
 
@@ -973,11 +1194,15 @@ void dfs_ovl_pack(const dfs_ovl *o, dfs_pack *w)
     dfs_pack_i64(w, o->ref);
     dfs_pack_i64(w, o->bin_width);
     dfs_pack_i64(w, o->origin);
+    dfs_pack_bool(w, o->skip_counts);
     dfs_pack_i64(w, o->watermark);
     dfs_pack_u64(w, o->late);
-    for (unsigned c = 0; c < o->nclasses; c++) {
-        const ovl_class *x = &o->cls[c];
-        pack_measure(w, &x->total);
+    for (unsigned c = 0; c < o->nclasses; c++)
+        pack_measure(w, &o->total[c]);
+    dfs_pack_u64(w, o->stores.n);
+    for (size_t k = 0; k < o->stores.n; k++) {
+        const ovl_store *x = &o->stores.v[k];
+        dfs_pack_u64(w, x->classes);
         dfs_pack_u64(w, x->iv.n);
         dfs_pack_u64(w, x->iv_done);
         for (size_t i = 0; i < x->iv.n; i++) {
@@ -1001,9 +1226,18 @@ void dfs_ovl_pack(const dfs_ovl *o, dfs_pack *w)
     }
 }
 
-static bool unpack_class(dfs_unpack *r, ovl_class *x)
+/* One store: a class set not seen before in the buffer, and held events only where the set is
+ * compared with R. */
+static bool unpack_store(dfs_unpack *r, dfs_ovl *o)
 {
-    unpack_measure(r, &x->total);
+    uint64_t classes = dfs_unpack_u64(r);
+    uint32_t seen;
+    if (r->bad || !classes || (classes & ~valid_classes(o)) || dfs_u64map_get(&o->store_index, classes, &seen))
+        return false;
+    uint32_t k = store_of(o, classes);
+    if (k == NO_STORE)
+        return false;
+    ovl_store *x = &o->stores.v[k];
     size_t n = dfs_unpack_count(r, 2);
     size_t done = (size_t)dfs_unpack_u64(r);
     if (r->bad || done > n || !iv_reserve(x, n))
@@ -1016,7 +1250,7 @@ static bool unpack_class(dfs_unpack *r, ovl_class *x)
     x->iv_done = done;
     n = dfs_unpack_count(r, 11);
     done = (size_t)dfs_unpack_u64(r);
-    if (r->bad || done > n || !dfs_vec_reserve(&x->held, n))
+    if (r->bad || done > n || (n && !needs_held(o, classes)) || !dfs_vec_reserve(&x->held, n))
         return false;
     for (size_t i = 0; i < n; i++) {
         held_ev *h = &x->held.v[i];
@@ -1041,11 +1275,15 @@ dfs_ovl *dfs_ovl_unpack(dfs_unpack *r)
         r->bad = true;
         return NULL;
     }
+    o->skip_counts = dfs_unpack_bool(r);
     o->watermark = dfs_unpack_i64(r);
     o->late = dfs_unpack_u64(r);
-    bool ok = true;
-    for (unsigned c = 0; ok && c < o->nclasses; c++)
-        ok = unpack_class(r, &o->cls[c]);
+    for (unsigned c = 0; c < o->nclasses; c++)
+        unpack_measure(r, &o->total[c]);
+    size_t nstores = dfs_unpack_count(r, 5);
+    bool ok = !r->bad;
+    for (size_t k = 0; ok && k < nstores; k++)
+        ok = unpack_store(r, o);
     size_t nbins = ok ? dfs_unpack_count(r, 1 + 6 * (size_t)o->nclasses) : 0;
     for (size_t i = 0; ok && i < nbins; i++) {
         dfs_ovl_measure *m = bin_slot(o, dfs_unpack_i64(r));

@@ -14,9 +14,10 @@
  * the start is taken as a zero-length event (clamping and warning is the caller's business).
  *
  * Streaming and the memory bound: events may arrive in any order. The engine keeps them in
- * per-class buffers and compacts (sort + coalesce) when a buffer doubles. Exposure needs each
- * event of a class X != R checked against R's final union, so such an event is kept until it is
- * known covered (dropped at once) or decided by a flush. dfs_ovl_flush(W) tells the engine that no
+ * buffers, one per distinct set of classes (an event is stored once, whatever the number of its
+ * classes), and compacts (sort + coalesce) when a buffer doubles. Exposure needs each event of a
+ * class X != R checked against R's final union, so such an event is kept until it is known
+ * covered (dropped at once) or decided by a flush. dfs_ovl_flush(W) tells the engine that no
  * event starting before W will be added any more: everything before W is measured, added to the
  * totals, and dropped; an event crossing W is exposed at once if its part before W is not covered,
  * otherwise only its part after W is kept. Memory is therefore bounded by what starts after the
@@ -61,6 +62,12 @@ typedef struct dfs_ovl dfs_ovl;
  * exposed then stay 0). bin_width ≤ 0: no binning. NULL on out of memory or invalid arguments. */
 dfs_ovl *dfs_ovl_new(unsigned nclasses, int ref, int64_t bin_width, int64_t origin);
 void dfs_ovl_free(dfs_ovl *o);
+/* For a caller that counts events itself: count (and sum_dur, 0 for them) then count only the
+ * events without length, which thereby still list their start bin as they would otherwise, and
+ * adding an event with a length touches no bin: the bins it reaches are made when a flush
+ * measures it. The bins listed stay the same. Call before the first add; engines merged
+ * together must agree on it. */
+void dfs_ovl_skip_counts(dfs_ovl *o);
 /* Adds one event of class c. false on out of memory (nothing was added, the engine stays
  * consistent and the call may be retried) or when c ≥ nclasses. */
 bool dfs_ovl_add(dfs_ovl *o, unsigned c, int64_t start, int64_t end, double weight);

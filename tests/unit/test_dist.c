@@ -483,6 +483,29 @@ static void engine_halves_merge_to_whole(void **state)
     dfs_ovl_free(done);
 }
 
+/* An engine that skips counts travels as one: merged with another that does, the same as one
+ * engine with everything. */
+static void engine_skipping_counts_travels(void **state)
+{
+    (void)state;
+    dfs_ovl *whole = dfs_ovl_new(3, 0, 50, 3), *a = dfs_ovl_new(3, 0, 50, 3), *b = dfs_ovl_new(3, 0, 50, 3);
+    dfs_ovl_skip_counts(whole);
+    dfs_ovl_skip_counts(a);
+    dfs_ovl_skip_counts(b);
+    add_events(whole, 0, 3000, 3);
+    add_events(whole, 0, 3000, 4);
+    add_events(a, 0, 3000, 3);
+    add_events(b, 0, 3000, 4);
+    dfs_ovl *ta = travel(a);
+    assert_true(dfs_ovl_merge(ta, b)); /* refused if the flag did not travel */
+    assert_true(dfs_ovl_finish(whole) && dfs_ovl_finish(ta));
+    expect_same(whole, ta, 3);
+    dfs_ovl_free(whole);
+    dfs_ovl_free(a);
+    dfs_ovl_free(b);
+    dfs_ovl_free(ta);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -498,6 +521,7 @@ int main(void)
         cmocka_unit_test(unit_identity_by_host_text),
         cmocka_unit_test(stream_round_trip),
         cmocka_unit_test(engine_halves_merge_to_whole),
+        cmocka_unit_test(engine_skipping_counts_travels),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -263,6 +263,10 @@ static void invalid_arguments(void **state)
     b = make(DFS_OVL_MAX_CLASSES, 63, 10, 0);
     assert_false(dfs_ovl_merge(o, b)); /* another binning */
     dfs_ovl_free(b);
+    b = make(DFS_OVL_MAX_CLASSES, 63, 0, 0);
+    dfs_ovl_skip_counts(b);
+    assert_false(dfs_ovl_merge(o, b)); /* one counts, the other does not */
+    dfs_ovl_free(b);
     assert_true(dfs_ovl_merge(o, o));
     dfs_ovl_free(o);
     dfs_ovl_free(NULL);
@@ -773,7 +777,39 @@ static void run_in_order(const tcase *t, rng *r, const expect *x, uint64_t seed)
     dfs_ovl_free(o);
 }
 
-/* Every case against the brute force, fed five ways. */
+/* An engine that skips counts (dfs_ovl_skip_counts), flushed as run_flushes does: the same
+ * measures and bins, counts only of the events without length. */
+static void run_skip_counts(const tcase *t, const size_t *order, rng *r, const expect *x, uint64_t seed)
+{
+    expect *y = malloc(sizeof *y);
+    assert_non_null(y);
+    *y = *x;
+    for (unsigned c = 0; c < P_MAXC; c++) {
+        y->tot[c].count = 0;
+        y->tot[c].sum_dur = 0;
+        for (size_t k = 0; k < P_NBINS; k++) {
+            y->bin[k][c].count = 0;
+            y->bin[k][c].sum_dur = 0;
+        }
+    }
+    for (size_t i = 0; i < t->n; i++)
+        for (unsigned c = 0; c < t->nc && t->ev[i].e == t->ev[i].s; c++) {
+            if (!(t->ev[i].mask >> c & 1))
+                continue;
+            y->tot[c].count++;
+            if (t->g)
+                y->bin[ref_bin(t, t->ev[i].s)][c].count++;
+        }
+    dfs_ovl *o = new_for(t);
+    dfs_ovl_skip_counts(o);
+    feed_with_flushes(o, t, order, 0, t->n, (int64_t)below(r, 30) - 10, INT64_MAX, r);
+    assert_true(dfs_ovl_finish(o));
+    compare(t, y, o, seed, "skip counts");
+    dfs_ovl_free(o);
+    free(y);
+}
+
+/* Every case against the brute force, fed six ways. */
 static void run_property(uint64_t nseeds, uint64_t mult, unsigned maxev)
 {
     expect *x = malloc(sizeof *x);
@@ -790,6 +826,7 @@ static void run_property(uint64_t nseeds, uint64_t mult, unsigned maxev)
         run_merge(&t, order, &r, x, seed);
         run_flush_merge(&t, order, &r, x, seed);
         run_in_order(&t, &r, x, seed);
+        run_skip_counts(&t, order, &r, x, seed);
     }
     free(x);
 }
@@ -847,6 +884,7 @@ static void *failing_realloc(void *p, size_t n) { return alloc_allowed() ? reall
 #define dfs_ovl_late_events oom_ovl_late_events
 #define dfs_ovl_held oom_ovl_held
 #define dfs_ovl_watermark oom_ovl_watermark
+#define dfs_ovl_skip_counts oom_ovl_skip_counts
 #define dfs_u64map oom_u64map
 #define dfs_u64map_init oom_u64map_init
 #define dfs_u64map_free oom_u64map_free
