@@ -1072,31 +1072,76 @@ static void *build_views_of(void *arg)
     return NULL;
 }
 
-#define MAX_VIEW_WORKERS DFS_VIEW__COUNT
+#define MAX_WORKERS 8 /* threads of the finishing steps, at most */
 
-static bool build_all_views(dfs_layered *la, views_mem *vm, const dfs_run *run, int64_t shift)
+/* Runs fn on n workers (w: n items of `size` bytes): worker 0 here, the others on threads of
+ * their own, or here as well when a thread cannot start (slower, same answer). */
+static void run_workers(void *(*fn)(void *), void *w, size_t size, size_t n)
 {
-    size_t n = dfs_run_jobs(run);
-    if (n > vm->nviews)
-        n = vm->nviews;
-    if (n > MAX_VIEW_WORKERS)
-        n = MAX_VIEW_WORKERS;
-    if (n < 1)
-        n = 1;
-    view_worker w[MAX_VIEW_WORKERS];
-    pthread_t threads[MAX_VIEW_WORKERS];
-    bool started[MAX_VIEW_WORKERS] = {false};
-    for (size_t i = 0; i < n; i++)
-        w[i] = (view_worker){la, vm, run, shift, i, n, true};
+    pthread_t threads[MAX_WORKERS];
+    bool started[MAX_WORKERS] = {false};
     for (size_t i = 1; i < n; i++)
-        started[i] = pthread_create(&threads[i], NULL, build_views_of, &w[i]) == 0;
-    build_views_of(&w[0]);
+        started[i] = pthread_create(&threads[i], NULL, fn, (char *)w + i * size) == 0;
+    fn(w);
     for (size_t i = 1; i < n; i++) {
         if (started[i])
             pthread_join(threads[i], NULL);
-        else /* no thread: build its views here (slower, same answer) */
-            build_views_of(&w[i]);
+        else
+            fn((char *)w + i * size);
     }
+}
+
+/* How many workers share `jobs` independent jobs: the run's jobs, at most one per job. */
+static size_t workers_for(const dfs_run *run, size_t jobs)
+{
+    size_t n = dfs_run_jobs(run);
+    if (n > jobs)
+        n = jobs;
+    if (n > MAX_WORKERS)
+        n = MAX_WORKERS;
+    return n < 1 ? 1 : n;
+}
+
+static bool build_all_views(dfs_layered *la, views_mem *vm, const dfs_run *run, int64_t shift)
+{
+    size_t n = workers_for(run, vm->nviews);
+    view_worker w[MAX_WORKERS];
+    for (size_t i = 0; i < n; i++)
+        w[i] = (view_worker){la, vm, run, shift, i, n, true};
+    run_workers(build_views_of, w, sizeof *w, n);
+    bool ok = true;
+    for (size_t i = 0; i < n; i++)
+        ok &= w[i].ok;
+    return ok;
+}
+
+/* What every view reads first, independent jobs run side by side: job 0 sorts the distinct-file
+ * keys, job 1 + p finishes process p's exact engine (its last flush, often most of its work). */
+typedef struct finish_worker {
+    acc *a;
+    size_t first, step;
+    bool ok;
+} finish_worker;
+
+static void *finish_jobs(void *arg)
+{
+    finish_worker *w = arg;
+    for (size_t j = w->first; j <= w->a->ovl.n && w->ok; j += w->step) {
+        if (j == 0)
+            w->ok = dfs_sortset_compact(&w->a->nuniq);
+        else if (w->a->ovl.v[j - 1])
+            w->ok = dfs_ovl_finish(w->a->ovl.v[j - 1]);
+    }
+    return NULL;
+}
+
+static bool finish_inputs(dfs_layered *la, const dfs_run *run)
+{
+    size_t n = workers_for(run, la->total.ovl.n + 1);
+    finish_worker w[MAX_WORKERS];
+    for (size_t i = 0; i < n; i++)
+        w[i] = (finish_worker){&la->total, i, n, true};
+    run_workers(finish_jobs, w, sizeof *w, n);
     bool ok = true;
     for (size_t i = 0; i < n; i++)
         ok &= w[i].ok;
@@ -1155,9 +1200,8 @@ bool dfs_layered_build_views(dfs_layered *la, const dfs_run *run, int64_t shift)
     if (!vm)
         return false;
     la->views_mem = vm;
-    for (size_t p = 0; p < la->total.ovl.n; p++)
-        if (la->total.ovl.v[p] && !dfs_ovl_finish(la->total.ovl.v[p]))
-            return false;
+    if (!finish_inputs(la, run))
+        return false;
     view_build scratch = {.type = DFS_VIEW_TIME_RANGE};
     if (!canonical_procs(la, vm, run) || !time_rows(la, &scratch, shift))
         return false;
@@ -1173,7 +1217,7 @@ bool dfs_layered_build_views(dfs_layered *la, const dfs_run *run, int64_t shift)
     for (size_t v = 0; v < la->opt.norder; v++)
         vm->views[v].type = la->opt.order[v];
     vm->nviews = la->opt.norder;
-    if (!dfs_sortset_compact(&la->total.nuniq) || !build_all_views(la, vm, run, shift))
+    if (!build_all_views(la, vm, run, shift))
         return false;
     raw_result(la, vm);
     for (size_t v = 0; v < vm->nviews; v++) {
