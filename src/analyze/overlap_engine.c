@@ -579,6 +579,13 @@ static uint32_t store_of(dfs_ovl *o, uint64_t classes)
     return i;
 }
 
+/* Whether an add counts the event (count, sum_dur): always, unless the caller skips counts
+ * (dfs_ovl_skip_counts), when only events without length are counted. */
+static bool counts_event(const dfs_ovl *o, int64_t start, int64_t end)
+{
+    return !o->skip_counts || end == start;
+}
+
 /* Everything an add may allocate, before anything changes: a failure leaves only spare capacity
  * (and possibly an empty bin or store) behind. *bin: the measures of the start's bin (NULL
  * without bins), valid until the next bin is created; *store: the event's store (NULL for an
@@ -588,8 +595,8 @@ static bool reserve_event(dfs_ovl *o, uint64_t classes, int64_t start, int64_t e
 {
     *bin = NULL;
     *store = NULL;
-    bool counted = !o->skip_counts || end == start;
-    if (o->bin_width && counted && !(*bin = bin_slot(o, cursor_key(o, &o->add_bin, start))))
+    if (o->bin_width && counts_event(o, start, end) &&
+        !(*bin = bin_slot(o, cursor_key(o, &o->add_bin, start))))
         return false;
     if (end == start)
         return true;
@@ -670,7 +677,7 @@ bool dfs_ovl_add_mask(dfs_ovl *o, uint64_t classes, int64_t start, int64_t end, 
         return false;
     if (start < o->watermark)
         o->late++;
-    if (!o->skip_counts || !x)
+    if (counts_event(o, start, end))
         count_event(o, classes, bin, span_len(start, end));
     if (x) /* empty events have no measure and are never exposed */
         store_event(o, x, start, end, weight);
