@@ -1316,8 +1316,11 @@ HOT bool qx_plain_arg(rec *r, qidx *x, size_t k, size_t kn, size_t v, size_t e)
     return true;
 }
 
+HOT dfs_str qx_arg_key(rec *r, const char *k, size_t kn, uint64_t w, bool *numstr);
+
 /* A hash written as plain digits when consumers want args: what hash_value does with it. */
-HOT bool qx_wanted_hash(rec *r, const qidx *x, int kind, size_t k, size_t kn, size_t v, size_t e)
+HOT bool qx_wanted_hash(rec *r, const qidx *x, int kind, size_t k, size_t kn, uint64_t w, size_t v,
+                        size_t e)
 {
     const char *s = x->s;
     uint64_t h = 0;
@@ -1325,7 +1328,8 @@ HOT bool qx_wanted_hash(rec *r, const qidx *x, int kind, size_t k, size_t kn, si
         return false;
     *(kind == PK_FHASH ? &r->ev->fhash : &r->ev->hhash) = h;
     r->dft_marker |= kind == PK_HHASH;
-    dfs_str key = wanted_key(r, kind == PK_FHASH ? DFS_KEY_FHASH : DFS_KEY_HHASH, s + k, kn, false);
+    bool numstr;
+    dfs_str key = qx_arg_key(r, s + k, kn, w, &numstr);
     if (!key)
         return true;
     dfs_value val = {.type = h > (uint64_t)INT64_MAX ? DFS_V_UINT : DFS_V_INT};
@@ -1333,24 +1337,41 @@ HOT bool qx_wanted_hash(rec *r, const qidx *x, int kind, size_t k, size_t kn, si
     return push_arg(r, key, &val);
 }
 
-/* The key under which the consumers want the arg [k, k + kn) (0: none), remembered per key
- * word for keys of at most 8 bytes: nearly every record asks again for the same few keys. */
-HOT dfs_str qx_arg_key(rec *r, const char *k, size_t kn, uint64_t w)
+/* The key under which the consumers want the arg [k, k + kn) (0: none), remembered for keys of
+ * at most 16 bytes (w: the first eight, zero padded, when kn <= 8): nearly every record asks
+ * again for the same few keys. Two slots per hash, so that two frequent keys of one hash (level
+ * and ret) do not evict each other. *numstr: whether a string value under the key that is a
+ * number becomes that number. */
+HOT dfs_str qx_arg_key(rec *r, const char *k, size_t kn, uint64_t w, bool *numstr)
 {
+    uint64_t w2 = 0;
+    if (kn > 8 && kn <= 16) { /* the indexed layout may read 64 bytes past the record */
+        w = dfs_load64(k);
+        w2 = dfs_load64(k + 8) & keep_bytes[kn - 8];
+    }
     dfs_rec_memo *m = r->memo;
-    dfs_memo_argkey *e =
-        m && w ? &m->argkeys[(w * KEY_HASH_MUL) >> 59 & (DFS_MEMO_ARGKEYS - 1)] : NULL;
-    if (e && e->w == w)
-        return e->key;
-    dfs_str key = wanted_key(r, dfs_key_lookup(k, kn), k, kn, false);
-    if (e)
-        *e = (dfs_memo_argkey){w, key};
+    dfs_memo_argkey *e = m && w ? &m->argkeys[((w ^ w2) * KEY_HASH_MUL) >> 58 & (DFS_MEMO_ARGKEYS - 2)]
+                                : NULL;
+    if (e && e[0].w[0] == w && e[0].w[1] == w2) {
+        *numstr = e[0].numstr;
+        return e[0].key;
+    }
+    if (e && e[1].w[0] == w && e[1].w[1] == w2) {
+        *numstr = e[1].numstr;
+        return e[1].key;
+    }
+    int kid = dfs_key_lookup(k, kn);
+    dfs_str key = wanted_key(r, kid, k, kn, false);
+    *numstr = !keeps_strings(kid);
+    if (e) /* the first key of a hash keeps its slot; later ones share the other */
+        e[e[0].w[0] != 0] = (dfs_memo_argkey){{w, w2}, key, *numstr};
     return key;
 }
 
-/* One arg when consumers want args: hashes, and plain numbers under keys the parser has no use
- * of its own for, become the values the general readers would make of them; plain strings no
- * consumer wants are skipped. False sends the arg to arg_value. */
+/* One arg when consumers want args: hashes, plain numbers under keys the parser has no use of
+ * its own for, and such numbers written as strings where the key takes them as numbers, become
+ * the values the general readers would make of them; plain strings no consumer wants are
+ * skipped. False sends the arg to arg_value. */
 HOT bool qx_wanted_arg(rec *r, qidx *x, size_t k, size_t kn, size_t v, size_t e)
 {
     const char *s = x->s;
@@ -1358,20 +1379,22 @@ HOT bool qx_wanted_arg(rec *r, qidx *x, size_t k, size_t kn, size_t v, size_t e)
     int kind = plain_key_kind(w, kn);
     bool str = s[v] == '"';
     if (kind == PK_FHASH || kind == PK_HHASH)
-        return !str && qx_wanted_hash(r, x, kind, k, kn, v, e);
+        return !str && qx_wanted_hash(r, x, kind, k, kn, w, v, e);
     if ((kind != PK_NONE && kind != PK_MARKER) || (!str && !qx_plain_number(x, v, e)))
         return false;
     r->dft_marker |= kind == PK_MARKER;
-    dfs_str key = qx_arg_key(r, s + k, kn, w);
+    bool numstr;
+    dfs_str key = qx_arg_key(r, s + k, kn, w, &numstr);
     if (!key)
         return true; /* skipped: a plain string or number */
-    if (str)
-        return false; /* a wanted string may be a number (DFS_JV_NUMSTR): arg_value decides */
-    bool neg = s[v] == '-';
-    uint64_t n = 0;
-    if (!qx_digits(x, v + neg, e, &n))
+    /* "123": a number where the key takes one (DFS_JV_NUMSTR), as arg_value reads it */
+    if (str && (!numstr || !qx_plain_number(x, v + 1, e - 1)))
         return false;
-    dfs_value val = {.type = DFS_V_INT};
+    bool neg = s[v + str] == '-';
+    uint64_t n = 0;
+    if (!qx_digits(x, v + str + neg, e - str, &n))
+        return false;
+    dfs_value val = {.type = DFS_V_INT, .flags = str ? DFS_VF_FROM_STRING : 0};
     val.as.i = neg ? -(int64_t)n : (int64_t)n;
     return push_arg(r, key, &val);
 }

@@ -70,11 +70,12 @@ typedef struct dfs_memo_str {
     uint8_t hints;   /* what the parser derives from the text (record.c) */
 } dfs_memo_str;
 
-/* The key under which an arg of at most 8 bytes is kept (0: nobody wants it). */
-#define DFS_MEMO_ARGKEYS 32
+/* The key under which an arg of at most 16 bytes is kept (0: nobody wants it). */
+#define DFS_MEMO_ARGKEYS 64
 typedef struct dfs_memo_argkey {
-    uint64_t w;      /* the key's bytes, zero padded (0: empty slot) */
+    uint64_t w[2];     /* the key's bytes, zero padded (w[0] == 0: empty slot) */
     dfs_str key;
+    bool numstr;       /* a string value that is a number is kept as the number */
 } dfs_memo_argkey;
 
 typedef struct dfs_rec_memo {

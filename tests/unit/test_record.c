@@ -878,6 +878,15 @@ static const char *const TRICKY[] = {
     /* numbers as strings, odd numbers, huge numbers */
     "{\"id\":\"5\",\"name\":\"x\",\"cat\":\"c\",\"pid\":\"12\",\"tid\":\"main\",\"ts\":\"1712\","
     "\"dur\":\"0.5\",\"ph\":\"X\",\"args\":{\"size\":\"4096\",\"ret\":\"-1\"}}",
+    /* numbers written as strings under wanted keys, and keys of 9 to 17 bytes: the indexed
+     * layout reads them itself, and remembers long keys by both their words (image_sizeac
+     * shares image_size's first word and memo slot, and only one of them is wanted) */
+    "{\"id\":5,\"name\":\"x\",\"cat\":\"c\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,\"ph\":\"X\",\"args\":{"
+    "\"size\":\"4096\",\"ret\":\"-0\",\"count\":\"007\",\"offset\":\"123456789012345\","
+    "\"mode\":\"1234567890123456\",\"a\":\"-\",\"cwd\":\"12\",\"key\":\"-3\",\"x\":\"\"}}",
+    "{\"id\":5,\"name\":\"x\",\"cat\":\"c\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,\"ph\":\"X\",\"args\":{"
+    "\"image_size\":\"12\",\"image_sizeac\":\"13\",\"image_sizes\":\"13\",\"image_idx\":7,\"level\":2,\"ret\":3,"
+    "\"sixteen_bytes_ab\":\"-9\",\"seventeen_bytes_x\":\"8\",\"image_sizes\":14,\"mode\":\"2\"}}",
     "{\"id\":123456789012345678901,\"name\":7,\"cat\":null,\"pid\":-4,\"tid\":007,"
     "\"ts\":9223372036854775,\"dur\":9223372036854776,\"ph\":\"X\"}",
     "{\"id\":0x10,\"name\":\"x\",\"cat\":\"c\",\"pid\":1,\"tid\":1,\"ts\":1.5,\"dur\":1e3,\"ph\":\"X\"}",
@@ -1005,15 +1014,16 @@ static void parse_both(fx *a, fx *b, const char *text, size_t n, char after)
 
 static void want_mode(fx *f, int want)
 {
-    static const char *const extra[] = {"mode", "a", "", NULL};
+    static const char *const extra[] = {"mode",         "a",           "", "image_sizeac",
+                                        "sixteen_bytes_ab", "image_sizes", NULL};
     f->t.want.all = want == 2;
     f->t.want.keys = want == 1 ? DFS_KEYBIT(DFS_KEY_RET) | DFS_KEYBIT(DFS_KEY_SIZE) |
                                    DFS_KEYBIT(DFS_KEY_COUNT) | DFS_KEYBIT(DFS_KEY_OFFSET) |
                                    DFS_KEYBIT(DFS_KEY_FHASH) | DFS_KEYBIT(DFS_KEY_NAME)
                              : 0;
     if (want == 3) {
-        f->t.want.nextra = 3;
-        for (size_t i = 0; i < 3; i++) {
+        f->t.want.nextra = 6;
+        for (size_t i = 0; i < 6; i++) {
             f->t.want.extra[i] = extra[i];
             f->t.want.extra_len[i] = strlen(extra[i]);
             f->t.want.extra_id[i] = dfs_strcache_intern(f->t.strs, extra[i], strlen(extra[i]));
