@@ -358,13 +358,8 @@ static void analyse(worker_state *w, dfs_layered *la, acc *a, const dfs_run *run
         add_exact(w, a, e, pe.layers, size);
 }
 
-static uint64_t arg_u64(const dfs_event *ev, dfs_key key, bool *present)
+static uint64_t u64_value(const dfs_value *v)
 {
-    const dfs_value *v = dfs_event_arg(ev, DFS_KEY_STR(key));
-    if (present)
-        *present = v != NULL;
-    if (!v)
-        return 0;
     if (v->type == DFS_V_UINT)
         return v->as.u;
     if (v->type == DFS_V_FLOAT)
@@ -416,9 +411,27 @@ static bool to_lev(const dfs_event *ev, const dfs_file_clock *clk, lev *e)
     e->fname = ev->fname;
     e->host = ev->host;
     e->file = ev->file;
-    e->size_sum = arg_u64(ev, DFS_KEY_SIZE_SUM, &e->has_size_sum);
-    e->ret = arg_u64(ev, DFS_KEY_RET, NULL);
-    e->image_size = arg_u64(ev, DFS_KEY_IMAGE_SIZE, NULL);
+    e->has_size_sum = false;
+    e->size_sum = e->ret = e->image_size = 0;
+    /* one pass over the few args the parser kept, backwards: the first of a repeated key wins,
+     * as with dfs_event_arg */
+    for (uint32_t i = ev->nargs; i-- > 0;) {
+        const dfs_arg *g = &ev->args[i];
+        switch (g->key) {
+        case DFS_KEY_STR(DFS_KEY_SIZE_SUM):
+            e->has_size_sum = true;
+            e->size_sum = u64_value(&g->val);
+            break;
+        case DFS_KEY_STR(DFS_KEY_RET):
+            e->ret = u64_value(&g->val);
+            break;
+        case DFS_KEY_STR(DFS_KEY_IMAGE_SIZE):
+            e->image_size = u64_value(&g->val);
+            break;
+        default:
+            break;
+        }
+    }
     return true;
 }
 
