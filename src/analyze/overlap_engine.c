@@ -328,16 +328,17 @@ static bool scratch_reserve(dfs_ovl *o, size_t bytes)
     return true;
 }
 
-/* Whether v[done, n) is sorted and starts at or after the end of the sorted v[0, done): one read
- * of the tail, which spares the sort and the merge their copies. */
-static bool in_order(const unsigned char *v, size_t done, size_t n, size_t size)
+/* Whether v[done, n) is sorted (the return value) and whether it also starts at or after the end
+ * of the sorted v[0, done) (*after): one read of the tail, which spares the sort, and then the
+ * merge, their copies. */
+static bool tail_sorted(const unsigned char *v, size_t done, size_t n, size_t size, bool *after)
 {
-    int64_t prev = done ? item_key(v + (done - 1) * size) : INT64_MIN;
-    for (size_t i = done; i < n; i++) {
+    int64_t prev = done && done < n ? item_key(v + (done - 1) * size) : INT64_MIN;
+    *after = done == n || item_key(v + done * size) >= prev;
+    for (size_t i = done + 1; i < n; i++) {
         int64_t k = item_key(v + i * size);
-        if (k < prev)
+        if (k < item_key(v + (i - 1) * size))
             return false;
-        prev = k;
     }
     return true;
 }
@@ -348,11 +349,14 @@ static bool in_order(const unsigned char *v, size_t done, size_t n, size_t size)
 static size_t sort_tail(dfs_ovl *o, unsigned char *v, size_t done, size_t n, size_t size)
 {
     size_t tail = n - done;
-    if (in_order(v, done, n, size)) /* the common case: items that arrived in time order */
+    bool after;
+    bool sorted = tail_sorted(v, done, n, size, &after);
+    if (sorted && after) /* the common case: items that arrived in time order */
         return done;
     if (!scratch_reserve(o, tail * size))
         return SIZE_MAX;
-    sort_items(v + done * size, tail, size, o->scratch);
+    if (!sorted) /* a sorted tail (a merged engine's, compacted first) is only merged */
+        sort_items(v + done * size, tail, size, o->scratch);
     memcpy(o->scratch, v + done * size, tail * size);
     return merge_from_back(v, done, o->scratch, tail, size);
 }
@@ -1076,7 +1080,11 @@ bool dfs_ovl_merge(dfs_ovl *dst, dfs_ovl *src)
     if (!merge_reserve(dst, src))
         return false;
     for (size_t k = 0; k < src->stores.n; k++) {
-        const ovl_store *x = &src->stores.v[k];
+        ovl_store *x = &src->stores.v[k];
+        /* sorted first (cheap: only its raw tail is), it is a single run that dst's next
+         * compaction merges in without sorting (out of memory: sorted there after all) */
+        compact_union(src, x);
+        sort_held(src, x);
         if (x->iv.n || x->held.n)
             append_store(merge_target(dst, x), x); /* exists, with room: reserved */
     }
