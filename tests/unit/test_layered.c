@@ -255,6 +255,25 @@ static void test_zero_and_empty(void **state)
     fixture_free(&f);
 }
 
+/* The size of an event comes from the first of a repeated arg (as dfs_event_arg reads it), and a
+ * number written as a string counts as that number. */
+static void test_repeated_and_string_args(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "{\"name\":\"pread\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":1,\"ts\":5000000,\"dur\":2,\"ph\":\"X\","
+        "\"args\":{\"fname\":\"/d/f\",\"ret\":100,\"ret\":7}}\n"
+        "{\"name\":\"pread\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":1,\"ts\":5000010,\"dur\":2,\"ph\":\"X\","
+        "\"args\":{\"fname\":\"/d/f\",\"ret\":\"250\"}}\n";
+    fixture f;
+    analyse_text(&f, text, "posix", DFS_COMPAT_DFANALYZER, INT64_C(5000000000), TIME_ONLY, 1);
+    assert_non_null(f.r);
+    const dfs_layer_summary *px = layer(&f, 0, "posix");
+    assert_int_equal(px->count, 2);
+    assert_int_equal(px->size, 350);
+    fixture_free(&f);
+}
+
 static void test_size_bin_edges(void **state)
 {
     (void)state;
@@ -388,6 +407,7 @@ int main(void)
         cmocka_unit_test(test_sum_semantics_and_process_views),
         cmocka_unit_test(test_origin_check_and_shift),
         cmocka_unit_test(test_zero_and_empty),
+        cmocka_unit_test(test_repeated_and_string_args),
         cmocka_unit_test(test_size_bin_edges),
         cmocka_unit_test(test_durations),
         cmocka_unit_test(test_overlap_percent),
