@@ -333,13 +333,10 @@ static bool scratch_reserve(dfs_ovl *o, size_t bytes)
  * merge, their copies. */
 static bool tail_sorted(const unsigned char *v, size_t done, size_t n, size_t size, bool *after)
 {
-    int64_t prev = done && done < n ? item_key(v + (done - 1) * size) : INT64_MIN;
-    *after = done == n || item_key(v + done * size) >= prev;
-    for (size_t i = done + 1; i < n; i++) {
-        int64_t k = item_key(v + i * size);
-        if (k < item_key(v + (i - 1) * size))
+    *after = done == 0 || done == n || item_key(v + done * size) >= item_key(v + (done - 1) * size);
+    for (size_t i = done + 1; i < n; i++)
+        if (item_key(v + i * size) < item_key(v + (i - 1) * size))
             return false;
-    }
     return true;
 }
 
