@@ -561,12 +561,15 @@ static void merge_cells(acc *into, acc *from, const uint32_t *procmap)
         c.pool += (uint32_t)base;
         into->cell_v.v[into->cell_v.n++] = c;
     }
-    for (size_t i = 0; i < from->nuniq.n && !into->failed; i++) {
+    for (size_t i = 0; i < from->nuniq.n; i++) { /* translated in place: from keeps nothing */
         nuniq_key k = dfs_nuniq_decode(from->nuniq.v[i]);
-        if (k.kind == CELL_FILE)
+        if (k.kind == CELL_FILE) {
             k.axis = procmap[k.axis];
-        into->failed |= !dfs_sortset_add(&into->nuniq, dfs_nuniq_encode(&k));
+            from->nuniq.v[i] = dfs_nuniq_encode(&k);
+        }
     }
+    into->failed |= !dfs_sortset_append(&into->nuniq, from->nuniq.v, from->nuniq.n);
+    dfs_sortset_free(&from->nuniq);
 }
 
 /* Moves each process's interval state of `from` into `into`. */

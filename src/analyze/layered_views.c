@@ -58,8 +58,13 @@ typedef struct view_build {
 } view_build;
 
 typedef struct views_mem {
-    int64_t *bins; /* every time bin (shifted), sorted: member ids of the process view */
+    int64_t *bins; /* every time bin (shifted), sorted: the time view's rows, the process view's
+                    * member ids */
     size_t nbins;
+    /* bin_index's answers for every bin from bins[0] to bins[nbins - 1], when the bins are dense
+     * enough for such a table (NULL otherwise): cells, distinct-file keys and exact bins are
+     * placed by the million, a binary search each would cost more than all else they do */
+    uint32_t *bin_pos;
     canon_proc *procs;
     size_t nprocs;
     uint32_t *canon; /* total.proc_v index -> canon index */
@@ -234,27 +239,26 @@ static int64_t *distinct_bins(const acc *a, int64_t shift, size_t *count)
     return bins;
 }
 
-static bool time_rows(dfs_layered *la, view_build *vb, int64_t shift)
+/* The time view's rows: the run's bins. */
+static bool time_rows(const views_mem *vm, view_build *vb)
 {
-    size_t m;
-    int64_t *bins = distinct_bins(&la->total, shift, &m);
-    if (!bins)
-        return false;
-    vb->row_bins = bins;
-    vb->nrows = m;
+    size_t m = vm->nbins;
+    vb->row_bins = malloc((m ? m : 1) * sizeof *vb->row_bins);
     vb->row_keys = calloc(m ? m : 1, sizeof *vb->row_keys);
-    if (!vb->row_keys)
+    if (!vb->row_bins || !vb->row_keys)
         return false;
+    memcpy(vb->row_bins, vm->bins, m * sizeof *vb->row_bins);
+    vb->nrows = m;
     for (size_t i = 0; i < m; i++) {
         char buf[24];
-        snprintf(buf, sizeof buf, "%lld", (long long)bins[i]);
+        snprintf(buf, sizeof buf, "%lld", (long long)vm->bins[i]);
         if (!(vb->row_keys[i] = strdup(buf)))
             return false;
     }
     return true;
 }
 
-static size_t bin_index(const int64_t *bins, size_t n, int64_t bin)
+static size_t lower_bound(const int64_t *bins, size_t n, int64_t bin)
 {
     size_t lo = 0, hi = n;
     while (lo < hi) {
@@ -267,9 +271,42 @@ static size_t bin_index(const int64_t *bins, size_t n, int64_t bin)
     return lo;
 }
 
-static size_t bin_row(const view_build *vb, int64_t bin)
+/* A table is worth its memory while it has at most a few entries per bin. */
+enum { BIN_TABLE_SLACK = 4, BIN_TABLE_MIN = 4096 };
+
+/* Fills vm->bin_pos when the bins are dense enough; without it bin_index searches. false only
+ * when out of memory. */
+static bool bin_table(views_mem *vm)
 {
-    return bin_index(vb->row_bins, vb->nrows, bin);
+    if (!vm->nbins || vm->nbins > UINT32_MAX)
+        return true;
+    uint64_t span = (uint64_t)vm->bins[vm->nbins - 1] - (uint64_t)vm->bins[0] + 1;
+    if (!span || span > BIN_TABLE_SLACK * (uint64_t)vm->nbins + BIN_TABLE_MIN)
+        return true;
+    vm->bin_pos = malloc(span * sizeof *vm->bin_pos);
+    if (!vm->bin_pos)
+        return false;
+    size_t k = 0;
+    for (uint64_t j = 0; j < span; j++) {
+        int64_t bin = (int64_t)((uint64_t)vm->bins[0] + j);
+        while (vm->bins[k] < bin) /* stops at the last bin, the span's end */
+            k++;
+        vm->bin_pos[j] = (uint32_t)k;
+    }
+    return true;
+}
+
+/* The index of the first bin not below `bin` (nbins if none): its row in the time view, its
+ * member id in the process view. */
+static size_t bin_index(const views_mem *vm, int64_t bin)
+{
+    if (!vm->bin_pos)
+        return lower_bound(vm->bins, vm->nbins, bin);
+    if (bin <= vm->bins[0])
+        return 0;
+    if (bin > vm->bins[vm->nbins - 1])
+        return vm->nbins;
+    return vm->bin_pos[(uint64_t)bin - (uint64_t)vm->bins[0]];
 }
 
 static bool file_rows(dfs_layered *la, view_build *vb, const dfs_run *run)
@@ -307,12 +344,12 @@ static bool place(const views_mem *vm, const view_build *vb, const dfs_run *run,
         return false;
     switch (vb->type) {
     case DFS_VIEW_TIME_RANGE:
-        *row = (uint32_t)bin_row(vb, c->key.axis + shift);
+        *row = (uint32_t)bin_index(vm, c->key.axis + shift);
         *id = canon;
         return true;
     case DFS_VIEW_PROC_NAME:
         *row = canon;
-        *id = (uint32_t)bin_index(vm->bins, vm->nbins, c->key.axis + shift);
+        *id = (uint32_t)bin_index(vm, c->key.axis + shift);
         return true;
     case DFS_VIEW_FILE_NAME: {
         size_t n;
@@ -499,7 +536,7 @@ static bool count_files(dfs_layered *la, views_mem *vm, view_build *vb, int64_t 
         if (vb->type == DFS_VIEW_TIME_RANGE) {
             if (k.kind != CELL_TIME)
                 continue;
-            row = bin_row(vb, k.axis + shift);
+            row = bin_index(vm, k.axis + shift);
         } else {
             if (k.kind != CELL_FILE)
                 continue;
@@ -542,29 +579,47 @@ static size_t process_row(const dfs_layered *la, const view_build *vb, const dfs
     return r < vb->nrows ? r : SIZE_MAX;
 }
 
+/* The bins of a process's engine into the time view's rows. An engine bin that is no row (an
+ * event crossing into a bin where no event starts) has no row to report it in. */
+static void exact_bins(const dfs_layered *la, const views_mem *vm, view_build *vb, const dfs_ovl *o,
+                       uint64_t layers, int64_t shift)
+{
+    for (size_t b = 0; b < dfs_ovl_nbins(o); b++) {
+        int64_t bin;
+        if (__builtin_add_overflow(dfs_ovl_bin_index(o, b), shift, &bin))
+            continue; /* beyond every row */
+        size_t row = bin_index(vm, bin);
+        if (row >= vb->nrows || vb->row_bins[row] != bin)
+            continue;
+        for (uint64_t m = layers; m; m &= m - 1) {
+            unsigned l = (unsigned)__builtin_ctzll(m);
+            add_exact(&vb->rl[row * NL(la) + l], dfs_ovl_bin(o, b, l));
+        }
+    }
+}
+
 /* Exact unoverlapped time per row (exact mode): from each process's interval engine. */
-static void exact_rows(dfs_layered *la, view_build *vb, const dfs_run *run, int64_t shift)
+static void exact_rows(dfs_layered *la, const views_mem *vm, view_build *vb, const dfs_run *run, int64_t shift)
 {
     if (la->opt.compat != DFS_COMPAT_NONE || vb->type == DFS_VIEW_FILE_NAME)
         return;
+    uint64_t layers = 0;
+    for (unsigned l = 0; l < NL(la); l++)
+        if (la->plan.layers[l].unoverlapped && (la->ovl_classes >> l & 1))
+            layers |= UINT64_C(1) << l;
     const acc *a = &la->total;
     for (size_t p = 0; p < a->ovl.n; p++) {
         dfs_ovl *o = a->ovl.v[p];
         if (!o)
             continue;
-        size_t prow = vb->type == DFS_VIEW_TIME_RANGE ? 0 : process_row(la, vb, run, &a->pproc_v.v[p]);
-        for (unsigned l = 0; l < NL(la) && prow != SIZE_MAX; l++) {
-            if (!la->plan.layers[l].unoverlapped || !((la->ovl_classes >> l) & 1))
-                continue;
-            if (vb->type != DFS_VIEW_TIME_RANGE) {
-                add_exact(&vb->rl[prow * NL(la) + l], dfs_ovl_total(o, l));
-                continue;
-            }
-            for (size_t b = 0; b < dfs_ovl_nbins(o); b++) {
-                size_t row = bin_row(vb, dfs_ovl_bin_index(o, b) + shift);
-                if (row < vb->nrows && vb->row_bins[row] == dfs_ovl_bin_index(o, b) + shift)
-                    add_exact(&vb->rl[row * NL(la) + l], dfs_ovl_bin(o, b, l));
-            }
+        if (vb->type == DFS_VIEW_TIME_RANGE) {
+            exact_bins(la, vm, vb, o, layers, shift);
+            continue;
+        }
+        size_t prow = process_row(la, vb, run, &a->pproc_v.v[p]);
+        for (uint64_t m = layers; m && prow != SIZE_MAX; m &= m - 1) {
+            unsigned l = (unsigned)__builtin_ctzll(m);
+            add_exact(&vb->rl[prow * NL(la) + l], dfs_ovl_total(o, l));
         }
     }
 }
@@ -1021,7 +1076,7 @@ static bool build_view(dfs_layered *la, views_mem *vm, view_build *vb, const dfs
     bool ok;
     switch (vb->type) {
     case DFS_VIEW_TIME_RANGE:
-        ok = time_rows(la, vb, shift);
+        ok = time_rows(vm, vb);
         break;
     case DFS_VIEW_FILE_NAME:
         ok = file_rows(la, vb, run);
@@ -1036,7 +1091,7 @@ static bool build_view(dfs_layered *la, views_mem *vm, view_build *vb, const dfs
     if (ok) {
         slot_stats(la, vb, tot_index);
         ok = count_files(la, vm, vb, shift);
-        exact_rows(la, vb, run, shift);
+        exact_rows(la, vm, vb, run, shift);
     }
     free(tot_index);
     if (!ok)
@@ -1202,14 +1257,9 @@ bool dfs_layered_build_views(dfs_layered *la, const dfs_run *run, int64_t shift)
     la->views_mem = vm;
     if (!finish_inputs(la, run))
         return false;
-    view_build scratch = {.type = DFS_VIEW_TIME_RANGE};
-    if (!canonical_procs(la, vm, run) || !time_rows(la, &scratch, shift))
+    if (!canonical_procs(la, vm, run) || !(vm->bins = distinct_bins(&la->total, shift, &vm->nbins)) ||
+        !bin_table(vm))
         return false;
-    vm->bins = scratch.row_bins;
-    vm->nbins = scratch.nrows;
-    for (size_t i = 0; i < scratch.nrows; i++)
-        free(scratch.row_keys[i]);
-    free(scratch.row_keys);
     vm->views = calloc(la->opt.norder + 1, sizeof *vm->views);
     vm->results = calloc(la->opt.norder + 1, sizeof *vm->results);
     if (!vm->views || !vm->results)
@@ -1267,6 +1317,7 @@ void dfs_layered_free_views(dfs_layered *la)
     free(vm->procs);
     free(vm->canon);
     free(vm->bins);
+    free(vm->bin_pos);
     free(vm);
     la->views_mem = NULL;
 }

@@ -68,6 +68,17 @@ bool dfs_sortset_add(dfs_sortset *s, dfs_key128 k)
     return dfs_vec_push(s, k);
 }
 
+bool dfs_sortset_append(dfs_sortset *s, const dfs_key128 *keys, size_t n)
+{
+    if (!n)
+        return true;
+    if (!dfs_vec_reserve(s, n))
+        return false;
+    memcpy(s->v + s->n, keys, n * sizeof *keys);
+    s->n += n;
+    return true;
+}
+
 size_t dfs_sortset_count(dfs_sortset *s)
 {
     return dfs_sortset_compact(s) ? s->n : SIZE_MAX;

@@ -24,6 +24,9 @@ void dfs_sortset_init(dfs_sortset *s);
 void dfs_sortset_free(dfs_sortset *s);
 /* false when out of memory (the set is unchanged then). */
 bool dfs_sortset_add(dfs_sortset *s, dfs_key128 k);
+/* Appends n keys at once (merging two sets: no compaction on the way, the next one sorts them
+ * in). false when out of memory (the set is unchanged then). */
+bool dfs_sortset_append(dfs_sortset *s, const dfs_key128 *keys, size_t n);
 /* Sorts and deduplicates everything: afterwards v[0..n) are the distinct keys in order. */
 bool dfs_sortset_compact(dfs_sortset *s);
 /* The number of distinct keys (compacts first; SIZE_MAX when out of memory). */

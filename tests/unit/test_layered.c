@@ -188,6 +188,57 @@ static void test_exact_u_from_intervals(void **state)
     fixture_free(&f);
 }
 
+/* Exact u_ per time row when the bins are dense (a table places them) and when they are far
+ * apart (a search does): the same answers. A pread of 2 s starts half-way into bin X − 2 and
+ * crosses bin X − 1, where nothing starts (no row), into bin X. */
+static void exact_rows_with_gap(int64_t x)
+{
+    char text[2048];
+    long long t0 = 1000000, cross = t0 + (x - 2) * 1000000 + 500000, last = t0 + x * 1000000 + 600000;
+    snprintf(text, sizeof text,
+             "{\"name\":\"TorchFramework.compute\",\"cat\":\"ai_framework\",\"pid\":1,\"tid\":1,\"ts\":%lld,"
+             "\"dur\":100,\"ph\":\"X\"}\n"
+             "{\"name\":\"pread\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":2,\"ts\":%lld,\"dur\":100,\"ph\":\"X\","
+             "\"args\":{\"fname\":\"/d/f\",\"ret\":10}}\n"
+             "{\"name\":\"pread\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":2,\"ts\":%lld,\"dur\":2000000,\"ph\":\"X\","
+             "\"args\":{\"fname\":\"/d/f\",\"ret\":30}}\n"
+             "{\"name\":\"pread\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":2,\"ts\":%lld,\"dur\":7,\"ph\":\"X\","
+             "\"args\":{\"fname\":\"/d/f\",\"ret\":20}}\n",
+             t0, t0 + 50, cross, last);
+    static const dfs_view_type views[] = {DFS_VIEW_TIME_RANGE, DFS_VIEW_PROC_NAME, DFS_VIEW_PROC_ID};
+    fixture f;
+    analyse_text(&f, text, "dlio", DFS_COMPAT_NONE, t0 * 1000, views, 3);
+    assert_non_null(f.r);
+    const dfs_view_result *tv = &f.r->views[0], *tid = &f.r->views[1], *pid = &f.r->views[2];
+    assert_int_equal(tv->nrows, 3);
+    assert_int_equal(tv->row_bins[0], 0);
+    assert_int_equal(tv->row_bins[1], x - 2);
+    assert_int_equal(tv->row_bins[2], x);
+    assert_true(fabs(column(tv, 0, "u_posix_time_exact") - 50e-6) < 1e-12); /* 100 µs, half under compute */
+    assert_true(fabs(column(tv, 1, "u_posix_time_exact") - 0.5) < 1e-12);
+    assert_true(fabs(column(tv, 2, "u_posix_time_exact") - (0.5 + 7e-6)) < 1e-12);
+    assert_true(column(tv, 2, "posix_count_sum") == 1);
+    const dfs_layer_summary *px = layer(&f, 0, "posix"); /* the engine's totals: bin X − 1 too */
+    assert_true(fabs(px->u_time_s - (2 + 57e-6)) < 1e-12);
+    assert_int_equal(px->u_count, 3);
+    assert_int_equal(px->u_size, 60);
+    /* a thread's row in the process view has its bins as members: one pread in each */
+    assert_int_equal(tid->nrows, 2);
+    assert_true(column(tid, 1, "posix_count_sum") == 3);
+    assert_true(column(tid, 1, "posix_count_proc_max") == 1);
+    assert_true(fabs(column(tid, 1, "posix_time_proc_max") - 2) < 1e-12);
+    assert_int_equal(pid->nrows, 1);
+    assert_true(fabs(column(pid, 0, "u_posix_time_exact") - (2 + 57e-6)) < 1e-12);
+    fixture_free(&f);
+}
+
+static void test_exact_rows_dense_and_sparse_bins(void **state)
+{
+    (void)state;
+    exact_rows_with_gap(3);
+    exact_rows_with_gap(100000);
+}
+
 static void test_sum_semantics_and_process_views(void **state)
 {
     (void)state;
@@ -404,6 +455,7 @@ int main(void)
         cmocka_unit_test(test_layers_sizes_and_bins),
         cmocka_unit_test(test_reference_u_is_a_subtraction),
         cmocka_unit_test(test_exact_u_from_intervals),
+        cmocka_unit_test(test_exact_rows_dense_and_sparse_bins),
         cmocka_unit_test(test_sum_semantics_and_process_views),
         cmocka_unit_test(test_origin_check_and_shift),
         cmocka_unit_test(test_zero_and_empty),

@@ -256,6 +256,30 @@ static void sortset_counts_distinct_keys_in_bounded_memory(void **state)
     assert_int_equal(s.n, 0);
 }
 
+/* Appending a whole set (a worker's, at the merge): keys of both, repeats within and across
+ * them, come out distinct and sorted at the next compaction. */
+static void sortset_append_merges_two_sets(void **state)
+{
+    (void)state;
+    dfs_sortset a, b;
+    dfs_sortset_init(&a);
+    dfs_sortset_init(&b);
+    for (uint64_t i = 0; i < 100; i++)
+        assert_true(dfs_sortset_add(&a, (dfs_key128){i % 40, 0})); /* 40 keys, repeated */
+    assert_int_equal(dfs_sortset_count(&a), 40);
+    for (uint64_t i = 0; i < 300; i++)
+        assert_true(dfs_sortset_add(&b, (dfs_key128){20 + i % 60, 0})); /* 20..79: 20 shared */
+    assert_true(dfs_sortset_append(&a, b.v, 0)); /* nothing */
+    assert_int_equal(a.n, 40);
+    assert_true(dfs_sortset_append(&a, b.v, b.n));
+    assert_int_equal(a.n, 40 + 300); /* appended as they are */
+    assert_int_equal(dfs_sortset_count(&a), 80);
+    for (size_t i = 0; i < a.n; i++)
+        assert_true(a.v[i].hi == i && a.v[i].lo == 0);
+    dfs_sortset_free(&a);
+    dfs_sortset_free(&b);
+}
+
 static void test_numstat(void **state)
 {
     (void)state;
@@ -314,6 +338,7 @@ int main(void)
         cmocka_unit_test(sort128_matches_a_comparison_sort),
         cmocka_unit_test(sort128_keeps_payload_order),
         cmocka_unit_test(sortset_counts_distinct_keys_in_bounded_memory),
+        cmocka_unit_test(sortset_append_merges_two_sets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
