@@ -282,6 +282,11 @@ typedef struct dfs_consumer {
     void *(*worker_begin)(void *user);
     /* Called from a worker with a batch of events. The batch memory is valid during the call only. */
     void (*on_batch)(void *worker_state, const dfs_run *run, const dfs_batch *batch);
+    /* Optional: called from a worker's own thread once it has no more input to read, while the
+     * others may still be reading: the place for finishing work private to worker_state (sorting,
+     * flushing buffers), so that it runs side by side rather than in worker_end. A worker that
+     * never ran (its thread could not start) gets no call: worker_end must not depend on it. */
+    void (*worker_done)(void *worker_state, const dfs_run *run);
     /* Called once per worker after reading, serially: merge worker_state into user and free it. */
     void (*worker_end)(void *user, const dfs_run *run, void *worker_state);
 } dfs_consumer;

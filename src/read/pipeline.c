@@ -25,6 +25,14 @@
 
 /* ---- the pool ------------------------------------------------------------------------------------- */
 
+/* The consumers' worker_done for one worker: no batch reaches it afterwards. */
+static void worker_done(pool *pl, worker *w)
+{
+    for (size_t c = 0; w->states && c < pl->nconsumers; c++)
+        if (pl->consumers[c]->worker_done)
+            pl->consumers[c]->worker_done(w->states[c], pl->run);
+}
+
 static void *worker_main(void *arg)
 {
     worker *w = arg;
@@ -45,6 +53,8 @@ static void *worker_main(void *arg)
                 atomic_fetch_add(&pl->files_done, 1);
         }
     }
+    if (pl->phase == 2 && (w->index != 0 || !pl->seams))
+        worker_done(pl, w);
     pthread_mutex_lock(&pl->lock);
     pl->running--;
     pthread_cond_signal(&pl->cond);
@@ -540,15 +550,22 @@ static int read_and_conclude(pool *pl, worker *workers, unsigned nworkers)
     dfs_run *run = pl->run;
     uint64_t bytes_total = bytes_to_read(pl);
     unsigned read_workers = pl->ntasks < nworkers ? (unsigned)pl->ntasks : nworkers;
+    /* lines across the seams of a file's pieces are parsed by worker 0 after the phase */
+    for (size_t t = 0; t < pl->ntasks && !pl->seams; t++)
+        pl->seams = pl->tasks[t].nchunks > 1;
     if (read_workers)
         run_phase(pl, workers, read_workers, 2, pl->ntasks, bytes_total);
     report_progress(pl, bytes_total);
     if (run->share) {
         bool kept = collect_results(pl, &workers[0]);
+        if (pl->seams && read_workers)
+            worker_done(pl, &workers[0]);
         return kept && !atomic_load(&pl->failed_alloc) && !dfs_strtab_lost(run->strs) ? DFS_EXIT_OK
                                                                                         : DFS_EXIT_OUTPUT;
     }
     fold_all(pl, &workers[0]);
+    if (pl->seams && read_workers)
+        worker_done(pl, &workers[0]);
     return dfs_run_verdict(run, atomic_load(&pl->failed_alloc));
 }
 

@@ -89,6 +89,7 @@ typedef struct pool {
     atomic_size_t next;        /* next item of the current phase */
     size_t nitems;
     int phase;                 /* 1 prepare, 2 read, 3 pre-scan */
+    bool seams;                /* some input is read in pieces: worker 0 parses their seams last */
     atomic_uint_fast64_t bytes_done;
     atomic_uint_fast64_t files_done;
     atomic_int failed_alloc;

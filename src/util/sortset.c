@@ -29,6 +29,15 @@ static int cmp128(const dfs_key128 *a, const dfs_key128 *b)
     return a->lo < b->lo ? -1 : a->lo > b->lo;
 }
 
+/* Whether v[0..n) is sorted and distinct already. */
+static bool ascending(const dfs_key128 *v, size_t n)
+{
+    for (size_t i = 1; i < n; i++)
+        if (cmp128(&v[i - 1], &v[i]) >= 0)
+            return false;
+    return true;
+}
+
 /* Merges the sorted distinct tail t[0..m) into the prefix v[0..p), in v[0..p+m), from the back. */
 static void merge_back(dfs_key128 *v, size_t p, const dfs_key128 *t, size_t m)
 {
@@ -51,8 +60,10 @@ bool dfs_sortset_compact(dfs_sortset *s)
         return false;
     dfs_key128 *tail = tmp + m;
     memcpy(tail, s->v + s->sorted, m * sizeof *tail);
-    dfs_sort128(tail, tmp, m, 0);
-    m = dfs_unique128(tail, m);
+    if (!ascending(tail, m)) { /* a compacted set appended whole needs only the merge */
+        dfs_sort128(tail, tmp, m, 0);
+        m = dfs_unique128(tail, m);
+    }
     merge_back(s->v, s->sorted, tail, m);
     free(tmp);
     s->n = dfs_unique128(s->v, s->sorted + m);

@@ -14,6 +14,7 @@
 /* A consumer that fingerprints everything it is given; the sum is order independent. */
 typedef struct fingerprint {
     uint64_t events, sum_ts, sum_offset, sum_name_len, complete;
+    uint64_t done, events_at_done; /* worker_done calls, and the events seen by then */
 } fingerprint;
 
 static void *fp_begin(void *user)
@@ -37,10 +38,22 @@ static void fp_batch(void *state, const dfs_run *run, const dfs_batch *b)
     }
 }
 
+static void fp_done(void *state, const dfs_run *run)
+{
+    (void)run;
+    fingerprint *f = state;
+    f->done++;
+    f->events_at_done = f->events;
+}
+
 static void fp_end(void *user, const dfs_run *run, void *state)
 {
     (void)run;
     fingerprint *t = user, *f = state;
+    /* at most once, after the worker's last batch (a worker whose thread never ran has none) */
+    assert_true(f->done <= 1);
+    assert_true(!f->done || f->events_at_done == f->events);
+    t->done += f->done;
     t->events += f->events;
     t->sum_ts += f->sum_ts;
     t->sum_offset += f->sum_offset;
@@ -62,9 +75,11 @@ static result read_paths(const char *const *paths, int jobs, uint64_t chunk, uin
     dfs_run *run = tu_run(jobs, chunk, gzseg);
     for (const char *const *p = paths; *p; p++)
         assert_int_equal(dfs_run_add_path(run, *p), DFS_OK);
-    dfs_consumer c = {.user = &r.fp, .worker_begin = fp_begin, .on_batch = fp_batch, .worker_end = fp_end};
+    dfs_consumer c = {.user = &r.fp, .worker_begin = fp_begin, .on_batch = fp_batch, .worker_done = fp_done,
+                      .worker_end = fp_end};
     dfs_consumer *cs[] = {&c};
     r.verdict = dfs_run_read(run, cs, 1);
+    assert_true(r.fp.done >= 1 && r.fp.done <= (uint64_t)jobs); /* every reading worker, once */
     for (size_t i = 0; i < dfs_run_file_count(run); i++) {
         r.records += dfs_run_file(run, i)->records;
         r.bad += dfs_run_file(run, i)->bad_records;
