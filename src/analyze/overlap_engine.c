@@ -825,49 +825,53 @@ static void credit_field(dfs_ovl_measure *m, field f, int64_t len)
     acc(f == F_MEASURE ? &m->measure : &m->with_ref, len);
 }
 
-/* Credits [a, b) to field f of class c: to the total, and clipped to every bin it crosses. */
-static void credit_span(pass *p, unsigned c, field f, int64_t a, int64_t b)
+/* Credits [a, b) to field f of every class in cls: to the totals, and clipped to every bin it
+ * crosses. */
+static void credit_span(pass *p, uint64_t cls, field f, int64_t a, int64_t b)
 {
     dfs_ovl *o = p->o;
-    credit_field(&o->total[c], f, span_len(a, b));
+    int64_t len = span_len(a, b);
+    for (uint64_t k = cls; k; k &= k - 1)
+        credit_field(&o->total[__builtin_ctzll(k)], f, len);
     if (!o->bin_width)
         return;
     for (int64_t pos = a; pos < b;) {
         dfs_ovl_measure *m = pass_bin(p, pos);
         int64_t end = piece_end(p, b);
-        credit_field(&m[c], f, span_len(pos, end));
+        for (uint64_t k = cls; k; k &= k - 1)
+            credit_field(&m[__builtin_ctzll(k)], f, span_len(pos, end));
         pos = end;
     }
 }
 
-/* Credits [a, b) ∩ R to with_ref of class c, for the spans of c's union in ascending order: R's
- * intervals that end by a are behind every later span too (*j), the two-pointer sweep of
- * overlap.md §3.5. */
-static void credit_with_ref(pass *p, unsigned c, int64_t a, int64_t b, size_t *j)
+/* Credits a span [a, b) of a union to the classes cls: to their measure, and to their with_ref
+ * either whole (in_ref: the span is R's own) or as far as R covers it. The spans of a walk come
+ * in ascending order, so R's intervals that end by a are behind every later span too (*j): the
+ * two-pointer sweep of overlap.md §3.5. */
+static void credit_piece(pass *p, uint64_t cls, bool in_ref, int64_t a, int64_t b, size_t *j)
 {
+    credit_span(p, cls, F_MEASURE, a, b);
+    if (in_ref) {
+        credit_span(p, cls, F_WITH_REF, a, b);
+        return;
+    }
     while (*j < p->rn && p->r[*j].e <= a)
         (*j)++;
     for (size_t k = *j; k < p->rn && p->r[k].s < b; k++) {
         int64_t lo = max64(a, p->r[k].s), hi = min64(b, p->r[k].e);
         if (lo < hi)
-            credit_span(p, c, F_WITH_REF, lo, hi);
+            credit_span(p, cls, F_WITH_REF, lo, hi);
     }
 }
 
 /* |X ∩ (-inf, W)| and |X ∩ R ∩ (-inf, W)| (for R itself: |R| twice). */
 static void pass_class(pass *p, unsigned c, union_walk *wk)
 {
-    int ref = p->o->ref;
+    bool is_ref = (int)c == p->o->ref;
     size_t j = 0;
     ival u;
-    while (walk_next(wk, &u)) {
-        int64_t a = u.s, b = min64(u.e, p->w);
-        credit_span(p, c, F_MEASURE, a, b);
-        if ((int)c == ref)
-            credit_span(p, c, F_WITH_REF, a, b);
-        else if (ref >= 0)
-            credit_with_ref(p, c, a, b, &j);
-    }
+    while (walk_next(wk, &u))
+        credit_piece(p, UINT64_C(1) << c, is_ref, u.s, min64(u.e, p->w), &j);
 }
 
 static void credit_exposed(pass *p, uint64_t classes, const held_ev *ev)
@@ -968,24 +972,6 @@ static bool reserve_pass_bins(pass *p)
  * |X ∩ R| = Σ |x ∩ R|. Such classes are credited while each store is walked once, all of a
  * store's classes at a time, instead of walking a shared store again for every class. */
 
-/* Credits [a, b) to field f of every class in cls (see credit_span). */
-static void credit_span_classes(pass *p, uint64_t cls, field f, int64_t a, int64_t b)
-{
-    dfs_ovl *o = p->o;
-    int64_t len = span_len(a, b);
-    for (uint64_t k = cls; k; k &= k - 1)
-        credit_field(&o->total[__builtin_ctzll(k)], f, len);
-    if (!o->bin_width)
-        return;
-    for (int64_t pos = a; pos < b;) {
-        dfs_ovl_measure *m = pass_bin(p, pos);
-        int64_t end = piece_end(p, b);
-        for (uint64_t k = cls; k; k &= k - 1)
-            credit_field(&m[__builtin_ctzll(k)], f, span_len(pos, end));
-        pos = end;
-    }
-}
-
 /* Whether two coalesced unions overlap (touching is no overlap: it changes no measure). */
 static bool unions_overlap(const ovl_store *x, const ovl_store *y)
 {
@@ -1024,26 +1010,10 @@ static uint64_t separable_classes(dfs_ovl *o)
  * a store whose set contains R are R's own: all of the store lies in R. */
 static void pass_store(pass *p, const ovl_store *x, uint64_t cls)
 {
-    int ref = p->o->ref;
-    bool in_ref = ref >= 0 && (x->classes >> ref & 1);
+    bool in_ref = p->o->ref >= 0 && (x->classes >> p->o->ref & 1);
     size_t j = 0;
-    for (size_t i = 0; i < x->iv.n && x->iv.v[i].s < p->w; i++) {
-        int64_t a = x->iv.v[i].s, b = min64(x->iv.v[i].e, p->w);
-        credit_span_classes(p, cls, F_MEASURE, a, b);
-        if (in_ref) {
-            credit_span_classes(p, cls, F_WITH_REF, a, b);
-            continue;
-        }
-        if (ref < 0)
-            continue;
-        while (j < p->rn && p->r[j].e <= a)
-            j++;
-        for (size_t k = j; k < p->rn && p->r[k].s < b; k++) {
-            int64_t lo = max64(a, p->r[k].s), hi = min64(b, p->r[k].e);
-            if (lo < hi)
-                credit_span_classes(p, cls, F_WITH_REF, lo, hi);
-        }
-    }
+    for (size_t i = 0; i < x->iv.n && x->iv.v[i].s < p->w; i++)
+        credit_piece(p, cls, in_ref, x->iv.v[i].s, min64(x->iv.v[i].e, p->w), &j);
 }
 
 /* Credits everything before W; every bin it touches exists (reserve_pass_bins). */
