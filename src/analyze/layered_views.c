@@ -43,7 +43,7 @@ typedef struct rowlayer {
 typedef struct view_build {
     dfs_view_type type;
     char **row_keys;
-    int64_t *row_bins;
+    const int64_t *row_bins; /* time view: the run's bins (views_mem.bins), not a copy */
     size_t nrows;
     member *members;
     size_t nmembers;
@@ -243,11 +243,10 @@ static int64_t *distinct_bins(const acc *a, int64_t shift, size_t *count)
 static bool time_rows(const views_mem *vm, view_build *vb)
 {
     size_t m = vm->nbins;
-    vb->row_bins = malloc((m ? m : 1) * sizeof *vb->row_bins);
+    vb->row_bins = vm->bins;
     vb->row_keys = calloc(m ? m : 1, sizeof *vb->row_keys);
-    if (!vb->row_bins || !vb->row_keys)
+    if (!vb->row_keys)
         return false;
-    memcpy(vb->row_bins, vm->bins, m * sizeof *vb->row_bins);
     vb->nrows = m;
     for (size_t i = 0; i < m; i++) {
         char buf[24];
@@ -1295,8 +1294,6 @@ void dfs_layered_free_views(dfs_layered *la)
         for (size_t i = 0; vb->row_keys && i < vb->nrows; i++)
             free(vb->row_keys[i]);
         free(vb->row_keys);
-        if (vb->type == DFS_VIEW_TIME_RANGE)
-            free(vb->row_bins);
         free(vb->members);
         free(vb->rl);
         for (size_t c = 0; c < vb->columns.n; c++)
