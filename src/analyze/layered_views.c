@@ -30,7 +30,7 @@ typedef struct member {
 
 typedef struct rowlayer {
     uint32_t first, n; /* members[first .. first+n) */
-    lagg *tot;         /* summed families, [nfam] (full laggs; unsized ones keep size fields 0); NULL
+    lunit *tot;        /* the members' families summed, a block laid out as a cell's (slot_fam); NULL
                         * when the slot has no member (tm is then NAN) */
     double tm;         /* seconds; NAN when the layer has no event in the row */
     uint64_t nfiles, nprocs;
@@ -53,8 +53,8 @@ typedef struct view_build {
     dfs_layer_summary *summary;
     dfs_additional_summary *additional;
     size_t nadditional;
-    DFS_VEC(lunit) units; /* blocks of members that sum several cells */
-    DFS_VEC(lagg) aggs;   /* slot totals */
+    DFS_VEC(lunit) units;     /* blocks of members that sum several cells */
+    DFS_VEC(lunit) tot_units; /* blocks of the slots' totals */
 } view_build;
 
 typedef struct views_mem {
@@ -167,13 +167,6 @@ static bool canonical_procs(dfs_layered *la, views_mem *vm, const dfs_run *run)
 }
 
 /* ----- rows and members ------------------------------------------------------------------- */
-
-/* A cell placed in a view: (row, layer, member id) then the cell index, as one sortable key (the
- * index is its payload, not sorted: the cells are placed in index order). */
-static dfs_key128 placed(uint32_t row, uint32_t layer, uint32_t id, uint32_t cell_index)
-{
-    return (dfs_key128){(uint64_t)row << 32 | layer, (uint64_t)id << 32 | cell_index};
-}
 
 static size_t find_text(char *const *keys, size_t n, const char *s)
 {
@@ -374,63 +367,110 @@ static const lagg *member_fam(const dfs_layered *la, const view_build *vb, const
     return dfs_fam(la, member_block(la, vb, m), m->layer, f);
 }
 
-static lagg *new_aggs(view_build *vb, unsigned nfam, uint32_t *index)
+/* Where a cell falls in a view: its slot (row * layers + layer) and its member id in the slot;
+ * slot UINT32_MAX when the cell is not in the view. */
+typedef struct placement {
+    uint32_t slot, id;
+} placement;
+
+/* Counting sort of the placed cells (n of them) by key (slot or id, below `limit`), stable:
+ * `from` (cell indices) is read in order and written to `to` by key. */
+static bool scatter_by(const placement *pl, const uint32_t *from, uint32_t *to, size_t n, size_t limit,
+                       bool by_slot)
 {
-    if (!dfs_vec_reserve(&vb->aggs, nfam))
+    size_t *start = calloc(limit + 1, sizeof *start);
+    if (!start)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        start[by_slot ? pl[from[i]].slot : pl[from[i]].id]++;
+    size_t at = 0;
+    for (size_t k = 0; k < limit; k++) {
+        size_t c = start[k];
+        start[k] = at;
+        at += c;
+    }
+    for (size_t i = 0; i < n; i++)
+        to[start[by_slot ? pl[from[i]].slot : pl[from[i]].id]++] = from[i];
+    free(start);
+    return true;
+}
+
+/* The placed cells in member order: by slot, then member id, then cell index (two stable
+ * counting passes, least significant key first; the order within a slot makes the members'
+ * floating-point statistics the same whatever order the workers' cells were merged in). */
+static uint32_t *member_order(dfs_layered *la, views_mem *vm, view_build *vb, const dfs_run *run, int64_t shift,
+                              placement **placements, size_t *nplaced)
+{
+    const acc *a = &la->total;
+    size_t nslots = vb->nrows * NL(la), nids = vb->type == DFS_VIEW_PROC_NAME ? vm->nbins : vm->nprocs;
+    if (nslots >= UINT32_MAX || nids >= UINT32_MAX)
         return NULL;
-    *index = (uint32_t)vb->aggs.n;
-    for (unsigned f = 0; f < nfam; f++)
-        dfs_lagg_init(&vb->aggs.v[vb->aggs.n++], true);
-    return &vb->aggs.v[*index];
+    placement *pl = malloc((a->cell_v.n + 1) * sizeof *pl);
+    uint32_t *cells = malloc((a->cell_v.n + 1) * sizeof *cells), *by_id = malloc((a->cell_v.n + 1) * sizeof *by_id);
+    bool ok = pl && cells && by_id;
+    size_t n = 0;
+    for (size_t i = 0; ok && i < a->cell_v.n; i++) {
+        const cell *c = &a->cell_v.v[i];
+        uint32_t row, id;
+        pl[i].slot = UINT32_MAX;
+        if (!place(vm, vb, run, c, shift, vm->canon[c->key.proc], &row, &id) || row >= vb->nrows || id >= nids)
+            continue;
+        pl[i] = (placement){(uint32_t)(row * NL(la) + c->key.layer), id};
+        cells[n++] = (uint32_t)i;
+    }
+    ok = ok && scatter_by(pl, cells, by_id, n, nids, false) && scatter_by(pl, by_id, cells, n, nslots, true);
+    free(by_id);
+    if (!ok) {
+        free(pl);
+        free(cells);
+        return NULL;
+    }
+    *placements = pl;
+    *nplaced = n;
+    return cells;
 }
 
 /* Groups the cells of the view into members, and the members into (row, layer) slots. The
- * slots' totals are stored as agg indices first and turned into pointers when vb->aggs stops
- * growing. */
+ * slots' totals are stored as unit indices first and turned into pointers when vb->tot_units
+ * stops growing. */
 static bool build_members(dfs_layered *la, views_mem *vm, view_build *vb, const dfs_run *run, int64_t shift,
                           uint32_t *tot_index)
 {
     const acc *a = &la->total;
-    dfs_key128 *ents = malloc(2 * (a->cell_v.n + 1) * sizeof *ents);
-    if (!ents)
-        return false;
     size_t n = 0;
-    for (size_t i = 0; i < a->cell_v.n; i++) {
-        const cell *c = &a->cell_v.v[i];
-        uint32_t row, id;
-        if (place(vm, vb, run, c, shift, vm->canon[c->key.proc], &row, &id))
-            ents[n++] = placed(row, c->key.layer, id, (uint32_t)i);
-    }
-    dfs_sort128(ents, ents + a->cell_v.n + 1, n, 4); /* cells in order within a member */
-    vb->members = malloc((n + 1) * sizeof *vb->members);
-    if (!vb->members) {
-        free(ents);
+    placement *pl = NULL;
+    uint32_t *order = member_order(la, vm, vb, run, shift, &pl, &n);
+    if (!order)
         return false;
-    }
+    vb->members = malloc((n + 1) * sizeof *vb->members);
+    bool ok = vb->members != NULL;
     size_t m = 0;
-    for (size_t i = 0; i < n; i++) {
-        uint32_t row = (uint32_t)(ents[i].hi >> 32), layer = (uint32_t)ents[i].hi, id = (uint32_t)(ents[i].lo >> 32);
+    for (size_t i = 0; ok && i < n; i++) {
+        const cell *c = &a->cell_v.v[order[i]];
+        uint32_t row = pl[order[i]].slot / (uint32_t)NL(la), layer = c->key.layer, id = pl[order[i]].id;
         bool same = m && vb->members[m - 1].row == row && vb->members[m - 1].layer == layer &&
                     vb->members[m - 1].id == id;
-        uint32_t src = (uint32_t)ents[i].lo; /* the cell */
         if (!same) { /* most members are one cell: point at it instead of copying */
-            vb->members[m++] = (member){row, layer, id, src, false};
+            vb->members[m++] = (member){row, layer, id, order[i], false};
             continue;
         }
         member *mb = &vb->members[m - 1];
         if (!mb->own) {
             uint32_t nu = la->block_units[layer], idx = (uint32_t)vb->units.n;
-            if (!dfs_vec_reserve(&vb->units, nu)) {
-                free(ents);
-                return false;
+            if (vb->units.n + nu > UINT32_MAX || !dfs_vec_reserve(&vb->units, nu)) {
+                ok = false;
+                break;
             }
             memcpy(&vb->units.v[idx], dfs_cell_block(a, &a->cell_v.v[mb->at]), nu * sizeof(lunit));
             vb->units.n += nu;
             *mb = (member){mb->row, mb->layer, mb->id, idx, true};
         }
-        dfs_block_merge(la, layer, &vb->units.v[mb->at], dfs_cell_block(a, &a->cell_v.v[src]));
+        dfs_block_merge(la, layer, &vb->units.v[mb->at], dfs_cell_block(a, c));
     }
-    free(ents);
+    free(order);
+    free(pl);
+    if (!ok)
+        return false;
     vb->nmembers = m;
     size_t nslots = vb->nrows * NL(la);
     vb->rl = calloc(nslots ? nslots : 1, sizeof *vb->rl);
@@ -443,11 +483,20 @@ static bool build_members(dfs_layered *la, views_mem *vm, view_build *vb, const 
         r->n++;
     }
     /* totals only where there are members: most (row, layer) slots of a long time view are empty */
+    size_t units = 0;
+    for (size_t s = 0; s < nslots; s++)
+        units += vb->rl[s].n ? la->block_units[s % NL(la)] : 0;
+    if (units > UINT32_MAX || !dfs_vec_reserve(&vb->tot_units, units))
+        return false;
     for (size_t s = 0; s < nslots; s++) {
+        unsigned l = (unsigned)(s % NL(la));
         vb->rl[s].tm = NAN;
         tot_index[s] = UINT32_MAX;
-        if (vb->rl[s].n && !new_aggs(vb, la->nfam[s % NL(la)], &tot_index[s]))
-            return false;
+        if (!vb->rl[s].n)
+            continue;
+        tot_index[s] = (uint32_t)vb->tot_units.n;
+        dfs_block_init(la, l, &vb->tot_units.v[vb->tot_units.n]);
+        vb->tot_units.n += la->block_units[l];
     }
     return true;
 }
@@ -476,6 +525,18 @@ static lunit *block_at(const dfs_layered *la, const view_build *vb, size_t i)
     return i < vb->nmembers ? member_block(la, vb, &vb->members[i]) : NULL;
 }
 
+/* Family f of the totals of a slot of layer l (a slot with members). */
+static const lagg *slot_fam(const dfs_layered *la, const rowlayer *r, size_t l, unsigned f)
+{
+    return dfs_fam(la, r->tot, (unsigned)l, f);
+}
+
+/* The bytes of a slot: only a size layer's first family has the size fields. */
+static uint64_t slot_size(const dfs_layered *la, const rowlayer *r, size_t l)
+{
+    return la->fam_sized[l][0] ? slot_fam(la, r, l, 0)->size : 0;
+}
+
 /* tm, totals and distinct processes of every slot. */
 static void slot_stats(dfs_layered *la, view_build *vb, const uint32_t *tot_index)
 {
@@ -484,7 +545,7 @@ static void slot_stats(dfs_layered *la, view_build *vb, const uint32_t *tot_inde
         rowlayer *r = &vb->rl[s];
         if (!r->n)
             continue; /* no totals (build_members) */
-        r->tot = &vb->aggs.v[tot_index[s]];
+        r->tot = &vb->tot_units.v[tot_index[s]];
         int64_t best = 0;
         unsigned l = (unsigned)(s % NL(la));
         for (uint32_t i = r->first; i < r->first + r->n; i++) {
@@ -496,16 +557,16 @@ static void slot_stats(dfs_layered *la, view_build *vb, const uint32_t *tot_inde
             const member *mb = &vb->members[i];
             for (uint64_t m = dfs_block_used(member_block(la, vb, mb)); m; m &= m - 1) {
                 unsigned k = (unsigned)__builtin_ctzll(m);
-                dfs_lagg_merge(&r->tot[k], member_fam(la, vb, mb, k), la->fam_sized[l][k]);
+                dfs_lagg_merge(dfs_fam(la, r->tot, l, k), member_fam(la, vb, mb, k), la->fam_sized[l][k]);
             }
             const lagg *f = member_fam(la, vb, mb, 0);
             if (f->time > best)
                 best = f->time;
             r->nprocs += f->count > 0 && !process_view(vb->type);
         }
-        if (!r->n || !r->tot[0].count)
-            continue;
-        r->tm = (sum_mode || process_view(vb->type)) ? secs(r->tot[0].time) : secs(best);
+        const lagg *t = slot_fam(la, r, l, 0);
+        if (t->count)
+            r->tm = (sum_mode || process_view(vb->type)) ? secs(t->time) : secs(best);
     }
 }
 
@@ -713,9 +774,9 @@ static void summarize(const dfs_layered *la, const view_build *vb, size_t l, int
         const rowlayer *rl = &vb->rl[r * NL(la) + l];
         if (isnan(rl->tm))
             continue;
-        s->count += rl->tot[0].count;
-        time_sum += rl->tot[0].time;
-        s->size += rl->tot[0].size;
+        s->count += slot_fam(la, rl, l, 0)->count;
+        time_sum += slot_fam(la, rl, l, 0)->time;
+        s->size += slot_size(la, rl, l);
         s->time_s = max_mode ? fmax(s->time_s, rl->tm) : s->time_s + rl->tm;
         s->num_files = rl->nfiles > s->num_files ? rl->nfiles : s->num_files;
         s->num_processes = rl->nprocs > s->num_processes ? rl->nprocs : s->num_processes;
@@ -725,8 +786,8 @@ static void summarize(const dfs_layered *la, const view_build *vb, size_t l, int
         if (!(u > 0) || la->opt.compat == DFS_COMPAT_NONE)
             continue;
         s->u_time_s = max_mode ? fmax(s->u_time_s, u) : s->u_time_s + u;
-        s->u_count += rl->tot[0].count;
-        s->u_size += rl->tot[0].size;
+        s->u_count += slot_fam(la, rl, l, 0)->count;
+        s->u_size += slot_size(la, rl, l);
     }
     s->time_sum_s = secs(time_sum);
     s->u_base_s = s->time_s;
@@ -816,9 +877,9 @@ static double ratio(double a, double b)
     return b != 0 && !isnan(a) && !isnan(b) ? a / b : NAN;
 }
 
-static void put_family(emitter *e, const rowlayer *rl, unsigned f, const char *p, bool sized)
+static void put_family(emitter *e, const rowlayer *rl, size_t l, unsigned f, const char *p, bool sized)
 {
-    const lagg *t = rl && rl->n ? &rl->tot[f] : NULL;
+    const lagg *t = rl && rl->n ? slot_fam(e->la, rl, l, f) : NULL;
     bool any = t && t->count;
     dist dc = member_dist(e->la, e->vb, rl, f, 0), dt = member_dist(e->la, e->vb, rl, f, 1);
     put(e, any ? (double)t->count : NAN, "%scount_sum", p);
@@ -860,30 +921,32 @@ static void put_layer(emitter *e, size_t row, size_t l)
     const rowlayer *rl = e->names ? NULL : &vb->rl[row * NL(la) + l];
     char p[192];
     snprintf(p, sizeof p, "%s_", L->name);
-    put_family(e, rl, 0, p, L->size_layer);
+    put_family(e, rl, l, 0, p, L->size_layer);
     for (size_t d = 0; d < L->nderived && d < DFS_PRESET_MAX_DERIVED; d++) {
         snprintf(p, sizeof p, "%s_%s_", L->name, L->derived[d].name);
-        put_family(e, rl, (unsigned)d + 1, p, L->size_layer && L->derived[d].sized);
+        put_family(e, rl, l, (unsigned)d + 1, p, L->size_layer && L->derived[d].sized);
     }
-    bool any = rl && rl->n && rl->tot[0].count;
+    const lagg *t = rl && rl->n ? slot_fam(la, rl, l, 0) : NULL;
+    bool any = t && t->count;
     if (!process_view(vb->type))
         put(e, any ? (double)rl->nprocs : NAN, "%s_proc_name_nunique", L->name);
     if (L->size_layer && vb->type != DFS_VIEW_FILE_NAME)
         put(e, any ? (double)rl->nfiles : NAN, "%s_file_name_nunique", L->name);
     const double *tot = &e->col_total[4 * l];
-    double count = any ? (double)rl->tot[0].count : NAN, tm = rl ? rl->tm : NAN;
-    double tsum = any ? secs(rl->tot[0].time) : NAN;
+    double count = any ? (double)t->count : NAN, tm = rl ? rl->tm : NAN;
+    double tsum = any ? secs(t->time) : NAN;
     put(e, ratio(count, tot[0]), "%s_count_frac_total", L->name);
     put(e, ratio(tm, tot[1]), "%s_time_proc_frac_total", L->name);
     put(e, ratio(tsum, tot[2]), "%s_time_call_frac_total", L->name);
     if (L->size_layer)
-        put(e, ratio(any ? (double)rl->tot[0].size : NAN, tot[3]), "%s_size_call_frac_total", L->name);
+        put(e, ratio(any ? (double)slot_size(la, rl, l) : NAN, tot[3]), "%s_size_call_frac_total", L->name);
     put(e, ratio(ratio(tm, tot[1]), ratio(count, tot[0])), "%s_ops_slope", L->name);
     if (e->top >= 0) {
         const char *top = la->plan.layers[e->top].name;
         const rowlayer *tr = rl ? &vb->rl[row * NL(la) + (size_t)e->top] : NULL;
         put(e, ratio(tm, tr ? tr->tm : NAN), "%s_time_proc_frac_%s", L->name, top);
-        put(e, ratio(tsum, tr && tr->n ? secs(tr->tot[0].time) : NAN), "%s_time_call_frac_%s", L->name, top);
+        double top_sum = tr && tr->n ? secs(slot_fam(la, tr, (size_t)e->top, 0)->time) : NAN;
+        put(e, ratio(tsum, top_sum), "%s_time_call_frac_%s", L->name, top);
     }
     if (has_children(la, l))
         put(e, rl ? overhead(la, vb, row, l) : NAN, "o_%s_%s", L->name, e->tmname);
@@ -907,10 +970,10 @@ static void column_totals(emitter *e)
             const rowlayer *rl = &vb->rl[r * NL(la) + l];
             if (isnan(rl->tm))
                 continue;
-            e->col_total[4 * l] += (double)rl->tot[0].count;
+            e->col_total[4 * l] += (double)slot_fam(la, rl, l, 0)->count;
             e->col_total[4 * l + 1] += rl->tm;
-            e->col_total[4 * l + 2] += secs(rl->tot[0].time);
-            e->col_total[4 * l + 3] += (double)rl->tot[0].size;
+            e->col_total[4 * l + 2] += secs(slot_fam(la, rl, l, 0)->time);
+            e->col_total[4 * l + 3] += (double)slot_size(la, rl, l);
         }
 }
 
@@ -1302,7 +1365,7 @@ void dfs_layered_free_views(dfs_layered *la)
         dfs_vec_free(&vb->cells);
         free(vb->summary);
         free(vb->additional);
-        dfs_vec_free(&vb->aggs);
+        dfs_vec_free(&vb->tot_units);
         dfs_vec_free(&vb->units);
     }
     free(vm->views);
