@@ -347,8 +347,9 @@ static void analyse(worker_state *w, dfs_layered *la, acc *a, const dfs_run *run
     uint64_t size = lev_size(&pe, e);
     bool file_view = (la->opt.views >> DFS_VIEW_FILE_NAME) & 1;
     dfs_stage_add(la, a, &w->stage, proc, bin, &pe, e->dur, size);
-    for (uint64_t m = pe.layers; m; m &= m - 1) {
+    for (uint64_t m = pe.layers; m; m &= m - 1) { /* (no popcount: not in the baseline x86-64 ISA) */
         unsigned l = (unsigned)__builtin_ctzll(m);
+        a->layer_events++;
         if (e->fname && la->plan.layers[l].size_layer)
             count_files(la, a, l, bin, proc, e->fname);
         if (e->fname && file_view)
@@ -528,6 +529,7 @@ void dfs_layered_merge_counters(acc *into, const acc *from)
     into->dropped_files += from->dropped_files;
     into->dropped_functions += from->dropped_functions;
     into->post_read += from->post_read;
+    into->layer_events += from->layer_events;
     into->failed |= from->failed;
     into->stream_conflict |= from->stream_conflict;
     into->flushes += from->flushes;

@@ -182,6 +182,7 @@ typedef struct acc {
     dfs_clock_track clocks;    /* the clock each file went through (analyze/clocks.h) */
     uint64_t events, no_duration, bad_time, other_phases;
     uint64_t dropped_files, dropped_functions, post_read;
+    uint64_t layer_events; /* Σ over staged events of their layer count: the time cells' total count */
     bool have_time;
     int64_t min_ts, max_end;
     bool failed; /* out of memory */

@@ -91,7 +91,7 @@ static void pack_lev(dfs_pack *w, const lev *e)
 static void pack_counters(dfs_pack *w, const acc *a)
 {
     uint64_t v[] = {a->events, a->no_duration, a->bad_time, a->other_phases,
-                    a->dropped_files, a->dropped_functions, a->post_read};
+                    a->dropped_files, a->dropped_functions, a->post_read, a->layer_events};
     for (size_t i = 0; i < sizeof v / sizeof *v; i++)
         dfs_pack_u64(w, v[i]);
     dfs_pack_bool(w, a->have_time);
@@ -319,7 +319,7 @@ static bool merge_rest(dfs_unpack *r, acc *into)
 static void unpack_counters(dfs_unpack *r, acc *a)
 {
     uint64_t *v[] = {&a->events, &a->no_duration, &a->bad_time, &a->other_phases,
-                     &a->dropped_files, &a->dropped_functions, &a->post_read};
+                     &a->dropped_files, &a->dropped_functions, &a->post_read, &a->layer_events};
     for (size_t i = 0; i < sizeof v / sizeof *v; i++)
         *v[i] = dfs_unpack_u64(r);
     a->have_time = dfs_unpack_bool(r);

@@ -208,17 +208,44 @@ static bool text_rows(view_build *vb, char **texts, size_t n)
     return true;
 }
 
-/* The distinct time bins of the time cells, in order (radix-sorted: bins are signed, so the sign
- * bit is flipped in the key). */
-static int64_t *distinct_bins(const acc *a, int64_t shift, size_t *count)
+/* A table over a span of bins (bin_table, dense_bins) is worth its memory while it has at most a
+ * few entries per bin. */
+enum { BIN_TABLE_SLACK = 4, BIN_TABLE_MIN = 4096 };
+
+static bool dense_span(uint64_t span, size_t nbins)
+{
+    return span && span <= BIN_TABLE_SLACK * (uint64_t)nbins + BIN_TABLE_MIN;
+}
+
+/* The distinct bins of the time cells (n of them, within [lo, hi]) by marking them in a bitmap
+ * over the span: the bins of a trace are mostly dense, and this is two linear passes. NULL when
+ * out of memory. */
+static int64_t *marked_bins(const acc *a, int64_t shift, int64_t lo, uint64_t span, int64_t *bins, size_t *count)
+{
+    uint64_t *seen = calloc(span / 64 + 1, sizeof *seen);
+    if (!seen)
+        return NULL;
+    for (size_t i = 0; i < a->cell_v.n; i++)
+        if (a->cell_v.v[i].key.kind == CELL_TIME) {
+            uint64_t d = (uint64_t)(a->cell_v.v[i].key.axis + shift) - (uint64_t)lo;
+            seen[d / 64] |= UINT64_C(1) << (d % 64);
+        }
+    size_t n = 0;
+    for (uint64_t w = 0; w <= span / 64; w++)
+        for (uint64_t m = seen[w]; m; m &= m - 1)
+            bins[n++] = (int64_t)((uint64_t)lo + w * 64 + (uint64_t)__builtin_ctzll(m));
+    free(seen);
+    *count = n;
+    return bins;
+}
+
+/* The same by sorting (radix: bins are signed, so the sign bit is flipped in the key), for bins
+ * too sparse for a bitmap. */
+static int64_t *sorted_bins(const acc *a, int64_t shift, int64_t *bins, size_t *count)
 {
     dfs_key128 *keys = malloc(2 * (a->cell_v.n + 1) * sizeof *keys);
-    int64_t *bins = malloc((a->cell_v.n + 1) * sizeof *bins);
-    if (!keys || !bins) {
-        free(keys);
-        free(bins);
+    if (!keys)
         return NULL;
-    }
     size_t n = 0;
     for (size_t i = 0; i < a->cell_v.n; i++)
         if (a->cell_v.v[i].key.kind == CELL_TIME)
@@ -230,6 +257,32 @@ static int64_t *distinct_bins(const acc *a, int64_t shift, size_t *count)
     free(keys);
     *count = n;
     return bins;
+}
+
+/* The distinct time bins of the time cells, in order. */
+static int64_t *distinct_bins(const acc *a, int64_t shift, size_t *count)
+{
+    int64_t *bins = malloc((a->cell_v.n + 1) * sizeof *bins), lo = INT64_MAX, hi = INT64_MIN;
+    if (!bins)
+        return NULL;
+    size_t ntime = 0;
+    for (size_t i = 0; i < a->cell_v.n; i++)
+        if (a->cell_v.v[i].key.kind == CELL_TIME) {
+            int64_t b = a->cell_v.v[i].key.axis + shift;
+            lo = b < lo ? b : lo;
+            hi = b > hi ? b : hi;
+            ntime++;
+        }
+    if (!ntime) {
+        *count = 0;
+        return bins;
+    }
+    uint64_t span = (uint64_t)hi - (uint64_t)lo + 1;
+    int64_t *done = dense_span(span, ntime) ? marked_bins(a, shift, lo, span, bins, count)
+                                            : sorted_bins(a, shift, bins, count);
+    if (!done)
+        free(bins);
+    return done;
 }
 
 /* The time view's rows: the run's bins. */
@@ -263,9 +316,6 @@ static size_t lower_bound(const int64_t *bins, size_t n, int64_t bin)
     return lo;
 }
 
-/* A table is worth its memory while it has at most a few entries per bin. */
-enum { BIN_TABLE_SLACK = 4, BIN_TABLE_MIN = 4096 };
-
 /* Fills vm->bin_pos when the bins are dense enough; without it bin_index searches. false only
  * when out of memory. */
 static bool bin_table(views_mem *vm)
@@ -273,7 +323,7 @@ static bool bin_table(views_mem *vm)
     if (!vm->nbins || vm->nbins > UINT32_MAX)
         return true;
     uint64_t span = (uint64_t)vm->bins[vm->nbins - 1] - (uint64_t)vm->bins[0] + 1;
-    if (!span || span > BIN_TABLE_SLACK * (uint64_t)vm->nbins + BIN_TABLE_MIN)
+    if (!dense_span(span, vm->nbins))
         return true;
     vm->bin_pos = malloc(span * sizeof *vm->bin_pos);
     if (!vm->bin_pos)
@@ -1304,10 +1354,7 @@ static void raw_result(dfs_layered *la, views_mem *vm)
     res->post_read_events = a->post_read;
     res->granularity_s = (double)la->opt.granularity_ns / 1e9;
     res->threads = vm->nprocs;
-    for (size_t i = 0; i < a->cell_v.n; i++)
-        if (a->cell_v.v[i].key.kind == CELL_TIME)
-            res->layer_count_total +=
-                dfs_fam(la, dfs_cell_block(a, &a->cell_v.v[i]), a->cell_v.v[i].key.layer, 0)->count;
+    res->layer_count_total = a->layer_events;
 }
 
 bool dfs_layered_build_views(dfs_layered *la, const dfs_run *run, int64_t shift)
