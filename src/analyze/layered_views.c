@@ -217,9 +217,9 @@ static bool dense_span(uint64_t span, size_t nbins)
     return span && span <= BIN_TABLE_SLACK * (uint64_t)nbins + BIN_TABLE_MIN;
 }
 
-/* The distinct bins of the time cells (n of them, within [lo, hi]) by marking them in a bitmap
- * over the span: the bins of a trace are mostly dense, and this is two linear passes. NULL when
- * out of memory. */
+/* The distinct bins of the time cells, all in [lo, lo + span), by marking them in a bitmap over
+ * the span: the bins of a trace are mostly dense, and this is two linear passes. NULL when out of
+ * memory. */
 static int64_t *marked_bins(const acc *a, int64_t shift, int64_t lo, uint64_t span, int64_t *bins, size_t *count)
 {
     uint64_t *seen = calloc(span / 64 + 1, sizeof *seen);
@@ -417,8 +417,7 @@ static const lagg *member_fam(const dfs_layered *la, const view_build *vb, const
     return dfs_fam(la, member_block(la, vb, m), m->layer, f);
 }
 
-/* Where a cell falls in a view: its slot (row * layers + layer) and its member id in the slot;
- * slot UINT32_MAX when the cell is not in the view. */
+/* Where a placed cell falls in a view: its slot (row * layers + layer) and its member id there. */
 typedef struct placement {
     uint32_t slot, id;
 } placement;
@@ -462,7 +461,6 @@ static uint32_t *member_order(dfs_layered *la, views_mem *vm, view_build *vb, co
     for (size_t i = 0; ok && i < a->cell_v.n; i++) {
         const cell *c = &a->cell_v.v[i];
         uint32_t row, id;
-        pl[i].slot = UINT32_MAX;
         if (!place(vm, vb, run, c, shift, vm->canon[c->key.proc], &row, &id) || row >= vb->nrows || id >= nids)
             continue;
         pl[i] = (placement){(uint32_t)(row * NL(la) + c->key.layer), id};
