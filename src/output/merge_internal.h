@@ -168,10 +168,8 @@ bool mpy_key_is(const pybuf *keys, const pymember *m, const char *lit);
 
 /* ---- numbers as Python prints them ------------------------------------------------------------ */
 
-/* Shortest digits that read back as v (finite, v != 0): digits without dot, *decpt = position
- * of the decimal point (value = 0.digits x 10^decpt). Returns the digit count. */
-int mshortest(double v, char digits[24], int *decpt);
-/* repr(float) of Python 3; buf of at least 32 bytes. */
+/* repr(float) of Python 3, NaN and infinities as json.dumps writes them; buf of at least
+ * DFS_PY_REPR_MAX (32) bytes. */
 void mpy_float(double v, char *buf);
 /* The shortest text that reads back as v, for JSON output (not NaN or infinite). */
 void mjson_float(double v, char *buf);

@@ -9,30 +9,10 @@
 
 #include "output/merge_internal.h"
 #include "parse/json.h"
+#include "util/shortest.h"
 #include "util/utf8.h"
 
 /* ---- numbers as Python prints them --------------------------------------------------------------- */
-
-int mshortest(double v, char digits[24], int *decpt)
-{
-    char buf[40];
-    double a = fabs(v);
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(buf, sizeof buf, "%.*e", prec - 1, a);
-        if (strtod(buf, NULL) == a || prec == 17)
-            break;
-    }
-    int n = 0;
-    const char *p = buf;
-    for (; *p && *p != 'e'; p++)
-        if (*p >= '0' && *p <= '9')
-            digits[n++] = *p;
-    while (n > 1 && digits[n - 1] == '0')
-        n--;
-    digits[n] = '\0';
-    *decpt = (*p == 'e' ? atoi(p + 1) : 0) + 1;
-    return n;
-}
 
 /* Appends n copies of c at *p. */
 static char *zeros(char *p, int n)
@@ -42,35 +22,13 @@ static char *zeros(char *p, int n)
     return p;
 }
 
-/* Python's float_repr_style 'short': exponent form when decpt <= -4 or decpt > 16. */
+/* Python's repr, but NaN and infinities as json.dumps spells them (its allow_nan output). */
 void mpy_float(double v, char *buf)
 {
-    if (isnan(v) || isinf(v)) {
+    if (isnan(v) || isinf(v))
         strcpy(buf, isnan(v) ? "NaN" : v < 0 ? "-Infinity" : "Infinity");
-        return;
-    }
-    char *p = buf;
-    if (signbit(v))
-        *p++ = '-';
-    if (v == 0) {
-        strcpy(p, "0.0");
-        return;
-    }
-    char d[24];
-    int decpt, n = mshortest(v, d, &decpt);
-    if (decpt <= -4 || decpt > 16) {
-        int e = decpt - 1;
-        p += sprintf(p, "%c%s%s", d[0], n > 1 ? "." : "", d + 1);
-        sprintf(p, "e%c%02d", e < 0 ? '-' : '+', e < 0 ? -e : e);
-    } else if (decpt <= 0) {
-        p = zeros(p + sprintf(p, "0."), -decpt);
-        strcpy(p, d);
-    } else if (decpt >= n) {
-        p = zeros(p + sprintf(p, "%s", d), decpt - n);
-        strcpy(p, ".0");
-    } else {
-        sprintf(p, "%.*s.%s", decpt, d, d + decpt);
-    }
+    else
+        dfs_py_repr_finite(v, buf);
 }
 
 /* Plain notation for moderate magnitudes, else d.ddde[-]x: valid JSON, reads back exactly. */
@@ -83,8 +41,8 @@ void mjson_float(double v, char *buf)
         strcpy(buf, "0");
         return;
     }
-    char d[24];
-    int decpt, n = mshortest(v, d, &decpt);
+    char d[18];
+    int decpt, n = dfs_shortest_digits(fabs(v), d, &decpt);
     if (decpt > 0 && decpt <= 21 && decpt >= n) {
         p = zeros(p + sprintf(p, "%s", d), decpt - n);
         *p = '\0';

@@ -8,6 +8,7 @@
 #include "output/csv.h"
 #include "output/format.h"
 #include "output/json.h"
+#include "util/shortest.h"
 
 #define LIST_ITEMS 8   /* array items shown in the table */
 #define MAX_DEPTH 6    /* nesting shown in the table */
@@ -138,20 +139,17 @@ void dfs_rules_write_csv(FILE *out, const dfs_rules_result *r)
 
 /* ---- table ------------------------------------------------------------------------------------- */
 
-/* The shortest text that reads back as the same double (Python's repr, roughly). */
+/* The shortest text that reads back as the same double, in %g's layout ("1", "1e+20", "0.0001"):
+ * %g with the shortest digit count prints the shortest digits, trailing zeros dropped. */
 static void text_double(FILE *out, double d)
 {
-    char buf[40];
     if (!isfinite(d)) {
         fputs("nan", out);
         return;
     }
-    for (int p = 1; p <= 17; p++) {
-        snprintf(buf, sizeof buf, "%.*g", p, d);
-        if (strtod(buf, NULL) == d)
-            break;
-    }
-    fputs(buf, out);
+    char digits[18];
+    int decpt, n = d == 0 ? 1 : dfs_shortest_digits(fabs(d), digits, &decpt);
+    fprintf(out, "%.*g", n, d);
 }
 
 static void text_scalar(FILE *out, const dfs_rv *v)

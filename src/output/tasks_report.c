@@ -17,47 +17,14 @@
 
 #include "output/atomic.h"
 #include "output/json.h"
+#include "util/shortest.h"
 #include "util/utf8.h"
 
 #define MAX_COLWIDTH 50   /* pandas display.max_colwidth */
 #define MAX_COLUMNS 100   /* DASF's display.max_columns */
 #define LINE_WIDTH 1000   /* DASF's display.width */
 
-/* ---- Python's float repr ------------------------------------------------------------------------ */
-
-/* The p-digit form of v correctly rounded, from its 17-digit form d17 (exponent e17): rounding
- * the 17 digits again is exact unless the dropped digits are exactly 5000..., where the exact
- * binary value decides and printf is asked. Writes the digits (NUL-terminated); returns the
- * exponent. */
-static int round_to(double a, const char *d17, int e17, int p, char *out)
-{
-    int cmp = d17[p] - '5';
-    for (int i = p + 1; i < 17 && cmp == 0; i++)
-        cmp = d17[i] != '0';
-    if (cmp == 0) {
-        char sci[40];
-        snprintf(sci, sizeof sci, "%.*e", p - 1, a);
-        int k = 0;
-        for (const char *q = sci; *q != 'e'; q++)
-            if (*q != '.')
-                out[k++] = *q;
-        out[k] = '\0';
-        return atoi(strchr(sci, 'e') + 1);
-    }
-    memcpy(out, d17, (size_t)p);
-    out[p] = '\0';
-    if (cmp < 0)
-        return e17;
-    int i = p - 1;
-    for (; i >= 0 && out[i] == '9'; i--)
-        out[i] = '0';
-    if (i >= 0) {
-        out[i]++;
-        return e17;
-    }
-    out[0] = '1'; /* 99..9 became 100..0 */
-    return e17 + 1;
-}
+/* ---- numbers as Python prints them --------------------------------------------------------------- */
 
 /* Decimal text of v into buf (at least 24 bytes); returns the length. */
 static size_t format_int(char *buf, long long v)
@@ -76,89 +43,16 @@ static size_t format_int(char *buf, long long v)
     return k;
 }
 
-static bool reads_back(double a, const char *digits, int exp)
-{
-    char text[48];
-    size_t n = strlen(digits), k = 0;
-    text[k++] = digits[0];
-    text[k++] = '.';
-    memcpy(text + k, digits + 1, n - 1);
-    k += n - 1;
-    text[k++] = 'e';
-    format_int(text + k, exp);
-    return strtod(text, NULL) == a;
-}
-
-/* Python's repr digits: the fewest that read back as a (> 0). Reading back is monotonic in the
- * number of digits, and most measured values need 16 or 17, so those are tried first. */
-static int shortest_digits(double a, char *digits, int *exp)
-{
-    char s17[40], d17[18], cand[20];
-    snprintf(s17, sizeof s17, "%.16e", a);
-    int k = 0;
-    for (const char *q = s17; *q != 'e'; q++)
-        if (*q != '.')
-            d17[k++] = *q;
-    d17[17] = '\0';
-    int e17 = atoi(strchr(s17, 'e') + 1), e;
-    e = round_to(a, d17, e17, 16, cand);
-    if (!reads_back(a, cand, e)) {
-        memcpy(digits, d17, 18);
-        *exp = e17;
-        return 17;
-    }
-    int lo = 1, hi = 16; /* hi reads back */
-    e = round_to(a, d17, e17, 15, cand);
-    if (reads_back(a, cand, e))
-        hi = 15;
-    else
-        lo = 16;
-    while (lo < hi) {
-        int mid = (lo + hi) / 2;
-        e = round_to(a, d17, e17, mid, cand);
-        if (reads_back(a, cand, e))
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    *exp = round_to(a, d17, e17, hi, digits);
-    return hi;
-}
-
+/* NaN and infinities as repr() spells them, which is what to_csv writes too. */
 size_t dfs_py_float_repr(double v, char *buf, size_t cap)
 {
     if (isnan(v))
         return (size_t)snprintf(buf, cap, "nan");
     if (isinf(v))
         return (size_t)snprintf(buf, cap, v < 0 ? "-inf" : "inf");
-    if (v == 0)
-        return (size_t)snprintf(buf, cap, signbit(v) ? "-0.0" : "0.0");
-    char digits[24];
-    bool neg = v < 0;
-    int exp;
-    size_t nd = (size_t)shortest_digits(fabs(v), digits, &exp);
-    char out[64];
-    size_t n = 0;
-    if (neg)
-        out[n++] = '-';
-    if (exp < -4 || exp >= 16) { /* d[.ddd]e+XX */
-        out[n++] = digits[0];
-        if (nd > 1)
-            n += (size_t)snprintf(out + n, sizeof out - n, ".%s", digits + 1);
-        n += (size_t)snprintf(out + n, sizeof out - n, "e%c%02d", exp < 0 ? '-' : '+', exp < 0 ? -exp : exp);
-    } else if (exp < 0) { /* 0.000ddd */
-        n += (size_t)snprintf(out + n, sizeof out - n, "0.%.*s%s", -exp - 1, "0000", digits);
-    } else { /* ddd.ddd, at least one digit after the point */
-        for (int i = 0; i <= exp; i++)
-            out[n++] = (size_t)i < nd ? digits[i] : '0';
-        out[n++] = '.';
-        if ((size_t)exp + 1 < nd)
-            n += (size_t)snprintf(out + n, sizeof out - n, "%s", digits + exp + 1);
-        else
-            out[n++] = '0';
-    }
-    out[n] = '\0';
-    return (size_t)snprintf(buf, cap, "%s", out);
+    char text[DFS_PY_REPR_MAX];
+    dfs_py_repr_finite(v, text);
+    return (size_t)snprintf(buf, cap, "%s", text);
 }
 
 /* ---- columns of text -------------------------------------------------------------------------- */

@@ -1,0 +1,22 @@
+/* shortest.h - the fewest decimal digits that read back as the same double: the digits of Python's
+ * repr(float), which the Python-compatible outputs (merge, tasks) and the rules table print. One
+ * digit generator, shared, so that no two outputs can disagree on a number's digits. */
+#ifndef DFS_SHORTEST_H
+#define DFS_SHORTEST_H
+#include <stddef.h>
+
+/* Room for any text of dfs_py_repr_finite, NUL included ("-1.7976931348623157e+308" needs 25). */
+#define DFS_PY_REPR_MAX 32
+
+/* The fewest significant digits that read back as a (finite, a > 0), correctly rounded from a's
+ * exact binary value: digits gets them NUL-terminated (no trailing zeros), *decpt the position of
+ * the decimal point (a = 0.digits x 10^decpt). Returns the digit count, 1 to 17. Python differs at
+ * 46 powers of two (2^-24 among them): there a 16-digit form that is not the correctly rounded one
+ * reads back, and Python prints it where this gives 17 digits. */
+int dfs_shortest_digits(double a, char digits[18], int *decpt);
+
+/* Python 3's repr() of a finite v ("5.0", "1e-05", "-0.0", "0.0003413333333333333") into buf of
+ * at least DFS_PY_REPR_MAX bytes; returns the length. NaN and infinities are left to the callers:
+ * their spelling differs between outputs ("nan" as Python prints it, "NaN" as json.dumps does). */
+size_t dfs_py_repr_finite(double v, char *buf);
+#endif
