@@ -57,8 +57,10 @@ typedef struct ovl_store {
     ival_vec iv;      /* iv.v is iv_cut intervals into its allocation (see cut_union) */
     size_t iv_cut;
     size_t iv_done;   /* coalesced prefix of iv */
+    bool checked;     /* its events are checked against R (needs_held) */
     held_vec held;
     size_t held_done; /* prefix of held sorted by s */
+    unsigned held_backoff; /* held_due waits 2^this times longer: the last prune dropped little */
     size_t at;        /* where a flush's walk over the union is (union_walk) */
 } ovl_store;
 
@@ -151,7 +153,14 @@ static int64_t sat64(i128 k)
  * mostly fall in the bin of the previous one, which then costs no division. */
 static int64_t cursor_key(const dfs_ovl *o, bin_cursor *cur, int64_t t)
 {
-    if (!cur->have || t < cur->lo || t >= cur->hi) {
+    int64_t next_hi;
+    if (cur->have && t >= cur->hi && cur->key > INT64_MIN && cur->key < INT64_MAX &&
+        !__builtin_add_overflow(cur->hi, o->bin_width, &next_hi) && t < next_hi) {
+        /* the next bin, where a walk mostly goes (unsaturated keys and edges are exact) */
+        cur->lo = cur->hi;
+        cur->hi = next_hi;
+        cur->key++;
+    } else if (!cur->have || t < cur->lo || t >= cur->hi) {
         i128 k = bin_of(o, t), lo = (i128)o->origin + k * o->bin_width;
         cur->lo = sat64(lo);
         cur->hi = sat64(lo + o->bin_width);
@@ -473,14 +482,17 @@ static void prune_held(dfs_ovl *o, ovl_store *x)
         compact_union(o, r); /* out of memory: prune against the older prefix */
     if (!sort_held(o, x) || !r)
         return;
-    size_t kept = 0, j = 0;
-    for (size_t i = 0; i < x->held.n; i++) {
+    size_t kept = 0, j = 0, n = x->held.n;
+    for (size_t i = 0; i < n; i++) {
         held_ev ev = x->held.v[i];
         j = first_ending_after(r->iv.v, r->iv_done, j, ev.s);
         if (!covered_by(r->iv.v, r->iv_done, j, ev.s, ev.e))
             x->held.v[kept++] = ev;
     }
     x->held.n = x->held_done = kept;
+    /* Events that R does not cover (a synchronous loader's reads) stay until a flush whatever
+     * is done: a prune that drops less than a quarter waits for eightfold growth, not double. */
+    x->held_backoff = (n - kept) * 4 < n ? 3 : 0;
 }
 
 /* Whether the events of a class set are checked against R: those of R itself are covered. */
@@ -493,7 +505,10 @@ static bool needs_held(const dfs_ovl *o, uint64_t classes)
  * only postpones it. */
 static bool union_due(const ovl_store *x) { return x->iv.n - x->iv_done >= max_size(x->iv_done, MIN_BATCH); }
 
-static bool held_due(const ovl_store *x) { return x->held.n - x->held_done >= max_size(x->held_done, MIN_BATCH); }
+static bool held_due(const ovl_store *x)
+{
+    return x->held.n - x->held_done >= max_size(x->held_done, MIN_BATCH) << x->held_backoff;
+}
 
 static void maybe_compact(dfs_ovl *o, ovl_store *x)
 {
@@ -571,7 +586,7 @@ static uint32_t store_of(dfs_ovl *o, uint64_t classes)
             !dfs_u64map_put(&o->store_index, classes, (uint32_t)o->stores.n))
             return NO_STORE;
         i = (uint32_t)o->stores.n++;
-        o->stores.v[i] = (ovl_store){.classes = classes};
+        o->stores.v[i] = (ovl_store){.classes = classes, .checked = needs_held(o, classes)};
         if (o->ref >= 0 && classes == UINT64_C(1) << o->ref)
             o->ref_store = i;
     }
@@ -605,7 +620,7 @@ static bool reserve_event(dfs_ovl *o, uint64_t classes, int64_t start, int64_t e
     if (i == NO_STORE)
         return false;
     ovl_store *x = &o->stores.v[i];
-    if (!iv_reserve(x, 1) || (needs_held(o, classes) && !dfs_vec_reserve(&x->held, 1)))
+    if (!iv_reserve(x, 1) || (x->checked && !dfs_vec_reserve(&x->held, 1)))
         return false;
     *store = x;
     return true;
@@ -655,12 +670,12 @@ static void count_event(dfs_ovl *o, uint64_t classes, dfs_ovl_measure *bin, int6
 
 static void store_event(dfs_ovl *o, ovl_store *x, int64_t start, int64_t end, double weight)
 {
-    bool raw = !insert_coalesced(x, start, end), held = needs_held(o, x->classes);
+    bool raw = !insert_coalesced(x, start, end);
     if (raw)
         x->iv.v[x->iv.n++] = (ival){start, end}; /* the next compaction sorts it in */
-    if (held)
+    if (x->checked)
         x->held.v[x->held.n++] = (held_ev){start, end, start, weight};
-    if ((raw && union_due(x)) || (held && held_due(x))) /* checked here: most adds need neither */
+    if ((raw && union_due(x)) || (x->checked && held_due(x))) /* checked here: most adds need neither */
         maybe_compact(o, x);
 }
 
@@ -816,77 +831,106 @@ static size_t parts_of(dfs_ovl *o, unsigned c)
     return n;
 }
 
-/* ---- crediting ---- */
+/* ---- crediting ----
+ * A flush credits spans in ascending order, each split at the bin edges, and every span of one
+ * walk goes to the same classes. So what they add to a bin is summed first, in a tally, and added
+ * to each class only when the walk moves to another bin; the totals likewise at its end. All the
+ * sums but exposed_weight are integers; the weights are byte counts, whole numbers whose sums are
+ * exact in a double in any order. */
 
-typedef enum field { F_MEASURE, F_WITH_REF } field;
+typedef struct tally {
+    uint64_t cls;       /* the classes credited */
+    bool in_ref;        /* the spans are R's own: all of each lies in R */
+    size_t j;           /* R's first interval that can meet the next span */
+    dfs_ovl_measure *m; /* the bin being summed: NULL before the first, and without bins */
+    dfs_ovl_measure bin, total;
+} tally;
 
-static void credit_field(dfs_ovl_measure *m, field f, int64_t len)
+static tally tally_start(uint64_t cls, bool in_ref) { return (tally){.cls = cls, .in_ref = in_ref}; }
+
+/* Adds what was summed for the current bin to each class there. */
+static void tally_spill(tally *t)
 {
-    acc(f == F_MEASURE ? &m->measure : &m->with_ref, len);
+    if (t->m)
+        for (uint64_t k = t->cls; k; k &= k - 1)
+            measure_add(&t->m[__builtin_ctzll(k)], &t->bin);
+    measure_add(&t->total, &t->bin);
+    t->bin = (dfs_ovl_measure){0};
 }
 
-/* Credits [a, b) to field f of every class in cls: to the totals, and clipped to every bin it
- * crosses. */
-static void credit_span(pass *p, uint64_t cls, field f, int64_t a, int64_t b)
+static void tally_end(pass *p, tally *t)
 {
-    dfs_ovl *o = p->o;
-    int64_t len = span_len(a, b);
-    for (uint64_t k = cls; k; k &= k - 1)
-        credit_field(&o->total[__builtin_ctzll(k)], f, len);
-    if (!o->bin_width)
-        return;
-    for (int64_t pos = a; pos < b;) {
-        dfs_ovl_measure *m = pass_bin(p, pos);
-        int64_t end = piece_end(p, b);
-        for (uint64_t k = cls; k; k &= k - 1)
-            credit_field(&m[__builtin_ctzll(k)], f, span_len(pos, end));
-        pos = end;
+    tally_spill(t);
+    for (uint64_t k = t->cls; k; k &= k - 1)
+        measure_add(&p->o->total[__builtin_ctzll(k)], &t->total);
+}
+
+/* Makes the bin of t the one summed (every bin a pass asks for exists: reserve_pass_bins). */
+static void tally_at(pass *p, tally *tl, int64_t t)
+{
+    dfs_ovl_measure *m = pass_bin(p, t);
+    if (m != tl->m) {
+        tally_spill(tl);
+        tl->m = m;
     }
 }
 
-/* Credits a span [a, b) of a union to the classes cls: to their measure, and to their with_ref
- * either whole (in_ref: the span is R's own) or as far as R covers it. The spans of a walk come
- * in ascending order, so R's intervals that end by a are behind every later span too (*j): the
- * two-pointer sweep of overlap.md §3.5. */
-static void credit_piece(pass *p, uint64_t cls, bool in_ref, int64_t a, int64_t b, size_t *j)
+/* |R ∩ [a, b)|. Spans come in ascending order, so R's intervals that end by a are behind every
+ * later span too (*j): the two-pointer sweep of overlap.md §3.5. */
+static int64_t ref_overlap(const pass *p, int64_t a, int64_t b, size_t *j)
 {
-    credit_span(p, cls, F_MEASURE, a, b);
-    if (in_ref) {
-        credit_span(p, cls, F_WITH_REF, a, b);
-        return;
-    }
     while (*j < p->rn && p->r[*j].e <= a)
         (*j)++;
+    int64_t sum = 0;
     for (size_t k = *j; k < p->rn && p->r[k].s < b; k++) {
         int64_t lo = max64(a, p->r[k].s), hi = min64(b, p->r[k].e);
         if (lo < hi)
-            credit_span(p, cls, F_WITH_REF, lo, hi);
+            acc(&sum, span_len(lo, hi));
+    }
+    return sum;
+}
+
+/* A piece [a, b) of a span, inside one bin: its measure, and its with_ref whole (R's own) or as
+ * far as R covers it. */
+static void tally_piece(const pass *p, tally *t, int64_t a, int64_t b)
+{
+    int64_t len = span_len(a, b);
+    acc(&t->bin.measure, len);
+    acc(&t->bin.with_ref, t->in_ref ? len : ref_overlap(p, a, b, &t->j));
+}
+
+/* Credits a span [a, b) of a union, clipped to every bin it crosses. */
+static void tally_span(pass *p, tally *t, int64_t a, int64_t b)
+{
+    if (!p->o->bin_width) {
+        tally_piece(p, t, a, b);
+        return;
+    }
+    for (int64_t pos = a; pos < b;) {
+        tally_at(p, t, pos);
+        int64_t end = piece_end(p, b);
+        tally_piece(p, t, pos, end);
+        pos = end;
     }
 }
 
 /* |X ∩ (-inf, W)| and |X ∩ R ∩ (-inf, W)| (for R itself: |R| twice). */
 static void pass_class(pass *p, unsigned c, union_walk *wk)
 {
-    bool is_ref = (int)c == p->o->ref;
-    size_t j = 0;
+    tally t = tally_start(UINT64_C(1) << c, (int)c == p->o->ref);
     ival u;
     while (walk_next(wk, &u))
-        credit_piece(p, UINT64_C(1) << c, is_ref, u.s, min64(u.e, p->w), &j);
+        tally_span(p, &t, u.s, min64(u.e, p->w));
+    tally_end(p, &t);
 }
 
-static void credit_exposed(pass *p, uint64_t classes, const held_ev *ev)
+/* An exposed event counts in the bin of its original start. */
+static void tally_exposed(pass *p, tally *t, const held_ev *ev)
 {
-    dfs_ovl *o = p->o;
-    dfs_ovl_measure *m = o->bin_width ? pass_bin(p, ev->s0) : NULL;
-    for (uint64_t k = classes; k; k &= k - 1) {
-        unsigned c = (unsigned)__builtin_ctzll(k);
-        o->total[c].exposed_count++;
-        o->total[c].exposed_weight += ev->w;
-        if (m) {
-            m[c].exposed_count++;
-            m[c].exposed_weight += ev->w;
-        }
-    }
+    if (p->o->bin_width)
+        tally_at(p, t, ev->s0);
+    t->bin.exposed_count++;
+    t->bin.exposed_weight += ev->w;
 }
 
 /* Decides the held events of a store that start before W; R's union is final there. An event
@@ -896,18 +940,20 @@ static void credit_exposed(pass *p, uint64_t classes, const held_ev *ev)
 static void pass_exposure(pass *p, ovl_store *x)
 {
     held_vec *h = &x->held;
+    tally t = tally_start(x->classes, false);
     size_t i, j = 0, kept = 0;
     for (i = 0; i < h->n && h->v[i].s < p->w; i++) {
         held_ev ev = h->v[i];
         j = first_ending_after(p->r, p->rn, j, ev.s);
         bool crossing = ev.e > p->w;
         if (!covered_by(p->r, p->rn, j, ev.s, crossing ? p->w : ev.e)) {
-            credit_exposed(p, x->classes, &ev);
+            tally_exposed(p, &t, &ev);
         } else if (crossing) {
             ev.s = p->w; /* still sorted: every later event starts at or after W */
             h->v[kept++] = ev;
         }
     }
+    tally_end(p, &t);
     if (h->n) {
         memmove(h->v + kept, h->v + i, (h->n - i) * sizeof *h->v);
         h->n = x->held_done = kept + (h->n - i);
@@ -1010,10 +1056,10 @@ static uint64_t separable_classes(dfs_ovl *o)
  * a store whose set contains R are R's own: all of the store lies in R. */
 static void pass_store(pass *p, const ovl_store *x, uint64_t cls)
 {
-    bool in_ref = p->o->ref >= 0 && (x->classes >> p->o->ref & 1);
-    size_t j = 0;
+    tally t = tally_start(cls, p->o->ref >= 0 && (x->classes >> p->o->ref & 1));
     for (size_t i = 0; i < x->iv.n && x->iv.v[i].s < p->w; i++)
-        credit_piece(p, cls, in_ref, x->iv.v[i].s, min64(x->iv.v[i].e, p->w), &j);
+        tally_span(p, &t, x->iv.v[i].s, min64(x->iv.v[i].e, p->w));
+    tally_end(p, &t);
 }
 
 /* Credits everything before W; every bin it touches exists (reserve_pass_bins). */
@@ -1032,7 +1078,7 @@ static void flush_pass(pass *p)
         pass_class(p, c, &wk);
     }
     for (size_t k = 0; k < o->stores.n; k++)
-        if (needs_held(o, o->stores.v[k].classes))
+        if (o->stores.v[k].checked)
             pass_exposure(p, &o->stores.v[k]);
 }
 
@@ -1108,6 +1154,7 @@ static void reset(dfs_ovl *o)
     for (size_t k = 0; k < o->stores.n; k++) {
         ovl_store *x = &o->stores.v[k];
         x->iv.n = x->iv_done = x->held.n = x->held_done = 0;
+        x->held_backoff = 0;
         iv_rebase(x); /* moves nothing: it is empty */
     }
     memset(o->total, 0, o->nclasses * sizeof *o->total);
