@@ -139,17 +139,16 @@ void dfs_rules_write_csv(FILE *out, const dfs_rules_result *r)
 
 /* ---- table ------------------------------------------------------------------------------------- */
 
-/* The shortest text that reads back as the same double, in %g's layout ("1", "1e+20", "0.0001"):
- * %g with the shortest digit count prints the shortest digits, trailing zeros dropped. */
+/* The shortest text that reads back as the same double, in %g's layout ("1", "1e+20", "0.0001"). */
 static void text_double(FILE *out, double d)
 {
     if (!isfinite(d)) {
         fputs("nan", out);
         return;
     }
-    char digits[18];
-    int decpt, n = d == 0 ? 1 : dfs_shortest_digits(fabs(d), digits, &decpt);
-    fprintf(out, "%.*g", n, d);
+    char text[DFS_PY_REPR_MAX];
+    dfs_shortest_g_finite(d, text);
+    fputs(text, out);
 }
 
 static void text_scalar(FILE *out, const dfs_rv *v)

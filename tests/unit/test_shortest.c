@@ -1,7 +1,8 @@
 /* test_shortest.c - the shortest round-trip digits (util/shortest.h): known digit counts from 1 to
- * 17, the round trip and minimality on random doubles, every power of two against a plain scan of
- * the digit counts, and the exact text of the three outputs built on them (merge's Python and JSON
- * floats, the tasks CSV repr, the rules table). */
+ * 17, the digits Python's repr has on random doubles (they read back, no fewer do, and they are the
+ * nearest of their length that do), every power of two against Python's repr (the 46 whose repr is
+ * not correctly rounded written out, from python3), and the exact text of the three outputs built
+ * on them (merge's Python and JSON floats, the tasks CSV repr, the rules table). */
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -37,17 +38,80 @@ static bool reads_back(double a, const char *digits, int decpt)
     return strtod(text, NULL) == a;
 }
 
-/* The fewest correctly rounded digits that read back, by trying every count from 1. */
-static int scanned_count(double a)
+/* A decimal m x 10^e: p-digit numbers, counted in units of their last place. */
+typedef struct {
+    uint64_t m;
+    int e;
+} decimal;
+
+static decimal as_decimal(const char *digits, int decpt)
+{
+    decimal d = {strtoull(digits, NULL, 10), decpt - (int)strlen(digits)};
+    return d;
+}
+
+static double decimal_value(decimal d)
+{
+    char text[48];
+    snprintf(text, sizeof text, "%llue%d", (unsigned long long)d.m, d.e);
+    return strtod(text, NULL);
+}
+
+/* The p-digit number next to d (m of p digits) on the other side of a from it. Down from 10^(p-1)
+ * it is p nines of the decade below, whose unit is ten times finer; up from 99..9 it is 10^p. */
+static decimal across(double a, decimal d, int p)
+{
+    if (decimal_value(d) < a) {
+        d.m++;
+        return d;
+    }
+    uint64_t low = 1;
+    for (int i = 1; i < p; i++)
+        low *= 10;
+    if (d.m == low) {
+        d.m *= 10;
+        d.e--;
+    }
+    d.m--;
+    return d;
+}
+
+static bool same_decimal(decimal x, decimal y)
+{
+    for (; x.m && x.m % 10 == 0; x.m /= 10)
+        x.e++;
+    for (; y.m && y.m % 10 == 0; y.m /= 10)
+        y.e++;
+    return x.m == y.m && x.e == y.e;
+}
+
+/* Do some p digits read back as a? Reading back is an interval around a, so the two p-digit
+ * numbers nearest a on either side say: the correctly rounded one and its neighbour across a. */
+static bool some_read_back(double a, int p)
 {
     char d[24];
-    int decpt, p = 1;
-    for (; p < 17; p++) {
-        printf_digits(a, p, d, &decpt);
-        if (reads_back(a, d, decpt))
-            break;
-    }
-    return p;
+    int decpt;
+    printf_digits(a, p, d, &decpt);
+    decimal c = as_decimal(d, decpt);
+    return decimal_value(c) == a || decimal_value(across(a, c, p)) == a;
+}
+
+/* Python's repr digits by their definition, checked without Python: d (n digits, no trailing zero)
+ * reads back, no n - 1 digits do, and d is the nearest n-digit number that does - the correctly
+ * rounded one when that reads back, else its neighbour across a. */
+static void assert_python_digits(double a, const char *d, int n, int decpt)
+{
+    assert_true(n >= 1 && n <= 17);
+    assert_int_equal(strlen(d), (size_t)n);
+    assert_true(d[0] != '0' && d[n - 1] != '0');
+    assert_true(reads_back(a, d, decpt));
+    if (n > 1)
+        assert_false(some_read_back(a, n - 1));
+    char want[24];
+    int want_decpt;
+    printf_digits(a, n, want, &want_decpt);
+    decimal c = as_decimal(want, want_decpt), got = as_decimal(d, decpt);
+    assert_true(same_decimal(got, decimal_value(c) == a ? c : across(a, c, n)));
 }
 
 static void shortest_known_digits(void **state)
@@ -77,6 +141,9 @@ static void shortest_known_digits(void **state)
         {1234.5, "12345", 4},
         /* a power of two: its 15 digits read back, its 16 do not */
         {0x1p-645, "684940421565126", -194},
+        /* powers of two whose correctly rounded 16 digits do not read back: the next 16 up do */
+        {0x1p-24, "5960464477539063", -7},
+        {0x1p+89, "6189700196426902", 27},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char d[18];
@@ -95,8 +162,8 @@ static uint64_t next_random(uint64_t *s)
     return *s;
 }
 
-/* Random bit patterns (finite, positive): the digits read back, are printf's correctly rounded
- * ones, have no trailing zero, and one digit fewer does not read back; repr reads back too. */
+/* Random bit patterns (finite, positive): the digits are Python's repr ones, and printf's correctly
+ * rounded ones (no power of two comes up); repr reads back too. */
 static void shortest_random_round_trip(void **state)
 {
     (void)state;
@@ -111,17 +178,10 @@ static void shortest_random_round_trip(void **state)
         }
         char d[18], want[24];
         int decpt, want_decpt, n = dfs_shortest_digits(a, d, &decpt);
-        assert_true(n >= 1 && n <= 17);
-        assert_int_equal(strlen(d), (size_t)n);
-        assert_true(n == 1 || d[n - 1] != '0');
-        assert_true(reads_back(a, d, decpt));
+        assert_python_digits(a, d, n, decpt);
         printf_digits(a, n, want, &want_decpt);
         assert_string_equal(d, want);
         assert_int_equal(decpt, want_decpt);
-        if (n > 1) {
-            printf_digits(a, n - 1, want, &want_decpt);
-            assert_false(reads_back(a, want, want_decpt));
-        }
         char repr[DFS_PY_REPR_MAX];
         double v = bits & 1 ? -a : a;
         size_t len = dfs_py_repr_finite(v, repr);
@@ -130,17 +190,99 @@ static void shortest_random_round_trip(void **state)
     }
 }
 
-/* At a power of two reading back is not monotonic in the digit count (the lower neighbour is
- * nearer): every one, subnormal ones included, against a scan from one digit up. */
+/* The powers of two whose repr is not correctly rounded: 16 digits, one unit above the correctly
+ * rounded 16, which do not read back (a power of two's lower neighbour is twice as near as its
+ * upper one). From python3, over 2^-1074 .. 2^1023. */
+static const struct {
+    int e;
+    const char *repr;
+} odd_powers[] = {
+    {-1017, "7.120236347223045e-307"}, {-1007, "7.291122019556398e-304"}, {-957, "8.209073602596753e-289"},
+    {-921, "5.641232424577593e-278"}, {-808, "5.858190679279809e-244"}, {-791, "7.678447687145631e-239"},
+    {-788, "6.142758149716505e-238"}, {-778, "6.290184345309701e-235"}, {-705, "5.940911144672375e-213"},
+    {-695, "6.083493012144512e-210"}, {-662, "5.225680706521042e-200"}, {-652, "5.351097043477547e-197"},
+    {-549, "5.426657103235053e-166"}, {-509, "5.966672584960166e-154"}, {-496, "4.887898181599368e-150"},
+    {-489, "6.256509672447191e-148"}, {-383, "5.075883674631299e-116"}, {-366, "6.653062250012736e-111"},
+    {-296, "7.854549544476363e-90"}, {-140, "7.174648137343064e-43"}, {-97, "6.310887241768095e-30"},
+    {-77, "6.617444900424222e-24"}, {-44, "5.684341886080802e-14"}, {-24, "5.960464477539063e-08"},
+    {89, "6.189700196426902e+26"}, {122, "5.316911983139664e+36"}, {132, "5.444517870735016e+39"},
+    {172, "5.986310706507379e+51"}, {182, "6.129982163463556e+54"}, {275, "6.070840288205404e+82"},
+    {305, "6.518515124270356e+91"}, {345, "7.167183174968974e+103"}, {378, "6.156563468186638e+113"},
+    {398, "6.455624695217272e+119"}, {405, "8.263199609878108e+121"}, {481, "6.243497100631985e+144"},
+    {534, "5.623642243178996e+160"}, {544, "5.758609657015292e+163"}, {554, "5.896816288783659e+166"},
+    {574, "6.183260036827614e+172"}, {594, "6.483618076376552e+178"}, {710, "5.386379163185535e+213"},
+    {803, "5.334411546303884e+241"}, {863, "6.150157786156811e+259"}, {896, "5.282945311356653e+269"},
+    {976, "6.386688990511104e+293"},
+};
+
+/* The fewest correctly rounded digits that read back, by trying every count from 1 (at a power of
+ * two this count is not monotonic: 15 digits of 2^-645 read back, its 16 do not). */
+static int scanned_count(double a)
+{
+    char d[24];
+    int decpt, p = 1;
+    for (; p < 17; p++) {
+        printf_digits(a, p, d, &decpt);
+        if (reads_back(a, d, decpt))
+            break;
+    }
+    return p;
+}
+
+/* Every power of two, subnormal ones included: Python's repr, which is the correctly rounded
+ * shortest but at the 46 above. */
 static void shortest_powers_of_two(void **state)
 {
     (void)state;
+    size_t odd = 0, nodd = sizeof odd_powers / sizeof *odd_powers;
     for (int e = -1074; e <= 1023; e++) {
         double a = ldexp(1, e);
-        char d[18];
-        int decpt;
-        assert_int_equal(dfs_shortest_digits(a, d, &decpt), scanned_count(a));
-        assert_true(reads_back(a, d, decpt));
+        char d[18], repr[DFS_PY_REPR_MAX], want[24];
+        int decpt, want_decpt, n = dfs_shortest_digits(a, d, &decpt);
+        assert_python_digits(a, d, n, decpt);
+        if (odd < nodd && odd_powers[odd].e == e) {
+            dfs_py_repr_finite(a, repr);
+            assert_string_equal(repr, odd_powers[odd++].repr);
+            assert_int_equal(n, 16);
+            continue;
+        }
+        assert_int_equal(n, scanned_count(a));
+        printf_digits(a, n, want, &want_decpt);
+        assert_string_equal(d, want);
+        assert_int_equal(decpt, want_decpt);
+    }
+    assert_int_equal(odd, nodd);
+}
+
+/* Python's repr of some powers of two and their neighbours, 2 ulps down to 2 ulps up, from python3. */
+static void shortest_python_repr_near_powers(void **state)
+{
+    (void)state;
+    static const struct {
+        int e;
+        const char *repr[5];
+    } cases[] = {
+        {-24, {"5.960464477539061e-08", "5.960464477539062e-08", "5.960464477539063e-08", "5.960464477539064e-08",
+               "5.960464477539065e-08"}},
+        {89, {"6.1897001964269e+26", "6.189700196426901e+26", "6.189700196426902e+26", "6.189700196426903e+26",
+              "6.189700196426904e+26"}},
+        {-1017, {"7.120236347223043e-307", "7.120236347223044e-307", "7.120236347223045e-307",
+                 "7.120236347223046e-307", "7.120236347223048e-307"}},
+        {976, {"6.386688990511102e+293", "6.386688990511103e+293", "6.386688990511104e+293",
+               "6.386688990511105e+293", "6.386688990511106e+293"}},
+        {-645, {"6.849404215651258e-195", "6.849404215651259e-195", "6.84940421565126e-195",
+                "6.849404215651261e-195", "6.849404215651263e-195"}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        double v = nextafter(nextafter(ldexp(1, cases[i].e), 0), 0);
+        for (int k = 0; k < 5; k++, v = nextafter(v, INFINITY)) {
+            char repr[DFS_PY_REPR_MAX];
+            dfs_py_repr_finite(v, repr);
+            assert_string_equal(repr, cases[i].repr[k]);
+            dfs_py_repr_finite(-v, repr);
+            assert_int_equal(repr[0], '-');
+            assert_string_equal(repr + 1, cases[i].repr[k]);
+        }
     }
 }
 
@@ -177,8 +319,9 @@ static char *rules_text(const double *v, size_t n)
     return text;
 }
 
-/* The text each output printed before the three digit generators became one (all but the tasks
- * repr of 2^-645, which had 17 digits and now has Python's 15). */
+/* The text each output printed before the three digit generators became one, but where Python's
+ * repr differs: the tasks repr of 2^-645 had 17 digits (now Python's 15), and all four of 2^-24
+ * and 2^89 had the 17 correctly rounded ones (now Python's 16, which are not). */
 static void shortest_outputs_keep_their_text(void **state)
 {
     (void)state;
@@ -204,7 +347,10 @@ static void shortest_outputs_keep_their_text(void **state)
         {1.5e-7, "1.5e-07", "1.5e-7", "1.5e-07", "1.5e-07"},
         {1234.5, "1234.5", "1234.5", "1234.5", "1234.5"},
         {0.1 + 0.2, "0.30000000000000004", "0.30000000000000004", "0.30000000000000004", "0.30000000000000004"},
-        {0x1p-24, "5.9604644775390625e-08", "5.9604644775390625e-8", "5.9604644775390625e-08", "5.9604644775390625e-08"},
+        {0x1p-24, "5.960464477539063e-08", "5.960464477539063e-8", "5.960464477539063e-08", "5.960464477539063e-08"},
+        {0x1p+89, "6.189700196426902e+26", "6.189700196426902e26", "6.189700196426902e+26", "6.189700196426902e+26"},
+        {12345678.0, "12345678.0", "12345678", "12345678.0", "12345678"},
+        {-0.00125, "-0.00125", "-0.00125", "-0.00125", "-0.00125"},
         {0x1p-645, "6.84940421565126e-195", "6.84940421565126e-195", "6.84940421565126e-195", "6.84940421565126e-195"},
     };
     size_t n = sizeof cases / sizeof *cases;
@@ -250,6 +396,7 @@ int main(void)
         cmocka_unit_test(shortest_known_digits),
         cmocka_unit_test(shortest_random_round_trip),
         cmocka_unit_test(shortest_powers_of_two),
+        cmocka_unit_test(shortest_python_repr_near_powers),
         cmocka_unit_test(shortest_outputs_keep_their_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
