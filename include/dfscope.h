@@ -273,6 +273,10 @@ typedef struct dfs_batch {
     const dfs_event *events;
     size_t count;
     uint32_t file;              /* all events of a batch come from one file, in file order */
+    /* The file is read in pieces (byte ranges or gzip segments, and the lines across their cuts
+     * last), by one worker or several, or by several MPI ranks: the events of its other pieces
+     * reach the consumers in no set order. false when it is read whole, from start to end. */
+    bool in_pieces;
 } dfs_batch;
 
 typedef struct dfs_consumer {

@@ -178,6 +178,7 @@ typedef struct worker_state {
     bool have_last_process;
     uint32_t cur_file; /* the input being read */
     bool have_file;
+    bool in_pieces; /* it is read in pieces (dfs_batch.in_pieces) */
     dfs_stage stage; /* time-cell updates on their way to the cells (layered_cells.c) */
 } worker_state;
 
@@ -296,7 +297,7 @@ static void add_exact(worker_state *w, acc *a, const lev *e, uint64_t layers, ui
         w->last_process_idx = proc;
         w->have_last_process = true;
     }
-    dfs_layered_exact_add(w->la, a, w->last_process_idx, e, mask, size);
+    dfs_layered_exact_add(w->la, a, w->last_process_idx, e, mask, size, w->in_pieces);
 }
 
 static uint64_t lev_size(const dfs_pr_event *pe, const lev *e)
@@ -475,6 +476,7 @@ static void on_batch(void *state, const dfs_run *run, const dfs_batch *batch)
         dfs_layered_exact_input_changed(&w->a);
     w->have_file = true;
     w->cur_file = batch->file;
+    w->in_pieces = batch->in_pieces;
     const dfs_layered_options *o = &w->la->opt;
     dfs_file_seen *fs = dfs_clock_track_file(&w->a.clocks, run, o->clocks, o->nclocks, batch->file);
     if (!fs) {

@@ -10,10 +10,16 @@
  * (hold_intervals), so small runs never flush and never depend on order. When the worker moves to
  * another input, the processes of the previous one are flushed entirely at the next look.
  *
+ * A file read in pieces (a large one, cut for the workers, or between MPI ranks) breaks the rule:
+ * its pieces reach several workers in no set order, and the lines across the cuts come last. Its
+ * processes are pinned: held whole, as without streaming, and measured at the end, where the
+ * workers' engines merge exactly since none has flushed. Memory then follows those processes'
+ * intervals; reading the input a second time, the alternative, would cost that and the time.
+ *
  * The assumption is checked, not trusted: an event that starts behind its process's watermark
  * (the engine counts it late), or a process flushed by one worker and also seen by another (a
- * process written to several files or read in pieces), makes the pass ask for a second one
- * without streaming (dfs_layered_options.no_streaming), whose answer is exact in any order. */
+ * process written to several files), makes the pass ask for a second one without streaming
+ * (dfs_layered_options.no_streaming), whose answer is exact in any order. */
 #include <stdlib.h>
 
 #include "analyze/layered_internal.h"
@@ -46,6 +52,8 @@ static size_t held(const acc *a)
 static void flush_process(acc *a, uint32_t p)
 {
     xstream *s = &a->xs.v[p];
+    if (s->pinned) /* listed before it was pinned */
+        return;
     int64_t w = s->idle ? s->t_end : sat_sub(s->t_end, s->lag > INT64_MAX / 2 ? INT64_MAX : 2 * s->lag);
     if (w <= dfs_ovl_watermark(a->ovl.v[p]))
         return;
@@ -117,7 +125,8 @@ static void note_stream(const dfs_layered *la, acc *a, uint32_t p, int64_t start
         maybe_flush(la, a);
 }
 
-void dfs_layered_exact_add(const dfs_layered *la, acc *a, uint32_t p, const lev *e, uint64_t mask, uint64_t size)
+void dfs_layered_exact_add(const dfs_layered *la, acc *a, uint32_t p, const lev *e, uint64_t mask, uint64_t size,
+                           bool in_pieces)
 {
     dfs_ovl **o = &a->ovl.v[p];
     if (!*o) {
@@ -131,7 +140,8 @@ void dfs_layered_exact_add(const dfs_layered *la, acc *a, uint32_t p, const lev 
         a->failed = true;
         return;
     }
-    if (!la->opt.no_streaming && a->streaming)
+    a->xs.v[p].pinned |= in_pieces;
+    if (!la->opt.no_streaming && a->streaming && !a->xs.v[p].pinned)
         note_stream(la, a, p, e->ts, e->ts + e->dur);
 }
 

@@ -158,6 +158,7 @@ typedef struct xstream {
     int64_t t_end, lag; /* latest end; longest event */
     bool idle;          /* its worker moved on to another input */
     bool active;        /* listed in acc.active */
+    bool pinned;        /* seen in a file read in pieces: held whole, never flushed while streaming */
 } xstream;
 
 typedef struct acc {
@@ -301,7 +302,8 @@ void dfs_layered_add_category(acc *a, const char *t, size_t len);
 /* layered_exact.c: adds an event to process p's engine (classes `mask`), flushing while streaming;
  * the worker moved to another input; moves or merges a process's engine into `into` (flagging a
  * merge that streaming made inexact); why the pass cannot stand (NULL: it can). */
-void dfs_layered_exact_add(const dfs_layered *la, acc *a, uint32_t p, const lev *e, uint64_t mask, uint64_t size);
+void dfs_layered_exact_add(const dfs_layered *la, acc *a, uint32_t p, const lev *e, uint64_t mask, uint64_t size,
+                           bool in_pieces);
 void dfs_layered_exact_input_changed(acc *a);
 void dfs_layered_exact_merge(acc *into, uint32_t p, dfs_ovl **src);
 const char *dfs_layered_exact_order_problem(const acc *a);

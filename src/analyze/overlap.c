@@ -488,7 +488,7 @@ static void add_bound(wstate *w, scope *s, int64_t b)
  * A process that expects epoch or step markers is not flushed before its first one. */
 static void flush_scope(wstate *w, scope *s, bool thread)
 {
-    if (!s->eng || s->finalized)
+    if (!s->eng || s->finalized || s->pinned) /* pinned: listed before it was */
         return;
     int64_t W = s->t_end;
     if (!s->idle) {
@@ -583,7 +583,8 @@ static void maybe_flush(wstate *w)
  * seen: the unit's latest end and longest event, and its place in the worker's list. */
 static void note_stream(wstate *w, scope *s, bool thread, uint32_t idx, int64_t start, int64_t end, bool is_marker)
 {
-    if (w->ov->opt.no_streaming || w->no_stream)
+    s->pinned |= w->in_pieces;
+    if (w->ov->opt.no_streaming || w->no_stream || s->pinned)
         return;
     s->t_end = max64(s->t_end, end);
     if (is_marker)
@@ -1056,6 +1057,7 @@ static void on_batch(void *state, const dfs_run *run, const dfs_batch *batch)
         stream_ended(w);
     w->have_file = true;
     w->cur_file = batch->file;
+    w->in_pieces = batch->in_pieces;
     const dfs_overlap_options *o = &w->ov->opt;
     dfs_file_seen *fs = dfs_clock_track_file(&w->clocks, run, o->clocks, o->nclocks, batch->file);
     if (!fs) {

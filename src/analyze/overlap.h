@@ -41,9 +41,12 @@
  *    (DFTracer writes one file per process, in completion order), a worker holds about
  *    max(hold_intervals, 2 × the intervals of its current units' last max(2L, M) of trace time),
  *    plus, for a unit that expects markers, its intervals before its first marker.
+ *    The units of a file read in pieces (cut for the workers or between MPI ranks: its pieces
+ *    arrive in no set order) are pinned: held whole and measured at the end, where the workers'
+ *    engines merge exactly, since none has flushed them.
  *    The assumption is checked, not trusted: an event that starts before its unit's watermark, a
- *    unit flushed in one worker and also seen in another (a file cut into pieces, a process in
- *    several files), or an epoch or step boundary that arrives behind the watermark makes
+ *    unit flushed in one worker and also seen in another (a process in several files), or an
+ *    epoch or step boundary that arrives behind the watermark makes
  *    dfs_overlap_finish ask for a second pass without streaming flushes (no_streaming), whose
  *    memory is the coalesced unions of all units. The answers never depend on the pass.
  *  - the exact global scope (only when asked) cannot be flushed, since inputs are not read in time

@@ -64,6 +64,7 @@ typedef struct scope {
     int64_t t_end, lag, mlag, wm;   /* latest end, longest class event, longest marker, last watermark
                                        (INT64_MIN: none) */
     bool finalized, active, idle, missed;
+    bool pinned;                    /* seen in a file read in pieces: never flushed while streaming */
     DFS_VEC(marker) markers;
     i64_vec bounds;                 /* marker boundaries not flushed yet */
     i64_vec snaps;                  /* per flush: t, then (measure, |X ∩ C|) per class */
@@ -155,7 +156,7 @@ typedef struct wstate {
     DFS_VEC(oev) pending;
     dfs_clock_track clocks;        /* the clock each file went through (analyze/clocks.h) */
     /* the input stream this worker is reading, and its units with unflushed intervals */
-    bool have_file;
+    bool have_file, in_pieces; /* in_pieces: dfs_batch.in_pieces of the input */
     uint32_t cur_file;
     DFS_VEC(active_ref) active;
     uint64_t since_check, check_every, budget, flushes;

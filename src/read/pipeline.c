@@ -247,7 +247,7 @@ static void read_junctions(pool *pl, worker *w, stream_vec *extra, uint32_t file
             dfs_framer_init(&fr, pl->prep[file].sniff.format, false);
             dfs_worker_begin_stream(w, st);
             dfs_framer_feed(&fr, &w->pctx, joined, len, prev->tail_offset, DFS_FEED_FINAL);
-            dfs_worker_deliver(w, file);
+            dfs_worker_deliver(w, file, true);
         }
         free(joined);
     }

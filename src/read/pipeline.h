@@ -113,7 +113,11 @@ ssize_t dfs_source_read(source *s, char *out, size_t cap);
 uint64_t dfs_line_start_at_or_after(int fd, uint64_t pos, uint64_t size);
 bool dfs_worker_buffer(worker *w, size_t need);
 void dfs_worker_begin_stream(worker *w, dfs_stream *st);
-void dfs_worker_deliver(worker *w, uint32_t file);
+/* Hands the worker's batch of events of `file` to the consumers (dfs_batch.in_pieces as given). */
+void dfs_worker_deliver(worker *w, uint32_t file, bool in_pieces);
+/* Whether a task is one of several that read its file (ranges, gzip segments, or a piece of a
+ * file cut between ranks), as opposed to the whole file. */
+bool dfs_task_in_pieces(const task *t);
 void dfs_task_run(worker *w, task *t);
 
 /* prescan.c */

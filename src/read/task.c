@@ -76,12 +76,17 @@ static void note_first_ts(dfs_stream *st, const dfs_batchbuf *b, const char *fed
     }
 }
 
-void dfs_worker_deliver(worker *w, uint32_t file)
+bool dfs_task_in_pieces(const task *t)
+{
+    return t->nchunks != 1; /* share.c's segments of a gzip input cut between ranks have no count */
+}
+
+void dfs_worker_deliver(worker *w, uint32_t file, bool in_pieces)
 {
     dfs_batchbuf *b = &w->batch;
     if (b->events.n == 0)
         return;
-    dfs_batch batch = {b->events.v, b->events.n, file};
+    dfs_batch batch = {b->events.v, b->events.n, file, in_pieces};
     for (size_t c = 0; c < w->pool->nconsumers; c++)
         w->pool->consumers[c]->on_batch(w->states[c], w->pool->run, &batch);
     dfs_batchbuf_clear(b);
@@ -150,7 +155,7 @@ static size_t feed_piece(worker *w, task *t, feeder *f, const char *p, size_t le
     size_t used = feed(w, f, p, len, offset, flags);
     if (!t->st.have_first_ts)
         note_first_ts(&t->st, &w->batch, f->line_mode ? p : NULL, offset, len, lines_before);
-    dfs_worker_deliver(w, t->file);
+    dfs_worker_deliver(w, t->file, dfs_task_in_pieces(t));
     return used > len ? len : used;
 }
 
@@ -158,7 +163,7 @@ static void finish_stream(worker *w, task *t, feeder *f)
 {
     if (t->chunk + 1 == t->nchunks && f->format != DFS_FMT_DASF) {
         dfs_framer_finish(&f->framer, &w->pctx);
-        dfs_worker_deliver(w, t->file);
+        dfs_worker_deliver(w, t->file, dfs_task_in_pieces(t));
     }
 }
 

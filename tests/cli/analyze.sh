@@ -105,6 +105,14 @@ mkdir -p "$T/back" && { grep '"ph":"M"' "$f"; grep -v '"ph":"M"' "$f" | tac; } >
 check "out of order: a second pass ran" [ "$(json_field "$T/back-flushed.json" "d['analysis']['second_pass']")" = "True" ]
 check "out of order: the reason is given" grep -q '"second_pass_reason":"events arrived behind the streaming watermark"' "$T/back-flushed.json"
 check "out of order: same answers" "$CMP" -r 0 -i flushes -i second_pass -i second_pass_reason "$T/back-all.json" "$T/back-flushed.json"
+# files cut into pieces for the workers: their processes are held whole, not flushed, and the
+# pieces merge exactly without a second pass (one whole file beside them still streams)
+mkdir -p "$T/cut" && cp "$T/s"/*.pfw "$T/cut/" && "$DFSCOPE" gen -o "$T/cut/whole" --format v1 --ranks 1 --size 1600K --seed 9 >/dev/null 2>&1
+"${S[@]}" --no-stream "$T/cut" > "$T/cut-all.json"
+"${S[@]}" --hold 64 -j 3 --chunk 1700K "$T/cut" > "$T/cut-flushed.json" # the 2 MB files in two pieces
+check "cut files: no second pass" [ "$(json_field "$T/cut-flushed.json" "d['analysis']['second_pass']")" = "False" ]
+check "cut files: the whole file was flushed" [ "$(json_field "$T/cut-flushed.json" "d['analysis']['flushes'] > 0")" = "True" ]
+check "cut files: same answers" "$CMP" -r 0 -i flushes "$T/cut-all.json" "$T/cut-flushed.json"
 code 2 "bad --hold" "$DFSCOPE" analyze --hold 0 "$T/s"
 
 # --- the corpus fixture: the README table, digit for digit --------------------------------------
