@@ -24,7 +24,7 @@ void dfs_jw_str(dfs_jw *w, const char *key, const char *s, size_t len);
 void dfs_jw_cstr(dfs_jw *w, const char *key, const char *s);
 void dfs_jw_int(dfs_jw *w, const char *key, int64_t v);
 void dfs_jw_uint(dfs_jw *w, const char *key, uint64_t v);
-void dfs_jw_double(dfs_jw *w, const char *key, double v); /* null when not finite */
+void dfs_jw_double(dfs_jw *w, const char *key, double v); /* shortest that reads back; null when not finite */
 void dfs_jw_bool(dfs_jw *w, const char *key, bool v);
 void dfs_jw_null(dfs_jw *w, const char *key);
 #endif

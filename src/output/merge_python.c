@@ -14,14 +14,6 @@
 
 /* ---- numbers as Python prints them --------------------------------------------------------------- */
 
-/* Appends n copies of c at *p. */
-static char *zeros(char *p, int n)
-{
-    while (n-- > 0)
-        *p++ = '0';
-    return p;
-}
-
 /* Python's repr, but NaN and infinities as json.dumps spells them (its allow_nan output). */
 void mpy_float(double v, char *buf)
 {
@@ -31,29 +23,13 @@ void mpy_float(double v, char *buf)
         dfs_py_repr_finite(v, buf);
 }
 
-/* Plain notation for moderate magnitudes, else d.ddde[-]x: valid JSON, reads back exactly. */
+/* The shortest JSON number, zero written "0" whatever its sign. */
 void mjson_float(double v, char *buf)
 {
-    char *p = buf;
-    if (v < 0)
-        *p++ = '-';
-    if (v == 0) {
+    if (v == 0)
         strcpy(buf, "0");
-        return;
-    }
-    char d[18];
-    int decpt, n = dfs_shortest_digits(fabs(v), d, &decpt);
-    if (decpt > 0 && decpt <= 21 && decpt >= n) {
-        p = zeros(p + sprintf(p, "%s", d), decpt - n);
-        *p = '\0';
-    } else if (decpt > 0 && decpt < n) {
-        sprintf(p, "%.*s.%s", decpt, d, d + decpt);
-    } else if (decpt <= 0 && decpt > -6) {
-        p = zeros(p + sprintf(p, "0."), -decpt);
-        strcpy(p, d);
-    } else {
-        sprintf(p, "%c%s%se%d", d[0], n > 1 ? "." : "", d + 1, decpt - 1);
-    }
+    else
+        dfs_shortest_json_finite(v, buf);
 }
 
 /* ---- a text buffer -------------------------------------------------------------------------------- */

@@ -13,6 +13,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +78,78 @@ static double read_back(const char *digits, int p, int exp)
     return strtod(text, NULL);
 }
 
+#if LDBL_MANT_DIG >= 64
+/* The powers of ten that a long double holds exactly (5^27 < 2^63). */
+static const long double pow10[] = {1e0L,  1e1L,  1e2L,  1e3L,  1e4L,  1e5L,  1e6L,  1e7L,  1e8L,  1e9L,
+                                    1e10L, 1e11L, 1e12L, 1e13L, 1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L,
+                                    1e20L, 1e21L, 1e22L, 1e23L, 1e24L, 1e25L, 1e26L, 1e27L};
+#define MAX_POW10 27
+#endif
+
+/* a's 17 correctly rounded significant digits (as printf's "%.16e" has them) and their exponent
+ * (of d.ddd), mostly without printf. With a scaled into [10^16, 10^17) by an exact power of ten, the
+ * long double product is a x 10^k within 2^-64 of it, under 0.01 in absolute terms: rounding it to
+ * an integer gives the correctly rounded digits unless its fraction lies that near one half. */
+static void digits17(double a, char d17[18], int *e17)
+{
+#if LDBL_MANT_DIG >= 64
+    int e10 = (int)floor(log10(a)), k = 16 - e10;
+    for (int tries = 0; tries < 2 && k >= -MAX_POW10 && k <= MAX_POW10 && a >= DBL_MIN; tries++) {
+        long double x = k >= 0 ? (long double)a * pow10[k] : (long double)a / pow10[-k];
+        if (x < 1e16L || x >= 1e17L) { /* log10 was one off */
+            k += x < 1e16L ? 1 : -1;
+            continue;
+        }
+        long double whole = floorl(x), frac = x - whole;
+        if (fabsl(frac - 0.5L) <= x * 0x1p-62L)
+            break;
+        uint64_t d = (uint64_t)whole + (frac > 0.5L);
+        *e17 = 16 - k;
+        if (d == UINT64_C(100000000000000000)) { /* rounded up to the next decade */
+            d /= 10;
+            ++*e17;
+        }
+        for (int i = 16; i >= 0; i--, d /= 10)
+            d17[i] = (char)('0' + d % 10);
+        d17[17] = '\0';
+        return;
+    }
+#endif
+    char s17[32];
+    snprintf(s17, sizeof s17, "%.16e", a); /* d.dddddddddddddddde±XX */
+    d17[0] = s17[0];
+    memcpy(d17 + 1, s17 + 2, 16);
+    d17[17] = '\0';
+    *e17 = atoi(s17 + 19);
+}
+
+/* Whether digits (p of them, exponent exp of d.ddd; not a power of two's) read back as a, which is
+ * not a power of two: strtod's answer, mostly without strtod. The decimal D = d x 10^k is within
+ * a's read-back interval, a +- half an ulp, or not. In a long double (64-bit significand) d is
+ * exact, so are 10^|k| up to 10^27 and both bounds (54 bits), and D comes out of one rounding,
+ * within 2^-64 D: so D is inside or outside for certain when it lies further than 2^-62 D from
+ * either bound. Nearer (a tie, or within rounding) or out of that range, strtod decides. */
+static bool reads_back_as(double a, const char *digits, int p, int exp)
+{
+#if LDBL_MANT_DIG >= 64
+    int k = exp - p + 1, e2;
+    if (k >= -MAX_POW10 && k <= MAX_POW10 && a >= DBL_MIN) {
+        uint64_t d = 0;
+        for (int i = 0; i < p; i++)
+            d = d * 10 + (uint64_t)(digits[i] - '0');
+        long double x = k >= 0 ? (long double)d * pow10[k] : (long double)d / pow10[-k];
+        frexp(a, &e2);
+        long double half = ldexpl(1.0L, e2 - 54), margin = x * 0x1p-62L;
+        long double lo = (long double)a - half, hi = (long double)a + half;
+        if (x > lo + margin && x < hi - margin)
+            return true;
+        if (x < lo - margin || x > hi + margin)
+            return false;
+    }
+#endif
+    return read_back(digits, p, exp) == a;
+}
+
 /* Moves the p digits (exponent exp) one unit in the last place up or down; returns the exponent.
  * Up from 99..9 gives 10^(exp+1). Down from 10..0 = 10^exp, which a's digits are only when a lies
  * in the decade below and rounded up, lands in that decade, whose unit is ten times finer: p nines
@@ -114,25 +187,52 @@ static int step(char *d, int p, int exp, bool up)
 static bool fits(double a, const char *d17, int e17, int p, bool lopsided, char *out, int *exp)
 {
     *exp = round_to(a, d17, e17, p, out);
+    if (!lopsided)
+        return reads_back_as(a, out, p, *exp);
     double back = read_back(out, p, *exp);
     if (back == a)
         return true;
-    if (!lopsided)
-        return false;
     *exp = step(out, p, *exp, back < a);
     return read_back(out, p, *exp) == a;
 }
 
+/* The digits of a when a is m / 10^k read back, for an integer m < 10^15 and k <= 6: times of
+ * microsecond traces in seconds, byte counts, means of a few of them - most numbers a report
+ * prints. Two decimals of at most 15 significant digits lie further apart (10^-15 a at least) than
+ * a's read-back interval is wide (2^-52 a at most), so such a decimal is the only one of its length
+ * or shorter that reads back: the answer, found without printf or strtod. (m / 10^6 computed in
+ * doubles is the double nearest to the decimal, as strtod's is.) 0 when a is no such decimal. */
+static int short_decimal(double a, char digits[18], int *decpt)
+{
+    double r = nearbyint(a * 1e6);
+    if (!(r < 1e15) || r / 1e6 != a)
+        return 0;
+    uint64_t m = (uint64_t)r; /* a > 0: m >= 1 */
+    int zeros = 0, n = 0;
+    for (; m % 10 == 0; zeros++)
+        m /= 10;
+    char rev[16];
+    do
+        rev[n++] = (char)('0' + m % 10);
+    while (m /= 10);
+    for (int i = 0; i < n; i++)
+        digits[i] = rev[n - 1 - i];
+    digits[n] = '\0';
+    *decpt = n + zeros - 6; /* a = 0.digits x 10^(n + zeros - 6) */
+    return n;
+}
+
 int dfs_shortest_digits(double a, char digits[18], int *decpt)
 {
-    char s17[32], d17[18], cand[18];
-    snprintf(s17, sizeof s17, "%.16e", a); /* d.dddddddddddddddde±XX */
-    d17[0] = s17[0];
-    memcpy(d17 + 1, s17 + 2, 16);
-    d17[17] = '\0';
+    int n = short_decimal(a, digits, decpt);
+    if (n)
+        return n;
+    char d17[18], cand[18];
+    int e17;
+    digits17(a, d17, &e17);
     memcpy(digits, d17, sizeof d17);
     /* hi digits read back (17 always do) and digits holds them; fewer than lo do not */
-    int e17 = atoi(s17 + 19), exp = e17, lo = 1, hi = 17, e2;
+    int exp = e17, lo = 1, hi = 17, e2;
     /* at DBL_MIN and the subnormal powers the lower neighbour is as near as the upper one */
     bool lopsided = frexp(a, &e2) == 0.5 && a > DBL_MIN;
     while (lo < hi) {
@@ -149,25 +249,57 @@ int dfs_shortest_digits(double a, char digits[18], int *decpt)
     return hi;
 }
 
-/* v's shortest digits laid out as Python's repr or printf's %g does, into buf. The two differ in
- * two points only: Python stays plain up to 16 digits before the point and ends an integer in ".0"
- * ("5.0"); %g turns to exponent form past its precision (here the digit count) and writes "5".
- * Both use exponent form below 1e-4, with a sign and at least two exponent digits. Zero has the
- * digit "0" and decpt 1: "0.0" and "0". */
-static size_t layout(double v, char *buf, bool python)
+/* How the digits are laid out: Python's repr, printf's %g, or JavaScript's number to string
+ * (the shortest JSON). Python stays plain up to 16 digits before the point and ends an integer in
+ * ".0" ("5.0"); %g turns to exponent form past its precision (here the digit count) and writes
+ * "5"; both use exponent form below 1e-4, with a sign and at least two exponent digits. JSON stays
+ * plain from 1e-6 to 1e21 and writes exponents bare ("1e-7", "1e+21" as "1e21"). */
+typedef enum style { PYTHON, PRINTF_G, JSON } style;
+
+static bool exponent_form(style s, int decpt, int n)
+{
+    switch (s) {
+    case PYTHON: return decpt <= -4 || decpt > 16;
+    case PRINTF_G: return decpt <= -4 || decpt > n;
+    case JSON: return decpt <= -6 || decpt > 21;
+    }
+    return false;
+}
+
+/* JSON's exponent: "e-7", "e21". */
+static char *put_bare_exp(char *p, int e)
+{
+    char rev[8];
+    int n = 0;
+    *p++ = 'e';
+    if (e < 0) {
+        *p++ = '-';
+        e = -e;
+    }
+    do
+        rev[n++] = (char)('0' + e % 10);
+    while (e /= 10);
+    while (n)
+        *p++ = rev[--n];
+    return p;
+}
+
+/* v's shortest digits laid out in style s, into buf. Zero has the digit "0" and decpt 1: "0.0",
+ * "0" and "0". */
+static size_t layout(double v, char *buf, style s)
 {
     char *p = buf, d[18] = "0";
     if (signbit(v))
         *p++ = '-';
     int decpt = 1, n = v == 0 ? 1 : dfs_shortest_digits(fabs(v), d, &decpt);
-    if (decpt <= -4 || decpt > (python ? 16 : n)) { /* d[.ddd]e+XX */
+    if (exponent_form(s, decpt, n)) { /* d[.ddd]e+XX */
         *p++ = d[0];
         if (n > 1) {
             *p++ = '.';
             memcpy(p, d + 1, (size_t)n - 1);
             p += n - 1;
         }
-        p = put_exp(p, decpt - 1);
+        p = s == JSON ? put_bare_exp(p, decpt - 1) : put_exp(p, decpt - 1);
     } else if (decpt <= 0) { /* 0.000ddd */
         *p++ = '0';
         *p++ = '.';
@@ -178,7 +310,7 @@ static size_t layout(double v, char *buf, bool python)
         memcpy(p, d, (size_t)n);
         memset(p + n, '0', (size_t)(decpt - n));
         p += decpt;
-        if (python) {
+        if (s == PYTHON) {
             *p++ = '.';
             *p++ = '0';
         }
@@ -194,10 +326,15 @@ static size_t layout(double v, char *buf, bool python)
 
 size_t dfs_py_repr_finite(double v, char *buf)
 {
-    return layout(v, buf, true);
+    return layout(v, buf, PYTHON);
 }
 
 size_t dfs_shortest_g_finite(double v, char *buf)
 {
-    return layout(v, buf, false);
+    return layout(v, buf, PRINTF_G);
+}
+
+size_t dfs_shortest_json_finite(double v, char *buf)
+{
+    return layout(v, buf, JSON);
 }

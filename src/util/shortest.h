@@ -26,4 +26,9 @@ size_t dfs_py_repr_finite(double v, char *buf);
  * "-0") into buf of at least DFS_PY_REPR_MAX bytes, but made from those digits, so that it prints
  * them where they are not the correctly rounded ones; returns the length. */
 size_t dfs_shortest_g_finite(double v, char *buf);
+
+/* The shortest JSON number that reads back as a finite v, laid out as JavaScript prints numbers:
+ * plain from 1e-6 to 1e21 ("0.022468", "1500", "-0"), else with a bare exponent ("1e-7",
+ * "1.5e21"); into buf of at least DFS_PY_REPR_MAX bytes; returns the length. */
+size_t dfs_shortest_json_finite(double v, char *buf);
 #endif

@@ -511,7 +511,7 @@ static void t_outputs(void **state)
     free(t);
     char *js = render(a, 1, &o);
     assert_non_null(strstr(js, "\"schema\": \"dfscope-dataloader/1\""));
-    assert_non_null(strstr(js, "\"BatchTime_in_seconds\": 0.059999999999999998"));
+    assert_non_null(strstr(js, "\"BatchTime_in_seconds\": 0.06"));
     assert_non_null(strstr(js, "\"start_time_us\": 40000"));
     free(js);
     assert_int_equal(dfs_dl_write_csv_dir(cdir, a->run, a->r, err, sizeof err), 0);

@@ -190,6 +190,26 @@ static void shortest_random_round_trip(void **state)
     }
 }
 
+/* Decimals of at most 6 fractional digits and 15 significant ones (microsecond times in seconds,
+ * byte counts, exact means), which take the path without printf: the same digits by definition,
+ * and their neighbours one ulp away (no such decimal) by the other path. */
+static void shortest_short_decimals(void **state)
+{
+    (void)state;
+    uint64_t seed = 0x2545F4914F6CDD1Du;
+    for (int i = 0; i < 100000; i++) {
+        uint64_t r = next_random(&seed);
+        uint64_t m = 1 + r % (i % 2 ? UINT64_C(999999999999999) : UINT64_C(99999999)); /* small ones too */
+        double base = (double)m / 1e6;
+        double cases[] = {base, nextafter(base, 0), nextafter(base, INFINITY)};
+        for (size_t k = 0; k < 3; k++) {
+            char d[18];
+            int decpt, n = dfs_shortest_digits(cases[k], d, &decpt);
+            assert_python_digits(cases[k], d, n, decpt);
+        }
+    }
+}
+
 /* The powers of two whose repr is not correctly rounded: 16 digits, one unit above the correctly
  * rounded 16, which do not read back (a power of two's lower neighbour is twice as near as its
  * upper one). From python3, over 2^-1074 .. 2^1023. */
@@ -395,6 +415,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(shortest_known_digits),
         cmocka_unit_test(shortest_random_round_trip),
+        cmocka_unit_test(shortest_short_decimals),
         cmocka_unit_test(shortest_powers_of_two),
         cmocka_unit_test(shortest_python_repr_near_powers),
         cmocka_unit_test(shortest_outputs_keep_their_text),
