@@ -3,6 +3,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "util/shortest.h"
+
 void dfs_csv_text(FILE *out, const char *s)
 {
     if (!s)
@@ -23,6 +25,8 @@ void dfs_csv_text(FILE *out, const char *s)
 void dfs_csv_num(FILE *out, double v)
 {
     fputc(',', out);
-    if (isfinite(v))
-        fprintf(out, "%.17g", v);
+    if (isfinite(v)) {
+        char buf[DFS_PY_REPR_MAX];
+        fwrite(buf, 1, dfs_shortest_json_finite(v, buf), out);
+    }
 }

@@ -6,6 +6,7 @@
 /* A text field: quoted (quotes doubled) when it holds a comma, a quote or a line break; nothing
  * for NULL. */
 void dfs_csv_text(FILE *out, const char *s);
-/* A separator then a number with every digit (%.17g), or an empty field for NaN and infinities. */
+/* A separator then the shortest number that reads back as v, as JSON has it ("0.06", "5", "1e-7"),
+ * or an empty field for NaN and infinities. */
 void dfs_csv_num(FILE *out, double v);
 #endif

@@ -1,5 +1,6 @@
 /* test_output.c - JSON writer escaping and nesting, number formatting, atomic files, diagnostics. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +8,7 @@
 
 #include "model/diag.h"
 #include "output/atomic.h"
+#include "output/csv.h"
 #include "output/format.h"
 #include "output/json.h"
 #include "testutil.h"
@@ -67,6 +69,23 @@ static void write_doubles(FILE *f)
     for (size_t i = 0; i < NDOUBLES; i++)
         dfs_jw_double(&w, NULL, doubles[i]);
     dfs_jw_end(&w);
+}
+
+static void write_csv_row(FILE *f)
+{
+    dfs_csv_text(f, "a,\"b\"");
+    static const double v[] = {0.06, 5, -0.5, 1e-7, 1e21, 2.0 / 3, NAN, INFINITY};
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++)
+        dfs_csv_num(f, v[i]);
+}
+
+/* CSV numbers as JSON's, empty fields where JSON has null; text quoted as Python's csv quotes it. */
+static void csv_fields(void **state)
+{
+    (void)state;
+    char *out = capture(write_csv_row);
+    assert_string_equal(out, "\"a,\"\"b\"\"\",0.06,5,-0.5,1e-7,1e21,0.6666666666666666,,");
+    free(out);
 }
 
 static void doubles_print_shortest(void **state)
@@ -187,6 +206,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(json_writer_escapes_and_nests),
         cmocka_unit_test(doubles_print_shortest),
+        cmocka_unit_test(csv_fields),
         cmocka_unit_test(formats_numbers_for_people),
         cmocka_unit_test(atomic_file_replaces_only_on_success),
         cmocka_unit_test(diag_keeps_first_examples_by_position),
