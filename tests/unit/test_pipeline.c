@@ -15,6 +15,7 @@
 typedef struct fingerprint {
     uint64_t events, sum_ts, sum_offset, sum_name_len, complete;
     uint64_t done, events_at_done; /* worker_done calls, and the events seen by then */
+    uint64_t in_pieces;            /* events of batches marked as from a file read in pieces */
 } fingerprint;
 
 static void *fp_begin(void *user)
@@ -26,6 +27,7 @@ static void *fp_begin(void *user)
 static void fp_batch(void *state, const dfs_run *run, const dfs_batch *b)
 {
     fingerprint *f = state;
+    f->in_pieces += b->in_pieces ? b->count : 0;
     for (size_t i = 0; i < b->count; i++) {
         const dfs_event *ev = &b->events[i];
         size_t len;
@@ -59,6 +61,7 @@ static void fp_end(void *user, const dfs_run *run, void *state)
     t->sum_offset += f->sum_offset;
     t->sum_name_len += f->sum_name_len;
     t->complete += f->complete;
+    t->in_pieces += f->in_pieces;
     free(f);
 }
 
@@ -199,11 +202,14 @@ static void chunks_give_the_same_answers(void **state)
         dfs_run_free(run);
     }
     assert_int_equal(whole.verdict, DFS_EXIT_DAMAGED);
+    assert_int_equal(whole.fp.in_pieces, 0);
     for (int jobs = 1; jobs <= 3; jobs++) {
         result a = read_paths(paths, jobs, 4096, 0);
         assert_same(&whole, &a);
+        assert_int_equal(a.fp.in_pieces, a.fp.events); /* every batch of a cut file says so */
         result b = read_paths(paths, jobs, 65536 + 17, 0);
         assert_same(&whole, &b);
+        assert_int_equal(b.fp.in_pieces, b.fp.events);
     }
     free(data);
 }
@@ -222,9 +228,11 @@ static void gzip_segments_stitch_lines_across_members(void **state)
     result ref = read_paths(p1, 1, 0, 0);
     result one = read_paths(p2, 1, 0, 0);
     assert_same(&ref, &one);
+    assert_int_equal(one.fp.in_pieces, 0);
     for (int jobs = 1; jobs <= 3; jobs++) {
         result seg = read_paths(p2, jobs, 0, 3000); /* many segments */
         assert_same(&ref, &seg);
+        assert_int_equal(seg.fp.in_pieces, seg.fp.events); /* the junctions' lines too */
     }
     free(data);
 }
