@@ -18,17 +18,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Writes "e+05", "e-324" at p: sign always and two digits at least, Python's exponent form, which
- * strtod reads as well. Returns the end. */
-static char *put_exp(char *p, int e)
+/* Writes an exponent at p and returns the end: "e+05", "e-324" (padded: a sign always and two
+ * digits at least, as Python and printf write it, which strtod reads as well), or "e5", "e-324"
+ * (bare, as JavaScript writes it). |e| < 1000. */
+static char *put_exp(char *p, int e, bool padded)
 {
     *p++ = 'e';
-    *p++ = e < 0 ? '-' : '+';
+    if (e < 0 || padded)
+        *p++ = e < 0 ? '-' : '+';
     if (e < 0)
         e = -e;
     if (e >= 100)
         *p++ = (char)('0' + e / 100);
-    *p++ = (char)('0' + e / 10 % 10);
+    if (e >= 10 || padded)
+        *p++ = (char)('0' + e / 10 % 10);
     *p++ = (char)('0' + e % 10);
     return p;
 }
@@ -74,7 +77,7 @@ static double read_back(const char *digits, int p, int exp)
     *t++ = digits[0];
     *t++ = '.';
     memcpy(t, digits + 1, (size_t)p - 1);
-    *put_exp(t + p - 1, exp) = '\0';
+    *put_exp(t + p - 1, exp, true) = '\0';
     return strtod(text, NULL);
 }
 
@@ -266,24 +269,6 @@ static bool exponent_form(style s, int decpt, int n)
     return false;
 }
 
-/* JSON's exponent: "e-7", "e21". */
-static char *put_bare_exp(char *p, int e)
-{
-    char rev[8];
-    int n = 0;
-    *p++ = 'e';
-    if (e < 0) {
-        *p++ = '-';
-        e = -e;
-    }
-    do
-        rev[n++] = (char)('0' + e % 10);
-    while (e /= 10);
-    while (n)
-        *p++ = rev[--n];
-    return p;
-}
-
 /* v's shortest digits laid out in style s, into buf. Zero has the digit "0" and decpt 1: "0.0",
  * "0" and "0". */
 static size_t layout(double v, char *buf, style s)
@@ -299,7 +284,7 @@ static size_t layout(double v, char *buf, style s)
             memcpy(p, d + 1, (size_t)n - 1);
             p += n - 1;
         }
-        p = s == JSON ? put_bare_exp(p, decpt - 1) : put_exp(p, decpt - 1);
+        p = put_exp(p, decpt - 1, s != JSON);
     } else if (decpt <= 0) { /* 0.000ddd */
         *p++ = '0';
         *p++ = '.';
