@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "parse/dasf.h"
+#include "util/shortest.h"
 #include "util/strtab.h"
 #include "util/u64map.h"
 #include "util/vec.h"
@@ -326,7 +327,7 @@ static bool repr_value(part *p, const dfs_run *run, const dfs_value *v, unsigned
     switch (v->type) {
     case DFS_V_INT: n = snprintf(buf, sizeof buf, "%lld", (long long)v->as.i); break;
     case DFS_V_UINT: n = snprintf(buf, sizeof buf, "%llu", (unsigned long long)v->as.u); break;
-    case DFS_V_FLOAT: n = snprintf(buf, sizeof buf, "%.17g", v->as.f); break;
+    case DFS_V_FLOAT: n = (int)dfs_py_repr(v->as.f, buf); break;
     case DFS_V_BOOL: n = snprintf(buf, sizeof buf, "%s", v->as.i ? "True" : "False"); break;
     case DFS_V_STR: {
         size_t len;

@@ -46,12 +46,8 @@ static size_t format_int(char *buf, long long v)
 /* NaN and infinities as repr() spells them, which is what to_csv writes too. */
 size_t dfs_py_float_repr(double v, char *buf, size_t cap)
 {
-    if (isnan(v))
-        return (size_t)snprintf(buf, cap, "nan");
-    if (isinf(v))
-        return (size_t)snprintf(buf, cap, v < 0 ? "-inf" : "inf");
     char text[DFS_PY_REPR_MAX];
-    dfs_py_repr_finite(v, text);
+    dfs_py_repr(v, text);
     return (size_t)snprintf(buf, cap, "%s", text);
 }
 

@@ -314,6 +314,15 @@ size_t dfs_py_repr_finite(double v, char *buf)
     return layout(v, buf, PYTHON);
 }
 
+size_t dfs_py_repr(double v, char *buf)
+{
+    const char *odd = isnan(v) ? "nan" : isinf(v) ? (v < 0 ? "-inf" : "inf") : NULL;
+    if (!odd)
+        return layout(v, buf, PYTHON);
+    strcpy(buf, odd);
+    return strlen(odd);
+}
+
 size_t dfs_shortest_g_finite(double v, char *buf)
 {
     return layout(v, buf, PRINTF_G);

@@ -21,6 +21,8 @@ int dfs_shortest_digits(double a, char digits[18], int *decpt);
  * at least DFS_PY_REPR_MAX bytes; returns the length. NaN and infinities are left to the callers:
  * their spelling differs between outputs ("nan" as Python prints it, "NaN" as json.dumps does). */
 size_t dfs_py_repr_finite(double v, char *buf);
+/* Python 3's repr() of any v: as above, NaN and infinities as "nan", "inf" and "-inf". */
+size_t dfs_py_repr(double v, char *buf);
 
 /* printf's "%.*g" of a finite v at the digit count of dfs_shortest_digits ("1e+02", "0.0001",
  * "-0") into buf of at least DFS_PY_REPR_MAX bytes, but made from those digits, so that it prints

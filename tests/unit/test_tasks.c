@@ -114,6 +114,7 @@ typedef struct compute_spec {
     void (*write_size)(mp *m);
     void (*write_end)(mp *m);
     void (*write_dur)(mp *m);
+    void (*write_shape)(mp *m);
 } compute_spec;
 
 static void compute(mp *file, const compute_spec *c)
@@ -136,9 +137,13 @@ static void compute(mp *file, const compute_spec *c)
     w_str(&pl, "size");
     c->write_size ? c->write_size(&pl) : w_uint(&pl, c->size);
     w_str(&pl, "shape");
-    w_arr(&pl, 2);
-    w_uint(&pl, 10);
-    w_uint(&pl, 20);
+    if (c->write_shape) {
+        c->write_shape(&pl);
+    } else {
+        w_arr(&pl, 2);
+        w_uint(&pl, 10);
+        w_uint(&pl, 20);
+    }
     kv_str(&pl, "dtype", "float64");
     kv_str(&pl, "type", "<class 'numpy.ndarray'>");
     w_str(&pl, "dependencies");
@@ -1004,6 +1009,27 @@ static void test_dasf_name(void **state)
     }
 }
 
+static void write_float_shape(mp *m)
+{
+    w_arr(m, 3);
+    w_f64(m, 2.0);
+    w_f64(m, 0.1);
+    w_f64(m, 1e16);
+}
+
+/* A node's shape is Python's repr of what DASF recorded, floats included ("2.0", not "2"). */
+static void test_float_shape(void **state)
+{
+    (void)state;
+    mp file = {0};
+    compute(&file, &(compute_spec){.key = "s", .end = 10, .dur = 2, .size = 1, .write_shape = write_float_shape});
+    fx x;
+    fx_run(&x, &file, 1, DFS_TASKS_COMPAT);
+    assert_string_equal(node(x.r, x.t, "s")->shape, "[2.0, 0.1, 1e+16]");
+    fx_free(&x);
+    free(file.b);
+}
+
 static void test_py_float_repr(void **state)
 {
     (void)state;
@@ -1107,6 +1133,7 @@ int main(void)
         cmocka_unit_test(test_jobs_invariant),
         cmocka_unit_test(test_dasf_name),
         cmocka_unit_test(test_py_float_repr),
+        cmocka_unit_test(test_float_shape),
         cmocka_unit_test(test_table_layout),
         cmocka_unit_test(test_wide_table),
     };
