@@ -129,10 +129,15 @@ static void put_integer(FILE *out, bool negative, uint64_t u)
     put_n(p, (size_t)(buf + sizeof buf - p), out);
 }
 
+static void put_signed(FILE *out, int64_t v)
+{
+    put_integer(out, v < 0, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
+}
+
 void dfs_jw_int(dfs_jw *w, const char *key, int64_t v)
 {
     begin_value(w, key);
-    put_integer(w->out, v < 0, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
+    put_signed(w->out, v);
 }
 
 void dfs_jw_uint(dfs_jw *w, const char *key, uint64_t v)
@@ -155,8 +160,7 @@ void dfs_jw_double(dfs_jw *w, const char *key, double v)
     if (!isfinite(v)) {
         put_s("null", w->out);
     } else if (prints_as_integer(v)) {
-        long long x = (long long)v;
-        put_integer(w->out, x < 0, x < 0 ? 0 - (unsigned long long)x : (unsigned long long)x);
+        put_signed(w->out, (int64_t)v);
     } else {
         char buf[DFS_PY_REPR_MAX];
         put_n(buf, dfs_shortest_json_finite(v, buf), w->out);

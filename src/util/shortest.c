@@ -1,9 +1,12 @@
 /* shortest.c - the shortest digits that read back as a double, and Python's repr (shortest.h).
  *
- * printf's 17 correctly rounded digits always read back; fewer digits are got by rounding those 17
- * again (printf is asked only for the exact ties), and strtod says whether they read back. Most
- * measured values need 16 or 17 digits, so those are tried first, and the rest is a binary search:
- * a few strtod calls a number instead of up to 17 printf and strtod pairs. The search needs reading
+ * The 17 correctly rounded digits always read back; fewer digits are got by rounding those 17
+ * again, and whether they read back is what strtod would say. Most measured values need 16 or 17
+ * digits, so those are tried first, and the rest is a binary search. Reports print tens of millions
+ * of numbers, so each step has an exact fast path and leaves to printf or strtod only what it
+ * cannot decide for certain: short decimals are recognised outright (short_decimal), the 17 digits
+ * come from a long double product (digits17), ties are asked of printf (round_to), and reading back
+ * is decided against the interval's bounds in long double (reads_back_as). The search needs reading
  * back to be monotonic in the digit count, which holds when a count is asked whether any of its
  * numbers reads back (p digits that do, and a zero, are p + 1 that do), not only the correctly
  * rounded one: 15 digits of 2^-645 read back (they lie above it) while its correctly rounded 16 do
@@ -126,8 +129,8 @@ static void digits17(double a, char d17[18], int *e17)
     *e17 = atoi(s17 + 19);
 }
 
-/* Whether digits (p of them, exponent exp of d.ddd; not a power of two's) read back as a, which is
- * not a power of two: strtod's answer, mostly without strtod. The decimal D = d x 10^k is within
+/* Whether digits (p of them, exponent exp of d.ddd) read back as a, which is not a power of two
+ * (whose interval is lopsided): strtod's answer, mostly without strtod. The decimal D = d x 10^k is within
  * a's read-back interval, a +- half an ulp, or not. In a long double (64-bit significand) d is
  * exact, so are 10^|k| up to 10^27 and both bounds (54 bits), and D comes out of one rounding,
  * within 2^-64 D: so D is inside or outside for certain when it lies further than 2^-62 D from
