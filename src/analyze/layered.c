@@ -892,8 +892,10 @@ dfs_layered *dfs_layered_new(const dfs_layered_options *opt, char *err, size_t e
     for (size_t l = 0; l < nlayers; l++)
         any_unoverlapped |= layers[l].unoverlapped && (int)l != compute;
     for (size_t l = 0; l < nlayers && any_unoverlapped; l++)
-        if (compute >= 0 && (layers[l].unoverlapped || (int)l == compute))
+        if (compute >= 0 && (layers[l].unoverlapped || (int)l == compute)) {
             la->ovl_classes |= UINT64_C(1) << l;
+            la->ovl_class[l] = (uint8_t)la->ovl_nclasses++;
+        }
     for (size_t l = 0; l < nlayers; l++) {
         la->nfam[l] = 1 + (unsigned)(layers[l].nderived < DFS_PRESET_MAX_DERIVED ? layers[l].nderived
                                                                                 : DFS_PRESET_MAX_DERIVED);

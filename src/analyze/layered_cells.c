@@ -31,17 +31,37 @@ static lunit *block_of(acc *a, uint32_t idx)
     return dfs_cell_block(a, &a->cell_v.v[idx]);
 }
 
-/* Appends a cell with empty families (in pool 0); its index in *idx. */
+/* Units of a pool. Blocks go to the last pool until it is full, then to a new one: pools never
+ * grow, because growing one by realloc copied it (and faulted its pages in twice) at every
+ * doubling, which cost more than filling the blocks. */
+#define POOL_UNITS (UINT32_C(1) << 18) /* 4 MiB */
+
+/* The pool that takes a new block of nu units, started when the last one lacks room. */
+static unit_pool *pool_with_room(acc *a, uint32_t nu)
+{
+    unit_pool *last = a->pools.n ? &a->pools.v[a->pools.n - 1] : NULL;
+    if (last && last->cap - last->n >= nu)
+        return last;
+    size_t cap = nu > POOL_UNITS ? nu : POOL_UNITS;
+    unit_pool fresh = {.v = malloc(cap * sizeof(lunit)), .cap = cap};
+    if (!fresh.v || a->pools.n >= UINT32_MAX || !dfs_vec_push(&a->pools, fresh)) {
+        free(fresh.v);
+        return NULL;
+    }
+    return &a->pools.v[a->pools.n - 1];
+}
+
+/* Appends a cell with empty families; its index in *idx. */
 static bool new_cell(dfs_layered *la, acc *a, const cell_key *k, uint32_t *idx)
 {
     uint32_t nu = la->block_units[k->layer];
-    if (!a->pools.n && !dfs_vec_push(&a->pools, (unit_pool){0})) {
+    unit_pool *units = pool_with_room(a, nu);
+    if (!units) {
         a->failed = true;
         return false;
     }
-    unit_pool *units = &a->pools.v[0];
-    cell c = {.key = *k, .agg = (uint32_t)units->n, .pool = 0};
-    if (units->n + nu > UINT32_MAX || !dfs_vec_reserve(units, nu) || !dfs_vec_push(&a->cell_v, c)) {
+    cell c = {.key = *k, .agg = (uint32_t)units->n, .pool = (uint32_t)(units - a->pools.v)};
+    if (!dfs_vec_push(&a->cell_v, c)) {
         a->failed = true;
         return false;
     }

@@ -66,7 +66,7 @@ static void flush_process(acc *a, uint32_t p)
  * events already, so the engine only measures. */
 static dfs_ovl *new_engine(const dfs_layered *la)
 {
-    dfs_ovl *o = dfs_ovl_new((unsigned)la->plan.nlayers, la->compute, la->opt.granularity_ns, la->opt.origin_ns);
+    dfs_ovl *o = dfs_ovl_new(la->ovl_nclasses, la->compute >= 0 ? la->ovl_class[la->compute] : -1, la->opt.granularity_ns, la->opt.origin_ns);
     dfs_ovl_skip_counts(o);
     return o;
 }
@@ -136,7 +136,10 @@ void dfs_layered_exact_add(const dfs_layered *la, acc *a, uint32_t p, const lev 
             return;
         }
     }
-    if (!dfs_ovl_add_mask(*o, mask, e->ts, e->ts + e->dur, (double)size)) {
+    uint64_t classes = 0;
+    for (uint64_t m = mask; m; m &= m - 1)
+        classes |= UINT64_C(1) << la->ovl_class[__builtin_ctzll(m)];
+    if (!dfs_ovl_add_mask(*o, classes, e->ts, e->ts + e->dur, (double)size)) {
         a->failed = true;
         return;
     }

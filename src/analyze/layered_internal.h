@@ -81,8 +81,9 @@ typedef struct cell {
     uint32_t pool; /* index in acc.pools */
 } cell;
 
-/* The cells' blocks, in pools: a state's new cells go to pool 0, and merging another state moves
- * its pools in whole instead of copying hundreds of megabytes of blocks. */
+/* The cells' blocks, in pools of a fixed size that never grow (layered_cells.c): new cells go to
+ * the last pool, and merging another state moves its pools in whole instead of copying hundreds
+ * of megabytes of blocks. */
 typedef DFS_VEC(lunit) unit_pool;
 
 /* Distinct files: (layer, bin, file) for time rows and (layer, proc, file) for process rows. They
@@ -200,6 +201,10 @@ struct dfs_layered {
     bool fam_sized[DFS_PRESET_MAX_LAYERS][DFS_PRESET_MAX_DERIVED + 1];
     uint32_t block_units[DFS_PRESET_MAX_LAYERS];
     uint64_t ovl_classes; /* layers measured exactly: unoverlapped ones and compute */
+    /* An engine's classes are only those layers, numbered in layer order (its bins hold every
+     * class, so a class per layer would store and sum measures no event ever adds to). */
+    uint8_t ovl_class[DFS_PRESET_MAX_LAYERS]; /* a layer's class, for the layers of ovl_classes */
+    unsigned ovl_nclasses;
     int compute;          /* the layer named compute, or -1 */
     dfs_consumer consumer;
     acc total;
@@ -299,9 +304,10 @@ uint32_t dfs_layered_add_proc(acc *a, const proc_info *pi, bool process);
 void dfs_layered_merge_counters(acc *into, const acc *from);
 void dfs_layered_add_category(acc *a, const char *t, size_t len);
 
-/* layered_exact.c: adds an event to process p's engine (classes `mask`), flushing while streaming;
- * the worker moved to another input; moves or merges a process's engine into `into` (flagging a
- * merge that streaming made inexact); why the pass cannot stand (NULL: it can). */
+/* layered_exact.c: adds an event to process p's engine (`mask`: its layers among ovl_classes),
+ * flushing while streaming; the worker moved to another input; moves or merges a process's
+ * engine into `into` (flagging a merge that streaming made inexact); why the pass cannot stand
+ * (NULL: it can). */
 void dfs_layered_exact_add(const dfs_layered *la, acc *a, uint32_t p, const lev *e, uint64_t mask, uint64_t size,
                            bool in_pieces);
 void dfs_layered_exact_input_changed(acc *a);

@@ -701,7 +701,7 @@ static void exact_bins(const dfs_layered *la, const views_mem *vm, view_build *v
             continue;
         for (uint64_t m = layers; m; m &= m - 1) {
             unsigned l = (unsigned)__builtin_ctzll(m);
-            add_exact(&vb->rl[row * NL(la) + l], dfs_ovl_bin(o, b, l));
+            add_exact(&vb->rl[row * NL(la) + l], dfs_ovl_bin(o, b, la->ovl_class[l]));
         }
     }
 }
@@ -727,7 +727,7 @@ static void exact_rows(dfs_layered *la, const views_mem *vm, view_build *vb, con
         size_t prow = process_row(la, vb, run, &a->pproc_v.v[p]);
         for (uint64_t m = layers; m && prow != SIZE_MAX; m &= m - 1) {
             unsigned l = (unsigned)__builtin_ctzll(m);
-            add_exact(&vb->rl[prow * NL(la) + l], dfs_ovl_total(o, l));
+            add_exact(&vb->rl[prow * NL(la) + l], dfs_ovl_total(o, la->ovl_class[l]));
         }
     }
 }
@@ -798,7 +798,7 @@ static void exact_summary(const dfs_layered *la, size_t l, dfs_layer_summary *s)
     for (size_t p = 0; p < a->ovl.n; p++) {
         if (!a->ovl.v[p])
             continue;
-        const dfs_ovl_measure *m = dfs_ovl_total(a->ovl.v[p], (unsigned)l);
+        const dfs_ovl_measure *m = dfs_ovl_total(a->ovl.v[p], la->ovl_class[l]);
         u += m->measure - m->with_ref;
         base += m->measure;
         s->u_count += m->exposed_count;
