@@ -40,6 +40,38 @@ void dfs_block_init(const dfs_layered *la, unsigned l, lunit *block)
         dfs_lagg_init(dfs_fam(la, block, l, f), la->fam_sized[l][f]);
 }
 
+void dfs_cell_init(const dfs_layered *la, uint32_t kind, unsigned l, lunit *block)
+{
+    if (kind == CELL_TIME)
+        memset(block, 0, la->slim_units[l] * sizeof(lunit));
+    else
+        dfs_block_init(la, l, block);
+}
+
+void dfs_slim_merge(const dfs_layered *la, lunit *block, unsigned l, unsigned f, const lagg *from)
+{
+    if (!from->count)
+        return;
+    uint64_t *w = dfs_slim(la, block, l, f);
+    w[SLIM_COUNT] += from->count;
+    w[SLIM_TIME] += (uint64_t)from->time;
+    if (la->fam_sized[l][f])
+        w[SLIM_SIZE] += from->size;
+    dfs_block_mark(block, f);
+}
+
+void dfs_slim_block_merge(const dfs_layered *la, unsigned l, lunit *into, const lunit *from)
+{
+    for (uint64_t m = dfs_block_used(from); m; m &= m - 1) {
+        unsigned f = (unsigned)__builtin_ctzll(m);
+        const uint64_t *s = dfs_slim(la, (lunit *)from, l, f);
+        uint64_t *d = dfs_slim(la, into, l, f);
+        for (unsigned i = 0; i < SLIM_WORDS(la->fam_sized[l][f]); i++)
+            d[i] += s[i];
+        dfs_block_mark(into, f);
+    }
+}
+
 void dfs_fam_merge(const dfs_layered *la, lunit *block, unsigned l, unsigned f, const lagg *from)
 {
     if (!from->count)
@@ -906,6 +938,12 @@ dfs_layered *dfs_layered_new(const dfs_layered_options *opt, char *err, size_t e
             units += (uint32_t)(la->fam_sized[l][f] ? LAGG_FULL_UNITS : LAGG_TIME_UNITS);
         }
         la->block_units[l] = units;
+        uint32_t words = BLOCK_HEAD_WORDS;
+        for (unsigned f = 0; f < la->nfam[l]; f++) {
+            la->slim_off[l][f] = words;
+            words += SLIM_WORDS(la->fam_sized[l][f]);
+        }
+        la->slim_units[l] = (uint32_t)((words * sizeof(uint64_t) + sizeof(lunit) - 1) / sizeof(lunit));
     }
     la->consumer = (dfs_consumer){.user = la,
                                   .want = {.keys = DFS_POSTREAD_KEYS},

@@ -13,7 +13,8 @@
  * through the window); any other time cell is in the map. A row with spilled cells therefore
  * checks the map before creating a cell in an empty slot, since the window may have grown over a
  * bin spilled earlier (that cell then moves into the slot; the map's entry is never used again).
- * File cells (layer, thread, file) are always in the map.
+ * File cells (layer, thread, file) are always in the map. The bin totals (CELL_BIN) of a layer
+ * live in a row of their own the same way; a thread's total (CELL_THREAD) is found from its row.
  *
  * A key has one cell within a worker's state. Merging workers appends cells (layered.c), so in the
  * total a key may have several; the views sum them like any member made of several cells.
@@ -54,7 +55,7 @@ static unit_pool *pool_with_room(acc *a, uint32_t nu)
 /* Appends a cell with empty families; its index in *idx. */
 static bool new_cell(dfs_layered *la, acc *a, const cell_key *k, uint32_t *idx)
 {
-    uint32_t nu = la->block_units[k->layer];
+    uint32_t nu = dfs_cell_units(la, k->kind, k->layer);
     unit_pool *units = pool_with_room(a, nu);
     if (!units) {
         a->failed = true;
@@ -66,7 +67,7 @@ static bool new_cell(dfs_layered *la, acc *a, const cell_key *k, uint32_t *idx)
         return false;
     }
     units->n += nu;
-    dfs_block_init(la, k->layer, &units->v[c.agg]);
+    dfs_cell_init(la, k->kind, k->layer, &units->v[c.agg]);
     *idx = (uint32_t)(a->cell_v.n - 1);
     return true;
 }
@@ -84,18 +85,23 @@ static lunit *map_cell(dfs_layered *la, acc *a, const cell_key *k, bool *fresh)
     return block_of(a, idx);
 }
 
-time_row *dfs_layered_row(dfs_layered *la, acc *a, uint32_t layer, uint32_t proc)
+/* Row i of `rows`, which grows with empty rows up to it. */
+static time_row *row_at(acc *a, time_row_vec *rows, size_t i)
 {
-    size_t nl = la->plan.nlayers, want = ((size_t)proc + 1) * nl;
-    if (a->rows.n < want) {
-        if (!dfs_vec_reserve(&a->rows, want - a->rows.n)) {
+    if (rows->n <= i) {
+        if (!dfs_vec_reserve(rows, i + 1 - rows->n)) {
             a->failed = true;
             return NULL;
         }
-        memset(a->rows.v + a->rows.n, 0, (want - a->rows.n) * sizeof *a->rows.v);
-        a->rows.n = want;
+        memset(rows->v + rows->n, 0, (i + 1 - rows->n) * sizeof *rows->v);
+        rows->n = i + 1;
     }
-    return &a->rows.v[(size_t)proc * nl + layer];
+    return &rows->v[i];
+}
+
+time_row *dfs_layered_row(dfs_layered *la, acc *a, uint32_t layer, uint32_t proc)
+{
+    return row_at(a, &a->rows, (size_t)proc * la->plan.nlayers + layer);
 }
 
 static bool window_reserve(acc *a, time_row *r, size_t need)
@@ -151,9 +157,10 @@ static uint32_t *window_slot(acc *a, time_row *r, int64_t bin)
     return &r->slot[bin - r->base];
 }
 
-static lunit *time_cell(dfs_layered *la, acc *a, const cell_key *k)
+/* A cell of a row of bins: a time cell in its (thread, layer) row, a bin total in its layer's. */
+static lunit *window_cell(dfs_layered *la, acc *a, const cell_key *k)
 {
-    time_row *r = dfs_layered_row(la, a, k->layer, k->proc);
+    time_row *r = k->kind == CELL_TIME ? dfs_layered_row(la, a, k->layer, k->proc) : row_at(a, &a->bin_rows, k->layer);
     if (!r)
         return NULL;
     uint32_t *slot = window_slot(a, r, k->axis);
@@ -179,19 +186,48 @@ static lunit *time_cell(dfs_layered *la, acc *a, const cell_key *k)
     return block_of(a, idx);
 }
 
+/* The CELL_THREAD cell of a (thread, layer), found through its time row. */
+static lunit *thread_cell(dfs_layered *la, acc *a, const cell_key *k)
+{
+    time_row *r = dfs_layered_row(la, a, k->layer, k->proc);
+    if (!r)
+        return NULL;
+    uint32_t idx;
+    if (!r->total) {
+        if (!new_cell(la, a, k, &idx))
+            return NULL;
+        r->total = idx + 1;
+    }
+    return block_of(a, r->total - 1);
+}
+
 lunit *dfs_layered_cell(dfs_layered *la, acc *a, const cell_key *k)
 {
-    if (k->kind == CELL_TIME)
-        return time_cell(la, a, k);
-    bool fresh;
-    return map_cell(la, a, k, &fresh);
+    switch (k->kind) {
+    case CELL_TIME:
+    case CELL_BIN:
+        return window_cell(la, a, k);
+    case CELL_THREAD:
+        return thread_cell(la, a, k);
+    default: {
+        bool fresh;
+        return map_cell(la, a, k, &fresh);
+    }
+    }
+}
+
+static void rows_free(time_row *rows, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(rows[i].slot);
 }
 
 void dfs_layered_rows_free(acc *a)
 {
-    for (size_t i = 0; i < a->rows.n; i++)
-        free(a->rows.v[i].slot);
+    rows_free(a->rows.v, a->rows.n);
     dfs_vec_free(&a->rows);
+    rows_free(a->bin_rows.v, a->bin_rows.n);
+    dfs_vec_free(&a->bin_rows);
 }
 
 /* ----- staging ----------------------------------------------------------------------------------
@@ -203,17 +239,29 @@ void dfs_layered_rows_free(acc *a)
 
 static void flush_slot(dfs_layered *la, acc *a, stage_slot *s)
 {
-    for (unsigned i = 0; i < s->nkinds; i++) {
-        const stage_kind *k = &s->kind[i];
-        for (uint64_t m = k->layers; m; m &= m - 1) {
-            unsigned l = (unsigned)__builtin_ctzll(m);
-            cell_key key = {.layer = l, .proc = s->proc, .axis = s->bin, .kind = CELL_TIME};
-            lunit *block = dfs_layered_cell(la, a, &key);
-            if (!block)
-                return; /* out of memory: a->failed is set */
+    uint64_t layers = 0;
+    for (unsigned i = 0; i < s->nkinds; i++)
+        layers |= s->kind[i].layers;
+    for (uint64_t m = layers; m; m &= m - 1) {
+        unsigned l = (unsigned)__builtin_ctzll(m);
+        cell_key kt = {.layer = l, .proc = s->proc, .axis = s->bin, .kind = CELL_TIME};
+        cell_key kb = {.layer = l, .axis = s->bin, .kind = CELL_BIN};
+        cell_key kp = {.layer = l, .proc = s->proc, .kind = CELL_THREAD};
+        /* blocks stay where they are: pools never move (new_cell) */
+        lunit *tb = dfs_layered_cell(la, a, &kt), *bb = tb ? dfs_layered_cell(la, a, &kb) : NULL;
+        lunit *pb = bb ? dfs_layered_cell(la, a, &kp) : NULL;
+        if (!pb)
+            return; /* out of memory: a->failed is set */
+        for (unsigned i = 0; i < s->nkinds; i++) {
+            const stage_kind *k = &s->kind[i];
+            if (!(k->layers >> l & 1))
+                continue;
             for (unsigned f = 0; f < la->nfam[l]; f++)
-                if (dfs_fam_takes(la, l, f, k->match))
-                    dfs_fam_merge(la, block, l, f, &k->sum);
+                if (dfs_fam_takes(la, l, f, k->match)) {
+                    dfs_slim_merge(la, tb, l, f, &k->sum);
+                    dfs_fam_merge(la, bb, l, f, &k->sum);
+                    dfs_fam_merge(la, pb, l, f, &k->sum);
+                }
         }
     }
     s->nkinds = 0;

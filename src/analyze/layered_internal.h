@@ -50,6 +50,15 @@ typedef struct block_head {
 
 #define BLOCK_HEAD_UNITS (sizeof(block_head) / sizeof(lunit))
 
+/* A time cell (one thread, one bin) keeps less: per family only what a view reads of each of its
+ * members, in 64-bit words after the head: the count, the time and, in a sized family, the size
+ * (SLIM_WORDS). A view's rows read their full families from the CELL_BIN and CELL_THREAD cells,
+ * which sum the same events per bin and per thread. Time cells are most cells, and a slim block
+ * is a fifth of a full one. */
+enum { SLIM_COUNT = 0, SLIM_TIME = 1, SLIM_SIZE = 2 };
+#define SLIM_WORDS(sized) ((sized) ? 3u : 2u)
+#define BLOCK_HEAD_WORDS (sizeof(block_head) / sizeof(uint64_t))
+
 /* A traced process as DFAnalyzer's proc_name sees it: (host, pid, tid). The host is kept as both
  * the resolved name (if any) and the hash, because the name may only be resolvable at the end. */
 typedef struct proc_key {
@@ -65,7 +74,15 @@ typedef struct proc_info {
     uint64_t offset;
 } proc_info;
 
-enum cell_kind { CELL_TIME = 0, CELL_FILE = 1 };
+/* What a cell sums, and how its block is laid out:
+ *  CELL_TIME   (layer, thread, bin): a slim block (the members of the time and process views);
+ *  CELL_FILE   (layer, thread, file): a full block (the members of the file view, which also sum
+ *              into its rows);
+ *  CELL_BIN    (layer, bin; proc 0): a full block, the sum of the bin's time cells;
+ *  CELL_THREAD (layer, thread; axis 0): a full block, the sum of the thread's time cells.
+ * A staged event reaches its CELL_TIME, CELL_BIN and CELL_THREAD cells together (layered_cells.c),
+ * so each exists exactly when the others do. */
+enum cell_kind { CELL_TIME = 0, CELL_FILE = 1, CELL_BIN = 2, CELL_THREAD = 3 };
 
 typedef struct cell_key {
     uint32_t layer;
@@ -125,11 +142,14 @@ typedef struct time_row {
     uint32_t *slot;
     uint32_t len, cap;
     uint32_t ncells, spilled;
+    uint32_t total; /* the (thread, layer)'s CELL_THREAD cell + 1; 0: none yet */
     /* the last (bin, file) counted among the distinct files: a thread reads a file in a run of
      * calls, so most events repeat it (streaming only; file 0: none) */
     int64_t nu_bin;
     dfs_str nu_file;
 } time_row;
+
+typedef DFS_VEC(time_row) time_row_vec;
 
 /* Time-cell updates staged before they reach the cells (layered_cells.c): a thread's events of one
  * bin, summed per kind of event, where a kind is what classification says of it (its layers and
@@ -165,7 +185,8 @@ typedef struct xstream {
 typedef struct acc {
     dfs_keymap procs; /* proc_key -> index */
     DFS_VEC(proc_info) proc_v;
-    DFS_VEC(time_row) rows; /* [thread index * nlayers + layer] */
+    time_row_vec rows;     /* [thread index * nlayers + layer] */
+    time_row_vec bin_rows; /* [layer]: the CELL_BIN cells */
     dfs_keymap cells;       /* cell_key -> index: file cells, and time cells outside their row */
     DFS_VEC(cell) cell_v;
     DFS_VEC(unit_pool) pools;
@@ -200,6 +221,8 @@ struct dfs_layered {
     uint32_t fam_off[DFS_PRESET_MAX_LAYERS][DFS_PRESET_MAX_DERIVED + 1]; /* in units */
     bool fam_sized[DFS_PRESET_MAX_LAYERS][DFS_PRESET_MAX_DERIVED + 1];
     uint32_t block_units[DFS_PRESET_MAX_LAYERS];
+    uint32_t slim_off[DFS_PRESET_MAX_LAYERS][DFS_PRESET_MAX_DERIVED + 1]; /* in words */
+    uint32_t slim_units[DFS_PRESET_MAX_LAYERS];
     uint64_t ovl_classes; /* layers measured exactly: unoverlapped ones and compute */
     /* An engine's classes are only those layers, numbered in layer order (its bins hold every
      * class, so a class per layer would store and sum measures no event ever adds to). */
@@ -228,6 +251,18 @@ static inline lunit *dfs_cell_block(const acc *a, const cell *c)
 static inline lagg *dfs_fam(const dfs_layered *la, lunit *block, unsigned l, unsigned f)
 {
     return (lagg *)(void *)(block + la->fam_off[l][f]);
+}
+
+/* Family f of a time cell's block of layer l: words SLIM_COUNT, SLIM_TIME and (sized) SLIM_SIZE. */
+static inline uint64_t *dfs_slim(const dfs_layered *la, lunit *block, unsigned l, unsigned f)
+{
+    return (uint64_t *)(void *)block + la->slim_off[l][f];
+}
+
+/* The units of a cell's block. */
+static inline uint32_t dfs_cell_units(const dfs_layered *la, uint32_t kind, unsigned l)
+{
+    return kind == CELL_TIME ? la->slim_units[l] : la->block_units[l];
 }
 
 /* The families of a block that hold anything (block_head). */
@@ -278,6 +313,12 @@ static inline void dfs_lagg_merge(lagg *into, const lagg *from, bool sized)
 }
 
 void dfs_block_init(const dfs_layered *la, unsigned l, lunit *block);
+/* An empty block for a cell of this kind. */
+void dfs_cell_init(const dfs_layered *la, uint32_t kind, unsigned l, lunit *block);
+/* Adds the count, time and size of `from` into family f of a time cell's block of layer l (and
+ * marks it used when not empty); adds a whole slim block into another. */
+void dfs_slim_merge(const dfs_layered *la, lunit *block, unsigned l, unsigned f, const lagg *from);
+void dfs_slim_block_merge(const dfs_layered *la, unsigned l, lunit *into, const lunit *from);
 /* Adds `from` into family f of a block of layer l (and marks it used when not empty). */
 void dfs_fam_merge(const dfs_layered *la, lunit *block, unsigned l, unsigned f, const lagg *from);
 void dfs_block_merge(const dfs_layered *la, unsigned l, lunit *into, const lunit *from);

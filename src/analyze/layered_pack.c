@@ -55,8 +55,16 @@ static void pack_cells(const dfs_layered *la, const acc *a, dfs_pack *w)
         else
             dfs_pack_i64(w, c->key.axis);
         lunit *block = dfs_cell_block(a, c);
-        for (unsigned f = 0; f < la->nfam[c->key.layer]; f++)
-            pack_lagg(w, dfs_fam(la, block, c->key.layer, f), la->fam_sized[c->key.layer][f]);
+        unsigned l = c->key.layer;
+        for (unsigned f = 0; f < la->nfam[l]; f++) {
+            if (c->key.kind != CELL_TIME) {
+                pack_lagg(w, dfs_fam(la, block, l, f), la->fam_sized[l][f]);
+                continue;
+            }
+            const uint64_t *s = dfs_slim(la, block, l, f);
+            for (unsigned wd = 0; wd < SLIM_WORDS(la->fam_sized[l][f]); wd++)
+                dfs_pack_u64(w, s[wd]);
+        }
     }
     dfs_pack_u64(w, a->nuniq.n); /* the tail may repeat keys: the receiver's set drops them */
     for (size_t i = 0; i < a->nuniq.n; i++) {
@@ -184,7 +192,7 @@ static bool merge_cell(merging *m)
     uint32_t proc = dfs_unpack_u32(r);
     k.kind = dfs_unpack_u32(r);
     k.axis = k.kind == CELL_FILE ? (int64_t)dfs_unpack_str(r) : dfs_unpack_i64(r);
-    if (r->bad || k.layer >= m->la->plan.nlayers || proc >= m->nmap || k.kind > CELL_FILE)
+    if (r->bad || k.layer >= m->la->plan.nlayers || proc >= m->nmap || k.kind > CELL_THREAD)
         return false;
     k.proc = m->map[proc];
     lunit *block = dfs_layered_cell(m->la, m->into, &k);
@@ -194,8 +202,16 @@ static bool merge_cell(merging *m)
         bool sized = m->la->fam_sized[k.layer][f];
         lagg a;
         dfs_lagg_init(&a, sized);
-        unpack_lagg(r, &a, sized);
-        dfs_fam_merge(m->la, block, k.layer, f, &a);
+        if (k.kind != CELL_TIME) {
+            unpack_lagg(r, &a, sized);
+            dfs_fam_merge(m->la, block, k.layer, f, &a);
+            continue;
+        }
+        a.count = dfs_unpack_u64(r);
+        a.time = (int64_t)dfs_unpack_u64(r);
+        if (sized)
+            a.size = dfs_unpack_u64(r);
+        dfs_slim_merge(m->la, block, k.layer, f, &a);
     }
     return !r->bad;
 }

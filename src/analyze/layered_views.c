@@ -378,11 +378,17 @@ static bool group_rows(views_mem *vm, view_build *vb)
     return ok;
 }
 
+/* The cells that are a view's members: file cells in the file view, time cells elsewhere. */
+static uint32_t member_kind(const view_build *vb)
+{
+    return vb->type == DFS_VIEW_FILE_NAME ? CELL_FILE : CELL_TIME;
+}
+
 /* Row and member of a cell in this view; false when the cell does not belong to the view. */
 static bool place(const views_mem *vm, const view_build *vb, const dfs_run *run, const cell *c, int64_t shift,
                   uint32_t canon, uint32_t *row, uint32_t *id)
 {
-    if ((vb->type == DFS_VIEW_FILE_NAME) != (c->key.kind == CELL_FILE))
+    if (c->key.kind != member_kind(vb))
         return false;
     switch (vb->type) {
     case DFS_VIEW_TIME_RANGE:
@@ -412,9 +418,23 @@ static lunit *member_block(const dfs_layered *la, const view_build *vb, const me
     return m->own ? &vb->units.v[m->at] : dfs_cell_block(&la->total, &la->total.cell_v.v[m->at]);
 }
 
-static const lagg *member_fam(const dfs_layered *la, const view_build *vb, const member *m, unsigned f)
+/* What a view reads of a member's family: its count, time and (sized family) size. */
+typedef struct member_vals {
+    uint64_t count;
+    int64_t time;
+    uint64_t size;
+} member_vals;
+
+static member_vals member_fam(const dfs_layered *la, const view_build *vb, const member *m, unsigned f)
 {
-    return dfs_fam(la, member_block(la, vb, m), m->layer, f);
+    lunit *block = member_block(la, vb, m);
+    bool sized = la->fam_sized[m->layer][f];
+    if (member_kind(vb) == CELL_TIME) {
+        const uint64_t *w = dfs_slim(la, block, m->layer, f);
+        return (member_vals){w[SLIM_COUNT], (int64_t)w[SLIM_TIME], sized ? w[SLIM_SIZE] : 0};
+    }
+    const lagg *a = dfs_fam(la, block, m->layer, f);
+    return (member_vals){a->count, a->time, sized ? a->size : 0};
 }
 
 /* Where a placed cell falls in a view: its slot (row * layers + layer) and its member id there. */
@@ -504,7 +524,7 @@ static bool build_members(dfs_layered *la, views_mem *vm, view_build *vb, const 
         }
         member *mb = &vb->members[m - 1];
         if (!mb->own) {
-            uint32_t nu = la->block_units[layer], idx = (uint32_t)vb->units.n;
+            uint32_t nu = dfs_cell_units(la, c->key.kind, layer), idx = (uint32_t)vb->units.n;
             if (vb->units.n + nu > UINT32_MAX || !dfs_vec_reserve(&vb->units, nu)) {
                 ok = false;
                 break;
@@ -513,7 +533,10 @@ static bool build_members(dfs_layered *la, views_mem *vm, view_build *vb, const 
             vb->units.n += nu;
             *mb = (member){mb->row, mb->layer, mb->id, idx, true};
         }
-        dfs_block_merge(la, layer, &vb->units.v[mb->at], dfs_cell_block(a, c));
+        if (c->key.kind == CELL_TIME)
+            dfs_slim_block_merge(la, layer, &vb->units.v[mb->at], dfs_cell_block(a, c));
+        else
+            dfs_block_merge(la, layer, &vb->units.v[mb->at], dfs_cell_block(a, c));
     }
     free(order);
     free(pl);
@@ -585,39 +608,6 @@ static uint64_t slot_size(const dfs_layered *la, const rowlayer *r, size_t l)
     return la->fam_sized[l][0] ? slot_fam(la, r, l, 0)->size : 0;
 }
 
-/* tm, totals and distinct processes of every slot. */
-static void slot_stats(dfs_layered *la, view_build *vb, const uint32_t *tot_index)
-{
-    bool sum_mode = la->opt.compat == DFS_COMPAT_DFANALYZER_SUM;
-    for (size_t s = 0; s < vb->nrows * NL(la); s++) {
-        rowlayer *r = &vb->rl[s];
-        if (!r->n)
-            continue; /* no totals (build_members) */
-        r->tot = &vb->tot_units.v[tot_index[s]];
-        int64_t best = 0;
-        unsigned l = (unsigned)(s % NL(la));
-        for (uint32_t i = r->first; i < r->first + r->n; i++) {
-            lunit *ahead = block_at(la, vb, i + PREFETCH_HEAD);
-            if (ahead)
-                __builtin_prefetch(ahead);
-            if ((ahead = block_at(la, vb, i + PREFETCH_FAMILIES)))
-                PREFETCH_FAMILIES_OF(la, ahead, vb->members[i + PREFETCH_FAMILIES].layer);
-            const member *mb = &vb->members[i];
-            for (uint64_t m = dfs_block_used(member_block(la, vb, mb)); m; m &= m - 1) {
-                unsigned k = (unsigned)__builtin_ctzll(m);
-                dfs_lagg_merge(dfs_fam(la, r->tot, l, k), member_fam(la, vb, mb, k), la->fam_sized[l][k]);
-            }
-            const lagg *f = member_fam(la, vb, mb, 0);
-            if (f->time > best)
-                best = f->time;
-            r->nprocs += f->count > 0 && !process_view(vb->type);
-        }
-        const lagg *t = slot_fam(la, r, l, 0);
-        if (t->count)
-            r->tm = (sum_mode || process_view(vb->type)) ? secs(t->time) : secs(best);
-    }
-}
-
 /* Row of a (canonical) process in a process-keyed view, or SIZE_MAX. */
 static size_t proc_row(const views_mem *vm, const view_build *vb, uint32_t canon)
 {
@@ -625,6 +615,72 @@ static size_t proc_row(const views_mem *vm, const view_build *vb, uint32_t canon
         return canon;
     size_t r = find_text(vb->row_keys, vb->nrows, group_of(&vm->procs[canon], vb->type));
     return r < vb->nrows ? r : SIZE_MAX;
+}
+
+/* The slots' totals in the time and process views: the sums of their rows' events, kept per bin
+ * (CELL_BIN) and per thread (CELL_THREAD) beside the slim time cells. */
+static void totals_from_sums(dfs_layered *la, const views_mem *vm, view_build *vb, int64_t shift)
+{
+    const acc *a = &la->total;
+    uint32_t kind = vb->type == DFS_VIEW_TIME_RANGE ? CELL_BIN : CELL_THREAD;
+    for (size_t i = 0; i < a->cell_v.n; i++) {
+        const cell *c = &a->cell_v.v[i];
+        if (c->key.kind != kind)
+            continue;
+        size_t row;
+        if (kind == CELL_BIN) {
+            int64_t bin = c->key.axis + shift;
+            row = bin_index(vm, bin);
+            if (row < vb->nrows && vb->row_bins[row] != bin)
+                continue;
+        } else {
+            row = proc_row(vm, vb, vm->canon[c->key.proc]);
+        }
+        rowlayer *r = row < vb->nrows ? &vb->rl[row * NL(la) + c->key.layer] : NULL;
+        if (r && r->tot) /* (a slot without members has no totals, and no events) */
+            dfs_block_merge(la, c->key.layer, r->tot, dfs_cell_block(a, c));
+    }
+}
+
+/* tm, totals and distinct processes of every slot. */
+static void slot_stats(dfs_layered *la, const views_mem *vm, view_build *vb, const uint32_t *tot_index,
+                       int64_t shift)
+{
+    bool sum_mode = la->opt.compat == DFS_COMPAT_DFANALYZER_SUM, file_view = vb->type == DFS_VIEW_FILE_NAME;
+    for (size_t s = 0; s < vb->nrows * NL(la); s++)
+        if (vb->rl[s].n) /* no totals otherwise (build_members) */
+            vb->rl[s].tot = &vb->tot_units.v[tot_index[s]];
+    if (!file_view)
+        totals_from_sums(la, vm, vb, shift);
+    for (size_t s = 0; s < vb->nrows * NL(la); s++) {
+        rowlayer *r = &vb->rl[s];
+        if (!r->n)
+            continue;
+        int64_t best = 0;
+        unsigned l = (unsigned)(s % NL(la));
+        for (uint32_t i = r->first; i < r->first + r->n; i++) {
+            lunit *ahead = block_at(la, vb, i + PREFETCH_HEAD);
+            if (ahead)
+                __builtin_prefetch(ahead);
+            const member *mb = &vb->members[i];
+            if (file_view) { /* the file view's rows sum their members */
+                if ((ahead = block_at(la, vb, i + PREFETCH_FAMILIES)))
+                    PREFETCH_FAMILIES_OF(la, ahead, vb->members[i + PREFETCH_FAMILIES].layer);
+                for (uint64_t m = dfs_block_used(member_block(la, vb, mb)); m; m &= m - 1) {
+                    unsigned k = (unsigned)__builtin_ctzll(m);
+                    dfs_lagg_merge(dfs_fam(la, r->tot, l, k), dfs_fam(la, member_block(la, vb, mb), l, k),
+                                   la->fam_sized[l][k]);
+                }
+            }
+            member_vals f = member_fam(la, vb, mb, 0);
+            if (f.time > best)
+                best = f.time;
+            r->nprocs += f.count > 0 && !process_view(vb->type);
+        }
+        const lagg *t = slot_fam(la, r, l, 0);
+        if (t->count)
+            r->tm = (sum_mode || process_view(vb->type)) ? secs(t->time) : secs(best);
+    }
 }
 
 static bool count_files(dfs_layered *la, views_mem *vm, view_build *vb, int64_t shift)
@@ -898,8 +954,8 @@ static dist member_dist(const dfs_layered *la, const view_build *vb, const rowla
     double sum = 0, sq = 0;
     uint32_t n = 0;
     for (uint32_t i = rl->first; i < rl->first + rl->n; i++) {
-        const lagg *a = member_fam(la, vb, &vb->members[i], f);
-        double x = what == 0 ? (double)a->count : what == 1 ? secs(a->time) : (double)a->size;
+        member_vals a = member_fam(la, vb, &vb->members[i], f);
+        double x = what == 0 ? (double)a.count : what == 1 ? secs(a.time) : (double)a.size;
         d.min = n ? fmin(d.min, x) : x;
         d.max = n ? fmax(d.max, x) : x;
         sum += x;
@@ -1199,7 +1255,7 @@ static bool build_view(dfs_layered *la, views_mem *vm, view_build *vb, const dfs
     uint32_t *tot_index = malloc((nslots + 1) * sizeof *tot_index);
     ok = ok && tot_index && build_members(la, vm, vb, run, shift, tot_index);
     if (ok) {
-        slot_stats(la, vb, tot_index);
+        slot_stats(la, vm, vb, tot_index, shift);
         ok = count_files(la, vm, vb, shift);
         exact_rows(la, vm, vb, run, shift);
     }

@@ -448,6 +448,69 @@ static void test_staging_many_threads_and_kinds(void **state)
     fixture_free(&fx);
 }
 
+/* The rows of the time and process views take their totals from per-bin and per-thread sums kept
+ * beside the slim time cells, their distributions over members from the time cells: both must
+ * agree, also for a thread that comes back to a bin it left (its cells are then added to twice). */
+static void test_row_totals_by_bin_and_thread(void **state)
+{
+    (void)state;
+#define READ(id, pid, tid, ts, dur, ret)                                                                     \
+    "{\"id\":" #id ",\"name\":\"pread\",\"cat\":\"POSIX\",\"pid\":" #pid ",\"tid\":" #tid ",\"ts\":" #ts \
+    ",\"dur\":" #dur ",\"ph\":\"X\",\"args\":{\"hhash\":1,\"fhash\":100,\"ret\":" #ret "}}\n"
+    static const char text[] =
+        "[\n"
+        "{\"id\":1,\"name\":\"HH\",\"cat\":\"dftracer\",\"pid\":10,\"tid\":10,\"ph\":\"M\",\"args\":{\"name\":\"h1\",\"value\":1}}\n"
+        "{\"id\":2,\"name\":\"FH\",\"cat\":\"dftracer\",\"pid\":10,\"tid\":10,\"ph\":\"M\",\"args\":{\"name\":\"/p/lustre/data/f1\",\"value\":100}}\n"
+        READ(3, 10, 11, 1000000, 10, 100) READ(4, 10, 11, 1000200, 20, 5000) READ(5, 10, 11, 2000100, 30, 2000000)
+        READ(6, 10, 11, 1000300, 40, 1) READ(7, 10, 12, 1000500, 50, 10000) READ(8, 20, 21, 2000200, 60, 4096)
+        READ(9, 20, 21, 2000300, 70, 3) "]\n";
+#undef READ
+    static const dfs_view_type views[] = {DFS_VIEW_TIME_RANGE, DFS_VIEW_PROC_NAME, DFS_VIEW_PROC_ID};
+    fixture f;
+    analyse_text(&f, text, "dlio", DFS_COMPAT_DFANALYZER, T0 * 1000, views, 3);
+    assert_non_null(f.r);
+    const dfs_view_result *tv = &f.r->views[0], *pv = &f.r->views[1], *iv = &f.r->views[2];
+    assert_int_equal(tv->nrows, 2);
+    /* bin 0: thread 11 (10 µs 100 B, 20 µs 5000 B, then back with 40 µs 1 B), thread 12 (50 µs) */
+    assert_true(column(tv, 0, "posix_count_sum") == 4);
+    assert_true(fabs(column(tv, 0, "posix_time_call_min") - 10e-6) < 1e-15);
+    assert_true(fabs(column(tv, 0, "posix_time_call_max") - 50e-6) < 1e-15);
+    assert_true(column(tv, 0, "posix_size_call_min") == 1);
+    assert_true(column(tv, 0, "posix_size_call_max") == 10000);
+    assert_true(column(tv, 0, "posix_size_sum") == 15101);
+    assert_true(column(tv, 0, "posix_size_bin_0_4kib_sum") == 2);
+    assert_true(column(tv, 0, "posix_size_bin_4kib_16kib_sum") == 2);
+    assert_true(column(tv, 0, "posix_count_proc_max") == 3);
+    assert_true(column(tv, 0, "posix_count_proc_min") == 1);
+    assert_true(fabs(column(tv, 0, "posix_time_proc_max") - 70e-6) < 1e-15);
+    assert_true(column(tv, 0, "posix_proc_name_nunique") == 2);
+    /* bin 1: thread 11 (30 µs, 2 MB), thread 21 (60 and 70 µs) */
+    assert_true(column(tv, 1, "posix_count_sum") == 3);
+    assert_true(column(tv, 1, "posix_size_call_min") == 3);
+    assert_true(column(tv, 1, "posix_size_bin_1mib_4mib_sum") == 1);
+    assert_true(column(tv, 1, "posix_count_proc_max") == 2);
+    assert_true(fabs(column(tv, 1, "posix_time_proc_max") - 130e-6) < 1e-15);
+    /* threads: their totals over bins, their distributions over bins */
+    assert_int_equal(pv->nrows, 3);
+    assert_string_equal(pv->row_keys[0], "app#h1#10#11");
+    assert_true(column(pv, 0, "posix_count_sum") == 4);
+    assert_true(fabs(column(pv, 0, "posix_time_call_max") - 40e-6) < 1e-15);
+    assert_true(column(pv, 0, "posix_size_sum") == 2005101);
+    assert_true(column(pv, 0, "posix_count_proc_max") == 3);
+    assert_true(column(pv, 0, "posix_count_proc_min") == 1);
+    assert_true(column(pv, 2, "posix_size_call_max") == 4096);
+    /* processes: the sums of their threads */
+    assert_int_equal(iv->nrows, 2);
+    assert_string_equal(iv->row_keys[0], "10");
+    assert_true(column(iv, 0, "posix_count_sum") == 5);
+    assert_true(column(iv, 0, "posix_size_call_max") == 2000000);
+    assert_true(fabs(column(iv, 0, "posix_time_call_min") - 10e-6) < 1e-15);
+    assert_true(column(iv, 0, "posix_count_proc_max") == 4);
+    assert_true(column(iv, 0, "posix_count_proc_min") == 1);
+    assert_true(column(iv, 1, "posix_count_sum") == 2);
+    fixture_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -465,6 +528,7 @@ int main(void)
         cmocka_unit_test(test_overlap_percent),
         cmocka_unit_test(test_views_and_compat_names),
         cmocka_unit_test(test_staging_many_threads_and_kinds),
+        cmocka_unit_test(test_row_totals_by_bin_and_thread),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
