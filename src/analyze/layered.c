@@ -195,6 +195,14 @@ typedef struct thread_slot {
     bool used;
 } thread_slot;
 
+/* The last (bin, file) of a thread counted among the distinct files, and the layers it was counted
+ * for: a thread reads a file in a run of calls, so most events repeat it. */
+typedef struct files_seen {
+    int64_t bin;
+    dfs_str file; /* 0: none */
+    uint64_t layers;
+} files_seen;
+
 typedef struct worker_state {
     dfs_layered *la;
     acc a;
@@ -212,6 +220,9 @@ typedef struct worker_state {
     bool have_file;
     bool in_pieces; /* it is read in pieces (dfs_batch.in_pieces) */
     dfs_stage stage; /* time-cell updates on their way to the cells (layered_cells.c) */
+    DFS_VEC(files_seen) seen; /* [thread index] */
+    bool have_bin; /* the last bin, and its bounds [bin_lo, bin_hi) */
+    int64_t bin, bin_lo, bin_hi;
 } worker_state;
 
 /* Index of a process or thread key in (map, vec), adding it when new; UINT32_MAX when out of
@@ -283,6 +294,21 @@ static int64_t bin_of(const dfs_layered *la, int64_t ts)
     return floor_div((int64_t)d, la->opt.granularity_ns);
 }
 
+/* The bin of ts, through the worker's last bin: events come nearly in time order. */
+static int64_t bin_at(worker_state *w, const dfs_layered *la, int64_t ts)
+{
+    if (w->have_bin && ts >= w->bin_lo && ts < w->bin_hi)
+        return w->bin;
+    int64_t bin = bin_of(la, ts);
+    __int128 lo = (__int128)bin * la->opt.granularity_ns + la->opt.origin_ns, hi = lo + la->opt.granularity_ns;
+    /* (a saturated bin, or bounds beyond int64, are not kept) */
+    w->have_bin = bin != INT64_MIN && bin != INT64_MAX && lo >= INT64_MIN && hi <= INT64_MAX;
+    w->bin = bin;
+    w->bin_lo = (int64_t)lo;
+    w->bin_hi = (int64_t)hi;
+    return bin;
+}
+
 static void add_to_layer(dfs_layered *la, acc *a, const lev *e, const dfs_pr_event *pe, unsigned l, uint32_t proc,
                          int64_t axis, uint32_t kind, uint64_t size)
 {
@@ -298,20 +324,33 @@ static void add_to_layer(dfs_layered *la, acc *a, const lev *e, const dfs_pr_eve
     }
 }
 
-/* Files seen by (layer, bin) and by (layer, thread), for the distinct-file counts. */
-static void count_files(dfs_layered *la, acc *a, unsigned l, int64_t bin, uint32_t proc, dfs_str fname)
+/* Files seen by (layer, bin) and by (layer, thread) for the size layers `layers` of an event, for
+ * the distinct-file counts. */
+static void count_files(worker_state *w, acc *a, uint64_t layers, int64_t bin, uint32_t proc, dfs_str fname)
 {
-    time_row *r = dfs_layered_row(la, a, l, proc);
-    if (!r || (r->nu_file == fname && r->nu_bin == bin))
-        return;
-    nuniq_key k1 = {.layer = l, .kind = CELL_TIME, .axis = bin, .file = fname};
-    nuniq_key k2 = {.layer = l, .kind = CELL_FILE, .axis = proc, .file = fname};
-    if (!dfs_sortset_add(&a->nuniq, dfs_nuniq_encode(&k1)) || !dfs_sortset_add(&a->nuniq, dfs_nuniq_encode(&k2))) {
-        a->failed = true;
-        return;
+    if (w->seen.n <= proc) {
+        size_t grow = (size_t)proc + 1 - w->seen.n;
+        if (!dfs_vec_reserve(&w->seen, grow)) {
+            a->failed = true;
+            return;
+        }
+        memset(w->seen.v + w->seen.n, 0, grow * sizeof *w->seen.v);
+        w->seen.n += grow;
     }
-    r->nu_bin = bin;
-    r->nu_file = fname;
+    files_seen *s = &w->seen.v[proc];
+    if (s->file != fname || s->bin != bin)
+        *s = (files_seen){.bin = bin, .file = fname};
+    for (uint64_t m = layers & ~s->layers; m; m &= m - 1) {
+        unsigned l = (unsigned)__builtin_ctzll(m);
+        nuniq_key k1 = {.layer = l, .kind = CELL_TIME, .axis = bin, .file = fname};
+        nuniq_key k2 = {.layer = l, .kind = CELL_FILE, .axis = proc, .file = fname};
+        if (!dfs_sortset_add(&a->nuniq, dfs_nuniq_encode(&k1)) ||
+            !dfs_sortset_add(&a->nuniq, dfs_nuniq_encode(&k2))) {
+            a->failed = true;
+            return;
+        }
+        s->layers |= UINT64_C(1) << l;
+    }
 }
 
 static void add_exact(worker_state *w, acc *a, const lev *e, uint64_t layers, uint64_t size)
@@ -376,15 +415,15 @@ static void analyse(worker_state *w, dfs_layered *la, acc *a, const dfs_run *run
     uint32_t proc = thread_index(w, a, e);
     if (proc == UINT32_MAX)
         return;
-    int64_t bin = bin_of(la, e->ts);
+    int64_t bin = bin_at(w, la, e->ts);
     uint64_t size = lev_size(&pe, e);
     bool file_view = (la->opt.views >> DFS_VIEW_FILE_NAME) & 1;
     dfs_stage_add(la, a, &w->stage, proc, bin, &pe, e->dur, size);
+    if (e->fname && (pe.layers & la->size_layers))
+        count_files(w, a, pe.layers & la->size_layers, bin, proc, e->fname);
     for (uint64_t m = pe.layers; m; m &= m - 1) { /* (no popcount: not in the baseline x86-64 ISA) */
         unsigned l = (unsigned)__builtin_ctzll(m);
         a->layer_events++;
-        if (e->fname && la->plan.layers[l].size_layer)
-            count_files(la, a, l, bin, proc, e->fname);
         if (e->fname && file_view)
             add_to_layer(la, a, e, &pe, l, proc, (int64_t)e->fname, CELL_FILE, size);
     }
@@ -716,6 +755,7 @@ static void worker_end(void *user, const dfs_run *run, void *state)
             dfs_layered_add_category(&la->total, t, len);
     }
     dfs_vec_free(&w->cat_used);
+    dfs_vec_free(&w->seen);
     dfs_postread_free(w->cls);
     dfs_layered_acc_free(&w->a);
     free(w);
@@ -938,6 +978,8 @@ dfs_layered *dfs_layered_new(const dfs_layered_options *opt, char *err, size_t e
             units += (uint32_t)(la->fam_sized[l][f] ? LAGG_FULL_UNITS : LAGG_TIME_UNITS);
         }
         la->block_units[l] = units;
+        if (layers[l].size_layer)
+            la->size_layers |= UINT64_C(1) << l;
         uint32_t words = BLOCK_HEAD_WORDS;
         for (unsigned f = 0; f < la->nfam[l]; f++) {
             la->slim_off[l][f] = words;
@@ -996,6 +1038,7 @@ static bool analyse_pending(dfs_layered *la, const dfs_run *run)
             dfs_layered_add_category(&la->total, t, len);
     }
     dfs_vec_free(&w->cat_used);
+    dfs_vec_free(&w->seen);
     dfs_postread_free(w->cls);
     dfs_layered_acc_free(&w->a);
     free(w);

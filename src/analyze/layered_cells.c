@@ -277,9 +277,10 @@ void dfs_stage_add(dfs_layered *la, acc *a, dfs_stage *st, uint32_t proc, int64_
         s->proc = proc;
         s->bin = bin;
     }
-    unsigned i = 0;
-    while (i < s->nkinds && (s->kind[i].layers != pe->layers || s->kind[i].match != pe->match))
-        i++;
+    unsigned i = s->last;
+    if (i >= s->nkinds || s->kind[i].layers != pe->layers || s->kind[i].match != pe->match)
+        for (i = 0; i < s->nkinds && (s->kind[i].layers != pe->layers || s->kind[i].match != pe->match); i++)
+            ;
     if (i == DFS_STAGE_KINDS) {
         flush_slot(la, a, s);
         i = 0;
@@ -291,6 +292,7 @@ void dfs_stage_add(dfs_layered *la, acc *a, dfs_stage *st, uint32_t proc, int64_
         s->nkinds++;
     }
     dfs_lagg_add(&s->kind[i].sum, dur, size, true);
+    s->last = i;
 }
 
 void dfs_stage_flush(dfs_layered *la, acc *a, dfs_stage *st)

@@ -143,10 +143,6 @@ typedef struct time_row {
     uint32_t len, cap;
     uint32_t ncells, spilled;
     uint32_t total; /* the (thread, layer)'s CELL_THREAD cell + 1; 0: none yet */
-    /* the last (bin, file) counted among the distinct files: a thread reads a file in a run of
-     * calls, so most events repeat it (streaming only; file 0: none) */
-    int64_t nu_bin;
-    dfs_str nu_file;
 } time_row;
 
 typedef DFS_VEC(time_row) time_row_vec;
@@ -165,6 +161,7 @@ typedef struct stage_kind {
 typedef struct stage_slot {
     bool used;
     unsigned nkinds;
+    unsigned last; /* the kind added to last: a thread mostly repeats a call */
     uint32_t proc;
     int64_t bin;
     stage_kind kind[DFS_STAGE_KINDS];
@@ -221,6 +218,7 @@ struct dfs_layered {
     uint32_t fam_off[DFS_PRESET_MAX_LAYERS][DFS_PRESET_MAX_DERIVED + 1]; /* in units */
     bool fam_sized[DFS_PRESET_MAX_LAYERS][DFS_PRESET_MAX_DERIVED + 1];
     uint32_t block_units[DFS_PRESET_MAX_LAYERS];
+    uint64_t size_layers; /* the layers with sizes (and distinct-file counts) */
     uint32_t slim_off[DFS_PRESET_MAX_LAYERS][DFS_PRESET_MAX_DERIVED + 1]; /* in words */
     uint32_t slim_units[DFS_PRESET_MAX_LAYERS];
     uint64_t ovl_classes; /* layers measured exactly: unoverlapped ones and compute */
