@@ -58,11 +58,12 @@ bool dfs_clock_track_merge(dfs_clock_track *into, const dfs_clock_track *from)
 {
     into->moved |= from->moved;
     for (size_t i = 0; i < from->files.cap; i++) {
-        if (!from->files.used[i])
+        const void *key;
+        uint32_t idx, file;
+        if (!dfs_keymap_slot(&from->files, i, &key, &idx))
             continue;
-        uint32_t file;
-        memcpy(&file, from->files.keys + i * sizeof file, sizeof file);
-        const dfs_file_seen *c = &from->seen.v[from->files.vals[i]];
+        memcpy(&file, key, sizeof file);
+        const dfs_file_seen *c = &from->seen.v[idx];
         dfs_file_seen *mine = entry(into, file, c);
         if (!mine)
             return false;
@@ -80,11 +81,12 @@ bool dfs_clock_track_settle(const dfs_clock_track *t, const dfs_run *run, const 
     bool moved = t->moved;
     *have_origin = false;
     for (size_t i = 0; i < t->files.cap; i++) {
-        if (!t->files.used[i])
+        const void *key;
+        uint32_t idx, file;
+        if (!dfs_keymap_slot(&t->files, i, &key, &idx))
             continue;
-        uint32_t file;
-        memcpy(&file, t->files.keys + i * sizeof file, sizeof file);
-        const dfs_file_seen *c = &t->seen.v[t->files.vals[i]];
+        memcpy(&file, key, sizeof file);
+        const dfs_file_seen *c = &t->seen.v[idx];
         dfs_file_clock fin = clock_of(run, given, ngiven, file);
         moved |= memcmp(&c->clock, &fin, sizeof fin) != 0;
         if (!c->have)
@@ -115,11 +117,12 @@ void dfs_clock_track_pack(dfs_pack *w, const dfs_clock_track *t)
     dfs_pack_bool(w, t->moved);
     dfs_pack_u64(w, t->files.count);
     for (size_t i = 0; i < t->files.cap; i++) {
-        if (!t->files.used[i])
+        const void *key;
+        uint32_t idx, file;
+        if (!dfs_keymap_slot(&t->files, i, &key, &idx))
             continue;
-        uint32_t file;
-        memcpy(&file, t->files.keys + i * sizeof file, sizeof file);
-        const dfs_file_seen *s = &t->seen.v[t->files.vals[i]];
+        memcpy(&file, key, sizeof file);
+        const dfs_file_seen *s = &t->seen.v[idx];
         dfs_pack_u64(w, file);
         dfs_pack_i64(w, s->clock.offset_ns);
         dfs_pack_i64(w, s->clock.num);

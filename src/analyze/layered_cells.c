@@ -32,23 +32,28 @@ static lunit *block_of(acc *a, uint32_t idx)
     return dfs_cell_block(a, &a->cell_v.v[idx]);
 }
 
-/* Units of a pool. Blocks go to the last pool until it is full, then to a new one: pools never
- * grow, because growing one by realloc copied it (and faulted its pages in twice) at every
+/* Units of a pool. Blocks go to the pool being filled until it is full, then to a new one: pools
+ * never grow, because growing one by realloc copied it (and faulted its pages in twice) at every
  * doubling, which cost more than filling the blocks. */
 #define POOL_UNITS (UINT32_C(1) << 18) /* 4 MiB */
 
-/* The pool that takes a new block of nu units, started when the last one lacks room. */
-static unit_pool *pool_with_room(acc *a, uint32_t nu)
+/* The pool that takes a new block of nu units, started when the one being filled for `stream`
+ * lacks room. The totals (CELL_BIN, CELL_THREAD) fill pools of their own: a bin's totals then lie
+ * next to those of the bins before and after it, and reading a file walks through them in order
+ * (interleaved with the time cells, each of the run's files missed the cache on every bin). */
+static unit_pool *pool_with_room(acc *a, uint32_t nu, unsigned stream)
 {
-    unit_pool *last = a->pools.n ? &a->pools.v[a->pools.n - 1] : NULL;
-    if (last && last->cap - last->n >= nu)
-        return last;
+    uint32_t *fill = &a->filling[stream];
+    unit_pool *cur = *fill ? &a->pools.v[*fill - 1] : NULL;
+    if (cur && cur->cap - cur->n >= nu)
+        return cur;
     size_t cap = nu > POOL_UNITS ? nu : POOL_UNITS;
     unit_pool fresh = {.v = malloc(cap * sizeof(lunit)), .cap = cap};
     if (!fresh.v || a->pools.n >= UINT32_MAX || !dfs_vec_push(&a->pools, fresh)) {
         free(fresh.v);
         return NULL;
     }
+    *fill = (uint32_t)a->pools.n;
     return &a->pools.v[a->pools.n - 1];
 }
 
@@ -56,7 +61,7 @@ static unit_pool *pool_with_room(acc *a, uint32_t nu)
 static bool new_cell(dfs_layered *la, acc *a, const cell_key *k, uint32_t *idx)
 {
     uint32_t nu = dfs_cell_units(la, k->kind, k->layer);
-    unit_pool *units = pool_with_room(a, nu);
+    unit_pool *units = pool_with_room(a, nu, k->kind == CELL_BIN || k->kind == CELL_THREAD);
     if (!units) {
         a->failed = true;
         return false;

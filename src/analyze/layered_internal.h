@@ -187,6 +187,7 @@ typedef struct acc {
     dfs_keymap cells;       /* cell_key -> index: file cells, and time cells outside their row */
     DFS_VEC(cell) cell_v;
     DFS_VEC(unit_pool) pools;
+    uint32_t filling[2]; /* index + 1 of the pools being filled with cells and with totals */
     dfs_sortset nuniq; /* nuniq_key */
     dfs_keymap pmap; /* processes: proc_key with tid 0 -> index (the scope of exact overlap) */
     DFS_VEC(proc_info) pproc_v;

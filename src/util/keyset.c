@@ -30,9 +30,12 @@ bool dfs_keyset_has(const dfs_keyset *s, const void *key)
 
 const void *dfs_keyset_next(const dfs_keyset *s, size_t *i)
 {
-    const dfs_keymap *m = &s->map;
-    for (; *i < m->cap; (*i)++)
-        if (m->used[*i])
-            return m->keys + (*i)++ * m->key_size;
+    const void *k;
+    uint32_t unused;
+    for (; *i < s->map.cap; (*i)++)
+        if (dfs_keymap_slot(&s->map, *i, &k, &unused)) {
+            (*i)++;
+            return k;
+        }
     return NULL;
 }

@@ -1,4 +1,4 @@
-/* test_util.c - arena, string table (also under threads), u64 map, key set. */
+/* test_util.c - arena, string table (also under threads), u64 map, key map, key set. */
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -7,6 +7,7 @@
 #include "testutil.h"
 #include "util/numstat.h"
 #include "util/arena.h"
+#include "util/keymap.h"
 #include "util/keyset.h"
 #include "util/sort128.h"
 #include "util/sortset.h"
@@ -157,6 +158,55 @@ static void keyset_adds_once_and_iterates(void **state)
         assert_int_equal(k[0], -k[1]);
     assert_int_equal(n, 1000);
     dfs_keyset_free(&s);
+}
+
+/* Keys of every size class the map compares apart (4 bytes, whole words, and others by memcmp)
+ * that differ only in their last byte: each is found with its own value, and a walk over the
+ * slots meets each once. */
+static void keymap_sizes_values_and_walk(void **state)
+{
+    (void)state;
+    static const size_t sizes[] = {4, 8, 12, 16, 24, 31, 32};
+    for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
+        size_t n = sizes[z];
+        dfs_keymap m;
+        dfs_keymap_init(&m, n);
+        unsigned char key[DFS_KEYMAP_MAX_KEY];
+        for (uint32_t i = 0; i < 2000; i++) {
+            memset(key, 0x5a, n);
+            memcpy(key + n - 2, &(uint16_t){(uint16_t)i}, 2); /* the last two bytes */
+            uint32_t v;
+            bool fresh;
+            assert_true(dfs_keymap_get_or_put(&m, key, i * 3, &v, &fresh));
+            assert_true(fresh);
+            assert_int_equal(v, i * 3);
+            assert_true(dfs_keymap_get_or_put(&m, key, 7, &v, &fresh));
+            assert_false(fresh);
+            assert_int_equal(v, i * 3);
+        }
+        memset(key, 0x5a, n);
+        memcpy(key + n - 2, &(uint16_t){2000}, 2);
+        uint32_t v;
+        assert_false(dfs_keymap_get(&m, key, &v));
+        memcpy(key + n - 2, &(uint16_t){1999}, 2);
+        assert_true(dfs_keymap_get(&m, key, &v));
+        assert_int_equal(v, 1999 * 3);
+        unsigned char *seen = calloc(2000, 1);
+        assert_non_null(seen);
+        const void *k;
+        for (size_t i = 0; i < m.cap; i++)
+            if (dfs_keymap_slot(&m, i, &k, &v)) {
+                uint16_t id;
+                memcpy(&id, (const unsigned char *)k + n - 2, 2);
+                assert_int_equal(v, id * 3u);
+                assert_int_equal(seen[id]++, 0);
+            }
+        for (size_t i = 0; i < 2000; i++)
+            assert_int_equal(seen[i], 1);
+        assert_false(dfs_keymap_slot(&m, m.cap, &k, &v));
+        free(seen);
+        dfs_keymap_free(&m);
+    }
 }
 
 /* ---- numstat: NumPy's and Python's statistics --------------------------------------------- */
@@ -334,6 +384,7 @@ int main(void)
         cmocka_unit_test(strtab_is_consistent_across_threads),
         cmocka_unit_test(u64map_puts_gets_and_overwrites),
         cmocka_unit_test(keyset_adds_once_and_iterates),
+        cmocka_unit_test(keymap_sizes_values_and_walk),
         cmocka_unit_test(test_numstat),
         cmocka_unit_test(sort128_matches_a_comparison_sort),
         cmocka_unit_test(sort128_keeps_payload_order),
