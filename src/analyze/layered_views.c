@@ -945,27 +945,43 @@ typedef struct dist {
     double sum, min, max, mean, std;
 } dist;
 
-/* sum/min/max/mean/std (ddof = 1; NAN for one value) of a value over the slot's members. */
-static dist member_dist(const dfs_layered *la, const view_build *vb, const rowlayer *rl, unsigned f, int what)
+/* A value's distribution over a slot's members, as it is summed. */
+typedef struct dist_acc {
+    double sum, sq, min, max;
+} dist_acc;
+
+static void dist_add(dist_acc *d, double x, bool first)
 {
-    dist d = {0, NAN, NAN, NAN, NAN};
-    if (!rl || !rl->n)
-        return d;
-    double sum = 0, sq = 0;
-    uint32_t n = 0;
-    for (uint32_t i = rl->first; i < rl->first + rl->n; i++) {
-        member_vals a = member_fam(la, vb, &vb->members[i], f);
-        double x = what == 0 ? (double)a.count : what == 1 ? secs(a.time) : (double)a.size;
-        d.min = n ? fmin(d.min, x) : x;
-        d.max = n ? fmax(d.max, x) : x;
-        sum += x;
-        sq += x * x;
-        n++;
+    d->min = first ? x : fmin(d->min, x);
+    d->max = first ? x : fmax(d->max, x);
+    d->sum += x;
+    d->sq += x * x;
+}
+
+/* sum/min/max/mean/std (ddof = 1; NAN for one value) of n values. */
+static dist dist_of(const dist_acc *d, uint32_t n)
+{
+    if (!n)
+        return (dist){0, NAN, NAN, NAN, NAN};
+    double std = n > 1 ? sqrt(fmax((d->sq - d->sum * d->sum / n) / (n - 1), 0)) : NAN;
+    return (dist){d->sum, d->min, d->max, d->sum / n, std};
+}
+
+/* The distributions of a family's count, time and size over the slot's members, in one pass. */
+static void member_dists(const dfs_layered *la, const view_build *vb, const rowlayer *rl, unsigned f, dist *count,
+                         dist *time, dist *size)
+{
+    dist_acc c = {0}, t = {0}, s = {0};
+    uint32_t n = rl ? rl->n : 0;
+    for (uint32_t i = 0; i < n; i++) {
+        member_vals a = member_fam(la, vb, &vb->members[rl->first + i], f);
+        dist_add(&c, (double)a.count, i == 0);
+        dist_add(&t, secs(a.time), i == 0);
+        dist_add(&s, (double)a.size, i == 0);
     }
-    d.sum = sum;
-    d.mean = sum / n;
-    d.std = n > 1 ? sqrt(fmax((sq - sum * sum / n) / (n - 1), 0)) : NAN;
-    return d;
+    *count = dist_of(&c, n);
+    *time = dist_of(&t, n);
+    *size = dist_of(&s, n);
 }
 
 static void put_dist(emitter *e, const dist *d, const char *p, const char *what)
@@ -985,7 +1001,8 @@ static void put_family(emitter *e, const rowlayer *rl, size_t l, unsigned f, con
 {
     const lagg *t = rl && rl->n ? slot_fam(e->la, rl, l, f) : NULL;
     bool any = t && t->count;
-    dist dc = member_dist(e->la, e->vb, rl, f, 0), dt = member_dist(e->la, e->vb, rl, f, 1);
+    dist dc, dt, ds;
+    member_dists(e->la, e->vb, rl, f, &dc, &dt, &ds);
     put(e, any ? (double)t->count : NAN, "%scount_sum", p);
     put_dist(e, &dc, p, "count");
     double time = any ? secs(t->time) : NAN, n = any ? (double)t->count : NAN;
@@ -1002,7 +1019,6 @@ static void put_family(emitter *e, const rowlayer *rl, size_t l, unsigned f, con
         return;
     bool has_size = any && t->sized;
     double size = has_size ? (double)t->size : NAN;
-    dist ds = member_dist(e->la, e->vb, rl, f, 2);
     double per = e->la->opt.compat == DFS_COMPAT_NONE ? (has_size ? (double)t->sized : NAN) : n;
     double smean = ratio(size, per);
     put(e, size, "%ssize_sum", p);

@@ -29,10 +29,18 @@ static unsigned char tag_of(uint64_t h)
     return (unsigned char)((h >> 56) | 1);
 }
 
+/* Whether the 64-bit words i of two keys are equal (a constant-size copy is a plain load). */
+static bool word_equal(const unsigned char *a, const unsigned char *b, size_t i)
+{
+    uint64_t x, y;
+    memcpy(&x, a + 8 * i, 8);
+    memcpy(&y, b + 8 * i, 8);
+    return x == y;
+}
+
 /* Whether two keys of n bytes are equal: the common sizes without a call to memcmp. */
 static bool keys_equal(const unsigned char *a, const unsigned char *b, size_t n)
 {
-    uint64_t x[4], y[4];
     uint32_t u, v;
     switch (n) {
     case 4:
@@ -43,10 +51,8 @@ static bool keys_equal(const unsigned char *a, const unsigned char *b, size_t n)
     case 16:
     case 24:
     case 32:
-        memcpy(x, a, n);
-        memcpy(y, b, n);
         for (size_t i = 0; i < n / 8; i++)
-            if (x[i] != y[i])
+            if (!word_equal(a, b, i))
                 return false;
         return true;
     default:
