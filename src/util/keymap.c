@@ -12,7 +12,8 @@ void dfs_keymap_init(dfs_keymap *m, size_t key_size)
 {
     memset(m, 0, sizeof *m);
     m->key_size = key_size;
-    m->stride = (key_size + sizeof(uint32_t) + sizeof(uint32_t) - 1) / sizeof(uint32_t) * sizeof(uint32_t);
+    /* slots of a multiple of 8 bytes, so that a key read in place is aligned for 64-bit fields */
+    m->stride = (key_size + sizeof(uint32_t) + 7) / 8 * 8;
 }
 
 void dfs_keymap_free(dfs_keymap *m)

@@ -11,7 +11,7 @@
 
 typedef struct dfs_keymap {
     size_t key_size;      /* bytes per key, at most DFS_KEYMAP_MAX_KEY */
-    size_t stride;        /* bytes per slot: the key, then its u32 value (unaligned) */
+    size_t stride;        /* bytes per slot (a multiple of 8): the key, then its u32 value */
     unsigned char *slots;
     unsigned char *used;  /* per slot: 0 free, else occupied (a tag of the key's hash) */
     size_t cap, count;
@@ -23,6 +23,7 @@ void dfs_keymap_free(dfs_keymap *m);
 bool dfs_keymap_get(const dfs_keymap *m, const void *key, uint32_t *val);
 /* The value of the key, inserting `fresh` when absent (*inserted tells which). false: out of memory. */
 bool dfs_keymap_get_or_put(dfs_keymap *m, const void *key, uint32_t fresh, uint32_t *val, bool *inserted);
-/* For walking over all entries: false for a free slot i (i < cap), else its key and value. */
+/* For walking over all entries: false for a free slot i (i < cap), else its key (8-byte aligned, for
+ * reading in place) and value. */
 bool dfs_keymap_slot(const dfs_keymap *m, size_t i, const void **key, uint32_t *val);
 #endif
