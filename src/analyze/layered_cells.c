@@ -165,7 +165,8 @@ static uint32_t *window_slot(acc *a, time_row *r, int64_t bin)
 /* A cell of a row of bins: a time cell in its (thread, layer) row, a bin total in its layer's. */
 static lunit *window_cell(dfs_layered *la, acc *a, const cell_key *k)
 {
-    time_row *r = k->kind == CELL_TIME ? dfs_layered_row(la, a, k->layer, k->proc) : row_at(a, &a->bin_rows, k->layer);
+    time_row *r = k->kind == CELL_TIME ? dfs_layered_row(la, a, k->layer, k->proc)
+                                       : row_at(a, &a->bin_rows, k->layer);
     if (!r)
         return NULL;
     uint32_t *slot = window_slot(a, r, k->axis);
@@ -272,6 +273,11 @@ static void flush_slot(dfs_layered *la, acc *a, stage_slot *s)
     s->nkinds = 0;
 }
 
+static bool same_kind(const stage_kind *k, const dfs_pr_event *pe)
+{
+    return k->layers == pe->layers && k->match == pe->match;
+}
+
 void dfs_stage_add(dfs_layered *la, acc *a, dfs_stage *st, uint32_t proc, int64_t bin, const dfs_pr_event *pe,
                    int64_t dur, uint64_t size)
 {
@@ -283,8 +289,8 @@ void dfs_stage_add(dfs_layered *la, acc *a, dfs_stage *st, uint32_t proc, int64_
         s->bin = bin;
     }
     unsigned i = s->last;
-    if (i >= s->nkinds || s->kind[i].layers != pe->layers || s->kind[i].match != pe->match)
-        for (i = 0; i < s->nkinds && (s->kind[i].layers != pe->layers || s->kind[i].match != pe->match); i++)
+    if (i >= s->nkinds || !same_kind(&s->kind[i], pe))
+        for (i = 0; i < s->nkinds && !same_kind(&s->kind[i], pe); i++)
             ;
     if (i == DFS_STAGE_KINDS) {
         flush_slot(la, a, s);

@@ -66,7 +66,8 @@ static void flush_process(acc *a, uint32_t p)
  * events already, so the engine only measures. */
 static dfs_ovl *new_engine(const dfs_layered *la)
 {
-    dfs_ovl *o = dfs_ovl_new(la->ovl_nclasses, la->compute >= 0 ? la->ovl_class[la->compute] : -1, la->opt.granularity_ns, la->opt.origin_ns);
+    int ref = la->compute >= 0 ? la->ovl_class[la->compute] : -1;
+    dfs_ovl *o = dfs_ovl_new(la->ovl_nclasses, ref, la->opt.granularity_ns, la->opt.origin_ns);
     dfs_ovl_skip_counts(o);
     return o;
 }
