@@ -511,6 +511,54 @@ static void test_row_totals_by_bin_and_thread(void **state)
     fixture_free(&f);
 }
 
+/* Enough cells to fill several pools (a pool never grows: a full one makes way for a new one), with
+ * every cell still where its row and its totals find it. */
+static void test_cells_over_several_pools(void **state)
+{
+    (void)state;
+    enum { THREADS = 100, BINS = 120, FUNCS = 24 };
+    char yaml[8192];
+    int n = snprintf(yaml, sizeof yaml,
+                     "name: pools\ndescription: many families\ngeneration: g3\n"
+                     "time_boundary: all\nauto_layers: false\ndetect_categories: []\nbase: posix\nlayers:\n"
+                     "  - name: all\n    predicate: 'cat == \"x\"'\n    parent: null\n    derived:\n");
+    for (int i = 0; i < FUNCS; i++)
+        n += snprintf(yaml + n, sizeof yaml - (size_t)n, "      - {name: d%d, predicate: 'func_name == \"f%d\"'}\n", i, i);
+    snprintf(yaml + n, sizeof yaml - (size_t)n, "additional_metrics: []\n");
+    const char *preset = tu_temp_file(".yaml", yaml, strlen(yaml));
+    size_t cap = (size_t)THREADS * BINS * 128 + 16, len = 0;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    len += (size_t)snprintf(text, cap, "[\n");
+    for (int b = 0; b < BINS; b++)
+        for (int t = 0; t < THREADS; t++)
+            len += (size_t)snprintf(text + len, cap - len,
+                                    "{\"name\":\"f%d\",\"cat\":\"x\",\"pid\":1,\"tid\":%d,\"ts\":%d,\"dur\":%d,\"ph\":\"X\"}\n",
+                                    t % FUNCS, t + 1, 1000000 * b + t + 1, t + 1);
+    snprintf(text + len, cap - len, "]\n");
+    fixture fx;
+    static const dfs_view_type views[] = {DFS_VIEW_TIME_RANGE, DFS_VIEW_PROC_NAME};
+    analyse_text(&fx, text, preset, DFS_COMPAT_DFANALYZER, 1000, views, 2);
+    free(text);
+    assert_non_null(fx.r);
+    assert_true(fx.la->total.pools.n >= 3); /* two of time cells at least, one of totals */
+    const dfs_view_result *tv = &fx.r->views[0], *pv = &fx.r->views[1];
+    assert_int_equal(tv->nrows, BINS);
+    assert_int_equal(pv->nrows, THREADS);
+    for (size_t row = 0; row < BINS; row++) {
+        assert_true(column(tv, row, "all_count_sum") == THREADS);
+        assert_true(column(tv, row, "all_count_proc_max") == 1);
+        assert_true(fabs(column(tv, row, "all_time_call_max") - THREADS * 1e-6) < 1e-15);
+        assert_true(column(tv, row, "all_d0_count_sum") == (THREADS + FUNCS - 1) / FUNCS);
+    }
+    for (size_t row = 0; row < THREADS; row++) { /* rows by name: app#host#1#<tid> */
+        int tid = atoi(strrchr(pv->row_keys[row], '#') + 1);
+        assert_true(column(pv, row, "all_count_sum") == BINS);
+        assert_true(fabs(column(pv, row, "all_time_call_min") - tid * 1e-6) < 1e-15);
+    }
+    fixture_free(&fx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -529,6 +577,7 @@ int main(void)
         cmocka_unit_test(test_views_and_compat_names),
         cmocka_unit_test(test_staging_many_threads_and_kinds),
         cmocka_unit_test(test_row_totals_by_bin_and_thread),
+        cmocka_unit_test(test_cells_over_several_pools),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
