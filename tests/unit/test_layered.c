@@ -390,6 +390,20 @@ static void test_views_and_compat_names(void **state)
     assert_string_equal(dfs_compat_name(DFS_COMPAT_NONE), "exact");
 }
 
+/* A preset of one layer `all` (category x) with one derived metric d<i> per function f<i>. */
+static const char *families_preset(int funcs)
+{
+    char yaml[8192];
+    int n = snprintf(yaml, sizeof yaml,
+                     "name: families\ndescription: one derived metric per function\ngeneration: g3\n"
+                     "time_boundary: all\nauto_layers: false\ndetect_categories: []\nbase: posix\nlayers:\n"
+                     "  - name: all\n    predicate: 'cat == \"x\"'\n    parent: null\n    derived:\n");
+    for (int i = 0; i < funcs; i++)
+        n += snprintf(yaml + n, sizeof yaml - (size_t)n, "      - {name: d%d, predicate: 'func_name == \"f%d\"'}\n", i, i);
+    snprintf(yaml + n, sizeof yaml - (size_t)n, "additional_metrics: []\n");
+    return tu_temp_file(".yaml", yaml, strlen(yaml));
+}
+
 /* More threads than staging slots and more kinds of event in a (thread, bin) than a slot holds:
  * 20 threads, 24 functions each counted by its own derived metric. In each second the threads
  * first call f0..f11 interleaved (slots evicted at every event), then each calls f0..f23 in a row
@@ -398,15 +412,7 @@ static void test_staging_many_threads_and_kinds(void **state)
 {
     (void)state;
     enum { THREADS = 20, FUNCS = 24, ROUNDS = 3 };
-    char yaml[8192];
-    int n = snprintf(yaml, sizeof yaml,
-                     "name: kinds\ndescription: one derived metric per function\ngeneration: g3\n"
-                     "time_boundary: all\nauto_layers: false\ndetect_categories: []\nbase: posix\nlayers:\n"
-                     "  - name: all\n    predicate: 'cat == \"x\"'\n    parent: null\n    derived:\n");
-    for (int i = 0; i < FUNCS; i++)
-        n += snprintf(yaml + n, sizeof yaml - (size_t)n, "      - {name: d%d, predicate: 'func_name == \"f%d\"'}\n", i, i);
-    snprintf(yaml + n, sizeof yaml - (size_t)n, "additional_metrics: []\n");
-    const char *preset = tu_temp_file(".yaml", yaml, strlen(yaml));
+    const char *preset = families_preset(FUNCS);
     size_t cap = (size_t)THREADS * FUNCS * ROUNDS * 2 * 128 + 16, len = 0;
     char *text = malloc(cap);
     assert_non_null(text);
@@ -517,15 +523,7 @@ static void test_cells_over_several_pools(void **state)
 {
     (void)state;
     enum { THREADS = 100, BINS = 120, FUNCS = 24 };
-    char yaml[8192];
-    int n = snprintf(yaml, sizeof yaml,
-                     "name: pools\ndescription: many families\ngeneration: g3\n"
-                     "time_boundary: all\nauto_layers: false\ndetect_categories: []\nbase: posix\nlayers:\n"
-                     "  - name: all\n    predicate: 'cat == \"x\"'\n    parent: null\n    derived:\n");
-    for (int i = 0; i < FUNCS; i++)
-        n += snprintf(yaml + n, sizeof yaml - (size_t)n, "      - {name: d%d, predicate: 'func_name == \"f%d\"'}\n", i, i);
-    snprintf(yaml + n, sizeof yaml - (size_t)n, "additional_metrics: []\n");
-    const char *preset = tu_temp_file(".yaml", yaml, strlen(yaml));
+    const char *preset = families_preset(FUNCS);
     size_t cap = (size_t)THREADS * BINS * 128 + 16, len = 0;
     char *text = malloc(cap);
     assert_non_null(text);
