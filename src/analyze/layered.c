@@ -328,14 +328,9 @@ static void add_to_layer(dfs_layered *la, acc *a, const lev *e, const dfs_pr_eve
  * the distinct-file counts. */
 static void count_files(worker_state *w, acc *a, uint64_t layers, int64_t bin, uint32_t proc, dfs_str fname)
 {
-    if (w->seen.n <= proc) {
-        size_t grow = (size_t)proc + 1 - w->seen.n;
-        if (!dfs_vec_reserve(&w->seen, grow)) {
-            a->failed = true;
-            return;
-        }
-        memset(w->seen.v + w->seen.n, 0, grow * sizeof *w->seen.v);
-        w->seen.n += grow;
+    if (!dfs_vec_extend_zeroed(&w->seen, (size_t)proc + 1)) {
+        a->failed = true;
+        return;
     }
     files_seen *s = &w->seen.v[proc];
     if (s->file != fname || s->bin != bin)
@@ -401,13 +396,9 @@ static void analyse(worker_state *w, dfs_layered *la, acc *a, const dfs_run *run
         return;
     }
     a->post_read++;
-    if (w->cat_used.n <= pe.cat) {
-        if (!dfs_vec_reserve(&w->cat_used, pe.cat + 1 - w->cat_used.n)) {
-            a->failed = true;
-            return;
-        }
-        memset(w->cat_used.v + w->cat_used.n, 0, pe.cat + 1 - w->cat_used.n);
-        w->cat_used.n = pe.cat + 1;
+    if (!dfs_vec_extend_zeroed(&w->cat_used, (size_t)pe.cat + 1)) {
+        a->failed = true;
+        return;
     }
     w->cat_used.v[pe.cat] = 1;
     if (!pe.layers)

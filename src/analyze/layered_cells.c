@@ -93,13 +93,9 @@ static lunit *map_cell(dfs_layered *la, acc *a, const cell_key *k, bool *fresh)
 /* Row i of `rows`, which grows with empty rows up to it. */
 static time_row *row_at(acc *a, time_row_vec *rows, size_t i)
 {
-    if (rows->n <= i) {
-        if (!dfs_vec_reserve(rows, i + 1 - rows->n)) {
-            a->failed = true;
-            return NULL;
-        }
-        memset(rows->v + rows->n, 0, (i + 1 - rows->n) * sizeof *rows->v);
-        rows->n = i + 1;
+    if (!dfs_vec_extend_zeroed(rows, i + 1)) {
+        a->failed = true;
+        return NULL;
     }
     return &rows->v[i];
 }

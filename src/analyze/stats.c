@@ -51,12 +51,8 @@ void dfs_stats_add_named(dfs_u64map *index, name_vec *v, dfs_str cat, dfs_str na
 
 void dfs_stats_add_span(part *p, uint32_t file, int64_t start, int64_t end)
 {
-    if (file >= p->spans.n) {
-        if (!dfs_vec_reserve(&p->spans, file + 1 - p->spans.n))
-            return;
-        memset(p->spans.v + p->spans.n, 0, (file + 1 - p->spans.n) * sizeof(span));
-        p->spans.n = file + 1;
-    }
+    if (!dfs_vec_extend_zeroed(&p->spans, (size_t)file + 1))
+        return;
     span *s = &p->spans.v[file];
     if (!s->have || start < s->min)
         s->min = start;

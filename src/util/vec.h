@@ -26,6 +26,19 @@ static inline bool dfs_vec_grow_(void **v, size_t *cap, size_t n, size_t extra, 
     dfs_vec_grow_((void **)&(vec)->v, &(vec)->cap, (vec)->n, (extra), sizeof *(vec)->v)
 #define dfs_vec_push(vec, item) \
     (dfs_vec_reserve((vec), 1) ? ((vec)->v[(vec)->n++] = (item), true) : false)
+/* Makes the vector hold at least `target` items, the new ones zeroed; false when out of memory. */
+static inline bool dfs_vec_extend_zeroed_(void **v, size_t *n, size_t *cap, size_t target, size_t item)
+{
+    if (target <= *n)
+        return true;
+    if (!dfs_vec_grow_(v, cap, *n, target - *n, item))
+        return false;
+    memset((char *)*v + *n * item, 0, (target - *n) * item);
+    *n = target;
+    return true;
+}
+#define dfs_vec_extend_zeroed(vec, target) \
+    dfs_vec_extend_zeroed_((void **)&(vec)->v, &(vec)->n, &(vec)->cap, (target), sizeof *(vec)->v)
 /* Appends m items of `item` bytes from src; false when out of memory. */
 static inline bool dfs_vec_append_(void **v, size_t *n, size_t *cap, const void *src, size_t m, size_t item)
 {

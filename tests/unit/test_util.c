@@ -1,4 +1,4 @@
-/* test_util.c - arena, string table (also under threads), u64 map, key map, key set. */
+/* test_util.c - arena, string table (also under threads), u64 map, key map, key set, vectors. */
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -13,6 +13,7 @@
 #include "util/sortset.h"
 #include "util/strtab.h"
 #include "util/u64map.h"
+#include "util/vec.h"
 
 static void arena_aligns_and_grows(void **state)
 {
@@ -158,6 +159,24 @@ static void keyset_adds_once_and_iterates(void **state)
         assert_int_equal(k[0], -k[1]);
     assert_int_equal(n, 1000);
     dfs_keyset_free(&s);
+}
+
+/* A vector extended to an index: the new items are zero, the old ones kept, and never shrunk. */
+static void vec_extends_zeroed(void **state)
+{
+    (void)state;
+    DFS_VEC(int64_t) v = {0};
+    assert_true(dfs_vec_push(&v, 7));
+    assert_true(dfs_vec_extend_zeroed(&v, 1000));
+    assert_int_equal(v.n, 1000);
+    assert_int_equal(v.v[0], 7);
+    for (size_t i = 1; i < v.n; i++)
+        assert_int_equal(v.v[i], 0);
+    v.v[999] = 5;
+    assert_true(dfs_vec_extend_zeroed(&v, 10));
+    assert_int_equal(v.n, 1000);
+    assert_int_equal(v.v[999], 5);
+    dfs_vec_free(&v);
 }
 
 /* Keys of every size class the map compares apart (4 bytes, whole words, and others by memcmp)
@@ -385,6 +404,7 @@ int main(void)
         cmocka_unit_test(u64map_puts_gets_and_overwrites),
         cmocka_unit_test(keyset_adds_once_and_iterates),
         cmocka_unit_test(keymap_sizes_values_and_walk),
+        cmocka_unit_test(vec_extends_zeroed),
         cmocka_unit_test(test_numstat),
         cmocka_unit_test(sort128_matches_a_comparison_sort),
         cmocka_unit_test(sort128_keeps_payload_order),
