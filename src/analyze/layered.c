@@ -8,6 +8,7 @@
 
 #include "analyze/layered_internal.h"
 #include "util/hash.h"
+#include "util/idtab.h"
 
 const char *const dfs_size_bin_suffix[DFS_SIZE_BINS] = {
     "0_4kib",    "4kib_16kib",  "16kib_64kib",  "64kib_256kib", "256kib_1mib", "1mib_4mib",
@@ -187,7 +188,7 @@ void dfs_layered_acc_free(acc *a)
  * other threads, and a file's with those of the others being read, so a one-entry cache misses
  * at every switch and each miss costs a hash table probe. */
 #define THREAD_MEMO 16 /* threads: key -> index */
-#define FILE_MEMO 256  /* files known to be in the raw statistics' set */
+#define FILE_MEMO 256  /* files without a name yet known to be in the raw statistics' set */
 
 typedef struct thread_slot {
     proc_key key;
@@ -208,6 +209,7 @@ typedef struct worker_state {
     acc a;
     dfs_postread *cls;
     DFS_VEC(uint8_t) cat_used; /* classifier category ids of events kept by the post-read rules */
+    dfs_idtab named_files;        /* file name id -> its key in the raw statistics' set, {0, 0}: none */
     uint64_t files[FILE_MEMO][2]; /* {0, 0}: empty */
     uint64_t last_host[2]; /* raw statistics: the last host added */
     int64_t last_pid;
@@ -432,6 +434,22 @@ static uint64_t u64_value(const dfs_value *v)
     return dfs_value_int(v, &i) && i > 0 ? (uint64_t)i : 0;
 }
 
+/* The raw statistics' memo of a named file: a file is visited again and again, among tens of
+ * thousands, where a memo by hash misses and the set's probe misses the cache. */
+static uint64_t *named_file(worker_state *w, acc *a, dfs_str fname)
+{
+    uint64_t *known = dfs_idtab_at(&w->named_files, fname);
+    if (!known)
+        a->failed = true;
+    return known;
+}
+
+/* The memo slot of a file known by hash only (its name may be resolved at the end). */
+static uint64_t *recent_file(worker_state *w, uint64_t key)
+{
+    return w->files[((key ^ key >> 29) * UINT64_C(0x9e3779b97f4a7c15) >> 32) % FILE_MEMO];
+}
+
 static void raw_stats(worker_state *w, acc *a, const lev *e)
 {
     a->events++;
@@ -443,12 +461,14 @@ static void raw_stats(worker_state *w, acc *a, const lev *e)
     /* files and hosts by hash, or by name where the trace writes names (2023 format) */
     uint64_t file[2] = {e->fhash ? 1 : 2, e->fhash ? e->fhash : e->fname};
     uint64_t host[2] = {e->hhash ? 1 : 2, e->hhash ? e->hhash : e->host};
-    /* consecutive events mostly repeat them: a set is only looked up for a key not seen lately */
-    uint64_t *known = w->files[((file[1] ^ file[1] >> 29) * UINT64_C(0x9e3779b97f4a7c15) >> 32) % FILE_MEMO];
-    if (file[1] && (known[0] != file[0] || known[1] != file[1])) {
-        a->failed |= dfs_keyset_add(&a->fhashes, file) < 0;
-        known[0] = file[0];
-        known[1] = file[1];
+    /* a set is only looked up for a key not seen before (a named file) or lately (the others) */
+    if (file[1]) {
+        uint64_t *known = e->fname ? named_file(w, a, e->fname) : recent_file(w, file[1]);
+        if (known && (known[0] != file[0] || known[1] != file[1])) {
+            a->failed |= dfs_keyset_add(&a->fhashes, file) < 0;
+            known[0] = file[0];
+            known[1] = file[1];
+        }
     }
     if (host[1] && (!w->have_raw || memcmp(host, w->last_host, sizeof host) != 0)) {
         a->failed |= dfs_keyset_add(&a->hhashes, host) < 0;
@@ -550,6 +570,16 @@ static void on_batch(void *state, const dfs_run *run, const dfs_batch *batch)
         on_event(w, run, &batch->events[i], &clk, fs);
 }
 
+static void worker_free(worker_state *w)
+{
+    dfs_vec_free(&w->cat_used);
+    dfs_vec_free(&w->seen);
+    dfs_idtab_free(&w->named_files);
+    dfs_postread_free(w->cls);
+    dfs_layered_acc_free(&w->a);
+    free(w);
+}
+
 static void *worker_begin(void *user)
 {
     dfs_layered *la = user;
@@ -558,11 +588,11 @@ static void *worker_begin(void *user)
         return NULL;
     w->la = la;
     dfs_layered_acc_init(&w->a);
+    dfs_idtab_init(&w->named_files, 2 * sizeof(uint64_t));
     w->a.streaming = la->ovl_classes && !la->opt.no_streaming;
     w->cls = dfs_postread_new(&la->plan);
     if (!w->cls) {
-        dfs_layered_acc_free(&w->a);
-        free(w);
+        worker_free(w);
         return NULL;
     }
     return w;
@@ -745,11 +775,7 @@ static void worker_end(void *user, const dfs_run *run, void *state)
         if (w->cat_used.v[c])
             dfs_layered_add_category(&la->total, t, len);
     }
-    dfs_vec_free(&w->cat_used);
-    dfs_vec_free(&w->seen);
-    dfs_postread_free(w->cls);
-    dfs_layered_acc_free(&w->a);
-    free(w);
+    worker_free(w);
 }
 
 /* ----- `auto`: one layer per post-read category (spec §5.6) -------------------------------- */
@@ -1028,11 +1054,7 @@ static bool analyse_pending(dfs_layered *la, const dfs_run *run)
         if (w->cat_used.v[c])
             dfs_layered_add_category(&la->total, t, len);
     }
-    dfs_vec_free(&w->cat_used);
-    dfs_vec_free(&w->seen);
-    dfs_postread_free(w->cls);
-    dfs_layered_acc_free(&w->a);
-    free(w);
+    worker_free(w);
     return !la->total.failed;
 }
 

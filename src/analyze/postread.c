@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/idtab.h"
 #include "util/keymap.h"
 #include "util/multisub.h"
 #include "util/vec.h"
@@ -77,6 +78,7 @@ bool dfs_layer_plan_init(dfs_layer_plan *plan, const dfs_preset *preset, const d
 /* ----- the classifier ------------------------------------------------------------------------ */
 
 typedef struct file_rules {
+    bool known;   /* in the files table: the path was matched */
     bool ignored;
     uint32_t markers; /* bit i: the path contains suffixes[i].marker */
 } file_rules;
@@ -85,15 +87,10 @@ typedef struct key_class {
     dfs_pr_event ev;
 } key_class;
 
-/* Direct-mapped memos in front of the maps: an event's file and key are mostly among the last few
- * hundred seen, and a slot compare is cheaper than hashing the key and probing a map whose
- * entries are spread over memory. */
+/* Direct-mapped memos in front of the maps: an event's key is mostly among the last few hundred
+ * seen, and a slot compare is cheaper than hashing the key and probing a map whose entries are
+ * spread over memory. (A file's rules need neither: they sit in a table by name id.) */
 #define FRONT_SLOTS 256
-
-typedef struct file_slot {
-    dfs_str fname; /* 0: empty (files without a name have no rules) */
-    file_rules rules;
-} file_slot;
 
 typedef struct key_slot {
     uint32_t key[4];
@@ -131,9 +128,7 @@ struct dfs_postread {
     const dfs_layer_plan *plan;
     const dfs_post_read *rules;
     dfs_pred_set *preds;
-    dfs_keymap files;   /* fname id -> index in file_info */
-    DFS_VEC(file_rules) file_info;
-    file_slot file_front[FRONT_SLOTS];
+    dfs_idtab files;    /* fname id -> file_rules */
     dfs_keymap keys;    /* {cat, name, markers | has-file, size_sum} -> index in classes */
     DFS_VEC(key_class) classes;
     key_slot key_front[FRONT_SLOTS];
@@ -188,7 +183,7 @@ dfs_postread *dfs_postread_new(const dfs_layer_plan *plan)
         free(c);
         return NULL;
     }
-    dfs_keymap_init(&c->files, sizeof(uint32_t));
+    dfs_idtab_init(&c->files, sizeof(file_rules));
     dfs_keymap_init(&c->keys, 4 * sizeof(uint32_t));
     dfs_keymap_init(&c->cats, 2 * sizeof(uint32_t));
     return c;
@@ -200,10 +195,9 @@ void dfs_postread_free(dfs_postread *c)
         return;
     dfs_pred_set_free(c->preds);
     name_matchers_free(&c->match);
-    dfs_keymap_free(&c->files);
+    dfs_idtab_free(&c->files);
     dfs_keymap_free(&c->keys);
     dfs_keymap_free(&c->cats);
-    dfs_vec_free(&c->file_info);
     dfs_vec_free(&c->classes);
     for (size_t i = 0; i < c->cat_texts.n; i++)
         free(c->cat_texts.v[i].s);
@@ -254,22 +248,6 @@ static bool ignored_by_function_pattern(const dfs_postread *c, const char *name,
     if (c->match.func_compiled)
         return dfs_multisub_any(&c->match.func_needles, name, n);
     return contains_any(name, n, &c->rules->ignored_function_patterns);
-}
-
-static const file_rules *rules_of_file(dfs_postread *c, const dfs_run *run, dfs_str fname)
-{
-    uint32_t idx;
-    bool fresh;
-    if (!dfs_keymap_get_or_put(&c->files, &fname, (uint32_t)c->file_info.n, &idx, &fresh))
-        return NULL;
-    if (!fresh)
-        return &c->file_info.v[idx];
-    size_t n;
-    const char *path = dfs_str_get(run, fname, &n);
-    file_rules fr = match_file(c, path, n);
-    if (!dfs_vec_push(&c->file_info, fr))
-        return NULL;
-    return &c->file_info.v[idx];
 }
 
 /* io_cat per §3.4: only for the listed raw categories; METADATA is tested first. */
@@ -427,18 +405,22 @@ static unsigned front_slot(uint32_t a, uint32_t b, uint32_t c2, uint32_t d)
     return (h ^ h >> 16) & (FRONT_SLOTS - 1);
 }
 
-/* The rules of a named file, through the front memo; false when out of memory. */
+/* The rules of a named file, matched at its first visit; false when out of memory. */
 static bool file_rules_of(dfs_postread *c, const dfs_run *run, dfs_str fname, file_rules *fr)
 {
-    file_slot *slot = &c->file_front[front_slot(fname, 0, 0, 0)];
-    if (slot->fname != fname) {
-        const file_rules *f = rules_of_file(c, run, fname);
-        if (!f)
-            return false;
-        slot->fname = fname;
-        slot->rules = *f;
+    const file_rules *known = dfs_idtab_get(&c->files, fname);
+    if (known && known->known) {
+        *fr = *known;
+        return true;
     }
-    *fr = slot->rules;
+    file_rules *slot = dfs_idtab_at(&c->files, fname);
+    if (!slot)
+        return false;
+    size_t n;
+    const char *path = dfs_str_get(run, fname, &n);
+    *slot = match_file(c, path, n);
+    slot->known = true;
+    *fr = *slot;
     return true;
 }
 
@@ -465,8 +447,8 @@ static bool class_of(dfs_postread *c, const dfs_run *run, const dfs_pr_input *in
 }
 
 /* Three memos: the whole answer by the event's key (most events stop there), and on a miss, per
- * file name its rules (many files) and per (cat, name, file markers, size_sum) the rest (few
- * keys, so the table stays in cache). */
+ * file name its rules (many files: a table by id) and per (cat, name, file markers, size_sum) the
+ * rest (few keys, so the table stays in cache). */
 bool dfs_postread_classify(dfs_postread *c, const dfs_run *run, const dfs_pr_input *in, dfs_pr_event *out)
 {
     uint32_t ekey[4] = {in->cat, in->name, in->fname, in->has_size_sum};

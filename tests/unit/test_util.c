@@ -7,6 +7,7 @@
 #include "testutil.h"
 #include "util/numstat.h"
 #include "util/arena.h"
+#include "util/idtab.h"
 #include "util/keymap.h"
 #include "util/keyset.h"
 #include "util/sort128.h"
@@ -349,6 +350,71 @@ static void sortset_append_merges_two_sets(void **state)
     dfs_sortset_free(&b);
 }
 
+/* Compactions triggered by adds keep their scratch (no fresh pages for each one), an explicit
+ * compaction gives it back, and the set stays exact across both. */
+static void sortset_keeps_scratch_between_compactions(void **state)
+{
+    (void)state;
+    dfs_sortset s;
+    dfs_sortset_init(&s);
+    uint64_t seed = 88172645463325252ull;
+    for (uint64_t i = 0; i < 8 * DFS_SORTSET_MIN_TAIL; i++) /* distinct keys in random order */
+        assert_true(dfs_sortset_add(&s, (dfs_key128){next_rand(&seed), i}));
+    assert_non_null(s.scratch);
+    assert_true(s.scratch_cap >= DFS_SORTSET_MIN_TAIL);
+    assert_true(s.scratch_cap <= s.sorted + DFS_SORTSET_MIN_TAIL); /* at most a tail's worth */
+    assert_int_equal(dfs_sortset_count(&s), 8 * DFS_SORTSET_MIN_TAIL);
+    assert_null(s.scratch);
+    assert_int_equal(s.scratch_cap, 0);
+    for (size_t i = 1; i < s.n; i++)
+        assert_true(cmp_key128(&s.v[i - 1], &s.v[i]) < 0);
+    /* adds after the explicit compaction allocate a scratch again when they need one */
+    seed = 88172645463325252ull;
+    for (uint64_t i = 0; i < 8 * DFS_SORTSET_MIN_TAIL; i++)
+        assert_true(dfs_sortset_add(&s, (dfs_key128){next_rand(&seed), i}));
+    assert_int_equal(dfs_sortset_count(&s), 8 * DFS_SORTSET_MIN_TAIL);
+    dfs_sortset_free(&s);
+    assert_null(s.scratch);
+}
+
+/* Items by id: absent ones read as no page, written ones are zeroed first, pages are allocated
+ * only where ids fall, and ids far apart do not share items. */
+static void idtab_pages_items_by_id(void **state)
+{
+    (void)state;
+    dfs_idtab t;
+    dfs_idtab_init(&t, sizeof(uint64_t));
+    assert_null(dfs_idtab_get(&t, 0));
+    assert_null(dfs_idtab_get(&t, UINT32_MAX));
+    uint64_t *a = dfs_idtab_at(&t, 5);
+    assert_non_null(a);
+    assert_int_equal(*a, 0);
+    *a = 55;
+    uint64_t *b = dfs_idtab_at(&t, 5 + DFS_IDTAB_PAGE * 3);
+    assert_non_null(b);
+    assert_int_equal(*b, 0);
+    *b = 77;
+    assert_int_equal(t.pages.n, 4);
+    assert_non_null(t.pages.v[0]);
+    assert_null(t.pages.v[1]); /* no id written there */
+    assert_null(t.pages.v[2]);
+    assert_null(dfs_idtab_get(&t, 5 + DFS_IDTAB_PAGE)); /* its page was never written */
+    assert_int_equal(*(const uint64_t *)dfs_idtab_get(&t, 5), 55);
+    assert_int_equal(*(const uint64_t *)dfs_idtab_get(&t, 6), 0); /* same page, never written */
+    assert_int_equal(*(const uint64_t *)dfs_idtab_at(&t, 5 + DFS_IDTAB_PAGE * 3), 77);
+    uint32_t far = (UINT32_C(1) << 24) + DFS_IDTAB_PAGE - 1; /* the last item of its page */
+    uint64_t *last = dfs_idtab_at(&t, far);
+    assert_non_null(last);
+    assert_int_equal(*last, 0);
+    *last = 99;
+    assert_int_equal(*(const uint64_t *)dfs_idtab_get(&t, far), 99);
+    assert_null(dfs_idtab_get(&t, far + 1)); /* beyond the pages */
+    assert_int_equal(*(const uint64_t *)dfs_idtab_get(&t, 5), 55);
+    dfs_idtab_free(&t);
+    assert_int_equal(t.pages.n, 0);
+    assert_null(dfs_idtab_get(&t, 5));
+}
+
 static void test_numstat(void **state)
 {
     (void)state;
@@ -410,6 +476,8 @@ int main(void)
         cmocka_unit_test(sort128_keeps_payload_order),
         cmocka_unit_test(sortset_counts_distinct_keys_in_bounded_memory),
         cmocka_unit_test(sortset_append_merges_two_sets),
+        cmocka_unit_test(sortset_keeps_scratch_between_compactions),
+        cmocka_unit_test(idtab_pages_items_by_id),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
