@@ -3,8 +3,7 @@
  * Invariant: v[0..sorted) is sorted and distinct; v[sorted..n) is the tail, in any order, possibly
  * repeating itself or the prefix. Compaction sorts the tail, drops its repeats, merges it with the
  * prefix from the back (so no second array of the whole set is needed) and drops keys present in
- * both. The scratch is the size of the tail, which is at most the prefix plus DFS_SORTSET_MIN_TAIL
- * between adds (a merged-in set may bring a longer one). */
+ * both. */
 #include "util/sortset.h"
 
 #include <stdlib.h>
@@ -20,7 +19,6 @@ void dfs_sortset_init(dfs_sortset *s)
 void dfs_sortset_free(dfs_sortset *s)
 {
     free(s->v);
-    free(s->scratch);
     dfs_sortset_init(s);
 }
 
@@ -52,61 +50,31 @@ static void merge_back(dfs_key128 *v, size_t p, const dfs_key128 *t, size_t m)
     }
 }
 
-/* Room for m keys of scratch. The compactions that adds trigger keep it: each used to allocate
- * its own, and a fresh allocation of tens of megabytes is fresh pages, every one of them faulted
- * in again (a fifth of `dfscope analyze`'s page faults on the bench input). */
-static bool scratch_reserve(dfs_sortset *s, size_t m)
-{
-    if (m <= s->scratch_cap)
-        return true;
-    free(s->scratch);
-    s->scratch_cap = 0;
-    s->scratch = malloc(m * sizeof *s->scratch);
-    if (!s->scratch)
-        return false;
-    s->scratch_cap = m;
-    return true;
-}
-
-/* Sorts the tail where it lies (scratch: the radix sort's other array), then merges it in from a
- * copy in scratch, since the merge writes over the tail's place. */
-static bool compact(dfs_sortset *s)
+bool dfs_sortset_compact(dfs_sortset *s)
 {
     size_t m = s->n - s->sorted;
     if (!m)
         return true;
-    if (!scratch_reserve(s, m))
+    dfs_key128 *tmp = malloc(2 * m * sizeof *tmp);
+    if (!tmp)
         return false;
-    dfs_key128 *tail = s->v + s->sorted;
+    dfs_key128 *tail = tmp + m;
+    memcpy(tail, s->v + s->sorted, m * sizeof *tail);
     if (!ascending(tail, m)) { /* a compacted set appended whole needs only the merge */
-        dfs_sort128(tail, s->scratch, m, 0);
+        dfs_sort128(tail, tmp, m, 0);
         m = dfs_unique128(tail, m);
     }
-    memcpy(s->scratch, tail, m * sizeof *tail);
-    merge_back(s->v, s->sorted, s->scratch, m);
+    merge_back(s->v, s->sorted, tail, m);
+    free(tmp);
     s->n = dfs_unique128(s->v, s->sorted + m);
     s->sorted = s->n;
     return true;
 }
 
-static void scratch_free(dfs_sortset *s)
-{
-    free(s->scratch);
-    s->scratch = NULL;
-    s->scratch_cap = 0;
-}
-
-bool dfs_sortset_compact(dfs_sortset *s)
-{
-    bool ok = compact(s);
-    scratch_free(s);
-    return ok;
-}
-
 bool dfs_sortset_add(dfs_sortset *s, dfs_key128 k)
 {
     size_t tail = s->n - s->sorted;
-    if (tail >= DFS_SORTSET_MIN_TAIL && tail >= s->sorted && !compact(s))
+    if (tail >= DFS_SORTSET_MIN_TAIL && tail >= s->sorted && !dfs_sortset_compact(s))
         return false;
     return dfs_vec_push(s, k);
 }

@@ -18,8 +18,6 @@ typedef struct dfs_sortset {
     dfs_key128 *v; /* v, n, cap: a DFS_VEC (util/vec.h) */
     size_t n, cap;
     size_t sorted; /* v[0..sorted) is sorted and distinct */
-    dfs_key128 *scratch; /* kept between the compactions of adds (see sortset.c) */
-    size_t scratch_cap;
 } dfs_sortset;
 
 void dfs_sortset_init(dfs_sortset *s);
@@ -29,8 +27,7 @@ bool dfs_sortset_add(dfs_sortset *s, dfs_key128 k);
 /* Appends n keys at once (merging two sets: no compaction on the way, the next one sorts them
  * in). false when out of memory (the set is unchanged then). */
 bool dfs_sortset_append(dfs_sortset *s, const dfs_key128 *keys, size_t n);
-/* Sorts and deduplicates everything: afterwards v[0..n) are the distinct keys in order, and the
- * scratch memory of the compactions is given back. */
+/* Sorts and deduplicates everything: afterwards v[0..n) are the distinct keys in order. */
 bool dfs_sortset_compact(dfs_sortset *s);
 /* The number of distinct keys (compacts first; SIZE_MAX when out of memory). */
 size_t dfs_sortset_count(dfs_sortset *s);

@@ -350,31 +350,36 @@ static void sortset_append_merges_two_sets(void **state)
     dfs_sortset_free(&b);
 }
 
-/* Compactions triggered by adds keep their scratch (no fresh pages for each one), an explicit
- * compaction gives it back, and the set stays exact across both. */
-static void sortset_keeps_scratch_between_compactions(void **state)
+/* Many distinct keys in random order come out exact and sorted, in an array within a small
+ * factor of them, and so does a tail longer than the set appended at once (a worker's set merged
+ * in), repeats and all. */
+static void sortset_compacts_random_keys_and_long_tails(void **state)
 {
     (void)state;
-    dfs_sortset s;
+    dfs_sortset s, t;
     dfs_sortset_init(&s);
-    uint64_t seed = 88172645463325252ull;
-    for (uint64_t i = 0; i < 8 * DFS_SORTSET_MIN_TAIL; i++) /* distinct keys in random order */
+    dfs_sortset_init(&t);
+    uint64_t seed = 88172645463325252ull, n = 8 * DFS_SORTSET_MIN_TAIL;
+    for (uint64_t i = 0; i < n; i++) /* distinct keys in random order */
         assert_true(dfs_sortset_add(&s, (dfs_key128){next_rand(&seed), i}));
-    assert_non_null(s.scratch);
-    assert_true(s.scratch_cap >= DFS_SORTSET_MIN_TAIL);
-    assert_true(s.scratch_cap <= s.sorted + DFS_SORTSET_MIN_TAIL); /* at most a tail's worth */
-    assert_int_equal(dfs_sortset_count(&s), 8 * DFS_SORTSET_MIN_TAIL);
-    assert_null(s.scratch);
-    assert_int_equal(s.scratch_cap, 0);
+    assert_int_equal(dfs_sortset_count(&s), n);
+    assert_true(s.cap <= 4 * n);
     for (size_t i = 1; i < s.n; i++)
         assert_true(cmp_key128(&s.v[i - 1], &s.v[i]) < 0);
-    /* adds after the explicit compaction allocate a scratch again when they need one */
-    seed = 88172645463325252ull;
-    for (uint64_t i = 0; i < 8 * DFS_SORTSET_MIN_TAIL; i++)
-        assert_true(dfs_sortset_add(&s, (dfs_key128){next_rand(&seed), i}));
-    assert_int_equal(dfs_sortset_count(&s), 8 * DFS_SORTSET_MIN_TAIL);
+    for (uint64_t i = 0; i < 3 * n; i++) /* a tail three times the prefix, half of it repeats */
+        assert_true(dfs_sortset_add(&t, (dfs_key128){next_rand(&seed) % (2 * n), 0}));
+    assert_true(dfs_sortset_append(&s, t.v, t.n));
+    size_t distinct = dfs_sortset_count(&t), before = n;
+    assert_true(dfs_sortset_count(&s) >= before && s.n <= before + distinct);
+    for (size_t i = 1; i < s.n; i++)
+        assert_true(cmp_key128(&s.v[i - 1], &s.v[i]) < 0);
+    /* exactly the union: every key of t is found */
+    size_t union_n = s.n;
+    for (size_t i = 0; i < t.n; i++)
+        assert_true(dfs_sortset_add(&s, t.v[i]));
+    assert_int_equal(dfs_sortset_count(&s), union_n);
     dfs_sortset_free(&s);
-    assert_null(s.scratch);
+    dfs_sortset_free(&t);
 }
 
 /* Items by id: absent ones read as no page, written ones are zeroed first, pages are allocated
@@ -476,7 +481,7 @@ int main(void)
         cmocka_unit_test(sort128_keeps_payload_order),
         cmocka_unit_test(sortset_counts_distinct_keys_in_bounded_memory),
         cmocka_unit_test(sortset_append_merges_two_sets),
-        cmocka_unit_test(sortset_keeps_scratch_between_compactions),
+        cmocka_unit_test(sortset_compacts_random_keys_and_long_tails),
         cmocka_unit_test(idtab_pages_items_by_id),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
