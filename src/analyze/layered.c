@@ -337,17 +337,19 @@ static void count_files(worker_state *w, acc *a, uint64_t layers, int64_t bin, u
     files_seen *s = &w->seen.v[proc];
     if (s->file != fname || s->bin != bin)
         *s = (files_seen){.bin = bin, .file = fname};
-    for (uint64_t m = layers & ~s->layers; m; m &= m - 1) {
-        unsigned l = (unsigned)__builtin_ctzll(m);
-        nuniq_key k1 = {.layer = l, .kind = CELL_TIME, .axis = bin, .file = fname};
-        nuniq_key k2 = {.layer = l, .kind = CELL_FILE, .axis = proc, .file = fname};
+    for (uint64_t m = layers & ~s->layers; m;) { /* one key per group of layers (mostly one) */
+        uint32_t g = (uint32_t)__builtin_ctzll(m) / NUNIQ_GROUP;
+        uint32_t bits = (uint32_t)(m >> (g * NUNIQ_GROUP)) & NUNIQ_GROUP_MASK;
+        nuniq_key k1 = {.group = g, .layers = bits, .kind = CELL_TIME, .axis = bin, .file = fname};
+        nuniq_key k2 = {.group = g, .layers = bits, .kind = CELL_FILE, .axis = proc, .file = fname};
         if (!dfs_sortset_add(&a->nuniq, dfs_nuniq_encode(&k1)) ||
             !dfs_sortset_add(&a->nuniq, dfs_nuniq_encode(&k2))) {
             a->failed = true;
             return;
         }
-        s->layers |= UINT64_C(1) << l;
+        m &= ~((uint64_t)bits << (g * NUNIQ_GROUP));
     }
+    s->layers |= layers;
 }
 
 static void add_exact(worker_state *w, acc *a, const lev *e, uint64_t layers, uint64_t size)

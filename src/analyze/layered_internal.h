@@ -103,24 +103,39 @@ typedef struct cell {
  * of megabytes of blocks. */
 typedef DFS_VEC(lunit) unit_pool;
 
-/* Distinct files: (layer, bin, file) for time rows and (layer, proc, file) for process rows. They
- * are kept in a sortset as 128-bit keys: hi the axis, lo the kind, layer and file. */
+/* Distinct files: (bin, file) for time rows and (proc, file) for process rows, each with the
+ * layers it was seen in. They are kept in a sortset as 128-bit keys: hi the axis; lo the kind,
+ * the file, a group of NUNIQ_GROUP layers and the group's layers as bits. An event of several
+ * size layers (a read is in posix and reader_posix) adds one key, not one per layer; the same
+ * (kind, axis, file) may appear with several masks, which sort next to each other and are joined
+ * when the views count (layered_views.c). */
+#define NUNIQ_GROUP 29u /* layers per key: 64 bits = kind (1) + file (32) + group (2) + layers (29) */
+#define NUNIQ_GROUP_MASK ((UINT32_C(1) << NUNIQ_GROUP) - 1)
+
 typedef struct nuniq_key {
-    uint32_t layer;
-    uint32_t kind; /* CELL_TIME: axis is a bin; CELL_FILE: axis is a proc */
+    uint32_t group;  /* the key's layers are group * NUNIQ_GROUP + b for its bits b */
+    uint32_t layers; /* within NUNIQ_GROUP_MASK */
+    uint32_t kind;   /* CELL_TIME: axis is a bin; CELL_FILE: axis is a proc */
     int64_t axis;
-    uint64_t file; /* a dfs_str (64 bits: the struct has no padding, it is hashed as bytes) */
+    uint64_t file;   /* a dfs_str */
 } nuniq_key;
 
 static inline dfs_key128 dfs_nuniq_encode(const nuniq_key *k)
 {
-    return (dfs_key128){(uint64_t)k->axis, (uint64_t)k->kind << 63 | (uint64_t)k->layer << 32 | (uint32_t)k->file};
+    return (dfs_key128){(uint64_t)k->axis, (uint64_t)k->kind << 63 | (uint64_t)(uint32_t)k->file << 31 |
+                                               (uint64_t)k->group << NUNIQ_GROUP | k->layers};
 }
 
 static inline nuniq_key dfs_nuniq_decode(dfs_key128 k)
 {
-    return (nuniq_key){.layer = (uint32_t)(k.lo >> 32) & 0x7fffffffu, .kind = (uint32_t)(k.lo >> 63),
-                       .axis = (int64_t)k.hi, .file = (uint32_t)k.lo};
+    return (nuniq_key){.group = (uint32_t)(k.lo >> NUNIQ_GROUP) & 3, .layers = (uint32_t)k.lo & NUNIQ_GROUP_MASK,
+                       .kind = (uint32_t)(k.lo >> 63), .axis = (int64_t)k.hi, .file = (uint32_t)(k.lo >> 31)};
+}
+
+/* Whether two keys differ only in their layers (the same file of the same axis and group). */
+static inline bool dfs_nuniq_same_file(dfs_key128 a, dfs_key128 b)
+{
+    return a.hi == b.hi && a.lo >> NUNIQ_GROUP == b.lo >> NUNIQ_GROUP;
 }
 
 /* An event reduced to what the analysis reads (pending events wait in this form for late

@@ -69,7 +69,8 @@ static void pack_cells(const dfs_layered *la, const acc *a, dfs_pack *w)
     dfs_pack_u64(w, a->nuniq.n); /* the tail may repeat keys: the receiver's set drops them */
     for (size_t i = 0; i < a->nuniq.n; i++) {
         nuniq_key k = dfs_nuniq_decode(a->nuniq.v[i]);
-        dfs_pack_u64(w, k.layer);
+        dfs_pack_u64(w, k.group);
+        dfs_pack_u64(w, k.layers);
         dfs_pack_u64(w, k.kind);
         dfs_pack_i64(w, k.axis);
         dfs_pack_str(w, (dfs_str)k.file);
@@ -216,17 +217,27 @@ static bool merge_cell(merging *m)
     return !r->bad;
 }
 
+/* A received key's layers: some, within its group, and all of them layers of the preset. */
+static bool nuniq_layers_valid(const dfs_layered *la, const nuniq_key *k)
+{
+    if (!k->layers || k->layers > NUNIQ_GROUP_MASK || k->group > (DFS_PRESET_MAX_LAYERS - 1) / NUNIQ_GROUP)
+        return false;
+    unsigned highest = k->group * NUNIQ_GROUP + 31u - (unsigned)__builtin_clz(k->layers);
+    return highest < la->plan.nlayers;
+}
+
 static bool merge_cells(merging *m)
 {
     size_t n = dfs_unpack_count(m->r, 8);
     for (size_t i = 0; i < n; i++)
         if (!merge_cell(m))
             return false;
-    n = dfs_unpack_count(m->r, 4);
+    n = dfs_unpack_count(m->r, 5);
     for (size_t i = 0; i < n && !m->r->bad; i++) {
         nuniq_key k;
         memset(&k, 0, sizeof k);
-        k.layer = dfs_unpack_u32(m->r);
+        k.group = dfs_unpack_u32(m->r);
+        k.layers = dfs_unpack_u32(m->r);
         k.kind = dfs_unpack_u32(m->r);
         k.axis = dfs_unpack_i64(m->r);
         k.file = dfs_unpack_str(m->r);
@@ -235,7 +246,7 @@ static bool merge_cells(merging *m)
                 return false;
             k.axis = m->map[k.axis];
         }
-        if (k.layer >= m->la->plan.nlayers || k.kind > CELL_FILE ||
+        if (!nuniq_layers_valid(m->la, &k) || k.kind > CELL_FILE ||
             !dfs_sortset_add(&m->into->nuniq, dfs_nuniq_encode(&k)))
             return false;
     }

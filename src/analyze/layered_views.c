@@ -683,35 +683,47 @@ static void slot_stats(dfs_layered *la, const views_mem *vm, view_build *vb, con
     }
 }
 
+/* A distinct file of a row and layer, when several axes fall into one row (threads of a process). */
+typedef struct row_file {
+    uint32_t layer, pad;
+    uint64_t row, file;
+} row_file;
+
+/* The row of a distinct-file key in this view; SIZE_MAX when it has none. */
+static size_t nuniq_row(const views_mem *vm, const view_build *vb, const nuniq_key *k, int64_t shift)
+{
+    if (vb->type == DFS_VIEW_TIME_RANGE)
+        return k->kind == CELL_TIME ? bin_index(vm, k->axis + shift) : SIZE_MAX;
+    return k->kind == CELL_FILE ? proc_row(vm, vb, vm->canon[k->axis]) : SIZE_MAX;
+}
+
 static bool count_files(dfs_layered *la, views_mem *vm, view_build *vb, int64_t shift)
 {
     if (vb->type == DFS_VIEW_FILE_NAME)
         return true;
-    /* the keys are distinct per (layer, bin or process); rows that are bins, or processes that
-     * are their own canonical process, need no second set to stay distinct */
+    /* the keys are distinct per (bin or process, file); rows that are bins, or processes that are
+     * their own canonical process, need no second set to stay distinct */
     bool one_to_one = vb->type == DFS_VIEW_TIME_RANGE ||
                       (vb->type == DFS_VIEW_PROC_NAME && vm->nprocs == la->total.proc_v.n);
     dfs_keyset seen;
-    dfs_keyset_init(&seen, sizeof(nuniq_key));
+    dfs_keyset_init(&seen, sizeof(row_file));
+    const dfs_sortset *keys = &la->total.nuniq; /* compacted: distinct keys, in order */
     bool ok = true;
-    for (size_t i = 0; ok && i < la->total.nuniq.n; i++) { /* compacted: distinct keys */
-        nuniq_key k = dfs_nuniq_decode(la->total.nuniq.v[i]);
-        size_t row;
-        if (vb->type == DFS_VIEW_TIME_RANGE) {
-            if (k.kind != CELL_TIME)
-                continue;
-            row = bin_index(vm, k.axis + shift);
-        } else {
-            if (k.kind != CELL_FILE)
-                continue;
-            row = proc_row(vm, vb, vm->canon[k.axis]);
-        }
+    for (size_t i = 0; ok && i < keys->n;) {
+        nuniq_key k = dfs_nuniq_decode(keys->v[i]);
+        uint32_t layers = 0; /* the layers the file was seen in, over the keys that differ only there */
+        for (; i < keys->n && dfs_nuniq_same_file(keys->v[i], dfs_nuniq_encode(&k)); i++)
+            layers |= dfs_nuniq_decode(keys->v[i]).layers;
+        size_t row = nuniq_row(vm, vb, &k, shift);
         if (row >= vb->nrows)
             continue;
-        nuniq_key d = {.layer = k.layer, .kind = 0, .axis = (int64_t)row, .file = k.file};
-        int fresh = one_to_one ? 1 : dfs_keyset_add(&seen, &d);
-        ok = fresh >= 0;
-        vb->rl[row * NL(la) + k.layer].nfiles += fresh == 1;
+        for (uint32_t m = layers; ok && m; m &= m - 1) {
+            uint32_t l = k.group * NUNIQ_GROUP + (uint32_t)__builtin_ctz(m);
+            row_file d = {.layer = l, .row = row, .file = k.file};
+            int fresh = one_to_one ? 1 : dfs_keyset_add(&seen, &d);
+            ok = fresh >= 0;
+            vb->rl[row * NL(la) + l].nfiles += fresh == 1;
+        }
     }
     dfs_keyset_free(&seen);
     return ok;

@@ -517,6 +517,69 @@ static void test_row_totals_by_bin_and_thread(void **state)
     fixture_free(&f);
 }
 
+/* Distinct files are kept once per (bin or thread, file) with the layers they were seen in, in
+ * groups of NUNIQ_GROUP layers: 33 size layers span two groups. Layer k takes the reads of files
+ * f0..f(k % 4) only, so each layer's count of distinct files per bin and per thread is known, and
+ * the same file reaches a row through several keys (threads, and events of different layers). */
+static void test_distinct_files_over_layer_groups(void **state)
+{
+    (void)state;
+    enum { LAYERS = 33, FILES = 4, THREADS = 3 };
+    assert_true(LAYERS > NUNIQ_GROUP); /* two groups of layers */
+    char yaml[16384];
+    int n = snprintf(yaml, sizeof yaml,
+                     "name: groups\ndescription: many size layers\ngeneration: g3\ntime_boundary: l0\n"
+                     "auto_layers: false\ndetect_categories: []\nbase: posix\nlayers:\n");
+    for (int k = 0; k < LAYERS; k++) {
+        n += snprintf(yaml + n, sizeof yaml - (size_t)n,
+                      "  - name: l%d\n    predicate: 'cat.str.contains(\"posix\") and func_name.isin([", k);
+        for (int f = 0; f <= k % FILES; f++)
+            n += snprintf(yaml + n, sizeof yaml - (size_t)n, "%s\"read%d\"", f ? ", " : "", f);
+        n += snprintf(yaml + n, sizeof yaml - (size_t)n, "])'\n    parent: null\n    size_layer: true\n");
+    }
+    snprintf(yaml + n, sizeof yaml - (size_t)n, "additional_metrics: []\n");
+    const char *preset = tu_temp_file(".yaml", yaml, strlen(yaml));
+    char text[16384];
+    size_t len = (size_t)snprintf(text, sizeof text, "[\n");
+    for (int f = 0; f < FILES; f++)
+        len += (size_t)snprintf(text + len, sizeof text - len,
+                                "{\"name\":\"FH\",\"cat\":\"dftracer\",\"pid\":1,\"tid\":1,\"ph\":\"M\","
+                                "\"args\":{\"name\":\"/data/f%d\",\"value\":%d}}\n",
+                                f, 100 + f);
+    /* in each of 2 seconds, every thread reads every file twice with read<file index> */
+    for (int sec = 0; sec < 2; sec++)
+        for (int rep = 0; rep < 2; rep++)
+            for (int t = 0; t < THREADS; t++)
+                for (int f = 0; f < FILES; f++)
+                    len += (size_t)snprintf(text + len, sizeof text - len,
+                                            "{\"name\":\"read%d\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":%d,"
+                                            "\"ts\":%d,\"dur\":5,\"ph\":\"X\",\"args\":{\"fhash\":%d,\"ret\":10}}\n",
+                                            f, t + 1, 1000000 * sec + 100 * (rep * THREADS * FILES + t * FILES + f) + 1,
+                                            100 + f);
+    snprintf(text + len, sizeof text - len, "]\n");
+    fixture fx;
+    static const dfs_view_type views[] = {DFS_VIEW_TIME_RANGE, DFS_VIEW_PROC_NAME, DFS_VIEW_PROC_ID};
+    analyse_text(&fx, text, preset, DFS_COMPAT_DFANALYZER, 1000, views, 3);
+    assert_non_null(fx.r);
+    const dfs_view_result *tv = &fx.r->views[0], *pv = &fx.r->views[1], *iv = &fx.r->views[2];
+    assert_int_equal(tv->nrows, 2);
+    assert_int_equal(pv->nrows, THREADS);
+    assert_int_equal(iv->nrows, 1);
+    for (int k = 0; k < LAYERS; k++) {
+        char name[64];
+        double files = k % FILES + 1;
+        snprintf(name, sizeof name, "l%d_file_name_nunique", k);
+        for (size_t row = 0; row < 2; row++)
+            assert_true(column(tv, row, name) == files);
+        for (size_t row = 0; row < THREADS; row++)
+            assert_true(column(pv, row, name) == files);
+        assert_true(column(iv, 0, name) == files); /* the threads' files, each counted once */
+        snprintf(name, sizeof name, "l%d_count_sum", k);
+        assert_true(column(tv, 0, name) == 2 * THREADS * files);
+    }
+    fixture_free(&fx);
+}
+
 /* Enough cells to fill several pools (a pool never grows: a full one makes way for a new one), with
  * every cell still where its row and its totals find it. */
 static void test_cells_over_several_pools(void **state)
@@ -576,6 +639,7 @@ int main(void)
         cmocka_unit_test(test_staging_many_threads_and_kinds),
         cmocka_unit_test(test_row_totals_by_bin_and_thread),
         cmocka_unit_test(test_cells_over_several_pools),
+        cmocka_unit_test(test_distinct_files_over_layer_groups),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
