@@ -273,7 +273,7 @@ static uint32_t process_index(acc *a, const lev *e)
     proc_key k = {.hhash = e->hhash, .host = e->host, .pid = e->pid};
     bool fresh;
     uint32_t idx = key_index(a, &a->pmap, &a->pproc_v, &k, e, &fresh);
-    xstream none = {.t_end = INT64_MIN};
+    xstream none = {.mark = dfs_stream_mark_new()};
     if (idx != UINT32_MAX && fresh && (!dfs_vec_push(&a->ovl, NULL) || !dfs_vec_push(&a->xs, none))) {
         a->failed = true;
         return UINT32_MAX;

@@ -2,13 +2,10 @@
  * the unoverlapped layers and compute (analyze/overlap_engine.h), flushed while streaming so that
  * memory follows what is in flight, not the trace.
  *
- * The streaming rule is the one `dfscope overlap` follows (overlap.h): DFTracer writes an event
- * when it ends, one file per process, so once a process's latest end is T and its longest event
- * so far is L, no event still to come from the same input starts before T − 2L. Behind that
- * watermark the engine measures and drops its intervals. A worker looks at what its processes
- * hold every CHECK_EVERY events and flushes only when they hold more than the budget
- * (hold_intervals), so small runs never flush and never depend on order. When the worker moves to
- * another input, the processes of the previous one are flushed entirely at the next look.
+ * Streaming follows the rule `dfscope overlap` follows (analyze/watermark.h): a process is
+ * measured and its intervals dropped behind its watermark, looked at only when the worker holds
+ * more than its budget; when the worker moves to another input, the processes of the previous one
+ * are flushed entirely at the next look.
  *
  * A file read in pieces (a large one, cut for the workers, or between MPI ranks) breaks the rule:
  * its pieces reach several workers in no set order, and the lines across the cuts come last. Its
@@ -24,22 +21,6 @@
 
 #include "analyze/layered_internal.h"
 
-#define CHECK_EVERY 4096u /* layer events between two looks at what a worker holds */
-#define DEFAULT_HOLD (UINT64_C(1) << 20)
-
-static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
-
-static int64_t sat_sub(int64_t a, int64_t b)
-{
-    int64_t r;
-    return __builtin_sub_overflow(a, b, &r) ? (b > 0 ? INT64_MIN : INT64_MAX) : r;
-}
-
-static uint64_t hold_of(const dfs_layered *la)
-{
-    return la->opt.hold_intervals ? la->opt.hold_intervals : DEFAULT_HOLD;
-}
-
 static size_t held(const acc *a)
 {
     size_t n = 0;
@@ -54,7 +35,7 @@ static void flush_process(acc *a, uint32_t p)
     xstream *s = &a->xs.v[p];
     if (s->pinned) /* listed before it was pinned */
         return;
-    int64_t w = s->idle ? s->t_end : sat_sub(s->t_end, s->lag > INT64_MAX / 2 ? INT64_MAX : 2 * s->lag);
+    int64_t w = dfs_stream_mark_watermark(&s->mark);
     if (w <= dfs_ovl_watermark(a->ovl.v[p]))
         return;
     if (!dfs_ovl_flush(a->ovl.v[p], w))
@@ -72,24 +53,10 @@ static dfs_ovl *new_engine(const dfs_layered *la)
     return o;
 }
 
-/* An idle process that holds nothing more gives its engine's buffers back (grown to its peak):
- * its totals and bins move into a fresh engine. */
-static void retire(const dfs_layered *la, acc *a, uint32_t p)
-{
-    a->xs.v[p].active = false;
-    dfs_ovl *fresh = new_engine(la);
-    if (!fresh || !dfs_ovl_merge(fresh, a->ovl.v[p])) {
-        dfs_ovl_free(fresh); /* keep the old one: nothing is lost */
-        return;
-    }
-    dfs_ovl_free(a->ovl.v[p]);
-    a->ovl.v[p] = fresh;
-}
-
 static void maybe_flush(const dfs_layered *la, acc *a)
 {
     a->since_check = 0;
-    uint64_t hold = hold_of(la);
+    uint64_t hold = dfs_hold_of(la->opt.hold_intervals);
     if (a->budget < hold)
         a->budget = hold;
     if (held(a) <= a->budget)
@@ -98,23 +65,21 @@ static void maybe_flush(const dfs_layered *la, acc *a)
     for (size_t i = 0; i < a->active.n; i++) {
         uint32_t p = a->active.v[i];
         flush_process(a, p);
-        if (a->xs.v[p].idle && !dfs_ovl_held(a->ovl.v[p]))
-            retire(la, a, p);
-        else
+        if (a->xs.v[p].mark.idle && !dfs_ovl_held(a->ovl.v[p])) { /* done: its buffers go back */
+            a->xs.v[p].active = false;
+            dfs_ovl_renew(&a->ovl.v[p], new_engine(la));
+        } else {
             a->active.v[kept++] = p;
+        }
     }
     a->active.n = kept;
-    size_t now = held(a);
-    /* a wide window keeps much held: look again only once that has doubled (amortised cost) */
-    a->budget = now * 2 > hold ? now * 2 : hold;
+    a->budget = dfs_hold_next_budget(held(a), hold);
 }
 
 static void note_stream(const dfs_layered *la, acc *a, uint32_t p, int64_t start, int64_t end)
 {
     xstream *s = &a->xs.v[p];
-    s->t_end = max64(s->t_end, end);
-    s->lag = max64(s->lag, sat_sub(end, start));
-    s->idle = false;
+    dfs_stream_mark_note(&s->mark, start, end, false);
     if (!s->active) {
         if (!dfs_vec_push(&a->active, p)) {
             a->failed = true;
@@ -122,7 +87,7 @@ static void note_stream(const dfs_layered *la, acc *a, uint32_t p, int64_t start
         }
         s->active = true;
     }
-    if (++a->since_check >= CHECK_EVERY)
+    if (++a->since_check >= dfs_hold_check_every(dfs_hold_of(la->opt.hold_intervals)))
         maybe_flush(la, a);
 }
 
@@ -152,7 +117,7 @@ void dfs_layered_exact_add(const dfs_layered *la, acc *a, uint32_t p, const lev 
 void dfs_layered_exact_input_changed(acc *a)
 {
     for (size_t i = 0; i < a->active.n; i++)
-        a->xs.v[a->active.v[i]].idle = true;
+        a->xs.v[a->active.v[i]].mark.idle = true;
 }
 
 void dfs_layered_exact_merge(acc *into, uint32_t p, dfs_ovl **src)

@@ -9,6 +9,7 @@
 #include "analyze/layered.h"
 #include "analyze/overlap_engine.h"
 #include "analyze/postread.h"
+#include "analyze/watermark.h"
 #include "util/keymap.h"
 #include "util/keyset.h"
 #include "util/sortset.h"
@@ -186,10 +187,9 @@ typedef struct dfs_stage {
     stage_slot slot[DFS_STAGE_SLOTS];
 } dfs_stage;
 
-/* Streaming state of a process's exact engine (layered_exact.c). */
+/* Streaming state of a process's exact engine (layered_exact.c, analyze/watermark.h). */
 typedef struct xstream {
-    int64_t t_end, lag; /* latest end; longest event */
-    bool idle;          /* its worker moved on to another input */
+    dfs_stream_mark mark;
     bool active;        /* listed in acc.active */
     bool pinned;        /* seen in a file read in pieces: held whole, never flushed while streaming */
 } xstream;

@@ -238,8 +238,8 @@ void dfs_overlap_wstate_init(wstate *w, dfs_overlap *ov)
     dfs_clock_track_init(&w->clocks);
     w->min_ts = INT64_MAX;
     w->max_end = INT64_MIN;
-    w->budget = ov->opt.hold_intervals ? ov->opt.hold_intervals : DFS_OVERLAP_DEFAULT_HOLD;
-    w->check_every = w->budget / 4 < CHECK_EVERY ? w->budget / 4 + 1 : CHECK_EVERY;
+    w->budget = dfs_hold_of(ov->opt.hold_intervals);
+    w->check_every = dfs_hold_check_every(w->budget);
 }
 
 void dfs_overlap_scope_free(scope *s)
@@ -296,7 +296,7 @@ void dfs_overlap_scope_init(scope *s, const unit_key *k)
     s->key = *k;
     s->start = INT64_MAX;
     s->end = INT64_MIN;
-    s->t_end = INT64_MIN;
+    s->mark = dfs_stream_mark_new();
     s->wm = INT64_MIN;
 }
 
@@ -482,20 +482,16 @@ static void add_bound(wstate *w, scope *s, int64_t b)
         w->failed = true;
 }
 
-/* Flushes a unit: behind its watermark W = T − max(2L, M) (overlap.h: L the longest class event,
- * M the longest marker) while its input stream is being read; entirely (W = T) once the worker
- * has moved on. A marker is written when it ends, so its start is at least T − M when it arrives.
- * A process that expects epoch or step markers is not flushed before its first one. */
+/* Flushes a unit behind its watermark (analyze/watermark.h: W = T − max(2L, M), L its longest
+ * class event and M its longest marker, while its input is being read; W = T once the worker has
+ * moved on). A process that expects epoch or step markers is not flushed before its first one. */
 static void flush_scope(wstate *w, scope *s, bool thread)
 {
     if (!s->eng || s->finalized || s->pinned) /* pinned: listed before it was */
         return;
-    int64_t W = s->t_end;
-    if (!s->idle) {
-        if (!thread && w->ov->expect_markers && !s->markers.n)
-            return;
-        W = sat_sub(s->t_end, max64(sat_add(s->lag, s->lag), s->mlag));
-    }
+    if (!s->mark.idle && !thread && w->ov->expect_markers && !s->markers.n)
+        return;
+    int64_t W = dfs_stream_mark_watermark(&s->mark);
     if (W <= s->wm)
         return;
     flush_bounds(w, s, W);
@@ -528,7 +524,7 @@ static scope *active_scope(wstate *w, active_ref r)
 static void stream_ended(wstate *w)
 {
     for (size_t i = 0; i < w->active.n; i++)
-        active_scope(w, w->active.v[i])->idle = true;
+        active_scope(w, w->active.v[i])->mark.idle = true;
 }
 
 static size_t held_intervals(wstate *w)
@@ -539,20 +535,13 @@ static size_t held_intervals(wstate *w)
     return held;
 }
 
-/* An idle unit whose intervals are all measured: its engine's buffers (grown to the unit's peak)
- * are given back by moving its totals into a fresh engine. */
+/* An idle unit whose intervals are all measured leaves the list, and gives back the buffers its
+ * engine grew to the unit's peak. */
 static void retire(wstate *w, scope *s)
 {
     s->active = false;
-    if (!s->eng)
-        return;
-    dfs_ovl *fresh = unit_engine(w->ov);
-    if (!fresh || !dfs_ovl_merge(fresh, s->eng)) {
-        dfs_ovl_free(fresh); /* keep the old one: nothing is lost */
-        return;
-    }
-    dfs_ovl_free(s->eng);
-    s->eng = fresh;
+    if (s->eng)
+        dfs_ovl_renew(&s->eng, unit_engine(w->ov));
 }
 
 /* Over budget: flushes every unit holding intervals; idle units that hold nothing more leave the
@@ -567,16 +556,13 @@ static void maybe_flush(wstate *w)
         active_ref r = w->active.v[i];
         scope *s = active_scope(w, r);
         flush_scope(w, s, r.thread);
-        if (s->idle && !dfs_ovl_held(s->eng))
+        if (s->mark.idle && !dfs_ovl_held(s->eng))
             retire(w, s);
         else
             w->active.v[kept++] = r;
     }
     w->active.n = kept;
-    size_t held = held_intervals(w);
-    uint64_t hold = w->ov->opt.hold_intervals ? w->ov->opt.hold_intervals : DFS_OVERLAP_DEFAULT_HOLD;
-    /* a wide window keeps much held: look again only when it has doubled (amortised cost) */
-    w->budget = held * 2 > hold ? held * 2 : hold;
+    w->budget = dfs_hold_next_budget(held_intervals(w), dfs_hold_of(w->ov->opt.hold_intervals));
 }
 
 /* Streaming bookkeeping after an interval [start, end) went into a unit's engine or a marker was
@@ -586,12 +572,7 @@ static void note_stream(wstate *w, scope *s, bool thread, uint32_t idx, int64_t 
     s->pinned |= w->in_pieces;
     if (w->ov->opt.no_streaming || w->no_stream || s->pinned)
         return;
-    s->t_end = max64(s->t_end, end);
-    if (is_marker)
-        s->mlag = max64(s->mlag, sat_sub(end, start));
-    else
-        s->lag = max64(s->lag, sat_sub(end, start));
-    s->idle = false;
+    dfs_stream_mark_note(&s->mark, start, end, is_marker);
     if (!s->active) {
         active_ref r = {.thread = thread, .idx = idx};
         if (!dfs_vec_push(&w->active, r)) {
@@ -1159,7 +1140,7 @@ static bool merge_units(wstate *into, wstate *from, bool thread, uint32_t *map)
             merge_intervals(into, d, s);
         }
         scope *d = &dst->v[map[i]];
-        d->active = d->idle = false;
+        d->active = d->mark.idle = false;
         d->finalized = d->wm == INT64_MAX;
     }
     return true;

@@ -72,7 +72,6 @@
 
 #define DFS_OVERLAP_MAX_EXTRA 16
 #define DFS_OVERLAP_MAX_CLASSES (3 + DFS_OVERLAP_MAX_EXTRA)
-#define DFS_OVERLAP_DEFAULT_HOLD (UINT64_C(1) << 20)
 
 /* Class indexes: the three fixed classes, then the extra classes in the order given. */
 enum { DFS_OVC_COMPUTE = 0, DFS_OVC_IO = 1, DFS_OVC_APP_IO = 2, DFS_OVC_EXTRA = 3 };

@@ -1207,6 +1207,16 @@ bool dfs_ovl_merge(dfs_ovl *dst, dfs_ovl *src)
     return true;
 }
 
+void dfs_ovl_renew(dfs_ovl **o, dfs_ovl *fresh)
+{
+    if (!fresh || !dfs_ovl_merge(fresh, *o)) {
+        dfs_ovl_free(fresh);
+        return;
+    }
+    dfs_ovl_free(*o);
+    *o = fresh;
+}
+
 /* ---- results ---- */
 
 static int cmp_key(const void *a, const void *b)

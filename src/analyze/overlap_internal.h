@@ -10,6 +10,7 @@
 #include "analyze/overlap.h"
 #include "analyze/overlap_engine.h"
 #include "analyze/postread.h"
+#include "analyze/watermark.h"
 #include "util/arena.h"
 #include "util/keymap.h"
 #include "util/keyset.h"
@@ -17,7 +18,6 @@
 #include "util/vec.h"
 
 #define NCLS DFS_OVERLAP_MAX_CLASSES
-#define CHECK_EVERY 4096u /* class events between two looks at a worker's held intervals */
 #define FUNC_MEMO 64      /* direct-mapped caches in front of the function and size maps */
 #define SIZE_MEMO 256
 
@@ -61,9 +61,9 @@ typedef struct scope {
     uint64_t count[NCLS];
     dfs_ovl *eng;                   /* exact method; NULL until the first class event */
     /* streaming */
-    int64_t t_end, lag, mlag, wm;   /* latest end, longest class event, longest marker, last watermark
-                                       (INT64_MIN: none) */
-    bool finalized, active, idle, missed;
+    dfs_stream_mark mark;           /* latest end, longest class event and marker (watermark.h) */
+    int64_t wm;                     /* last watermark flushed to (INT64_MIN: none) */
+    bool finalized, active, missed;
     bool pinned;                    /* seen in a file read in pieces: never flushed while streaming */
     DFS_VEC(marker) markers;
     i64_vec bounds;                 /* marker boundaries not flushed yet */

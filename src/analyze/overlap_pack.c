@@ -54,7 +54,7 @@ static void pack_scope(const dfs_overlap *ov, dfs_pack *w, const scope *s)
         dfs_pack_u64(w, s->count[c]);
     }
     pack_engine(w, s->eng);
-    int64_t stream[] = {s->t_end, s->lag, s->mlag, s->wm};
+    int64_t stream[] = {s->mark.t_end, s->mark.lag, s->mark.mlag, s->wm};
     for (size_t i = 0; i < 4; i++)
         dfs_pack_i64(w, stream[i]);
     dfs_pack_bool(w, s->missed);
@@ -225,9 +225,9 @@ static bool unpack_scope(const dfs_overlap *ov, dfs_unpack *r, scope *s)
         s->count[c] = dfs_unpack_u64(r);
     }
     bool ok = unpack_engine(r, &s->eng);
-    s->t_end = dfs_unpack_i64(r);
-    s->lag = dfs_unpack_i64(r);
-    s->mlag = dfs_unpack_i64(r);
+    s->mark.t_end = dfs_unpack_i64(r);
+    s->mark.lag = dfs_unpack_i64(r);
+    s->mark.mlag = dfs_unpack_i64(r);
     s->wm = dfs_unpack_i64(r);
     s->missed = dfs_unpack_bool(r);
     s->finalized = s->wm == INT64_MAX;

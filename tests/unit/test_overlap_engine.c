@@ -885,6 +885,7 @@ static void *failing_realloc(void *p, size_t n) { return alloc_allowed() ? reall
 #define dfs_ovl_held oom_ovl_held
 #define dfs_ovl_watermark oom_ovl_watermark
 #define dfs_ovl_skip_counts oom_ovl_skip_counts
+#define dfs_ovl_renew oom_ovl_renew
 #define dfs_u64map oom_u64map
 #define dfs_u64map_init oom_u64map_init
 #define dfs_u64map_free oom_u64map_free
