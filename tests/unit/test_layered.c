@@ -580,6 +580,39 @@ static void test_distinct_files_over_layer_groups(void **state)
     fixture_free(&fx);
 }
 
+/* The streaming rule (analyze/watermark.h): W = T − max(2L, M) while the input is read, T once
+ * it is idle; saturated at both ends for absurd clocks; the hold's checks and budget. */
+static void test_stream_watermark(void **state)
+{
+    (void)state;
+    dfs_stream_mark m = dfs_stream_mark_new();
+    assert_true(m.t_end == INT64_MIN);
+    dfs_stream_mark_note(&m, 100, 130, false); /* L = 30 */
+    dfs_stream_mark_note(&m, 150, 160, false); /* T = 160 */
+    assert_true(dfs_stream_mark_watermark(&m) == 100);
+    dfs_stream_mark_note(&m, 40, 150, true); /* a marker: M = 110 > 2L */
+    assert_true(m.t_end == 160 && m.lag == 30 && m.mlag == 110);
+    assert_true(dfs_stream_mark_watermark(&m) == 50);
+    m.idle = true;
+    assert_true(dfs_stream_mark_watermark(&m) == 160);
+    dfs_stream_mark_note(&m, 170, 171, false); /* read again */
+    assert_false(m.idle);
+    assert_true(dfs_stream_mark_watermark(&m) == 171 - 110);
+    dfs_stream_mark huge = dfs_stream_mark_new();
+    dfs_stream_mark_note(&huge, INT64_MIN, INT64_MAX, false); /* the longest event saturates */
+    assert_true(huge.lag == INT64_MAX);
+    assert_true(dfs_stream_mark_watermark(&huge) == 0); /* T − max(2L, M) = MAX − MAX */
+    dfs_stream_mark_note(&huge, INT64_MIN, -5, false);
+    huge.t_end = -5;
+    assert_true(dfs_stream_mark_watermark(&huge) == INT64_MIN); /* −5 − MAX underflows */
+    assert_true(dfs_hold_of(0) == DFS_HOLD_DEFAULT && dfs_hold_of(7) == 7);
+    assert_true(dfs_hold_check_every(DFS_HOLD_DEFAULT) == DFS_HOLD_CHECK_EVERY);
+    assert_true(dfs_hold_check_every(2000) == 501);
+    assert_true(dfs_hold_check_every(0) == 1);
+    assert_true(dfs_hold_next_budget(10, 2000) == 2000);
+    assert_true(dfs_hold_next_budget(1500, 2000) == 3000);
+}
+
 /* Enough cells to fill several pools (a pool never grows: a full one makes way for a new one), with
  * every cell still where its row and its totals find it. */
 static void test_cells_over_several_pools(void **state)
@@ -640,6 +673,7 @@ int main(void)
         cmocka_unit_test(test_row_totals_by_bin_and_thread),
         cmocka_unit_test(test_cells_over_several_pools),
         cmocka_unit_test(test_distinct_files_over_layer_groups),
+        cmocka_unit_test(test_stream_watermark),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
