@@ -592,6 +592,7 @@ static void *worker_begin(void *user)
     dfs_layered_acc_init(&w->a);
     dfs_idtab_init(&w->named_files, 2 * sizeof(uint64_t));
     w->a.streaming = la->ovl_classes && !la->opt.no_streaming;
+    w->a.check_every = dfs_hold_check_every(dfs_hold_of(la->opt.hold_intervals));
     w->cls = dfs_postread_new(&la->plan);
     if (!w->cls) {
         worker_free(w);

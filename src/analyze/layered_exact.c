@@ -87,7 +87,7 @@ static void note_stream(const dfs_layered *la, acc *a, uint32_t p, int64_t start
         }
         s->active = true;
     }
-    if (++a->since_check >= dfs_hold_check_every(dfs_hold_of(la->opt.hold_intervals)))
+    if (++a->since_check >= a->check_every)
         maybe_flush(la, a);
 }
 

@@ -209,7 +209,7 @@ typedef struct acc {
     DFS_VEC(dfs_ovl *) ovl; /* per process (exact mode) */
     DFS_VEC(xstream) xs;    /* per process, beside ovl */
     DFS_VEC(uint32_t) active; /* processes whose engines may hold intervals */
-    uint64_t budget, since_check, flushes;
+    uint64_t budget, since_check, check_every, flushes; /* streaming (layered_exact.c) */
     bool streaming;       /* a worker's state: flush engines behind their watermarks */
     bool stream_conflict; /* a flushed engine met another of its process (a second pass is needed) */
     DFS_VEC(lev) pending;
