@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # bench/same_output.sh NEW OLD - whether two dfscope builds give the same answers: the JSON of
-# analyze (its three semantics, all six views) and of overlap, each at -j 1, at -j 3 with 64 KiB
+# analyze (its three semantics, all six views) and of overlap, and analyze's terminal tables (the
+# three semantics, all six views, presets dlio and dlio-g2: a table run aggregates only what the
+# tables show), each at -j 1, at -j 3 with 64 KiB
 # pieces and at -j 2 with `--hold 2000` (streaming flushes), on the corpus's dlio 8-rank,
 # legacy-2023 and cm1-48rank traces (../shared/traces, skipped when absent) and one bench v1 file
 # (bench/out/v1, made by bench/run.sh; skipped when absent).
@@ -44,21 +46,26 @@ except ValueError:
     print("NOT JSON (%d bytes)" % len(text))
 '
 }
+# A table is compared as printed: it holds no timings.
+as_text() { cat; }
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 rc=0 n=0
-compare() { # LABEL, then the dfscope arguments
-  local label=$1
-  shift
+compare() { # LABEL, FILTER (canonical or as_text), then the dfscope arguments
+  local label=$1 filter=$2
+  shift 2
   local side=NEW
   for bin in "$NEW" "$OLD"; do
-    "$bin" "$@" 2>/dev/null | canonical > "$out/$side.json"
+    "$bin" "$@" 2>/dev/null | $filter > "$out/$side.json"
     echo "exit ${PIPESTATUS[0]}" >> "$out/$side.json"
     side=OLD
   done
   n=$((n + 1))
   if grep -q '^NOT JSON' "$out/NEW.json"; then
     echo "NOT JSON: $label"
+    rc=1
+  elif [ "$(wc -l < "$out/NEW.json")" -le 1 ]; then
+    echo "EMPTY: $label"
     rc=1
   elif ! cmp -s "$out/NEW.json" "$out/OLD.json"; then
     echo "DIFFERENT: $label"
@@ -72,11 +79,16 @@ for input in "${INPUTS[@]}"; do
       compat=()
       [ "$mode" != exact ] && compat=(--compat "$mode")
       # shellcheck disable=SC2086
-      compare "analyze $mode $j $input" analyze "${compat[@]}" $j \
+      compare "analyze $mode $j $input" canonical analyze "${compat[@]}" $j \
         --views time_range,proc_name,file_name,host,pid,tid --format json -q "$input"
+      for preset in dlio dlio-g2; do
+        # shellcheck disable=SC2086
+        compare "analyze table $preset $mode $j $input" as_text analyze --preset $preset "${compat[@]}" $j \
+          --views time_range,proc_name,file_name,host,pid,tid -q "$input"
+      done
     done
     # shellcheck disable=SC2086
-    compare "overlap $j $input" overlap --preset dlio $j --format json -q "$input"
+    compare "overlap $j $input" canonical overlap --preset dlio $j --format json -q "$input"
   done
 done
 echo "bench/same_output.sh: $n outputs compared, $([ $rc = 0 ] && echo all the same || echo some differ)"

@@ -171,6 +171,7 @@ void dfs_layered_acc_free(acc *a)
     dfs_vec_free(&a->pproc_v);
     for (size_t i = 0; i < a->ovl.n; i++)
         dfs_ovl_free(a->ovl.v[i]);
+    dfs_ovl_free(a->spare);
     dfs_vec_free(&a->ovl);
     dfs_vec_free(&a->xs);
     dfs_vec_free(&a->active);
@@ -211,6 +212,8 @@ typedef struct worker_state {
     DFS_VEC(uint8_t) cat_used; /* classifier category ids of events kept by the post-read rules */
     dfs_idtab named_files;        /* file name id -> its key in the raw statistics' set, {0, 0}: none */
     uint64_t files[FILE_MEMO][2]; /* {0, 0}: empty */
+    uint64_t last_file[2]; /* raw statistics: the last file key looked at (a thread's calls repeat
+                            * it, and the memos above miss the cache among many files) */
     uint64_t last_host[2]; /* raw statistics: the last host added */
     int64_t last_pid;
     bool have_raw;
@@ -254,16 +257,24 @@ static uint32_t proc_index(acc *a, const lev *e)
     return key_index(a, &a->procs, &a->proc_v, &k, e, &fresh);
 }
 
+/* Whether k is the process (tid 0) or thread of e. Field by field, not memcmp against a key just
+ * built on the stack: its narrow stores cannot forward to memcmp's wide loads, and the stall cost
+ * a few percent of the run. */
+static bool key_is(const proc_key *k, const lev *e, int64_t tid)
+{
+    return k->pid == e->pid && k->tid == tid && k->hhash == e->hhash && k->host == e->host;
+}
+
 /* The thread of an event, through the worker's memo. */
 static uint32_t thread_index(worker_state *w, acc *a, const lev *e)
 {
-    proc_key k = {.hhash = e->hhash, .host = e->host, .pid = e->pid, .tid = e->tid};
     thread_slot *t = &w->threads[((uint64_t)e->pid * 31 + (uint64_t)e->tid) % THREAD_MEMO];
-    if (t->used && memcmp(&k, &t->key, sizeof k) == 0)
+    if (t->used && key_is(&t->key, e, e->tid))
         return t->idx;
     uint32_t idx = proc_index(a, e);
     if (idx != UINT32_MAX)
-        *t = (thread_slot){.key = k, .idx = idx, .used = true};
+        *t = (thread_slot){.key = {.hhash = e->hhash, .host = e->host, .pid = e->pid, .tid = e->tid},
+                           .idx = idx, .used = true};
     return idx;
 }
 
@@ -358,12 +369,11 @@ static void add_exact(worker_state *w, acc *a, const lev *e, uint64_t layers, ui
     if (!mask)
         return;
     /* a file is one process: most events repeat the last one */
-    proc_key k = {.hhash = e->hhash, .host = e->host, .pid = e->pid};
-    if (!w->have_last_process || memcmp(&k, &w->last_process, sizeof k) != 0) {
+    if (!w->have_last_process || !key_is(&w->last_process, e, 0)) {
         uint32_t proc = process_index(a, e);
         if (proc == UINT32_MAX)
             return;
-        w->last_process = k;
+        w->last_process = (proc_key){.hhash = e->hhash, .host = e->host, .pid = e->pid};
         w->last_process_idx = proc;
         w->have_last_process = true;
     }
@@ -464,7 +474,9 @@ static void raw_stats(worker_state *w, acc *a, const lev *e)
     uint64_t file[2] = {e->fhash ? 1 : 2, e->fhash ? e->fhash : e->fname};
     uint64_t host[2] = {e->hhash ? 1 : 2, e->hhash ? e->hhash : e->host};
     /* a set is only looked up for a key not seen before (a named file) or lately (the others) */
-    if (file[1]) {
+    if (file[1] && (!w->have_raw || file[0] != w->last_file[0] || file[1] != w->last_file[1])) {
+        w->last_file[0] = file[0];
+        w->last_file[1] = file[1];
         uint64_t *known = e->fname ? named_file(w, a, e->fname) : recent_file(w, file[1]);
         if (known && (known[0] != file[0] || known[1] != file[1])) {
             a->failed |= dfs_keyset_add(&a->fhashes, file) < 0;
@@ -472,7 +484,7 @@ static void raw_stats(worker_state *w, acc *a, const lev *e)
             known[1] = file[1];
         }
     }
-    if (host[1] && (!w->have_raw || memcmp(host, w->last_host, sizeof host) != 0)) {
+    if (host[1] && (!w->have_raw || host[0] != w->last_host[0] || host[1] != w->last_host[1])) {
         a->failed |= dfs_keyset_add(&a->hhashes, host) < 0;
         memcpy(w->last_host, host, sizeof host);
     }
@@ -989,10 +1001,14 @@ dfs_layered *dfs_layered_new(const dfs_layered_options *opt, char *err, size_t e
             la->ovl_class[l] = (uint8_t)la->ovl_nclasses++;
         }
     for (size_t l = 0; l < nlayers; l++) {
-        la->nfam[l] = 1 + (unsigned)(layers[l].nderived < DFS_PRESET_MAX_DERIVED ? layers[l].nderived
-                                                                                : DFS_PRESET_MAX_DERIVED);
+        /* the derived families only feed the flat views' columns (layered_views.c) */
+        unsigned nderived = layers[l].nderived < DFS_PRESET_MAX_DERIVED ? layers[l].nderived : DFS_PRESET_MAX_DERIVED;
+        la->nfam[l] = 1 + (dfs_layered_needs_columns(opt) ? nderived : 0);
         uint32_t units = BLOCK_HEAD_UNITS;
         for (unsigned f = 0; f < la->nfam[l]; f++) {
+            int text = f ? la->plan.derived_text[l][f - 1] : -1;
+            if (text >= 0)
+                la->fam_texts |= UINT64_C(1) << text;
             la->fam_sized[l][f] = layers[l].size_layer && (f == 0 || layers[l].derived[f - 1].sized);
             la->fam_off[l][f] = units;
             units += (uint32_t)(la->fam_sized[l][f] ? LAGG_FULL_UNITS : LAGG_TIME_UNITS);

@@ -269,9 +269,11 @@ static void flush_slot(dfs_layered *la, acc *a, stage_slot *s)
     s->nkinds = 0;
 }
 
-static bool same_kind(const stage_kind *k, const dfs_pr_event *pe)
+/* A kind is what the families see of an event: its layers and the derived texts a family takes
+ * (a run without derived families stages a read and a close of the same layers as one kind). */
+static bool same_kind(const stage_kind *k, uint64_t layers, uint64_t match)
 {
-    return k->layers == pe->layers && k->match == pe->match;
+    return k->layers == layers && k->match == match;
 }
 
 void dfs_stage_add(dfs_layered *la, acc *a, dfs_stage *st, uint32_t proc, int64_t bin, const dfs_pr_event *pe,
@@ -284,9 +286,10 @@ void dfs_stage_add(dfs_layered *la, acc *a, dfs_stage *st, uint32_t proc, int64_
         s->proc = proc;
         s->bin = bin;
     }
+    uint64_t match = pe->match & la->fam_texts;
     unsigned i = s->last;
-    if (i >= s->nkinds || !same_kind(&s->kind[i], pe))
-        for (i = 0; i < s->nkinds && !same_kind(&s->kind[i], pe); i++)
+    if (i >= s->nkinds || !same_kind(&s->kind[i], pe->layers, match))
+        for (i = 0; i < s->nkinds && !same_kind(&s->kind[i], pe->layers, match); i++)
             ;
     if (i == DFS_STAGE_KINDS) {
         flush_slot(la, a, s);
@@ -294,7 +297,7 @@ void dfs_stage_add(dfs_layered *la, acc *a, dfs_stage *st, uint32_t proc, int64_
     }
     if (i == s->nkinds) {
         s->kind[i].layers = pe->layers;
-        s->kind[i].match = pe->match;
+        s->kind[i].match = match;
         dfs_lagg_init(&s->kind[i].sum, true);
         s->nkinds++;
     }

@@ -67,7 +67,7 @@ static void maybe_flush(const dfs_layered *la, acc *a)
         flush_process(a, p);
         if (a->xs.v[p].mark.idle && !dfs_ovl_held(a->ovl.v[p])) { /* done: its buffers go back */
             a->xs.v[p].active = false;
-            dfs_ovl_renew(&a->ovl.v[p], new_engine(la));
+            dfs_ovl_renew(&a->ovl.v[p], new_engine(la), &a->spare);
         } else {
             a->active.v[kept++] = p;
         }
@@ -96,7 +96,8 @@ void dfs_layered_exact_add(const dfs_layered *la, acc *a, uint32_t p, const lev 
 {
     dfs_ovl **o = &a->ovl.v[p];
     if (!*o) {
-        *o = new_engine(la);
+        *o = a->spare ? a->spare : new_engine(la);
+        a->spare = NULL;
         if (!*o) {
             a->failed = true;
             return;

@@ -209,6 +209,7 @@ typedef struct acc {
     DFS_VEC(dfs_ovl *) ovl; /* per process (exact mode) */
     DFS_VEC(xstream) xs;    /* per process, beside ovl */
     DFS_VEC(uint32_t) active; /* processes whose engines may hold intervals */
+    dfs_ovl *spare;           /* a retired engine's buffers, for the next process (dfs_ovl_renew) */
     uint64_t budget, since_check, check_every, flushes; /* streaming (layered_exact.c) */
     bool streaming;       /* a worker's state: flush engines behind their watermarks */
     bool stream_conflict; /* a flushed engine met another of its process (a second pass is needed) */
@@ -235,6 +236,7 @@ struct dfs_layered {
     bool fam_sized[DFS_PRESET_MAX_LAYERS][DFS_PRESET_MAX_DERIVED + 1];
     uint32_t block_units[DFS_PRESET_MAX_LAYERS];
     uint64_t size_layers; /* the layers with sizes (and distinct-file counts) */
+    uint64_t fam_texts;   /* the derived texts (dfs_pr_event.match bits) some family takes */
     uint32_t slim_off[DFS_PRESET_MAX_LAYERS][DFS_PRESET_MAX_DERIVED + 1]; /* in words */
     uint32_t slim_units[DFS_PRESET_MAX_LAYERS];
     uint64_t ovl_classes; /* layers measured exactly: unoverlapped ones and compute */
@@ -296,6 +298,14 @@ static inline bool dfs_fam_takes(const dfs_layered *la, unsigned l, unsigned f, 
 {
     int t = f ? la->plan.derived_text[l][f - 1] : -1;
     return t < 0 || (match >> t & 1);
+}
+
+/* Whether a run builds the flat views' columns: they are what reads the derived families (read_,
+ * write_, metadata_...), so a run without them (the table output of a preset without additional
+ * metrics) aggregates only each layer's own family. */
+static inline bool dfs_layered_needs_columns(const dfs_layered_options *o)
+{
+    return !o->summaries_only || o->preset->nadditional;
 }
 
 void dfs_lagg_init(lagg *a, bool sized);

@@ -1296,7 +1296,7 @@ static bool build_view(dfs_layered *la, views_mem *vm, view_build *vb, const dfs
         return false;
     for (size_t l = 0; l < NL(la); l++)
         summarize(la, vb, l, compute, &vb->summary[l]);
-    if (la->opt.summaries_only && !la->opt.preset->nadditional)
+    if (!dfs_layered_needs_columns(&la->opt))
         return true;
     return emit_columns(la, vb);
 }

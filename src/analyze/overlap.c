@@ -263,6 +263,7 @@ void dfs_overlap_wstate_free(wstate *w)
     dfs_keymap_free(&w->pmap);
     dfs_keymap_free(&w->tmap);
     dfs_ovl_free(w->global);
+    dfs_ovl_free(w->spare);
     dfs_keymap_free(&w->amap);
     dfs_vec_free(&w->akeys);
     dfs_vec_free(&w->asums);
@@ -541,7 +542,7 @@ static void retire(wstate *w, scope *s)
 {
     s->active = false;
     if (s->eng)
-        dfs_ovl_renew(&s->eng, unit_engine(w->ov));
+        dfs_ovl_renew(&s->eng, unit_engine(w->ov), &w->spare);
 }
 
 /* Over budget: flushes every unit holding intervals; idle units that hold nothing more leave the
@@ -663,7 +664,11 @@ static void unit_add(wstate *w, scope *s, bool thread, uint64_t cm, const oev *e
     }
     if (!ov->exact || !cm)
         return;
-    if (!s->eng && !(s->eng = unit_engine(ov))) {
+    if (!s->eng) {
+        s->eng = w->spare ? w->spare : unit_engine(ov);
+        w->spare = NULL;
+    }
+    if (!s->eng) {
         w->failed = true;
         return;
     }

@@ -1207,13 +1207,16 @@ bool dfs_ovl_merge(dfs_ovl *dst, dfs_ovl *src)
     return true;
 }
 
-void dfs_ovl_renew(dfs_ovl **o, dfs_ovl *fresh)
+void dfs_ovl_renew(dfs_ovl **o, dfs_ovl *fresh, dfs_ovl **spare)
 {
     if (!fresh || !dfs_ovl_merge(fresh, *o)) {
         dfs_ovl_free(fresh);
         return;
     }
-    dfs_ovl_free(*o);
+    if (*spare) /* the merge left *o as new (reset): only its buffers differ */
+        dfs_ovl_free(*o);
+    else
+        *spare = *o;
     *o = fresh;
 }
 

@@ -82,10 +82,13 @@ bool dfs_ovl_flush(dfs_ovl *o, int64_t watermark);
 /* Moves everything of src into dst (same nclasses, ref and binning; see above for exactness); src
  * is left empty, as new. false (nothing moved) on out of memory or another configuration. */
 bool dfs_ovl_merge(dfs_ovl *dst, dfs_ovl *src);
-/* Gives back the buffers an engine grew to its peak, once it holds nothing: its totals and bins
- * move into `fresh` (new, of the same configuration, owned from here), which takes its place. If
- * fresh is NULL or the move fails, *o stays as it was (nothing is lost) and fresh is freed. */
-void dfs_ovl_renew(dfs_ovl **o, dfs_ovl *fresh);
+/* Retires an engine that holds nothing: its totals and bins move into `fresh` (new, of the same
+ * configuration, owned from here), which takes its place. The emptied engine keeps the buffers it
+ * grew to its peak and becomes *spare when that is NULL (it is freed otherwise): the caller's next
+ * engine of this configuration starts from the spare instead of growing its buffers again, copy
+ * by copy and page by page. So a caller keeps at most one peak's buffers besides what is held.
+ * If fresh is NULL or the move fails, *o stays as it was (nothing is lost) and fresh is freed. */
+void dfs_ovl_renew(dfs_ovl **o, dfs_ovl *fresh, dfs_ovl **spare);
 /* Finalises everything (flush to +infinity) and lists the bins. Events added afterwards are late;
  * finishing again takes them in. */
 bool dfs_ovl_finish(dfs_ovl *o);

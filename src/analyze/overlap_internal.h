@@ -159,6 +159,7 @@ typedef struct wstate {
     bool have_file, in_pieces; /* in_pieces: dfs_batch.in_pieces of the input */
     uint32_t cur_file;
     DFS_VEC(active_ref) active;
+    dfs_ovl *spare;                /* a retired unit's engine buffers, for the next unit (dfs_ovl_renew) */
     uint64_t since_check, check_every, budget, flushes;
     bool no_stream;                /* the merged state: events added at the end never flush */
     bool conflict, failed;

@@ -453,7 +453,9 @@ bool dfs_postread_classify(dfs_postread *c, const dfs_run *run, const dfs_pr_inp
 {
     uint32_t ekey[4] = {in->cat, in->name, in->fname, in->has_size_sum};
     event_slot *es = c->plan->per_event ? NULL : &c->event_front[front_slot(ekey[0], ekey[1], ekey[2], ekey[3])];
-    if (es && es->used && memcmp(es->key, ekey, sizeof ekey) == 0) {
+    /* compared word by word: memcmp's wide loads of ekey's narrow stores would stall */
+    if (es && es->used && es->key[0] == ekey[0] && es->key[1] == ekey[1] && es->key[2] == ekey[2] &&
+        es->key[3] == ekey[3]) {
         *out = es->ev;
         return true;
     }

@@ -42,14 +42,15 @@ typedef struct fixture {
     const dfs_layered_result *r;
 } fixture;
 
-static void analyse_text(fixture *f, const char *text, const char *preset, dfs_compat compat, int64_t origin_ns,
-                         const dfs_view_type *views, size_t nviews)
+/* summaries_only: as for the table output (dfs_layered_options). */
+static void analyse_text_as(fixture *f, const char *text, const char *preset, dfs_compat compat, int64_t origin_ns,
+                            const dfs_view_type *views, size_t nviews, bool summaries_only)
 {
     dfs_preset_error perr;
     f->preset = dfs_preset_load(preset, &perr);
     assert_non_null(f->preset);
     dfs_layered_options o = {.preset = f->preset, .compat = compat, .granularity_ns = INT64_C(1000000000),
-                             .origin_ns = origin_ns};
+                             .origin_ns = origin_ns, .summaries_only = summaries_only};
     for (size_t i = 0; i < nviews; i++) {
         o.order[o.norder++] = views[i];
         o.views |= 1u << views[i];
@@ -63,6 +64,12 @@ static void analyse_text(fixture *f, const char *text, const char *preset, dfs_c
     dfs_consumer *c[] = {dfs_layered_consumer(f->la)};
     assert_int_equal(dfs_run_read(f->run, c, 1), DFS_EXIT_OK);
     f->r = dfs_layered_finish(f->la, f->run);
+}
+
+static void analyse_text(fixture *f, const char *text, const char *preset, dfs_compat compat, int64_t origin_ns,
+                         const dfs_view_type *views, size_t nviews)
+{
+    analyse_text_as(f, text, preset, compat, origin_ns, views, nviews, false);
 }
 
 static void analyse(fixture *f, const char *preset, dfs_compat compat, int64_t origin_ns, const dfs_view_type *views,
@@ -454,6 +461,86 @@ static void test_staging_many_threads_and_kinds(void **state)
     fixture_free(&fx);
 }
 
+static bool same_double(double a, double b)
+{
+    return a == b || (isnan(a) && isnan(b));
+}
+
+static void assert_same_summary(const dfs_layer_summary *a, const dfs_layer_summary *b)
+{
+    assert_int_equal(a->count, b->count);
+    assert_int_equal(a->size, b->size);
+    assert_int_equal(a->sized, b->sized);
+    assert_int_equal(a->num_files, b->num_files);
+    assert_int_equal(a->num_processes, b->num_processes);
+    assert_int_equal(a->has_u, b->has_u);
+    assert_int_equal(a->u_count, b->u_count);
+    assert_int_equal(a->u_size, b->u_size);
+    const double x[] = {a->time_s, a->time_sum_s, a->ops, a->bandwidth, a->u_time_s, a->u_base_s, a->overhead_s};
+    const double y[] = {b->time_s, b->time_sum_s, b->ops, b->bandwidth, b->u_time_s, b->u_base_s, b->overhead_s};
+    for (size_t i = 0; i < sizeof x / sizeof *x; i++)
+        assert_true(same_double(x[i], y[i]));
+}
+
+/* A table run (summaries only, a preset without additional metrics) aggregates only each layer's
+ * own family, and stages events that differ only in derived metrics as one kind: its summaries
+ * must be those of a run that builds every column, in every semantics and view. The traces: the
+ * module's, the same on one thread (events of several layer sets in a staged slot), and 20 threads
+ * calling 24 functions (each its own derived metric) over 3 seconds. */
+static void test_table_run_skips_derived_families(void **state)
+{
+    (void)state;
+    static const dfs_view_type views[] = {DFS_VIEW_TIME_RANGE, DFS_VIEW_PROC_NAME, DFS_VIEW_FILE_NAME,
+                                          DFS_VIEW_HOST_NAME,  DFS_VIEW_PROC_ID,   DFS_VIEW_THREAD_ID};
+    static const dfs_compat modes[] = {DFS_COMPAT_NONE, DFS_COMPAT_DFANALYZER, DFS_COMPAT_DFANALYZER_SUM};
+    size_t cap = 200000, len = 0;
+    char *many = malloc(cap);
+    assert_non_null(many);
+    len += (size_t)snprintf(many, cap, "[\n");
+    for (int i = 0; i < 20 * 24 * 3; i++)
+        len += (size_t)snprintf(many + len, cap - len,
+                                "{\"name\":\"f%d\",\"cat\":\"x\",\"pid\":1,\"tid\":%d,\"ts\":%d,\"dur\":%d,\"ph\":\"X\"}\n",
+                                i % 24, 1 + i / 24 % 20, 1000000 * (i / 480) + 13 * (i % 480) + 1, 1 + i % 7);
+    snprintf(many + len, cap - len, "]\n");
+    /* the module's trace on one thread: compute and POSIX calls (kinds of other layers) share it */
+    char *one = strdup(trace_text());
+    assert_non_null(one);
+    for (char *at; (at = strstr(one, "\"tid\":11"));)
+        at[7] = '0';
+    const char *texts[] = {trace_text(), one, many};
+    char *families = strdup(families_preset(24)); /* (temporary paths are reused after a few) */
+    assert_non_null(families);
+    const char *presets[] = {"posix", "dlio", families};
+    const int64_t origins[] = {T0 * 1000, T0 * 1000, 1000}; /* ns: the first event of each */
+    for (size_t t = 0; t < 3; t++)
+        for (size_t m = 0; m < 3; m++) {
+            fixture full, table;
+            analyse_text_as(&full, texts[t], presets[t], modes[m], origins[t], views, 6, false);
+            analyse_text_as(&table, texts[t], presets[t], modes[m], origins[t], views, 6, true);
+            assert_non_null(full.r);
+            assert_non_null(table.r);
+            unsigned full_fams = 0, table_fams = 0;
+            for (size_t l = 0; l < full.la->plan.nlayers; l++) {
+                full_fams = full.la->nfam[l] > full_fams ? full.la->nfam[l] : full_fams;
+                table_fams = table.la->nfam[l] > table_fams ? table.la->nfam[l] : table_fams;
+            }
+            assert_true(full_fams > 1); /* every preset here has derived metrics */
+            assert_int_equal(table_fams, 1);
+            assert_int_equal(full.r->nlayers, table.r->nlayers);
+            for (size_t v = 0; v < 6; v++) {
+                assert_true(full.r->views[v].ncolumns > 0);
+                assert_int_equal(table.r->views[v].ncolumns, 0);
+                for (size_t l = 0; l < full.r->nlayers; l++)
+                    assert_same_summary(&full.r->views[v].layers[l], &table.r->views[v].layers[l]);
+            }
+            fixture_free(&full);
+            fixture_free(&table);
+        }
+    free(many);
+    free(one);
+    free(families);
+}
+
 /* The rows of the time and process views take their totals from per-bin and per-thread sums kept
  * beside the slim time cells, their distributions over members from the time cells: both must
  * agree, also for a thread that comes back to a bin it left (its cells are then added to twice). */
@@ -671,6 +758,7 @@ int main(void)
         cmocka_unit_test(test_views_and_compat_names),
         cmocka_unit_test(test_staging_many_threads_and_kinds),
         cmocka_unit_test(test_row_totals_by_bin_and_thread),
+        cmocka_unit_test(test_table_run_skips_derived_families),
         cmocka_unit_test(test_cells_over_several_pools),
         cmocka_unit_test(test_distinct_files_over_layer_groups),
         cmocka_unit_test(test_stream_watermark),

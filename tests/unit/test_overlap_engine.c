@@ -809,7 +809,34 @@ static void run_skip_counts(const tcase *t, const size_t *order, rng *r, const e
     free(y);
 }
 
-/* Every case against the brute force, fed six ways. */
+/* An engine retired once it holds nothing (dfs_ovl_renew): the fresh engine that takes its place
+ * has its results, and the emptied one, kept as the spare, measures the next events as a new
+ * engine would. A second retirement, with the spare taken, frees the emptied engine. */
+static void run_renewed(const tcase *t, const size_t *order, rng *r, const expect *x, uint64_t seed)
+{
+    dfs_ovl *o = new_for(t), *spare = NULL;
+    feed_shuffled(o, t, order, 0, t->n, r);
+    assert_true(dfs_ovl_finish(o));
+    dfs_ovl *was = o;
+    dfs_ovl_renew(&o, new_for(t), &spare);
+    assert_ptr_equal(spare, was);
+    assert_ptr_not_equal(o, was);
+    assert_true(dfs_ovl_finish(o));
+    compare(t, x, o, seed, "renewed");
+    assert_int_equal(dfs_ovl_nbins(spare), 0);
+    feed_with_flushes(spare, t, order, 0, t->n, (int64_t)below(r, 30) - 10, INT64_MAX, r);
+    assert_true(dfs_ovl_finish(spare));
+    compare(t, x, spare, seed, "spare");
+    dfs_ovl *kept = spare;
+    dfs_ovl_renew(&o, new_for(t), &spare); /* the spare is taken: the emptied engine is freed */
+    assert_ptr_equal(spare, kept);
+    assert_true(dfs_ovl_finish(o));
+    compare(t, x, o, seed, "renewed twice");
+    dfs_ovl_free(o);
+    dfs_ovl_free(spare);
+}
+
+/* Every case against the brute force, fed seven ways. */
 static void run_property(uint64_t nseeds, uint64_t mult, unsigned maxev)
 {
     expect *x = malloc(sizeof *x);
@@ -827,6 +854,7 @@ static void run_property(uint64_t nseeds, uint64_t mult, unsigned maxev)
         run_flush_merge(&t, order, &r, x, seed);
         run_in_order(&t, &r, x, seed);
         run_skip_counts(&t, order, &r, x, seed);
+        run_renewed(&t, order, &r, x, seed);
     }
     free(x);
 }
