@@ -65,7 +65,7 @@ static void maybe_flush(const dfs_layered *la, acc *a)
     for (size_t i = 0; i < a->active.n; i++) {
         uint32_t p = a->active.v[i];
         flush_process(a, p);
-        if (a->xs.v[p].mark.idle && !dfs_ovl_held(a->ovl.v[p])) { /* done: its buffers go back */
+        if (a->xs.v[p].mark.idle && !dfs_ovl_held(a->ovl.v[p])) { /* done: its buffers serve the next */
             a->xs.v[p].active = false;
             dfs_ovl_renew(&a->ovl.v[p], new_engine(la), &a->spare);
         } else {

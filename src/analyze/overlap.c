@@ -536,8 +536,8 @@ static size_t held_intervals(wstate *w)
     return held;
 }
 
-/* An idle unit whose intervals are all measured leaves the list, and gives back the buffers its
- * engine grew to the unit's peak. */
+/* An idle unit whose intervals are all measured leaves the list; the buffers its engine grew to
+ * the unit's peak serve the worker's next unit (dfs_ovl_renew). */
 static void retire(wstate *w, scope *s)
 {
     s->active = false;
