@@ -44,11 +44,13 @@ static void flush_process(acc *a, uint32_t p)
 }
 
 /* A process's engine: the layers are its classes, compute the reference. The cells count the
- * events already, so the engine only measures. */
+ * events already, so the engine only measures. Its bins feed only the time view's exact columns
+ * (layered_views.c); the summaries take the totals, so a run without columns needs no bins. */
 static dfs_ovl *new_engine(const dfs_layered *la)
 {
     int ref = la->compute >= 0 ? la->ovl_class[la->compute] : -1;
-    dfs_ovl *o = dfs_ovl_new(la->ovl_nclasses, ref, la->opt.granularity_ns, la->opt.origin_ns);
+    int64_t bin_width = dfs_layered_needs_columns(&la->opt) ? la->opt.granularity_ns : 0;
+    dfs_ovl *o = dfs_ovl_new(la->ovl_nclasses, ref, bin_width, la->opt.origin_ns);
     dfs_ovl_skip_counts(o);
     return o;
 }
@@ -103,10 +105,13 @@ void dfs_layered_exact_add(const dfs_layered *la, acc *a, uint32_t p, const lev 
             return;
         }
     }
-    uint64_t classes = 0;
-    for (uint64_t m = mask; m; m &= m - 1)
-        classes |= UINT64_C(1) << la->ovl_class[__builtin_ctzll(m)];
-    if (!dfs_ovl_add_mask(*o, classes, e->ts, e->ts + e->dur, (double)size)) {
+    if (mask != a->last_mask) { /* a thread's events mostly repeat the last layers */
+        a->last_classes = 0;
+        for (uint64_t m = mask; m; m &= m - 1)
+            a->last_classes |= UINT64_C(1) << la->ovl_class[__builtin_ctzll(m)];
+        a->last_mask = mask;
+    }
+    if (!dfs_ovl_add_mask(*o, a->last_classes, e->ts, e->ts + e->dur, (double)size)) {
         a->failed = true;
         return;
     }

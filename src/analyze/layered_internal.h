@@ -210,6 +210,7 @@ typedef struct acc {
     DFS_VEC(xstream) xs;    /* per process, beside ovl */
     DFS_VEC(uint32_t) active; /* processes whose engines may hold intervals */
     dfs_ovl *spare;           /* a retired engine's buffers, for the next process (dfs_ovl_renew) */
+    uint64_t last_mask, last_classes; /* the last layers added to an engine, as its classes */
     uint64_t budget, since_check, check_every, flushes; /* streaming (layered_exact.c) */
     bool streaming;       /* a worker's state: flush engines behind their watermarks */
     bool stream_conflict; /* a flushed engine met another of its process (a second pass is needed) */

@@ -991,21 +991,75 @@ static bool ref_view(dfs_ovl *o, pass *p)
     return true;
 }
 
+/* The end of what a flush measures of a coalesced union: the end of its last interval that starts
+ * before W (ends grow with starts), clipped to W; INT64_MIN when none does. */
+static int64_t union_end_before(const ovl_store *x, int64_t w)
+{
+    size_t lo = 0, hi = x->iv.n; /* the first interval starting at or after W */
+    if (hi && x->iv.v[hi - 1].s < w)
+        lo = hi; /* the common case: all of it (a finish) */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (x->iv.v[mid].s < w)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo ? min64(x->iv.v[lo - 1].e, w) : INT64_MIN;
+}
+
+/* Creates the bins of [lo, hi) all at once when they are no more than the items a flush walks (a
+ * few more bins cost nothing: empty ones are never listed), which spares a lookup per span.
+ * false when there are more (or none): the caller reserves span by span. *ok: out of memory. */
+static bool reserve_dense(pass *p, size_t items, bool *ok)
+{
+    dfs_ovl *o = p->o;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (size_t k = 0; k < o->stores.n; k++) {
+        const ovl_store *x = &o->stores.v[k];
+        if (x->iv.n && x->iv.v[0].s < p->w) {
+            lo = min64(lo, x->iv.v[0].s);
+            hi = max64(hi, union_end_before(x, p->w));
+        }
+    }
+    *ok = true;
+    if (lo >= hi)
+        return false;
+    i128 first = bin_of(o, lo), last = bin_of(o, hi - 1);
+    if (last - first >= (i128)items + 64 || first < INT64_MIN || last > INT64_MAX)
+        return false;
+    for (i128 k = first; k <= last; k++)
+        if (!bin_slot(o, (int64_t)k)) {
+            *ok = false;
+            break;
+        }
+    return true;
+}
+
 /* Creates every bin that the flush will credit, before it changes anything, so that it cannot
  * fail halfway: the bins crossed by the stores' spans before W (a class's union and its
  * intersection with R lie inside its stores' spans) and those of the starts of the held events it
- * decides. */
+ * decides. A held event lies inside its store's union, and its start s0 is still its own unless a
+ * flush cut it (then its start became that watermark, at most the engine's): only those are
+ * looked at one by one when the spans' bins were made at once. */
 static bool reserve_pass_bins(pass *p)
 {
+    size_t items = 0;
+    for (size_t k = 0; k < p->o->stores.n; k++)
+        items += p->o->stores.v[k].iv.n + p->o->stores.v[k].held.n;
+    bool ok, dense = reserve_dense(p, items, &ok);
+    if (!ok)
+        return false;
     for (size_t k = 0; k < p->o->stores.n; k++) {
         const ovl_store *x = &p->o->stores.v[k];
-        for (size_t i = 0; i < x->iv.n && x->iv.v[i].s < p->w; i++) {
+        for (size_t i = 0; !dense && i < x->iv.n && x->iv.v[i].s < p->w; i++) {
             int64_t b = min64(x->iv.v[i].e, p->w);
             for (int64_t pos = x->iv.v[i].s; pos < b; pos = piece_end(p, b))
                 if (!pass_bin(p, pos))
                     return false;
         }
-        for (size_t i = 0; i < x->held.n && x->held.v[i].s < p->w; i++)
+        int64_t cut_up_to = dense ? p->o->watermark : INT64_MAX;
+        for (size_t i = 0; i < x->held.n && x->held.v[i].s < p->w && x->held.v[i].s <= cut_up_to; i++)
             if (!pass_bin(p, x->held.v[i].s0))
                 return false;
     }
@@ -1057,8 +1111,13 @@ static uint64_t separable_classes(dfs_ovl *o)
 static void pass_store(pass *p, const ovl_store *x, uint64_t cls)
 {
     tally t = tally_start(cls, p->o->ref >= 0 && (x->classes >> p->o->ref & 1));
-    for (size_t i = 0; i < x->iv.n && x->iv.v[i].s < p->w; i++)
-        tally_span(p, &t, x->iv.v[i].s, min64(x->iv.v[i].e, p->w));
+    for (size_t i = 0; i < x->iv.n && x->iv.v[i].s < p->w; i++) {
+        int64_t a = x->iv.v[i].s, b = min64(x->iv.v[i].e, p->w);
+        if (t.m && a >= p->bin.lo && b <= p->bin.hi) /* inside the bin being summed: most spans */
+            tally_piece(p, &t, a, b);
+        else
+            tally_span(p, &t, a, b);
+    }
     tally_end(p, &t);
 }
 
