@@ -37,6 +37,7 @@ __extension__ typedef __int128 i128;
 /* Buffers are compacted or pruned only after this many new items, so small ones are not sorted
  * again on every add. */
 #define MIN_BATCH 32
+#define MAX_BACKOFF 7 /* held_backoff: a store whose prunes drop little is pruned at 128-fold growth */
 
 typedef struct ival {
     int64_t s, e;
@@ -491,8 +492,10 @@ static void prune_held(dfs_ovl *o, ovl_store *x)
     }
     x->held.n = x->held_done = kept;
     /* Events that R does not cover (a synchronous loader's reads) stay until a flush whatever
-     * is done: a prune that drops less than a quarter waits for eightfold growth, not double. */
-    x->held_backoff = (n - kept) * 4 < n ? 3 : 0;
+     * is done: a prune that drops less than a quarter waits for eightfold growth, not double,
+     * and each such prune after it waits twice as long again (up to MAX_BACKOFF). */
+    bool useful = (n - kept) * 4 >= n;
+    x->held_backoff = useful ? 0 : x->held_backoff < 3 ? 3 : x->held_backoff < MAX_BACKOFF ? x->held_backoff + 1 : MAX_BACKOFF;
 }
 
 /* Whether the events of a class set are checked against R: those of R itself are covered. */
@@ -573,13 +576,9 @@ static unsigned memo_slot(uint64_t classes)
     return (unsigned)((classes * UINT64_C(0x9e3779b97f4a7c15)) >> 61) % STORE_MEMO;
 }
 
-/* The store of a class set, created empty if new; NO_STORE when out of memory (an empty store
- * may then be left behind, which changes no result). */
-static uint32_t store_of(dfs_ovl *o, uint64_t classes)
+/* store_of past its memo: the map, or a new store. */
+static __attribute__((noinline)) uint32_t store_of_slow(dfs_ovl *o, uint64_t classes, unsigned slot)
 {
-    unsigned slot = memo_slot(classes);
-    if (o->memo_classes[slot] == classes)
-        return o->memo_store[slot];
     uint32_t i;
     if (!dfs_u64map_get(&o->store_index, classes, &i)) {
         if (o->stores.n >= NO_STORE || !dfs_vec_reserve(&o->stores, 1) ||
@@ -593,6 +592,16 @@ static uint32_t store_of(dfs_ovl *o, uint64_t classes)
     o->memo_classes[slot] = classes;
     o->memo_store[slot] = i;
     return i;
+}
+
+/* The store of a class set, created empty if new; NO_STORE when out of memory (an empty store
+ * may then be left behind, which changes no result). */
+static inline uint32_t store_of(dfs_ovl *o, uint64_t classes)
+{
+    unsigned slot = memo_slot(classes);
+    if (o->memo_classes[slot] == classes)
+        return o->memo_store[slot];
+    return store_of_slow(o, classes, slot);
 }
 
 /* Whether an add counts the event (count, sum_dur): always, unless the caller skips counts
