@@ -498,12 +498,71 @@ static uint32_t *member_order(dfs_layered *la, views_mem *vm, view_build *vb, co
     return cells;
 }
 
-/* Groups the cells of the view into members, and the members into (row, layer) slots. The
- * slots' totals are stored as unit indices first and turned into pointers when vb->tot_units
- * stops growing. */
+/* Row of a (canonical) process in a process-keyed view, or SIZE_MAX. */
+static size_t proc_row(const views_mem *vm, const view_build *vb, uint32_t canon)
+{
+    if (vb->type == DFS_VIEW_PROC_NAME)
+        return canon;
+    size_t r = find_text(vb->row_keys, vb->nrows, group_of(&vm->procs[canon], vb->type));
+    return r < vb->nrows ? r : SIZE_MAX;
+}
+
+/* Reserves the totals of the slots that have members (rl[s].n), as unit indices: they become
+ * pointers when vb->tot_units stops growing. */
+static bool slot_totals(dfs_layered *la, view_build *vb, uint32_t *tot_index)
+{
+    /* totals only where there are members: most (row, layer) slots of a long time view are empty */
+    size_t nslots = vb->nrows * NL(la), units = 0;
+    for (size_t s = 0; s < nslots; s++)
+        units += vb->rl[s].n ? la->block_units[s % NL(la)] : 0;
+    if (units > UINT32_MAX || !dfs_vec_reserve(&vb->tot_units, units))
+        return false;
+    for (size_t s = 0; s < nslots; s++) {
+        unsigned l = (unsigned)(s % NL(la));
+        vb->rl[s].tm = NAN;
+        tot_index[s] = UINT32_MAX;
+        if (!vb->rl[s].n)
+            continue;
+        tot_index[s] = (uint32_t)vb->tot_units.n;
+        dfs_block_init(la, l, &vb->tot_units.v[vb->tot_units.n]);
+        vb->tot_units.n += la->block_units[l];
+    }
+    return true;
+}
+
+/* Whether a view's slots are built without members: a process view of a run without columns,
+ * whose summaries read only the slots' totals (a process row's time is its total, where a time
+ * row's is the largest of its members'). */
+static bool slots_only(const dfs_layered *la, const view_build *vb)
+{
+    return process_view(vb->type) && !dfs_layered_needs_columns(&la->opt);
+}
+
+/* The slots of a slots_only view: those of the threads' totals (a CELL_THREAD cell exists exactly
+ * where its thread has time cells, the members the view would have), rl[s].n counting them. */
+static bool thread_slots(dfs_layered *la, const views_mem *vm, view_build *vb, uint32_t *tot_index)
+{
+    const acc *a = &la->total;
+    size_t nslots = vb->nrows * NL(la);
+    vb->rl = calloc(nslots ? nslots : 1, sizeof *vb->rl);
+    if (!vb->rl)
+        return false;
+    for (size_t i = 0; i < a->cell_v.n; i++) {
+        const cell *c = &a->cell_v.v[i];
+        size_t row = c->key.kind == CELL_THREAD ? proc_row(vm, vb, vm->canon[c->key.proc]) : SIZE_MAX;
+        if (row < vb->nrows)
+            vb->rl[row * NL(la) + c->key.layer].n++;
+    }
+    return slot_totals(la, vb, tot_index);
+}
+
+/* Groups the cells of the view into members, and the members into (row, layer) slots, with their
+ * totals (slot_totals). */
 static bool build_members(dfs_layered *la, views_mem *vm, view_build *vb, const dfs_run *run, int64_t shift,
                           uint32_t *tot_index)
 {
+    if (slots_only(la, vb))
+        return thread_slots(la, vm, vb, tot_index);
     const acc *a = &la->total;
     size_t n = 0;
     placement *pl = NULL;
@@ -553,23 +612,7 @@ static bool build_members(dfs_layered *la, views_mem *vm, view_build *vb, const 
             r->first = (uint32_t)i;
         r->n++;
     }
-    /* totals only where there are members: most (row, layer) slots of a long time view are empty */
-    size_t units = 0;
-    for (size_t s = 0; s < nslots; s++)
-        units += vb->rl[s].n ? la->block_units[s % NL(la)] : 0;
-    if (units > UINT32_MAX || !dfs_vec_reserve(&vb->tot_units, units))
-        return false;
-    for (size_t s = 0; s < nslots; s++) {
-        unsigned l = (unsigned)(s % NL(la));
-        vb->rl[s].tm = NAN;
-        tot_index[s] = UINT32_MAX;
-        if (!vb->rl[s].n)
-            continue;
-        tot_index[s] = (uint32_t)vb->tot_units.n;
-        dfs_block_init(la, l, &vb->tot_units.v[vb->tot_units.n]);
-        vb->tot_units.n += la->block_units[l];
-    }
-    return true;
+    return slot_totals(la, vb, tot_index);
 }
 
 static double secs(int64_t ns)
@@ -608,14 +651,6 @@ static uint64_t slot_size(const dfs_layered *la, const rowlayer *r, size_t l)
     return la->fam_sized[l][0] ? slot_fam(la, r, l, 0)->size : 0;
 }
 
-/* Row of a (canonical) process in a process-keyed view, or SIZE_MAX. */
-static size_t proc_row(const views_mem *vm, const view_build *vb, uint32_t canon)
-{
-    if (vb->type == DFS_VIEW_PROC_NAME)
-        return canon;
-    size_t r = find_text(vb->row_keys, vb->nrows, group_of(&vm->procs[canon], vb->type));
-    return r < vb->nrows ? r : SIZE_MAX;
-}
 
 /* The slots' totals in the time and process views: the sums of their rows' events, kept per bin
  * (CELL_BIN) and per thread (CELL_THREAD) beside the slim time cells. */
@@ -658,7 +693,7 @@ static void slot_stats(dfs_layered *la, const views_mem *vm, view_build *vb, con
             continue;
         int64_t best = 0;
         unsigned l = (unsigned)(s % NL(la));
-        for (uint32_t i = r->first; i < r->first + r->n; i++) {
+        for (uint32_t i = r->first; !slots_only(la, vb) && i < r->first + r->n; i++) {
             lunit *ahead = block_at(la, vb, i + PREFETCH_HEAD);
             if (ahead)
                 __builtin_prefetch(ahead);
