@@ -33,6 +33,7 @@ typedef struct rowlayer {
     lunit *tot;        /* the members' families summed, a block laid out as a cell's (slot_fam); NULL
                         * when the slot has no member (tm is then NAN) */
     double tm;         /* seconds; NAN when the layer has no event in the row */
+    int64_t top;       /* the largest member time (ns), where the members were summed unkept */
     uint64_t nfiles, nprocs;
     bool has_exact;
     int64_t u_exact; /* ns: an integer sum, the same in any merge order */
@@ -530,16 +531,18 @@ static bool slot_totals(dfs_layered *la, view_build *vb, uint32_t *tot_index)
     return true;
 }
 
-/* Whether a view's slots are built without members: a process view of a run without columns,
- * whose summaries read only the slots' totals (a process row's time is its total, where a time
- * row's is the largest of its members'). */
-static bool slots_only(const dfs_layered *la, const view_build *vb)
+/* Whether a view keeps no members: a run without columns, whose summaries read of its slots only
+ * the totals, the number of members with events and the largest member time. A process view
+ * then needs the totals only (a process row's time is its total, where a time row's is the
+ * largest of its members'). The file view sums its members' full blocks into its rows. */
+static bool memberless(const dfs_layered *la, const view_build *vb)
 {
-    return process_view(vb->type) && !dfs_layered_needs_columns(&la->opt);
+    return vb->type != DFS_VIEW_FILE_NAME && !dfs_layered_needs_columns(&la->opt);
 }
 
-/* The slots of a slots_only view: those of the threads' totals (a CELL_THREAD cell exists exactly
- * where its thread has time cells, the members the view would have), rl[s].n counting them. */
+/* The slots of a memberless process view: those of the threads' totals (a CELL_THREAD cell exists
+ * exactly where its thread has time cells, the members the view would have), rl[s].n counting
+ * them. */
 static bool thread_slots(dfs_layered *la, const views_mem *vm, view_build *vb, uint32_t *tot_index)
 {
     const acc *a = &la->total;
@@ -556,12 +559,49 @@ static bool thread_slots(dfs_layered *la, const views_mem *vm, view_build *vb, u
     return slot_totals(la, vb, tot_index);
 }
 
+/* Members are visited in row order, their cells lie anywhere in memory: each family read would
+ * wait for memory. Asking for a member's block a few steps ahead overlaps those waits; its head
+ * then says which families to ask for (only those are read). */
+enum { PREFETCH_HEAD = 16, PREFETCH_FAMILIES = 8 };
+
+/* The slots of a memberless time view: each member (the cells of one slot and id, consecutive in
+ * `order`) is summed as it is passed, and only what the summaries read is kept per slot: rl[s].n
+ * members, nprocs of them with events, top the largest time. */
+static bool summed_slots(dfs_layered *la, view_build *vb, const uint32_t *order, const placement *pl, size_t n,
+                         uint32_t *tot_index)
+{
+    const acc *a = &la->total;
+    size_t nslots = vb->nrows * NL(la);
+    vb->rl = calloc(nslots ? nslots : 1, sizeof *vb->rl);
+    if (!vb->rl)
+        return false;
+    for (size_t i = 0; i < n;) {
+        placement p = pl[order[i]];
+        unsigned layer = p.slot % (uint32_t)NL(la);
+        uint64_t count = 0;
+        int64_t time = 0;
+        for (; i < n && pl[order[i]].slot == p.slot && pl[order[i]].id == p.id; i++) {
+            if (i + PREFETCH_HEAD < n)
+                __builtin_prefetch(dfs_cell_block(a, &a->cell_v.v[order[i + PREFETCH_HEAD]]));
+            const uint64_t *w = dfs_slim(la, dfs_cell_block(a, &a->cell_v.v[order[i]]), layer, 0);
+            count += w[SLIM_COUNT];
+            time += (int64_t)w[SLIM_TIME];
+        }
+        rowlayer *r = &vb->rl[p.slot];
+        r->n++;
+        r->nprocs += count > 0;
+        if (time > r->top)
+            r->top = time;
+    }
+    return slot_totals(la, vb, tot_index);
+}
+
 /* Groups the cells of the view into members, and the members into (row, layer) slots, with their
- * totals (slot_totals). */
+ * totals (slot_totals); a memberless view keeps only what its summaries read of the members. */
 static bool build_members(dfs_layered *la, views_mem *vm, view_build *vb, const dfs_run *run, int64_t shift,
                           uint32_t *tot_index)
 {
-    if (slots_only(la, vb))
+    if (memberless(la, vb) && process_view(vb->type))
         return thread_slots(la, vm, vb, tot_index);
     const acc *a = &la->total;
     size_t n = 0;
@@ -569,6 +609,12 @@ static bool build_members(dfs_layered *la, views_mem *vm, view_build *vb, const 
     uint32_t *order = member_order(la, vm, vb, run, shift, &pl, &n);
     if (!order)
         return false;
+    if (memberless(la, vb)) {
+        bool ok = summed_slots(la, vb, order, pl, n, tot_index);
+        free(order);
+        free(pl);
+        return ok;
+    }
     vb->members = malloc((n + 1) * sizeof *vb->members);
     bool ok = vb->members != NULL;
     size_t m = 0;
@@ -619,11 +665,6 @@ static double secs(int64_t ns)
 {
     return (double)ns / 1e9;
 }
-
-/* Members are visited in row order, their cells lie anywhere in memory: each family read would
- * wait for memory. Asking for a member's block a few steps ahead overlaps those waits; its head
- * then says which families to ask for (only those are read). */
-enum { PREFETCH_HEAD = 16, PREFETCH_FAMILIES = 8 };
 
 /* Asks for the used families of a block (called where the loop has side effects: a function
  * doing only prefetches counts as pure to the compiler, and its calls are dropped). */
@@ -691,9 +732,9 @@ static void slot_stats(dfs_layered *la, const views_mem *vm, view_build *vb, con
         rowlayer *r = &vb->rl[s];
         if (!r->n)
             continue;
-        int64_t best = 0;
+        int64_t best = r->top;
         unsigned l = (unsigned)(s % NL(la));
-        for (uint32_t i = r->first; !slots_only(la, vb) && i < r->first + r->n; i++) {
+        for (uint32_t i = r->first; !memberless(la, vb) && i < r->first + r->n; i++) {
             lunit *ahead = block_at(la, vb, i + PREFETCH_HEAD);
             if (ahead)
                 __builtin_prefetch(ahead);

@@ -43,8 +43,10 @@ typedef struct fixture {
 } fixture;
 
 /* summaries_only: as for the table output (dfs_layered_options). */
+/* chunk_bytes > 0: the file is read in pieces of that size by two workers, so that a thread's
+ * events of one bin may reach both (two cells of one key, which the views sum). */
 static void analyse_text_as(fixture *f, const char *text, const char *preset, dfs_compat compat, int64_t origin_ns,
-                            const dfs_view_type *views, size_t nviews, bool summaries_only)
+                            const dfs_view_type *views, size_t nviews, bool summaries_only, uint64_t chunk_bytes)
 {
     dfs_preset_error perr;
     f->preset = dfs_preset_load(preset, &perr);
@@ -59,7 +61,7 @@ static void analyse_text_as(fixture *f, const char *text, const char *preset, df
     f->la = dfs_layered_new(&o, err, sizeof err);
     assert_non_null(f->la);
     const char *path = tu_temp_file(".pfw", text, strlen(text));
-    f->run = tu_run(2, 0, 0);
+    f->run = tu_run(2, chunk_bytes, 0);
     assert_int_equal(dfs_run_add_path(f->run, path), DFS_OK);
     dfs_consumer *c[] = {dfs_layered_consumer(f->la)};
     assert_int_equal(dfs_run_read(f->run, c, 1), DFS_EXIT_OK);
@@ -69,7 +71,7 @@ static void analyse_text_as(fixture *f, const char *text, const char *preset, df
 static void analyse_text(fixture *f, const char *text, const char *preset, dfs_compat compat, int64_t origin_ns,
                          const dfs_view_type *views, size_t nviews)
 {
-    analyse_text_as(f, text, preset, compat, origin_ns, views, nviews, false);
+    analyse_text_as(f, text, preset, compat, origin_ns, views, nviews, false, 0);
 }
 
 static void analyse(fixture *f, const char *preset, dfs_compat compat, int64_t origin_ns, const dfs_view_type *views,
@@ -482,42 +484,70 @@ static void assert_same_summary(const dfs_layer_summary *a, const dfs_layer_summ
         assert_true(same_double(x[i], y[i]));
 }
 
+/* Time cells of the merged state whose key another one has too (a member of several cells). */
+static size_t repeated_time_cells(const dfs_layered *la)
+{
+    const acc *a = &la->total;
+    size_t n = 0;
+    for (size_t i = 0; i < a->cell_v.n; i++)
+        for (size_t j = 0; j < i; j++) {
+            const cell_key *x = &a->cell_v.v[i].key, *y = &a->cell_v.v[j].key;
+            if (x->kind == CELL_TIME && y->kind == CELL_TIME && x->layer == y->layer && x->proc == y->proc &&
+                x->axis == y->axis) {
+                n++;
+                break;
+            }
+        }
+    return n;
+}
+
 /* A table run (summaries only, a preset without additional metrics) aggregates only each layer's
  * own family, stages events that differ only in derived metrics as one kind, and measures exact
- * overlap without bins: its summaries must be those of a run that builds every column, in every
- * semantics and view. The traces: the
- * module's, the same on one thread (events of several layer sets in a staged slot), and 20 threads
- * calling 24 functions (each its own derived metric) over 3 seconds. */
+ * overlap without bins, and groups no members (its time view keeps each slot's largest member,
+ * its process views only the totals): its summaries must be those of a run that builds every
+ * column, in every semantics and view. The traces: the module's, the same on one thread (events
+ * of several layer sets in a staged slot), 20 threads calling 24 functions (each its own derived
+ * metric) over 3 seconds, whole and in pieces, and one thread doing the same in pieces. */
 static void test_table_run_skips_derived_families(void **state)
 {
     (void)state;
     static const dfs_view_type views[] = {DFS_VIEW_TIME_RANGE, DFS_VIEW_PROC_NAME, DFS_VIEW_FILE_NAME,
                                           DFS_VIEW_HOST_NAME,  DFS_VIEW_PROC_ID,   DFS_VIEW_THREAD_ID};
     static const dfs_compat modes[] = {DFS_COMPAT_NONE, DFS_COMPAT_DFANALYZER, DFS_COMPAT_DFANALYZER_SUM};
-    size_t cap = 200000, len = 0;
-    char *many = malloc(cap);
+    /* 20 threads (solo: one) calling 24 functions over 3 seconds */
+    char *many = malloc(200000), *solo = malloc(200000);
     assert_non_null(many);
-    len += (size_t)snprintf(many, cap, "[\n");
-    for (int i = 0; i < 20 * 24 * 3; i++)
-        len += (size_t)snprintf(many + len, cap - len,
-                                "{\"name\":\"f%d\",\"cat\":\"x\",\"pid\":1,\"tid\":%d,\"ts\":%d,\"dur\":%d,\"ph\":\"X\"}\n",
-                                i % 24, 1 + i / 24 % 20, 1000000 * (i / 480) + 13 * (i % 480) + 1, 1 + i % 7);
-    snprintf(many + len, cap - len, "]\n");
+    assert_non_null(solo);
+    size_t len[2] = {0, 0};
+    char *texts_of[2] = {many, solo};
+    for (int k = 0; k < 2; k++) {
+        len[k] += (size_t)snprintf(texts_of[k], 200000, "[\n");
+        for (int i = 0; i < 20 * 24 * 3; i++)
+            len[k] += (size_t)snprintf(texts_of[k] + len[k], 200000 - len[k],
+                                       "{\"name\":\"f%d\",\"cat\":\"x\",\"pid\":1,\"tid\":%d,\"ts\":%d,\"dur\":%d,\"ph\":\"X\"}\n",
+                                       i % 24, k ? 1 : 1 + i / 24 % 20, 1000000 * (i / 480) + 13 * (i % 480) + 1, 1 + i % 7);
+        snprintf(texts_of[k] + len[k], 200000 - len[k], "]\n");
+    }
     /* the module's trace on one thread: compute and POSIX calls (kinds of other layers) share it */
     char *one = strdup(trace_text());
     assert_non_null(one);
     for (char *at; (at = strstr(one, "\"tid\":11"));)
         at[7] = '0';
-    const char *texts[] = {trace_text(), one, many};
     char *families = strdup(families_preset(24)); /* (temporary paths are reused after a few) */
     assert_non_null(families);
-    const char *presets[] = {"posix", "dlio", families};
-    const int64_t origins[] = {T0 * 1000, T0 * 1000, 1000}; /* ns: the first event of each */
-    for (size_t t = 0; t < 3; t++)
+    /* the last two in 4 KiB pieces read by two workers: a thread's cell of a bin then comes from
+     * both, and with one thread that member is the bin's largest */
+    const char *texts[] = {trace_text(), one, many, many, solo};
+    const char *presets[] = {"posix", "dlio", families, families, families};
+    const int64_t origins[] = {T0 * 1000, T0 * 1000, 1000, 1000, 1000}; /* ns: the first event of each */
+    const uint64_t chunks[] = {0, 0, 0, 4096, 4096};
+    for (size_t x = 0; x < 5; x++)
         for (size_t m = 0; m < 3; m++) {
             fixture full, table;
-            analyse_text_as(&full, texts[t], presets[t], modes[m], origins[t], views, 6, false);
-            analyse_text_as(&table, texts[t], presets[t], modes[m], origins[t], views, 6, true);
+            uint64_t chunk = chunks[x];
+            analyse_text_as(&full, texts[x], presets[x], modes[m], origins[x], views, 6, false, chunk);
+            analyse_text_as(&table, texts[x], presets[x], modes[m], origins[x], views, 6, true, chunk);
+            assert_true(chunk == 0 || repeated_time_cells(table.la) > 0);
             assert_non_null(full.r);
             assert_non_null(table.r);
             unsigned full_fams = 0, table_fams = 0;
@@ -540,12 +570,13 @@ static void test_table_run_skips_derived_families(void **state)
                 full_bins += dfs_ovl_nbins(full.la->total.ovl.v[p]);
             for (size_t p = 0; p < table.la->total.ovl.n; p++)
                 table_bins += dfs_ovl_nbins(table.la->total.ovl.v[p]);
-            assert_true(modes[m] != DFS_COMPAT_NONE || strcmp(presets[t], "dlio") != 0 || full_bins > 0);
+            assert_true(modes[m] != DFS_COMPAT_NONE || strcmp(presets[x], "dlio") != 0 || full_bins > 0);
             assert_int_equal(table_bins, 0);
             fixture_free(&full);
             fixture_free(&table);
         }
     free(many);
+    free(solo);
     free(one);
     free(families);
 }
