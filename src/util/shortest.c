@@ -109,7 +109,9 @@ static void digits17(double a, char d17[18], int *e17)
         long double whole = floorl(x), frac = x - whole;
         if (fabsl(frac - 0.5L) <= x * 0x1p-62L)
             break;
-        uint64_t d = (uint64_t)whole + (frac > 0.5L);
+        /* whole is an integer below 2^57: llrintl converts it exactly, without the two changes of
+         * the x87 rounding mode that a cast (truncation) costs */
+        uint64_t d = (uint64_t)llrintl(whole) + (frac > 0.5L);
         *e17 = 16 - k;
         if (d == UINT64_C(100000000000000000)) { /* rounded up to the next decade */
             d /= 10;
