@@ -508,6 +508,14 @@ static size_t proc_row(const views_mem *vm, const view_build *vb, uint32_t canon
     return r < vb->nrows ? r : SIZE_MAX;
 }
 
+/* The view's (row, layer) slots, empty. */
+static bool new_slots(const dfs_layered *la, view_build *vb)
+{
+    size_t nslots = vb->nrows * NL(la);
+    vb->rl = calloc(nslots ? nslots : 1, sizeof *vb->rl);
+    return vb->rl != NULL;
+}
+
 /* Reserves the totals of the slots that have members (rl[s].n), as unit indices: they become
  * pointers when vb->tot_units stops growing. */
 static bool slot_totals(dfs_layered *la, view_build *vb, uint32_t *tot_index)
@@ -546,9 +554,7 @@ static bool memberless(const dfs_layered *la, const view_build *vb)
 static bool thread_slots(dfs_layered *la, const views_mem *vm, view_build *vb, uint32_t *tot_index)
 {
     const acc *a = &la->total;
-    size_t nslots = vb->nrows * NL(la);
-    vb->rl = calloc(nslots ? nslots : 1, sizeof *vb->rl);
-    if (!vb->rl)
+    if (!new_slots(la, vb))
         return false;
     for (size_t i = 0; i < a->cell_v.n; i++) {
         const cell *c = &a->cell_v.v[i];
@@ -571,9 +577,7 @@ static bool summed_slots(dfs_layered *la, view_build *vb, const uint32_t *order,
                          uint32_t *tot_index)
 {
     const acc *a = &la->total;
-    size_t nslots = vb->nrows * NL(la);
-    vb->rl = calloc(nslots ? nslots : 1, sizeof *vb->rl);
-    if (!vb->rl)
+    if (!new_slots(la, vb))
         return false;
     for (size_t i = 0; i < n;) {
         placement p = pl[order[i]];
@@ -648,9 +652,7 @@ static bool build_members(dfs_layered *la, views_mem *vm, view_build *vb, const 
     if (!ok)
         return false;
     vb->nmembers = m;
-    size_t nslots = vb->nrows * NL(la);
-    vb->rl = calloc(nslots ? nslots : 1, sizeof *vb->rl);
-    if (!vb->rl)
+    if (!new_slots(la, vb))
         return false;
     for (size_t i = 0; i < m; i++) {
         rowlayer *r = &vb->rl[(size_t)vb->members[i].row * NL(la) + vb->members[i].layer];
@@ -692,7 +694,6 @@ static uint64_t slot_size(const dfs_layered *la, const rowlayer *r, size_t l)
     return la->fam_sized[l][0] ? slot_fam(la, r, l, 0)->size : 0;
 }
 
-
 /* The slots' totals in the time and process views: the sums of their rows' events, kept per bin
  * (CELL_BIN) and per thread (CELL_THREAD) beside the slim time cells. */
 static void totals_from_sums(dfs_layered *la, const views_mem *vm, view_build *vb, int64_t shift)
@@ -723,6 +724,7 @@ static void slot_stats(dfs_layered *la, const views_mem *vm, view_build *vb, con
                        int64_t shift)
 {
     bool sum_mode = la->opt.compat == DFS_COMPAT_DFANALYZER_SUM, file_view = vb->type == DFS_VIEW_FILE_NAME;
+    bool members = !memberless(la, vb); /* otherwise build_members kept each slot's top */
     for (size_t s = 0; s < vb->nrows * NL(la); s++)
         if (vb->rl[s].n) /* no totals otherwise (build_members) */
             vb->rl[s].tot = &vb->tot_units.v[tot_index[s]];
@@ -734,7 +736,7 @@ static void slot_stats(dfs_layered *la, const views_mem *vm, view_build *vb, con
             continue;
         int64_t best = r->top;
         unsigned l = (unsigned)(s % NL(la));
-        for (uint32_t i = r->first; !memberless(la, vb) && i < r->first + r->n; i++) {
+        for (uint32_t i = r->first; members && i < r->first + r->n; i++) {
             lunit *ahead = block_at(la, vb, i + PREFETCH_HEAD);
             if (ahead)
                 __builtin_prefetch(ahead);
