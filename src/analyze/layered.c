@@ -250,9 +250,15 @@ static uint32_t key_index(acc *a, dfs_keymap *map, void *vec_, const proc_key *k
     return idx;
 }
 
+/* The key of e's thread, or with tid 0 of its process. */
+static proc_key key_of(const lev *e, int64_t tid)
+{
+    return (proc_key){.hhash = e->hhash, .host = e->host, .pid = e->pid, .tid = tid};
+}
+
 static uint32_t proc_index(acc *a, const lev *e)
 {
-    proc_key k = {.hhash = e->hhash, .host = e->host, .pid = e->pid, .tid = e->tid};
+    proc_key k = key_of(e, e->tid);
     bool fresh;
     return key_index(a, &a->procs, &a->proc_v, &k, e, &fresh);
 }
@@ -273,15 +279,14 @@ static uint32_t thread_index(worker_state *w, acc *a, const lev *e)
         return t->idx;
     uint32_t idx = proc_index(a, e);
     if (idx != UINT32_MAX)
-        *t = (thread_slot){.key = {.hhash = e->hhash, .host = e->host, .pid = e->pid, .tid = e->tid},
-                           .idx = idx, .used = true};
+        *t = (thread_slot){.key = key_of(e, e->tid), .idx = idx, .used = true};
     return idx;
 }
 
 /* The process (host, pid) of an event: the scope of exact overlap (overlap.md §3.2). */
 static uint32_t process_index(acc *a, const lev *e)
 {
-    proc_key k = {.hhash = e->hhash, .host = e->host, .pid = e->pid};
+    proc_key k = key_of(e, 0);
     bool fresh;
     uint32_t idx = key_index(a, &a->pmap, &a->pproc_v, &k, e, &fresh);
     xstream none = {.mark = dfs_stream_mark_new()};
@@ -373,7 +378,7 @@ static void add_exact(worker_state *w, acc *a, const lev *e, uint64_t layers, ui
         uint32_t proc = process_index(a, e);
         if (proc == UINT32_MAX)
             return;
-        w->last_process = (proc_key){.hhash = e->hhash, .host = e->host, .pid = e->pid};
+        w->last_process = key_of(e, 0);
         w->last_process_idx = proc;
         w->have_last_process = true;
     }
