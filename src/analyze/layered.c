@@ -43,10 +43,13 @@ void dfs_block_init(const dfs_layered *la, unsigned l, lunit *block)
 
 void dfs_cell_init(const dfs_layered *la, uint32_t kind, unsigned l, lunit *block)
 {
-    if (kind == CELL_TIME)
+    if (kind == CELL_TIME) {
         memset(block, 0, la->slim_units[l] * sizeof(lunit));
-    else
-        dfs_block_init(la, l, block);
+        return;
+    }
+    dfs_block_init(la, l, block);
+    if (kind == CELL_BIN)
+        *dfs_bin_members(la, block, l) = (bin_members){0};
 }
 
 void dfs_slim_merge(const dfs_layered *la, lunit *block, unsigned l, unsigned f, const lagg *from)
@@ -163,6 +166,7 @@ void dfs_layered_acc_free(acc *a)
     dfs_layered_rows_free(a);
     dfs_keymap_free(&a->cells);
     dfs_vec_free(&a->cell_v);
+    dfs_vec_free(&a->bin_cells);
     for (size_t i = 0; i < a->pools.n; i++)
         dfs_vec_free(&a->pools.v[i]);
     dfs_vec_free(&a->pools);
@@ -646,6 +650,7 @@ void dfs_layered_merge_counters(acc *into, const acc *from)
     into->layer_events += from->layer_events;
     into->failed |= from->failed;
     into->stream_conflict |= from->stream_conflict;
+    into->cells_repeat |= from->cells_repeat;
     into->flushes += from->flushes;
     if (from->have_time) {
         into->have_time = true;
@@ -656,6 +661,17 @@ void dfs_layered_merge_counters(acc *into, const acc *from)
     }
 }
 
+/* A distinct-file key of the merged state: a file key's thread through the map (time keys stay). */
+static bool file_key_to(dfs_key128 *key, void *procmap)
+{
+    nuniq_key k = dfs_nuniq_decode(*key);
+    if (k.kind != CELL_FILE)
+        return false;
+    k.axis = ((const uint32_t *)procmap)[k.axis];
+    *key = dfs_nuniq_encode(&k);
+    return true;
+}
+
 /* Moves the cells and distinct-file keys of `from` into `into`, with process indices translated
  * through `procmap` (from's index -> into's index). The cells are appended, not looked up: most
  * belong to threads `into` never saw, and a key both hold becomes two cells, which the views sum
@@ -663,11 +679,14 @@ void dfs_layered_merge_counters(acc *into, const acc *from)
 static void merge_cells(acc *into, acc *from, const uint32_t *procmap)
 {
     size_t base = into->pools.n;
+    size_t first_cell = into->cell_v.n;
     if (base + from->pools.n > UINT32_MAX || !dfs_vec_reserve(&into->pools, from->pools.n) ||
-        !dfs_vec_reserve(&into->cell_v, from->cell_v.n)) {
+        !dfs_vec_reserve(&into->cell_v, from->cell_v.n) || !dfs_vec_reserve(&into->bin_cells, from->bin_cells.n)) {
         into->failed = true;
         return;
     }
+    for (size_t i = 0; i < from->bin_cells.n; i++)
+        into->bin_cells.v[into->bin_cells.n++] = (uint32_t)(first_cell + from->bin_cells.v[i]);
     for (size_t i = 0; i < from->pools.n; i++) /* moved: from keeps none */
         into->pools.v[into->pools.n++] = from->pools.v[i];
     from->pools.n = 0;
@@ -677,13 +696,12 @@ static void merge_cells(acc *into, acc *from, const uint32_t *procmap)
         c.pool += (uint32_t)base;
         into->cell_v.v[into->cell_v.n++] = c;
     }
-    for (size_t i = 0; i < from->nuniq.n; i++) { /* translated in place: from keeps nothing */
-        nuniq_key k = dfs_nuniq_decode(from->nuniq.v[i]);
-        if (k.kind == CELL_FILE) {
-            k.axis = procmap[k.axis];
-            from->nuniq.v[i] = dfs_nuniq_encode(&k);
-        }
-    }
+    /* from's keys, sorted in its worker (worker_done), stay a sorted run when its threads keep
+     * their order in into (new threads are numbered in turn): the final compaction then only
+     * merges them in. Into's own tail is merged first, so that the run is all of its tail. */
+    into->failed |= !dfs_sortset_rekey(&from->nuniq, file_key_to, (void *)procmap);
+    if (into->nuniq.sorted != into->nuniq.n && from->nuniq.sorted == from->nuniq.n)
+        into->failed |= !dfs_sortset_compact(&into->nuniq);
     into->failed |= !dfs_sortset_append(&into->nuniq, from->nuniq.v, from->nuniq.n);
     dfs_sortset_free(&from->nuniq);
 }
@@ -720,6 +738,7 @@ uint32_t dfs_layered_add_proc(acc *a, const proc_info *pi, bool process)
     return idx;
 }
 
+/* from's threads as into's (an index map); a thread both know may have cells on both sides. */
 static uint32_t *merge_procs(acc *into, const acc *from)
 {
     uint32_t *map = malloc((from->proc_v.n + 1) * sizeof *map);
@@ -727,12 +746,14 @@ static uint32_t *merge_procs(acc *into, const acc *from)
         into->failed = true;
         return NULL;
     }
+    size_t known = into->proc_v.n;
     for (size_t p = 0; p < from->proc_v.n; p++) {
         map[p] = dfs_layered_add_proc(into, &from->proc_v.v[p], false);
         if (map[p] == UINT32_MAX) {
             free(map);
             return NULL;
         }
+        into->cells_repeat |= map[p] < known;
     }
     return map;
 }
@@ -770,6 +791,19 @@ static bool acc_is_empty(const acc *a)
 {
     return !a->events && !a->no_duration && !a->bad_time && !a->other_phases && !a->proc_v.n && !a->cell_v.n &&
            !a->pproc_v.n && !a->pending.n && !a->nuniq.n && !a->clocks.seen.n && !a->cat_texts.n && !a->failed;
+}
+
+/* In the worker's own thread once it has nothing left to read, beside the workers still reading:
+ * its staged sums go into its cells and its distinct-file keys are sorted, work the merge would
+ * otherwise do one worker after the other. */
+static void worker_done(void *state, const dfs_run *run)
+{
+    (void)run;
+    worker_state *w = state;
+    if (!w)
+        return;
+    dfs_stage_flush(w->la, &w->a, &w->stage);
+    w->a.failed |= !dfs_sortset_compact(&w->a.nuniq);
 }
 
 static void worker_end(void *user, const dfs_run *run, void *state)
@@ -1032,6 +1066,7 @@ dfs_layered *dfs_layered_new(const dfs_layered_options *opt, char *err, size_t e
                                   .want = {.keys = DFS_POSTREAD_KEYS},
                                   .worker_begin = worker_begin,
                                   .on_batch = on_batch,
+                                  .worker_done = worker_done,
                                   .worker_end = worker_end};
     return la;
 }
@@ -1063,6 +1098,7 @@ static bool analyse_pending(dfs_layered *la, const dfs_run *run)
     la->total.streaming = false; /* the engines are finished next: nothing to flush */
     if (!la->total.pending.n)
         return true;
+    la->total.cells_repeat = true; /* their lookups miss the cells merges appended */
     worker_state *w = worker_begin(la);
     if (!w)
         return false;

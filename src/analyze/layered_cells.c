@@ -67,7 +67,8 @@ static bool new_cell(dfs_layered *la, acc *a, const cell_key *k, uint32_t *idx)
         return false;
     }
     cell c = {.key = *k, .agg = (uint32_t)units->n, .pool = (uint32_t)(units - a->pools.v)};
-    if (!dfs_vec_push(&a->cell_v, c)) {
+    if (a->cell_v.n >= UINT32_MAX || !dfs_vec_push(&a->cell_v, c) ||
+        (k->kind == CELL_BIN && !dfs_vec_push(&a->bin_cells, (uint32_t)(a->cell_v.n - 1)))) {
         a->failed = true;
         return false;
     }
@@ -254,6 +255,8 @@ static void flush_slot(dfs_layered *la, acc *a, stage_slot *s)
         lunit *pb = bb ? dfs_layered_cell(la, a, &kp) : NULL;
         if (!pb)
             return; /* out of memory: a->failed is set */
+        const uint64_t *own = dfs_slim(la, tb, l, 0); /* family 0 takes every event */
+        bool fresh = !own[SLIM_COUNT];
         for (unsigned i = 0; i < s->nkinds; i++) {
             const stage_kind *k = &s->kind[i];
             if (!(k->layers >> l & 1))
@@ -265,6 +268,10 @@ static void flush_slot(dfs_layered *la, acc *a, stage_slot *s)
                     dfs_fam_merge(la, pb, l, f, &k->sum);
                 }
         }
+        bin_members *bm = dfs_bin_members(la, bb, l);
+        bm->n += fresh && own[SLIM_COUNT];
+        if ((int64_t)own[SLIM_TIME] > bm->top)
+            bm->top = (int64_t)own[SLIM_TIME];
     }
     s->nkinds = 0;
 }

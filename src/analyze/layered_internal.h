@@ -201,6 +201,7 @@ typedef struct acc {
     time_row_vec bin_rows; /* [layer]: the CELL_BIN cells */
     dfs_keymap cells;       /* cell_key -> index: file cells, and time cells outside their row */
     DFS_VEC(cell) cell_v;
+    DFS_VEC(uint32_t) bin_cells; /* the CELL_BIN cells' indices in cell_v, in order */
     DFS_VEC(unit_pool) pools;
     uint32_t filling[2]; /* index + 1 of the pools being filled with cells and with totals */
     dfs_sortset nuniq; /* nuniq_key */
@@ -214,6 +215,10 @@ typedef struct acc {
     uint64_t budget, since_check, check_every, flushes; /* streaming (layered_exact.c) */
     bool streaming;       /* a worker's state: flush engines behind their watermarks */
     bool stream_conflict; /* a flushed engine met another of its process (a second pass is needed) */
+    /* A key may have several cells: a merge appended cells of a thread both sides knew, or cells
+     * were looked up after a merge (late-resolved events, MPI), which finds none of the appended
+     * ones. Without it, each member of the time view is one cell (layered_views.c). */
+    bool cells_repeat;
     DFS_VEC(lev) pending;
     dfs_keyset fhashes, hhashes, pids;
     DFS_VEC(char *) cat_texts; /* post-read categories seen (auto completeness check) */
@@ -277,9 +282,28 @@ static inline uint64_t *dfs_slim(const dfs_layered *la, lunit *block, unsigned l
 }
 
 /* The units of a cell's block. */
+/* What a bin's totals (CELL_BIN) keep after their families, for a time view whose members are
+ * single cells (layered_views.c): how many time cells of the (layer, bin) have events, and the
+ * largest of their times (family 0), kept up to date as the cells are. They count the worker's
+ * own cells, so they add up over workers only while no member may be split between them
+ * (acc.cells_repeat). */
+typedef struct bin_members {
+    uint64_t n;
+    int64_t top;
+} bin_members;
+
+#define BIN_MEMBERS_UNITS (sizeof(bin_members) / sizeof(lunit))
+
 static inline uint32_t dfs_cell_units(const dfs_layered *la, uint32_t kind, unsigned l)
 {
-    return kind == CELL_TIME ? la->slim_units[l] : la->block_units[l];
+    if (kind == CELL_TIME)
+        return la->slim_units[l];
+    return la->block_units[l] + (kind == CELL_BIN ? (uint32_t)BIN_MEMBERS_UNITS : 0);
+}
+
+static inline bin_members *dfs_bin_members(const dfs_layered *la, lunit *block, unsigned l)
+{
+    return (bin_members *)(void *)(block + la->block_units[l]);
 }
 
 /* The families of a block that hold anything (block_head). */

@@ -228,6 +228,7 @@ static bool nuniq_layers_valid(const dfs_layered *la, const nuniq_key *k)
 
 static bool merge_cells(merging *m)
 {
+    m->into->cells_repeat = true; /* its lookups miss the cells local merges appended */
     size_t n = dfs_unpack_count(m->r, 8);
     for (size_t i = 0; i < n; i++)
         if (!merge_cell(m))

@@ -8,6 +8,7 @@
  * time_sum in process views; in the dfanalyzer-sum semantics it is always time_sum. */
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -218,6 +219,13 @@ static bool dense_span(uint64_t span, size_t nbins)
     return span && span <= BIN_TABLE_SLACK * (uint64_t)nbins + BIN_TABLE_MIN;
 }
 
+/* The bin of the i-th bin total: the bins of the time cells, since a time cell is made with the
+ * totals of its bin (layered_cells.c), and there are far fewer totals than time cells. */
+static int64_t total_bin(const acc *a, size_t i, int64_t shift)
+{
+    return a->cell_v.v[a->bin_cells.v[i]].key.axis + shift;
+}
+
 /* The distinct bins of the time cells, all in [lo, lo + span), by marking them in a bitmap over
  * the span: the bins of a trace are mostly dense, and this is two linear passes. NULL when out of
  * memory. */
@@ -226,11 +234,10 @@ static int64_t *marked_bins(const acc *a, int64_t shift, int64_t lo, uint64_t sp
     uint64_t *seen = calloc(span / 64 + 1, sizeof *seen);
     if (!seen)
         return NULL;
-    for (size_t i = 0; i < a->cell_v.n; i++)
-        if (a->cell_v.v[i].key.kind == CELL_TIME) {
-            uint64_t d = (uint64_t)(a->cell_v.v[i].key.axis + shift) - (uint64_t)lo;
-            seen[d / 64] |= UINT64_C(1) << (d % 64);
-        }
+    for (size_t i = 0; i < a->bin_cells.n; i++) {
+        uint64_t d = (uint64_t)total_bin(a, i, shift) - (uint64_t)lo;
+        seen[d / 64] |= UINT64_C(1) << (d % 64);
+    }
     size_t n = 0;
     for (uint64_t w = 0; w <= span / 64; w++)
         for (uint64_t m = seen[w]; m; m &= m - 1)
@@ -244,14 +251,13 @@ static int64_t *marked_bins(const acc *a, int64_t shift, int64_t lo, uint64_t sp
  * too sparse for a bitmap. */
 static int64_t *sorted_bins(const acc *a, int64_t shift, int64_t *bins, size_t *count)
 {
-    dfs_key128 *keys = malloc(2 * (a->cell_v.n + 1) * sizeof *keys);
+    size_t n = a->bin_cells.n;
+    dfs_key128 *keys = malloc(2 * (n + 1) * sizeof *keys);
     if (!keys)
         return NULL;
-    size_t n = 0;
-    for (size_t i = 0; i < a->cell_v.n; i++)
-        if (a->cell_v.v[i].key.kind == CELL_TIME)
-            keys[n++] = (dfs_key128){(uint64_t)(a->cell_v.v[i].key.axis + shift) ^ UINT64_C(1) << 63, 0};
-    dfs_sort128(keys, keys + a->cell_v.n + 1, n, 0);
+    for (size_t i = 0; i < n; i++)
+        keys[i] = (dfs_key128){(uint64_t)total_bin(a, i, shift) ^ UINT64_C(1) << 63, 0};
+    dfs_sort128(keys, keys + n + 1, n, 0);
     n = dfs_unique128(keys, n);
     for (size_t i = 0; i < n; i++)
         bins[i] = (int64_t)(keys[i].hi ^ UINT64_C(1) << 63);
@@ -263,17 +269,15 @@ static int64_t *sorted_bins(const acc *a, int64_t shift, int64_t *bins, size_t *
 /* The distinct time bins of the time cells, in order. */
 static int64_t *distinct_bins(const acc *a, int64_t shift, size_t *count)
 {
-    int64_t *bins = malloc((a->cell_v.n + 1) * sizeof *bins), lo = INT64_MAX, hi = INT64_MIN;
+    int64_t *bins = malloc((a->bin_cells.n + 1) * sizeof *bins), lo = INT64_MAX, hi = INT64_MIN;
     if (!bins)
         return NULL;
-    size_t ntime = 0;
-    for (size_t i = 0; i < a->cell_v.n; i++)
-        if (a->cell_v.v[i].key.kind == CELL_TIME) {
-            int64_t b = a->cell_v.v[i].key.axis + shift;
-            lo = b < lo ? b : lo;
-            hi = b > hi ? b : hi;
-            ntime++;
-        }
+    size_t ntime = a->bin_cells.n;
+    for (size_t i = 0; i < ntime; i++) {
+        int64_t b = total_bin(a, i, shift);
+        lo = b < lo ? b : lo;
+        hi = b > hi ? b : hi;
+    }
     if (!ntime) {
         *count = 0;
         return bins;
@@ -600,6 +604,43 @@ static bool summed_slots(dfs_layered *la, view_build *vb, const uint32_t *order,
     return slot_totals(la, vb, tot_index);
 }
 
+/* Whether every member of the time view is a single cell: no key has several cells, and no two
+ * threads share a canonical name (a thread under two spellings of its host). */
+static bool single_cell_members(const dfs_layered *la, const views_mem *vm)
+{
+    return !la->total.cells_repeat && vm->nprocs == la->total.proc_v.n;
+}
+
+/* The (row, layer) slot of a bin's totals in the time view; NULL when the bin is no row. */
+static rowlayer *bin_slot(const dfs_layered *la, const views_mem *vm, view_build *vb, const cell *c, int64_t shift)
+{
+    int64_t bin = c->key.axis + shift;
+    size_t row = bin_index(vm, bin);
+    return row < vb->nrows && vb->row_bins[row] == bin ? &vb->rl[row * NL(la) + c->key.layer] : NULL;
+}
+
+/* The slots of a memberless time view whose members are single cells: what summed_slots keeps
+ * from the members, read from the bins' totals, which kept it as the time cells were updated
+ * (bin_members): a pass over the bins instead of one over every time cell. */
+static bool direct_slots(dfs_layered *la, const views_mem *vm, view_build *vb, int64_t shift, uint32_t *tot_index)
+{
+    const acc *a = &la->total;
+    if (!new_slots(la, vb))
+        return false;
+    for (size_t i = 0; i < a->bin_cells.n; i++) {
+        const cell *c = &a->cell_v.v[a->bin_cells.v[i]];
+        rowlayer *r = bin_slot(la, vm, vb, c, shift);
+        if (!r)
+            continue;
+        const bin_members *bm = dfs_bin_members(la, dfs_cell_block(a, c), c->key.layer);
+        r->n += bm->n; /* every time cell holds events: each member counts as a process */
+        r->nprocs += bm->n;
+        if (bm->top > r->top)
+            r->top = bm->top;
+    }
+    return slot_totals(la, vb, tot_index);
+}
+
 /* Groups the cells of the view into members, and the members into (row, layer) slots, with their
  * totals (slot_totals); a memberless view keeps only what its summaries read of the members. */
 static bool build_members(dfs_layered *la, views_mem *vm, view_build *vb, const dfs_run *run, int64_t shift,
@@ -607,6 +648,8 @@ static bool build_members(dfs_layered *la, views_mem *vm, view_build *vb, const 
 {
     if (memberless(la, vb) && process_view(vb->type))
         return thread_slots(la, vm, vb, tot_index);
+    if (memberless(la, vb) && vb->type == DFS_VIEW_TIME_RANGE && single_cell_members(la, vm))
+        return direct_slots(la, vm, vb, shift, tot_index);
     const acc *a = &la->total;
     size_t n = 0;
     placement *pl = NULL;
@@ -699,22 +742,22 @@ static uint64_t slot_size(const dfs_layered *la, const rowlayer *r, size_t l)
 static void totals_from_sums(dfs_layered *la, const views_mem *vm, view_build *vb, int64_t shift)
 {
     const acc *a = &la->total;
-    uint32_t kind = vb->type == DFS_VIEW_TIME_RANGE ? CELL_BIN : CELL_THREAD;
+    if (vb->type == DFS_VIEW_TIME_RANGE) {
+        for (size_t i = 0; i < a->bin_cells.n; i++) {
+            const cell *c = &a->cell_v.v[a->bin_cells.v[i]];
+            rowlayer *r = bin_slot(la, vm, vb, c, shift);
+            if (r && r->tot) /* (a slot without members has no totals, and no events) */
+                dfs_block_merge(la, c->key.layer, r->tot, dfs_cell_block(a, c));
+        }
+        return;
+    }
     for (size_t i = 0; i < a->cell_v.n; i++) {
         const cell *c = &a->cell_v.v[i];
-        if (c->key.kind != kind)
+        if (c->key.kind != CELL_THREAD)
             continue;
-        size_t row;
-        if (kind == CELL_BIN) {
-            int64_t bin = c->key.axis + shift;
-            row = bin_index(vm, bin);
-            if (row < vb->nrows && vb->row_bins[row] != bin)
-                continue;
-        } else {
-            row = proc_row(vm, vb, vm->canon[c->key.proc]);
-        }
+        size_t row = proc_row(vm, vb, vm->canon[c->key.proc]);
         rowlayer *r = row < vb->nrows ? &vb->rl[row * NL(la) + c->key.layer] : NULL;
-        if (r && r->tot) /* (a slot without members has no totals, and no events) */
+        if (r && r->tot)
             dfs_block_merge(la, c->key.layer, r->tot, dfs_cell_block(a, c));
     }
 }
@@ -1343,7 +1386,8 @@ static bool emit_columns(dfs_layered *la, view_build *vb)
 
 /* ----- assembly ------------------------------------------------------------------------------ */
 
-static bool build_view(dfs_layered *la, views_mem *vm, view_build *vb, const dfs_run *run, int64_t shift)
+/* A view's first half, from the merged cells alone: its rows, members and slot statistics. */
+static bool view_members(dfs_layered *la, views_mem *vm, view_build *vb, const dfs_run *run, int64_t shift)
 {
     bool ok;
     switch (vb->type) {
@@ -1360,14 +1404,18 @@ static bool build_view(dfs_layered *la, views_mem *vm, view_build *vb, const dfs
     size_t nslots = vb->nrows * NL(la);
     uint32_t *tot_index = malloc((nslots + 1) * sizeof *tot_index);
     ok = ok && tot_index && build_members(la, vm, vb, run, shift, tot_index);
-    if (ok) {
+    if (ok)
         slot_stats(la, vm, vb, tot_index, shift);
-        ok = count_files(la, vm, vb, shift);
-        exact_rows(la, vm, vb, run, shift);
-    }
     free(tot_index);
-    if (!ok)
+    return ok;
+}
+
+/* Its second half, once the distinct-file keys are compacted and the engines finished. */
+static bool view_rest(dfs_layered *la, views_mem *vm, view_build *vb, const dfs_run *run, int64_t shift)
+{
+    if (!count_files(la, vm, vb, shift))
         return false;
+    exact_rows(la, vm, vb, run, shift);
     int compute = layer_named(la, "compute");
     vb->summary = calloc(NL(la) + 1, sizeof *vb->summary);
     if (!vb->summary)
@@ -1379,23 +1427,48 @@ static bool build_view(dfs_layered *la, views_mem *vm, view_build *vb, const dfs
     return emit_columns(la, vb);
 }
 
-/* Views are independent once the cells are merged and the shared tables (canonical processes,
- * bins, distinct-file keys) are built: each reads those and writes only its own view_build, so
- * workers build them side by side, worker w taking views w, w + n, w + 2n, ... */
-typedef struct view_worker {
+/* The finishing steps after the merge run as jobs that workers take in turn, in two stages.
+ * Stage 1 holds what reads only the merged cells and what stage 2 waits for: each view's first
+ * half, the compaction of the distinct-file keys, and each process's last engine flush (often
+ * most of its work). Stage 2 holds each view's second half. A job writes only its own view, set
+ * or engine, and reads what no job of its stage writes. The largest jobs (the views, then the
+ * keys) come first, so that the many small ones fill in behind them: the time view's members
+ * and the keys' sort, the two largest, then run side by side. */
+typedef struct finish_plan {
     dfs_layered *la;
     views_mem *vm;
     const dfs_run *run;
     int64_t shift;
-    size_t first, step;
-    bool ok;
-} view_worker;
+    int stage;
+    atomic_size_t next;
+    atomic_bool failed;
+} finish_plan;
 
-static void *build_views_of(void *arg)
+static size_t stage_jobs(const finish_plan *p)
 {
-    view_worker *w = arg;
-    for (size_t v = w->first; v < w->vm->nviews && w->ok; v += w->step)
-        w->ok = build_view(w->la, w->vm, &w->vm->views[v], w->run, w->shift);
+    return p->stage == 1 ? p->vm->nviews + 1 + p->la->total.ovl.n : p->vm->nviews;
+}
+
+static bool run_job(finish_plan *p, size_t j)
+{
+    views_mem *vm = p->vm;
+    acc *a = &p->la->total;
+    if (j < vm->nviews)
+        return p->stage == 1 ? view_members(p->la, vm, &vm->views[j], p->run, p->shift)
+                             : view_rest(p->la, vm, &vm->views[j], p->run, p->shift);
+    if (j == vm->nviews)
+        return dfs_sortset_compact(&a->nuniq);
+    dfs_ovl *o = a->ovl.v[j - vm->nviews - 1];
+    return !o || dfs_ovl_finish(o);
+}
+
+static void *finish_worker(void *arg)
+{
+    finish_plan *p = *(finish_plan **)arg;
+    size_t j;
+    while (!atomic_load(&p->failed) && (j = atomic_fetch_add(&p->next, 1)) < stage_jobs(p))
+        if (!run_job(p, j))
+            atomic_store(&p->failed, true);
     return NULL;
 }
 
@@ -1429,50 +1502,16 @@ static size_t workers_for(const dfs_run *run, size_t jobs)
     return n < 1 ? 1 : n;
 }
 
-static bool build_all_views(dfs_layered *la, views_mem *vm, const dfs_run *run, int64_t shift)
+static bool run_stage(finish_plan *p, int stage)
 {
-    size_t n = workers_for(run, vm->nviews);
-    view_worker w[MAX_WORKERS];
+    p->stage = stage;
+    atomic_store(&p->next, 0);
+    finish_plan *w[MAX_WORKERS];
+    size_t n = workers_for(p->run, stage_jobs(p));
     for (size_t i = 0; i < n; i++)
-        w[i] = (view_worker){la, vm, run, shift, i, n, true};
-    run_workers(build_views_of, w, sizeof *w, n);
-    bool ok = true;
-    for (size_t i = 0; i < n; i++)
-        ok &= w[i].ok;
-    return ok;
-}
-
-/* What every view reads first, independent jobs run side by side: job 0 sorts the distinct-file
- * keys, job 1 + p finishes process p's exact engine (its last flush, often most of its work). */
-typedef struct finish_worker {
-    acc *a;
-    size_t first, step;
-    bool ok;
-} finish_worker;
-
-static void *finish_jobs(void *arg)
-{
-    finish_worker *w = arg;
-    for (size_t j = w->first; j <= w->a->ovl.n && w->ok; j += w->step) {
-        if (j == 0)
-            w->ok = dfs_sortset_compact(&w->a->nuniq);
-        else if (w->a->ovl.v[j - 1])
-            w->ok = dfs_ovl_finish(w->a->ovl.v[j - 1]);
-    }
-    return NULL;
-}
-
-static bool finish_inputs(dfs_layered *la, const dfs_run *run)
-{
-    size_t n = workers_for(run, la->total.ovl.n + 1);
-    finish_worker w[MAX_WORKERS];
-    for (size_t i = 0; i < n; i++)
-        w[i] = (finish_worker){&la->total, i, n, true};
-    run_workers(finish_jobs, w, sizeof *w, n);
-    bool ok = true;
-    for (size_t i = 0; i < n; i++)
-        ok &= w[i].ok;
-    return ok;
+        w[i] = p;
+    run_workers(finish_worker, w, sizeof *w, n);
+    return !atomic_load(&p->failed);
 }
 
 static void view_totals(const dfs_layered *la, const views_mem *vm, dfs_view_result *r)
@@ -1524,8 +1563,6 @@ bool dfs_layered_build_views(dfs_layered *la, const dfs_run *run, int64_t shift)
     if (!vm)
         return false;
     la->views_mem = vm;
-    if (!finish_inputs(la, run))
-        return false;
     if (!canonical_procs(la, vm, run) || !(vm->bins = distinct_bins(&la->total, shift, &vm->nbins)) ||
         !bin_table(vm))
         return false;
@@ -1536,7 +1573,10 @@ bool dfs_layered_build_views(dfs_layered *la, const dfs_run *run, int64_t shift)
     for (size_t v = 0; v < la->opt.norder; v++)
         vm->views[v].type = la->opt.order[v];
     vm->nviews = la->opt.norder;
-    if (!build_all_views(la, vm, run, shift))
+    finish_plan plan = {.la = la, .vm = vm, .run = run, .shift = shift};
+    atomic_init(&plan.next, 0);
+    atomic_init(&plan.failed, false);
+    if (!run_stage(&plan, 1) || !run_stage(&plan, 2))
         return false;
     raw_result(la, vm);
     for (size_t v = 0; v < vm->nviews; v++) {

@@ -90,6 +90,39 @@ bool dfs_sortset_append(dfs_sortset *s, const dfs_key128 *keys, size_t n)
     return true;
 }
 
+bool dfs_sortset_rekey(dfs_sortset *s, bool (*rekey)(dfs_key128 *k, void *ctx), void *ctx)
+{
+    bool compacted = s->sorted == s->n;
+    dfs_key128 *moved = compacted ? malloc((s->n + 1) * sizeof *moved) : NULL;
+    size_t kept = 0, nmoved = 0;
+    bool in_order = true;
+    for (size_t i = 0; i < s->n; i++) {
+        dfs_key128 k = s->v[i];
+        if (!rekey(&k, ctx)) {
+            s->v[kept++] = k;
+            continue;
+        }
+        if (moved) {
+            in_order &= !nmoved || cmp128(&moved[nmoved - 1], &k) < 0;
+            moved[nmoved++] = k;
+        } else {
+            s->v[i] = k;
+        }
+    }
+    if (!moved) {
+        s->sorted = 0;
+        return !compacted;
+    }
+    /* v[0..kept) holds the unchanged keys, still in order */
+    if (in_order)
+        merge_back(s->v, kept, moved, nmoved);
+    else
+        memcpy(s->v + kept, moved, nmoved * sizeof *moved);
+    s->sorted = in_order ? s->n : 0;
+    free(moved);
+    return true;
+}
+
 size_t dfs_sortset_count(dfs_sortset *s)
 {
     return dfs_sortset_compact(s) ? s->n : SIZE_MAX;

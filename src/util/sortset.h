@@ -29,6 +29,12 @@ bool dfs_sortset_add(dfs_sortset *s, dfs_key128 k);
 bool dfs_sortset_append(dfs_sortset *s, const dfs_key128 *keys, size_t n);
 /* Sorts and deduplicates everything: afterwards v[0..n) are the distinct keys in order. */
 bool dfs_sortset_compact(dfs_sortset *s);
+/* Rewrites keys in place: rekey changes a key (and returns true) or leaves it (false); the keys
+ * must stay distinct. A compacted set stays compacted when the changed keys are still in order
+ * among themselves (checked, not trusted): they and the unchanged ones are two sorted runs, merged
+ * back into one. Otherwise the keys are left for the next compaction to sort. false when out of
+ * memory (the keys are rewritten all the same, and left for the next compaction). */
+bool dfs_sortset_rekey(dfs_sortset *s, bool (*rekey)(dfs_key128 *k, void *ctx), void *ctx);
 /* The number of distinct keys (compacts first; SIZE_MAX when out of memory). */
 size_t dfs_sortset_count(dfs_sortset *s);
 #endif

@@ -45,8 +45,9 @@ typedef struct fixture {
 /* summaries_only: as for the table output (dfs_layered_options). */
 /* chunk_bytes > 0: the file is read in pieces of that size by two workers, so that a thread's
  * events of one bin may reach both (two cells of one key, which the views sum). */
-static void analyse_text_as(fixture *f, const char *text, const char *preset, dfs_compat compat, int64_t origin_ns,
-                            const dfs_view_type *views, size_t nviews, bool summaries_only, uint64_t chunk_bytes)
+/* The fixture's preset and analysis (views in that order, bins of 1 s). */
+static void new_analysis(fixture *f, const char *preset, dfs_compat compat, int64_t origin_ns,
+                         const dfs_view_type *views, size_t nviews, bool summaries_only)
 {
     dfs_preset_error perr;
     f->preset = dfs_preset_load(preset, &perr);
@@ -60,6 +61,12 @@ static void analyse_text_as(fixture *f, const char *text, const char *preset, df
     char err[256];
     f->la = dfs_layered_new(&o, err, sizeof err);
     assert_non_null(f->la);
+}
+
+static void analyse_text_as(fixture *f, const char *text, const char *preset, dfs_compat compat, int64_t origin_ns,
+                            const dfs_view_type *views, size_t nviews, bool summaries_only, uint64_t chunk_bytes)
+{
+    new_analysis(f, preset, compat, origin_ns, views, nviews, summaries_only);
     const char *path = tu_temp_file(".pfw", text, strlen(text));
     f->run = tu_run(2, chunk_bytes, 0);
     assert_int_equal(dfs_run_add_path(f->run, path), DFS_OK);
@@ -566,6 +573,110 @@ static void test_table_run_skips_derived_families(void **state)
     free(families);
 }
 
+/* A consumer that gives each input file a worker state of its own, as if each had been read by a
+ * worker of its own, whatever the pipeline's workers (one, so the states are used one at a time):
+ * a thread written to two files then meets the merge every time, not when the scheduler says. */
+typedef struct state_per_file {
+    dfs_consumer *inner;
+    void *state[4];
+} state_per_file;
+
+static void *spf_begin(void *user)
+{
+    return user;
+}
+
+static void spf_batch(void *worker_state, const dfs_run *run, const dfs_batch *batch)
+{
+    state_per_file *s = worker_state;
+    assert_true(batch->file < 4);
+    if (!s->state[batch->file])
+        s->state[batch->file] = s->inner->worker_begin(s->inner->user);
+    s->inner->on_batch(s->state[batch->file], run, batch);
+}
+
+static void spf_end(void *user, const dfs_run *run, void *worker_state)
+{
+    (void)worker_state;
+    state_per_file *s = user;
+    for (size_t i = 0; i < 4; i++)
+        if (s->state[i]) {
+            if (s->inner->worker_done)
+                s->inner->worker_done(s->state[i], run);
+            s->inner->worker_end(s->inner->user, run, s->state[i]);
+        }
+}
+
+/* Analyses the texts as files, each with a worker state of its own (state_per_file). */
+static void analyse_files_apart(fixture *f, const char *const *texts, size_t n, const char *preset, dfs_compat compat,
+                                int64_t origin_ns, const dfs_view_type *views, size_t nviews, bool summaries_only)
+{
+    new_analysis(f, preset, compat, origin_ns, views, nviews, summaries_only);
+    f->run = tu_run(1, 0, 0);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(dfs_run_add_path(f->run, tu_temp_file(".pfw", texts[i], strlen(texts[i]))), DFS_OK);
+    state_per_file spf = {.inner = dfs_layered_consumer(f->la)};
+    dfs_consumer wrap = {.user = &spf, .want = spf.inner->want, .worker_begin = spf_begin, .on_batch = spf_batch,
+                         .worker_end = spf_end};
+    dfs_consumer *c[] = {&wrap};
+    assert_int_equal(dfs_run_read(f->run, c, 1), DFS_EXIT_OK);
+    f->r = dfs_layered_finish(f->la, f->run);
+}
+
+/* A table run's time view takes each member's time straight from its cell when no member can be
+ * several cells. Two files of one thread, each merged from a state of its own, give every
+ * (layer, bin) of the thread two cells: the merge must say so, and the summaries must stay those
+ * of a run that builds the columns (which groups the cells into members). Two files of two
+ * threads share nothing: every member stays one cell. In the third case the first file's events
+ * name a file that only the second defines: they wait for the end, unseen by the merge (which
+ * then meets the thread once), and are looked up in the merged state, which misses the cells the
+ * merge appended. */
+static void test_merged_thread_cells_repeat(void **state)
+{
+    (void)state;
+    static const dfs_view_type views[] = {DFS_VIEW_TIME_RANGE, DFS_VIEW_PROC_NAME, DFS_VIEW_FILE_NAME,
+                                          DFS_VIEW_HOST_NAME,  DFS_VIEW_PROC_ID,   DFS_VIEW_THREAD_ID};
+    static const dfs_compat modes[] = {DFS_COMPAT_NONE, DFS_COMPAT_DFANALYZER, DFS_COMPAT_DFANALYZER_SUM};
+    char *families = strdup(families_preset(24));
+    assert_non_null(families);
+    for (int shared = 0; shared < 3; shared++) { /* two threads, one thread, one thread and late names */
+        char *text[2];
+        for (int k = 0; k < 2; k++) { /* the events of one thread over 3 seconds, every other one in each file */
+            text[k] = malloc(120000);
+            assert_non_null(text[k]);
+            size_t len = (size_t)snprintf(text[k], 120000, "[\n");
+            if (k == 1)
+                len += (size_t)snprintf(text[k] + len, 120000 - len,
+                                        "{\"name\":\"FH\",\"cat\":\"dftracer\",\"pid\":1,\"tid\":1,\"ph\":\"M\","
+                                        "\"args\":{\"name\":\"/data/a\",\"value\":100}}\n");
+            for (int i = k; i < 24 * 3 * 8; i += 2)
+                len += (size_t)snprintf(text[k] + len, 120000 - len,
+                                        "{\"name\":\"f%d\",\"cat\":\"x\",\"pid\":1,\"tid\":%d,\"ts\":%d,\"dur\":%d,\"ph\":\"X\"%s}\n",
+                                        i % 24, shared || k == 0 ? 1 : 2, 1000000 * (i / 192) + 13 * (i % 192) + 1,
+                                        1 + i % 7, shared == 2 && k == 0 ? ",\"args\":{\"fhash\":100}" : "");
+            snprintf(text[k] + len, 120000 - len, "]\n");
+        }
+        for (size_t m = 0; m < 3; m++) {
+            fixture full, table;
+            const char *texts[] = {text[0], text[1]};
+            analyse_files_apart(&full, texts, 2, families, modes[m], 1000, views, 6, false);
+            analyse_files_apart(&table, texts, 2, families, modes[m], 1000, views, 6, true);
+            assert_non_null(full.r);
+            assert_non_null(table.r);
+            assert_int_equal(table.la->total.cells_repeat, shared > 0);
+            assert_int_equal(table.la->total.proc_v.n, shared ? 1 : 2);
+            for (size_t v = 0; v < 6; v++)
+                for (size_t l = 0; l < full.r->nlayers; l++)
+                    assert_same_summary(&full.r->views[v].layers[l], &table.r->views[v].layers[l]);
+            fixture_free(&full);
+            fixture_free(&table);
+        }
+        free(text[0]);
+        free(text[1]);
+    }
+    free(families);
+}
+
 /* The rows of the time and process views take their totals from per-bin and per-thread sums kept
  * beside the slim time cells, their distributions over members from the time cells: both must
  * agree, also for a thread that comes back to a bin it left (its cells are then added to twice). */
@@ -784,6 +895,7 @@ int main(void)
         cmocka_unit_test(test_staging_many_threads_and_kinds),
         cmocka_unit_test(test_row_totals_by_bin_and_thread),
         cmocka_unit_test(test_table_run_skips_derived_families),
+        cmocka_unit_test(test_merged_thread_cells_repeat),
         cmocka_unit_test(test_cells_over_several_pools),
         cmocka_unit_test(test_distinct_files_over_layer_groups),
         cmocka_unit_test(test_stream_watermark),

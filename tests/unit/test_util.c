@@ -350,6 +350,47 @@ static void sortset_append_merges_two_sets(void **state)
     dfs_sortset_free(&b);
 }
 
+/* Keys lo = 1 are moved by rekey_add (hi + the context), the others stay. */
+static bool rekey_add(dfs_key128 *k, void *ctx)
+{
+    if (k->lo != 1)
+        return false;
+    k->hi += *(const uint64_t *)ctx;
+    return true;
+}
+
+/* Rekeying keeps a compacted set compacted when the moved keys keep their order among themselves
+ * (a shift, merged back among the others), and leaves it for the next compaction otherwise (a
+ * shift that wraps some keys around) or when it was not compacted; the keys are the same. */
+static void sortset_rekey_keeps_order_where_it_can(void **state)
+{
+    (void)state;
+    const uint64_t shifts[] = {25, UINT64_MAX - 9}; /* the second: hi - 10, hi < 10 wrapping around */
+    for (int c = 0; c < 3; c++) {
+        dfs_sortset s;
+        dfs_sortset_init(&s);
+        for (uint64_t i = 0; i < 60; i++) /* hi 0..29 twice: lo 0 stays, lo 1 moves */
+            assert_true(dfs_sortset_add(&s, (dfs_key128){i % 30, i / 30}));
+        if (c < 2)
+            assert_int_equal(dfs_sortset_count(&s), 60);
+        uint64_t shift = shifts[c == 1];
+        assert_true(dfs_sortset_rekey(&s, rekey_add, &shift));
+        assert_int_equal(s.n, 60);
+        assert_int_equal(s.sorted, c == 0 ? 60 : 0); /* kept only for the compacted set and the shift */
+        assert_int_equal(dfs_sortset_count(&s), 60);
+        for (size_t i = 1; i < s.n; i++)
+            assert_true(cmp_key128(&s.v[i - 1], &s.v[i]) < 0);
+        size_t moved = 0;
+        for (size_t i = 0; i < s.n; i++) {
+            moved += s.v[i].lo == 1;
+            if (s.v[i].lo == 1)
+                assert_true(c == 1 ? s.v[i].hi < 20 || s.v[i].hi >= UINT64_MAX - 9 : s.v[i].hi >= 25 && s.v[i].hi < 55);
+        }
+        assert_int_equal(moved, 30);
+        dfs_sortset_free(&s);
+    }
+}
+
 /* Many distinct keys in random order come out exact and sorted, in an array within a small
  * factor of them, and so does a tail longer than the set appended at once (a worker's set merged
  * in), repeats and all. */
@@ -481,6 +522,7 @@ int main(void)
         cmocka_unit_test(sort128_keeps_payload_order),
         cmocka_unit_test(sortset_counts_distinct_keys_in_bounded_memory),
         cmocka_unit_test(sortset_append_merges_two_sets),
+        cmocka_unit_test(sortset_rekey_keeps_order_where_it_can),
         cmocka_unit_test(sortset_compacts_random_keys_and_long_tails),
         cmocka_unit_test(idtab_pages_items_by_id),
     };
