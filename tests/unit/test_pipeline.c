@@ -11,6 +11,9 @@
 
 #include "testutil.h"
 
+#include "read/run.h"
+#include "util/strtab.h"
+
 /* A consumer that fingerprints everything it is given; the sum is order independent. */
 typedef struct fingerprint {
     uint64_t events, sum_ts, sum_offset, sum_name_len, complete;
@@ -389,6 +392,47 @@ static void hashes_resolve_across_chunks_and_files(void **state)
     }
 }
 
+/* A fold indexes a file's definitions for late resolution: each (kind, hash)'s in file order, so
+ * that a reference finds the nearest definition before it. Streams fold in order, so their
+ * definitions come in file order (the sort that keeps it then needs no comparison); definitions
+ * that do not (streams folded out of order) are sorted by offset as well. */
+static void folded_definitions_resolve_by_position(void **state)
+{
+    (void)state;
+    char path[300];
+    snprintf(path, sizeof path, "%s/defs.pfw", tmpdir);
+    FILE *f = fopen(path, "w");
+    fprintf(f, "[\n]\n");
+    fclose(f);
+    for (int order = 0; order < 2; order++) {
+        dfs_run *run = tu_run(1, 0, 0);
+        assert_int_equal(dfs_run_add_path(run, path), DFS_OK);
+        dfs_stream a, b;
+        dfs_stream_init(&a, 0, 0, 4);
+        dfs_stream_init(&b, 0, 1, 4);
+        const char *names[] = {"/one", "/two", "/three", "/host"};
+        dfs_str s[4];
+        for (int i = 0; i < 4; i++)
+            s[i] = dfs_strtab_intern(run->strs, names[i], strlen(names[i]));
+        dfs_stream_define(&a, DFS_HASH_FILE, 5, s[0], 100, 2);
+        dfs_stream_define(&a, DFS_HASH_HOST, 5, s[3], 150, 3); /* the same hash, another kind */
+        dfs_stream_define(&a, DFS_HASH_FILE, 9, s[2], 200, 4);
+        dfs_stream_define(&b, DFS_HASH_FILE, 5, s[1], 500, 1);
+        dfs_stream *streams[2] = {order ? &b : &a, order ? &a : &b}; /* order 1: the later stream first */
+        dfs_run_fold_file(run, 0, streams, 2);
+        size_t len;
+        assert_string_equal(dfs_str_get(run, dfs_run_resolve_hash(run, DFS_HASH_FILE, 0, 50, 5), &len), "/one");
+        assert_string_equal(dfs_str_get(run, dfs_run_resolve_hash(run, DFS_HASH_FILE, 0, 300, 5), &len), "/one");
+        assert_string_equal(dfs_str_get(run, dfs_run_resolve_hash(run, DFS_HASH_FILE, 0, 600, 5), &len), "/two");
+        assert_string_equal(dfs_str_get(run, dfs_run_resolve_hash(run, DFS_HASH_HOST, 0, 600, 5), &len), "/host");
+        assert_string_equal(dfs_str_get(run, dfs_run_resolve_hash(run, DFS_HASH_FILE, 0, 0, 9), &len), "/three");
+        assert_int_equal(dfs_run_resolve_hash(run, DFS_HASH_HOST, 0, 600, 9), 0);
+        dfs_stream_free(&a);
+        dfs_stream_free(&b);
+        dfs_run_free(run);
+    }
+}
+
 /* Kineto object form: the base time comes after the events, so it reaches events through the
  * file clock; other top-level keys are file metadata; M records name processes and threads. */
 typedef struct first_ts {
@@ -532,6 +576,7 @@ int main(void)
         cmocka_unit_test(empty_and_unreadable_files),
         cmocka_unit_test(records_longer_than_the_window),
         cmocka_unit_test(hashes_resolve_across_chunks_and_files),
+        cmocka_unit_test(folded_definitions_resolve_by_position),
         cmocka_unit_test(kineto_clock_metadata_and_names),
         cmocka_unit_test(gzip_cut_in_the_first_member),
     };
