@@ -327,9 +327,10 @@ static void line(feed *c, const char *s, const char *e, bool torn_tail)
             s++;
     }
     /* Strictly first; a line that does not parse may be glued records, and only then is it
-     * read leniently (a lenient reading could take a glued pair for one record). */
+     * read leniently (a lenient reading could take a glued pair for one record). A DASF line may
+     * be the prefix alone: nothing left (n is 0), and e may be the end of the buffer. */
     size_t n = (size_t)(e - s);
-    if (*s == '{' && (record(c, s, n, c->mode | DFS_REC_STRICT) != DFS_REC_BAD ||
+    if (n && *s == '{' && (record(c, s, n, c->mode | DFS_REC_STRICT) != DFS_REC_BAD ||
                       recover_glued(c, s, e) ||
                       record(c, s, n, c->mode | DFS_REC_LENIENT) != DFS_REC_BAD)) {
         c->f->pending_comma = t.comma_end && !t.close;

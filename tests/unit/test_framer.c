@@ -335,6 +335,30 @@ static void test_dasf_text_lines(void **state)
     reader_free(r);
 }
 
+/* A line that is the prefix alone ("trace:", blanks or not) holds no record: an unparsable line,
+ * read without looking past its end, which for the last line of a buffer is the buffer's end
+ * (fuzz_lines found the read one byte beyond). The buffer is exactly the text, so that the
+ * address sanitizer sees such a read. */
+static void test_dasf_prefix_without_record(void **state)
+{
+    (void)state;
+    const char *text = "trace:   \ntrace:";
+    size_t n = strlen(text);
+    char *buf = malloc(n);
+    assert_non_null(buf);
+    memcpy(buf, text, n);
+    reader *r = reader_new(DFS_FMT_DASF_TEXT, false);
+    assert_int_equal(dfs_framer_feed(&r->fr, &r->t.p, buf, n, 0, DFS_FEED_FINAL), n);
+    dfs_framer_finish(&r->fr, &r->t.p);
+    take_batch(r);
+    summarize(r);
+    assert_true(r->t.st.records == 0);
+    assert_true(count(r, DFS_PROB_BAD_LINE) == 2);
+    assert_true(count(r, DFS_PROB_DASF_OTHER_LINE) == 0);
+    free(buf);
+    reader_free(r);
+}
+
 /* ---- structural mode ------------------------------------------------------------------------ */
 
 static const char *KINETO_OBJECT =
@@ -711,6 +735,7 @@ int main(void)
         cmocka_unit_test(test_duplicates),
         cmocka_unit_test(test_record_too_large),
         cmocka_unit_test(test_dasf_text_lines),
+        cmocka_unit_test(test_dasf_prefix_without_record),
         cmocka_unit_test(test_object_form),
         cmocka_unit_test(test_tf_profiler_metadata),
         cmocka_unit_test(test_array_structural_matches_lines),
