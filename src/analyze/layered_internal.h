@@ -281,7 +281,6 @@ static inline uint64_t *dfs_slim(const dfs_layered *la, lunit *block, unsigned l
     return (uint64_t *)(void *)block + la->slim_off[l][f];
 }
 
-/* The units of a cell's block. */
 /* What a bin's totals (CELL_BIN) keep after their families, for a time view whose members are
  * single cells (layered_views.c): how many time cells of the (layer, bin) have events, and the
  * largest of their times (family 0), kept up to date as the cells are. They count the worker's
@@ -294,6 +293,7 @@ typedef struct bin_members {
 
 #define BIN_MEMBERS_UNITS (sizeof(bin_members) / sizeof(lunit))
 
+/* The units of a cell's block. */
 static inline uint32_t dfs_cell_units(const dfs_layered *la, uint32_t kind, unsigned l)
 {
     if (kind == CELL_TIME)

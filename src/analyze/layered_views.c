@@ -1433,7 +1433,7 @@ static bool view_rest(dfs_layered *la, views_mem *vm, view_build *vb, const dfs_
  * most of its work). Stage 2 holds each view's second half. A job writes only its own view, set
  * or engine, and reads what no job of its stage writes. The largest jobs (the views, then the
  * keys) come first, so that the many small ones fill in behind them: the time view's members
- * and the keys' sort, the two largest, then run side by side. */
+ * (when it keeps them, or groups cells) and the keys' sort then run side by side. */
 typedef struct finish_plan {
     dfs_layered *la;
     views_mem *vm;
