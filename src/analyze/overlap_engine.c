@@ -494,8 +494,12 @@ static void prune_held(dfs_ovl *o, ovl_store *x)
     /* Events that R does not cover (a synchronous loader's reads) stay until a flush whatever
      * is done: a prune that drops less than a quarter waits for eightfold growth, not double,
      * and each such prune after it waits twice as long again (up to MAX_BACKOFF). */
-    bool useful = (n - kept) * 4 >= n;
-    x->held_backoff = useful ? 0 : x->held_backoff < 3 ? 3 : x->held_backoff < MAX_BACKOFF ? x->held_backoff + 1 : MAX_BACKOFF;
+    if ((n - kept) * 4 >= n)
+        x->held_backoff = 0;
+    else if (x->held_backoff < 3)
+        x->held_backoff = 3;
+    else if (x->held_backoff < MAX_BACKOFF)
+        x->held_backoff++;
 }
 
 /* Whether the events of a class set are checked against R: those of R itself are covered. */
