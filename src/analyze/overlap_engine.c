@@ -692,7 +692,38 @@ static void store_event(dfs_ovl *o, ovl_store *x, int64_t start, int64_t end, do
         maybe_compact(o, x);
 }
 
-bool dfs_ovl_add_mask(dfs_ovl *o, uint64_t classes, int64_t start, int64_t end, double weight)
+/* The common add in full, or false to leave it to the general path: a non-empty event in time
+ * order (nothing late, starting at or after the start of its store's last interval, which is then
+ * the only one it can meet), with room in the store's buffers, nothing to count (skip_counts) and
+ * so no bin to look up. What it does is what the general path does with such an event: it is
+ * insert_coalesced's case with nothing after the interval, then store_event. */
+static inline bool add_in_order(dfs_ovl *o, uint64_t classes, int64_t start, int64_t end, double weight)
+{
+    unsigned slot = memo_slot(classes);
+    if (!o->skip_counts || end <= start || start < o->watermark || o->memo_classes[slot] != classes)
+        return false;
+    ovl_store *x = &o->stores.v[o->memo_store[slot]];
+    size_t n = x->iv.n;
+    if (x->iv_done != n || n == x->iv.cap || (x->checked && x->held.n == x->held.cap) ||
+        (n && x->iv.v[n - 1].s > start))
+        return false;
+    if (n && x->iv.v[n - 1].e >= start) { /* overlaps or touches the last interval */
+        x->iv.v[n - 1].e = max64(x->iv.v[n - 1].e, end);
+    } else {
+        x->iv.v[n] = (ival){start, end};
+        x->iv.n = x->iv_done = n + 1;
+    }
+    if (x->checked) {
+        x->held.v[x->held.n++] = (held_ev){start, end, start, weight};
+        if (held_due(x))
+            maybe_compact(o, x);
+    }
+    return true;
+}
+
+/* Any add (noinline: the common one, above, then needs no registers saved). */
+static __attribute__((noinline)) bool add_any(dfs_ovl *o, uint64_t classes, int64_t start, int64_t end,
+                                               double weight)
 {
     if (!o || (classes & ~valid_classes(o)))
         return false;
@@ -711,6 +742,15 @@ bool dfs_ovl_add_mask(dfs_ovl *o, uint64_t classes, int64_t start, int64_t end, 
     if (x) /* empty events have no measure and are never exposed */
         store_event(o, x, start, end, weight);
     return true;
+}
+
+bool dfs_ovl_add_mask(dfs_ovl *o, uint64_t classes, int64_t start, int64_t end, double weight)
+{
+    /* (a class set in the memo is valid: the general path put it there; 0 would match an unused
+     * slot) */
+    if (o && classes && add_in_order(o, classes, start, end, weight))
+        return true;
+    return add_any(o, classes, start, end, weight);
 }
 
 bool dfs_ovl_add(dfs_ovl *o, unsigned c, int64_t start, int64_t end, double weight)
