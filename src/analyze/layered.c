@@ -80,7 +80,10 @@ void dfs_fam_merge(const dfs_layered *la, lunit *block, unsigned l, unsigned f, 
 {
     if (!from->count)
         return;
-    dfs_lagg_merge(dfs_fam(la, block, l, f), from, la->fam_sized[l][f]);
+    if (la->sums_only)
+        dfs_lagg_merge_sums(dfs_fam(la, block, l, f), from, la->fam_sized[l][f]);
+    else
+        dfs_lagg_merge(dfs_fam(la, block, l, f), from, la->fam_sized[l][f]);
     dfs_block_mark(block, f);
 }
 
@@ -198,6 +201,7 @@ void dfs_layered_acc_free(acc *a)
 typedef struct thread_slot {
     proc_key key;
     uint32_t idx;
+    uint32_t process; /* the index of its process (exact mode) + 1; 0: not looked up yet */
     bool used;
 } thread_slot;
 
@@ -213,18 +217,18 @@ typedef struct worker_state {
     dfs_layered *la;
     acc a;
     dfs_postread *cls;
+    const dfs_pr_front *front; /* cls's memo of whole answers (NULL when it reads per-event columns) */
     DFS_VEC(uint8_t) cat_used; /* classifier category ids of events kept by the post-read rules */
     dfs_idtab named_files;        /* file name id -> its key in the raw statistics' set, {0, 0}: none */
     uint64_t files[FILE_MEMO][2]; /* {0, 0}: empty */
-    uint64_t last_file[2]; /* raw statistics: the last file key looked at (a thread's calls repeat
-                            * it, and the memos above miss the cache among many files) */
-    uint64_t last_host[2]; /* raw statistics: the last host added */
+    /* Raw statistics: the (hash, name) of the last file looked at (a thread's calls repeat it,
+     * and the memos above miss the cache among many files) and of the last host added, as the
+     * event gives them ({0, 0}, none, is never looked at); the last pid added. */
+    uint64_t last_fhash, last_hhash;
+    dfs_str last_fname, last_host;
     int64_t last_pid;
-    bool have_raw;
+    bool have_pid;
     thread_slot threads[THREAD_MEMO];
-    proc_key last_process; /* the last process (exact mode), and its index */
-    uint32_t last_process_idx;
-    bool have_last_process;
     uint32_t cur_file; /* the input being read */
     bool have_file;
     bool in_pieces; /* it is read in pieces (dfs_batch.in_pieces) */
@@ -275,16 +279,17 @@ static bool key_is(const proc_key *k, const lev *e, int64_t tid)
     return k->pid == e->pid && k->tid == tid && k->hhash == e->hhash && k->host == e->host;
 }
 
-/* The thread of an event, through the worker's memo. */
-static uint32_t thread_index(worker_state *w, acc *a, const lev *e)
+/* The memo slot of an event's thread; NULL when out of memory. */
+static thread_slot *thread_of(worker_state *w, acc *a, const lev *e)
 {
     thread_slot *t = &w->threads[((uint64_t)e->pid * 31 + (uint64_t)e->tid) % THREAD_MEMO];
     if (t->used && key_is(&t->key, e, e->tid))
-        return t->idx;
+        return t;
     uint32_t idx = proc_index(a, e);
-    if (idx != UINT32_MAX)
-        *t = (thread_slot){.key = key_of(e, e->tid), .idx = idx, .used = true};
-    return idx;
+    if (idx == UINT32_MAX)
+        return NULL;
+    *t = (thread_slot){.key = key_of(e, e->tid), .idx = idx, .used = true};
+    return t;
 }
 
 /* The process (host, pid) of an event: the scope of exact overlap (overlap.md §3.2). */
@@ -340,7 +345,10 @@ static void add_to_layer(dfs_layered *la, acc *a, const lev *e, const dfs_pr_eve
         return;
     for (unsigned f = 0; f < la->nfam[l]; f++) {
         if (dfs_fam_takes(la, l, f, pe->match)) {
-            dfs_lagg_add(dfs_fam(la, block, l, f), e->dur, size, la->fam_sized[l][f]);
+            if (la->sums_only)
+                dfs_lagg_add_sums(dfs_fam(la, block, l, f), e->dur, size, la->fam_sized[l][f]);
+            else
+                dfs_lagg_add(dfs_fam(la, block, l, f), e->dur, size, la->fam_sized[l][f]);
             dfs_block_mark(block, f);
         }
     }
@@ -372,21 +380,19 @@ static void count_files(worker_state *w, acc *a, uint64_t layers, int64_t bin, u
     s->layers |= layers;
 }
 
-static void add_exact(worker_state *w, acc *a, const lev *e, uint64_t layers, uint64_t size)
+/* (t: the event's thread, which remembers its process) */
+static void add_exact(worker_state *w, acc *a, thread_slot *t, const lev *e, uint64_t layers, uint64_t size)
 {
     uint64_t mask = layers & w->la->ovl_classes;
     if (!mask)
         return;
-    /* a file is one process: most events repeat the last one */
-    if (!w->have_last_process || !key_is(&w->last_process, e, 0)) {
+    if (!t->process) {
         uint32_t proc = process_index(a, e);
         if (proc == UINT32_MAX)
             return;
-        w->last_process = key_of(e, 0);
-        w->last_process_idx = proc;
-        w->have_last_process = true;
+        t->process = proc + 1;
     }
-    dfs_layered_exact_add(w->la, a, w->last_process_idx, e, mask, size, w->in_pieces);
+    dfs_layered_exact_add(w->la, a, t->process - 1, e, mask, size, w->in_pieces);
 }
 
 static uint64_t lev_size(const dfs_pr_event *pe, const lev *e)
@@ -406,12 +412,14 @@ static uint64_t lev_size(const dfs_pr_event *pe, const lev *e)
 /* Post-read classification and aggregation of one event whose file name is settled. */
 static void analyse(worker_state *w, dfs_layered *la, acc *a, const dfs_run *run, const lev *e)
 {
-    dfs_pr_input in = {.cat = e->cat, .name = e->name, .fname = e->fname, .host = e->host,
-                       .pid = e->pid, .tid = e->tid, .has_size_sum = e->has_size_sum};
     dfs_pr_event pe;
-    if (!dfs_postread_classify(w->cls, run, &in, &pe)) {
-        a->failed = true;
-        return;
+    if (!dfs_pr_front_find(w->front, e->cat, e->name, e->fname, e->has_size_sum, &pe)) {
+        dfs_pr_input in = {.cat = e->cat, .name = e->name, .fname = e->fname, .host = e->host,
+                           .pid = e->pid, .tid = e->tid, .has_size_sum = e->has_size_sum};
+        if (!dfs_postread_classify(w->cls, run, &in, &pe)) {
+            a->failed = true;
+            return;
+        }
     }
     if (!la->opt.keep_ignored && (pe.dropped_file || pe.dropped_func)) {
         a->dropped_files += pe.dropped_file;
@@ -426,23 +434,21 @@ static void analyse(worker_state *w, dfs_layered *la, acc *a, const dfs_run *run
     w->cat_used.v[pe.cat] = 1;
     if (!pe.layers)
         return;
-    uint32_t proc = thread_index(w, a, e);
-    if (proc == UINT32_MAX)
+    thread_slot *thread = thread_of(w, a, e);
+    if (!thread)
         return;
+    uint32_t proc = thread->idx;
     int64_t bin = bin_at(w, la, e->ts);
     uint64_t size = lev_size(&pe, e);
     bool file_view = (la->opt.views >> DFS_VIEW_FILE_NAME) & 1;
     dfs_stage_add(la, a, &w->stage, proc, bin, &pe, e->dur, size);
     if (e->fname && (pe.layers & la->size_layers))
         count_files(w, a, pe.layers & la->size_layers, bin, proc, e->fname);
-    for (uint64_t m = pe.layers; m; m &= m - 1) { /* (no popcount: not in the baseline x86-64 ISA) */
-        unsigned l = (unsigned)__builtin_ctzll(m);
-        a->layer_events++;
-        if (e->fname && file_view)
-            add_to_layer(la, a, e, &pe, l, proc, (int64_t)e->fname, CELL_FILE, size);
-    }
+    if (e->fname && file_view)
+        for (uint64_t m = pe.layers; m; m &= m - 1)
+            add_to_layer(la, a, e, &pe, (unsigned)__builtin_ctzll(m), proc, (int64_t)e->fname, CELL_FILE, size);
     if (la->opt.compat == DFS_COMPAT_NONE)
-        add_exact(w, a, e, pe.layers, size);
+        add_exact(w, a, thread, e, pe.layers, size);
 }
 
 static uint64_t u64_value(const dfs_value *v)
@@ -479,13 +485,12 @@ static void raw_stats(worker_state *w, acc *a, const lev *e)
         a->min_ts = e->ts;
     if (e->ts + e->dur > a->max_end)
         a->max_end = e->ts + e->dur;
-    /* files and hosts by hash, or by name where the trace writes names (2023 format) */
-    uint64_t file[2] = {e->fhash ? 1 : 2, e->fhash ? e->fhash : e->fname};
-    uint64_t host[2] = {e->hhash ? 1 : 2, e->hhash ? e->hhash : e->host};
-    /* a set is only looked up for a key not seen before (a named file) or lately (the others) */
-    if (file[1] && (!w->have_raw || file[0] != w->last_file[0] || file[1] != w->last_file[1])) {
-        w->last_file[0] = file[0];
-        w->last_file[1] = file[1];
+    /* files and hosts by hash, or by name where the trace writes names (2023 format); a set is
+     * only looked up for a key not seen before (a named file) or lately (the others) */
+    if ((e->fhash || e->fname) && (e->fhash != w->last_fhash || e->fname != w->last_fname)) {
+        w->last_fhash = e->fhash;
+        w->last_fname = e->fname;
+        uint64_t file[2] = {e->fhash ? 1 : 2, e->fhash ? e->fhash : e->fname};
         uint64_t *known = e->fname ? named_file(w, a, e->fname) : recent_file(w, file[1]);
         if (known && (known[0] != file[0] || known[1] != file[1])) {
             a->failed |= dfs_keyset_add(&a->fhashes, file) < 0;
@@ -493,15 +498,17 @@ static void raw_stats(worker_state *w, acc *a, const lev *e)
             known[1] = file[1];
         }
     }
-    if (host[1] && (!w->have_raw || host[0] != w->last_host[0] || host[1] != w->last_host[1])) {
+    if ((e->hhash || e->host) && (e->hhash != w->last_hhash || e->host != w->last_host)) {
+        uint64_t host[2] = {e->hhash ? 1 : 2, e->hhash ? e->hhash : e->host};
         a->failed |= dfs_keyset_add(&a->hhashes, host) < 0;
-        memcpy(w->last_host, host, sizeof host);
+        w->last_hhash = e->hhash;
+        w->last_host = e->host;
     }
-    if (!w->have_raw || e->pid != w->last_pid) {
+    if (!w->have_pid || e->pid != w->last_pid) {
         a->failed |= dfs_keyset_add(&a->pids, &e->pid) < 0;
         w->last_pid = e->pid;
+        w->have_pid = true;
     }
-    w->have_raw = true;
 }
 
 static bool to_lev(const dfs_event *ev, const dfs_file_clock *clk, lev *e)
@@ -619,6 +626,7 @@ static void *worker_begin(void *user)
         worker_free(w);
         return NULL;
     }
+    w->front = dfs_postread_front(w->cls);
     return w;
 }
 
@@ -1039,6 +1047,7 @@ dfs_layered *dfs_layered_new(const dfs_layered_options *opt, char *err, size_t e
             la->ovl_classes |= UINT64_C(1) << l;
             la->ovl_class[l] = (uint8_t)la->ovl_nclasses++;
         }
+    la->sums_only = !dfs_layered_needs_columns(opt);
     for (size_t l = 0; l < nlayers; l++) {
         /* the derived families only feed the flat views' columns (layered_views.c) */
         unsigned nderived = layers[l].nderived < DFS_PRESET_MAX_DERIVED ? layers[l].nderived : DFS_PRESET_MAX_DERIVED;

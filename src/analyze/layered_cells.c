@@ -243,8 +243,11 @@ void dfs_layered_rows_free(acc *a)
 static void flush_slot(dfs_layered *la, acc *a, stage_slot *s)
 {
     uint64_t layers = 0;
-    for (unsigned i = 0; i < s->nkinds; i++)
+    for (unsigned i = 0; i < s->nkinds; i++) {
         layers |= s->kind[i].layers;
+        for (uint64_t m = s->kind[i].layers; m; m &= m - 1) /* each event once per layer */
+            a->layer_events += s->kind[i].sum.count;
+    }
     for (uint64_t m = layers; m; m &= m - 1) {
         unsigned l = (unsigned)__builtin_ctzll(m);
         cell_key kt = {.layer = l, .proc = s->proc, .axis = s->bin, .kind = CELL_TIME};
@@ -308,7 +311,10 @@ void dfs_stage_add(dfs_layered *la, acc *a, dfs_stage *st, uint32_t proc, int64_
         dfs_lagg_init(&s->kind[i].sum, true);
         s->nkinds++;
     }
-    dfs_lagg_add(&s->kind[i].sum, dur, size, true);
+    if (la->sums_only)
+        dfs_lagg_add_sums(&s->kind[i].sum, dur, size, true);
+    else
+        dfs_lagg_add(&s->kind[i].sum, dur, size, true);
     s->last = i;
 }
 

@@ -243,6 +243,10 @@ struct dfs_layered {
     uint32_t block_units[DFS_PRESET_MAX_LAYERS];
     uint64_t size_layers; /* the layers with sizes (and distinct-file counts) */
     uint64_t fam_texts;   /* the derived texts (dfs_pr_event.match bits) some family takes */
+    /* Families keep only their count, time and size: a run without columns reads nothing else
+     * (the per-call statistics and size bins are columns), and the other fields keep their empty
+     * values, which every merge takes as nothing added. */
+    bool sums_only;
     uint32_t slim_off[DFS_PRESET_MAX_LAYERS][DFS_PRESET_MAX_DERIVED + 1]; /* in words */
     uint32_t slim_units[DFS_PRESET_MAX_LAYERS];
     uint64_t ovl_classes; /* layers measured exactly: unoverlapped ones and compute */
@@ -336,6 +340,15 @@ static inline bool dfs_layered_needs_columns(const dfs_layered_options *o)
 void dfs_lagg_init(lagg *a, bool sized);
 void dfs_lagg_add(lagg *a, int64_t dur, uint64_t size, bool with_size);
 
+/* dfs_lagg_add of a run whose families keep only their sums (dfs_layered.sums_only). */
+static inline void dfs_lagg_add_sums(lagg *a, int64_t dur, uint64_t size, bool with_size)
+{
+    a->count++;
+    a->time += dur;
+    if (with_size)
+        a->size += size;
+}
+
 /* Adds a family's sums into another (inline: the views merge millions). */
 static inline void dfs_lagg_merge(lagg *into, const lagg *from, bool sized)
 {
@@ -359,6 +372,15 @@ static inline void dfs_lagg_merge(lagg *into, const lagg *from, bool sized)
         into->size_max = from->size_max;
     for (int b = 0; b < DFS_SIZE_BINS; b++)
         into->bins[b] += from->bins[b];
+}
+
+/* dfs_lagg_merge of a run whose families keep only their sums (dfs_layered.sums_only). */
+static inline void dfs_lagg_merge_sums(lagg *into, const lagg *from, bool sized)
+{
+    into->count += from->count;
+    into->time += from->time;
+    if (sized)
+        into->size += from->size;
 }
 
 void dfs_block_init(const dfs_layered *la, unsigned l, lunit *block);

@@ -90,21 +90,11 @@ typedef struct key_class {
 /* Direct-mapped memos in front of the maps: an event's key is mostly among the last few hundred
  * seen, and a slot compare is cheaper than hashing the key and probing a map whose entries are
  * spread over memory. (A file's rules need neither: they sit in a table by name id.) */
-#define FRONT_SLOTS 256
 
 typedef struct key_slot {
     uint32_t key[4];
     uint32_t idx; /* + 1; 0: empty */
 } key_slot;
-
-/* An event's whole answer by (cat, name, file, size_sum), when the rules read nothing else: a
- * thread cycles through a few such keys (open, lseek, read, close of one file), so most events
- * are answered here at the cost of one compare. */
-typedef struct event_slot {
-    uint32_t key[4];
-    bool used;
-    dfs_pr_event ev;
-} event_slot;
 
 typedef struct cat_text {
     char *s;
@@ -131,8 +121,8 @@ struct dfs_postread {
     dfs_idtab files;    /* fname id -> file_rules */
     dfs_keymap keys;    /* {cat, name, markers | has-file, size_sum} -> index in classes */
     DFS_VEC(key_class) classes;
-    key_slot key_front[FRONT_SLOTS];
-    event_slot event_front[FRONT_SLOTS];
+    key_slot key_front[DFS_PR_FRONT_SLOTS];
+    dfs_pr_front event_front; /* (postread.h) */
     dfs_keymap cats;    /* {raw cat, markers | has-file} -> index in cat_texts */
     DFS_VEC(cat_text) cat_texts;
     name_matchers match;
@@ -399,10 +389,9 @@ static bool classify_key(dfs_postread *c, const dfs_run *run, const dfs_pr_input
     return true;
 }
 
-static unsigned front_slot(uint32_t a, uint32_t b, uint32_t c2, uint32_t d)
+const dfs_pr_front *dfs_postread_front(const dfs_postread *c)
 {
-    uint32_t h = a * 0x9e3779b1u ^ b * 0x85ebca77u ^ c2 * 0xc2b2ae3du ^ d * 0x27d4eb2fu;
-    return (h ^ h >> 16) & (FRONT_SLOTS - 1);
+    return c->plan->per_event ? NULL : &c->event_front;
 }
 
 /* The rules of a named file, matched at its first visit; false when out of memory. */
@@ -428,7 +417,7 @@ static bool file_rules_of(dfs_postread *c, const dfs_run *run, dfs_str fname, fi
 static bool class_of(dfs_postread *c, const dfs_run *run, const dfs_pr_input *in, uint32_t markers,
                      const uint32_t key[4], uint32_t *idx)
 {
-    key_slot *slot = &c->key_front[front_slot(key[0], key[1], key[2], key[3])];
+    key_slot *slot = &c->key_front[dfs_pr_front_index(key[0], key[1], key[2], key[3])];
     if (slot->idx && memcmp(slot->key, key, sizeof slot->key) == 0) {
         *idx = slot->idx - 1;
         return true;
@@ -446,19 +435,13 @@ static bool class_of(dfs_postread *c, const dfs_run *run, const dfs_pr_input *in
     return true;
 }
 
-/* Three memos: the whole answer by the event's key (most events stop there), and on a miss, per
- * file name its rules (many files: a table by id) and per (cat, name, file markers, size_sum) the
- * rest (few keys, so the table stays in cache). */
+/* Three memos: the whole answer by the event's key (most events stop there, mostly in the
+ * caller: postread.h), and on a miss, per file name its rules (many files: a table by id) and per
+ * (cat, name, file markers, size_sum) the rest (few keys, so the table stays in cache). */
 bool dfs_postread_classify(dfs_postread *c, const dfs_run *run, const dfs_pr_input *in, dfs_pr_event *out)
 {
-    uint32_t ekey[4] = {in->cat, in->name, in->fname, in->has_size_sum};
-    event_slot *es = c->plan->per_event ? NULL : &c->event_front[front_slot(ekey[0], ekey[1], ekey[2], ekey[3])];
-    /* compared word by word: memcmp's wide loads of ekey's narrow stores would stall */
-    if (es && es->used && es->key[0] == ekey[0] && es->key[1] == ekey[1] && es->key[2] == ekey[2] &&
-        es->key[3] == ekey[3]) {
-        *out = es->ev;
+    if (dfs_pr_front_find(dfs_postread_front(c), in->cat, in->name, in->fname, in->has_size_sum, out))
         return true;
-    }
     file_rules fr = {0};
     if (in->fname && !file_rules_of(c, run, in->fname, &fr))
         return false;
@@ -476,10 +459,10 @@ bool dfs_postread_classify(dfs_postread *c, const dfs_run *run, const dfs_pr_inp
         out->match = dfs_pred_set_eval(c->preds, &row, ids);
         out->layers = layers_of(c->plan, out->match);
     }
-    if (es) {
-        memcpy(es->key, ekey, sizeof ekey);
-        es->used = true;
-        es->ev = *out;
+    if (!c->plan->per_event) {
+        unsigned i = dfs_pr_front_index(in->cat, in->name, in->fname, in->has_size_sum);
+        c->event_front.slot[i] =
+            (dfs_pr_front_slot){.key = {in->cat, in->name, in->fname, in->has_size_sum}, .used = true, .ev = *out};
     }
     return true;
 }

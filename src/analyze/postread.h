@@ -74,6 +74,45 @@ typedef struct dfs_pr_input {
 
 /* Classifies; false only when out of memory. */
 bool dfs_postread_classify(dfs_postread *c, const dfs_run *run, const dfs_pr_input *in, dfs_pr_event *out);
+
+/* An event's whole answer by (cat, name, file, size_sum), when the rules read nothing else: a
+ * thread cycles through a few such keys (open, lseek, read, close of one file), so most events
+ * are answered by one compare in this direct-mapped memo, which dfs_postread_classify fills.
+ * Inline, so that an answered event costs its caller neither a call nor a dfs_pr_input. */
+#define DFS_PR_FRONT_SLOTS 256
+
+typedef struct dfs_pr_front_slot {
+    uint32_t key[4];
+    bool used;
+    dfs_pr_event ev;
+} dfs_pr_front_slot;
+
+typedef struct dfs_pr_front {
+    dfs_pr_front_slot slot[DFS_PR_FRONT_SLOTS];
+} dfs_pr_front;
+
+/* The classifier's memo; NULL when the rules read per-event columns (plan->per_event). */
+const dfs_pr_front *dfs_postread_front(const dfs_postread *c);
+
+static inline unsigned dfs_pr_front_index(uint32_t a, uint32_t b, uint32_t c, uint32_t d)
+{
+    uint32_t h = a * 0x9e3779b1u ^ b * 0x85ebca77u ^ c * 0xc2b2ae3du ^ d * 0x27d4eb2fu;
+    return (h ^ h >> 16) & (DFS_PR_FRONT_SLOTS - 1);
+}
+
+/* The memo's answer for a key into *out; false when it has none (front may be NULL). Compared
+ * word by word: memcmp's wide loads of a key just stored narrow would stall. */
+static inline bool dfs_pr_front_find(const dfs_pr_front *front, dfs_str cat, dfs_str name, dfs_str fname,
+                                     bool has_size_sum, dfs_pr_event *out)
+{
+    if (!front)
+        return false;
+    const dfs_pr_front_slot *s = &front->slot[dfs_pr_front_index(cat, name, fname, has_size_sum)];
+    if (!s->used || s->key[0] != cat || s->key[1] != name || s->key[2] != fname || s->key[3] != has_size_sum)
+        return false;
+    *out = s->ev;
+    return true;
+}
 const char *dfs_postread_cat_text(const dfs_postread *c, uint32_t cat, size_t *len);
 uint32_t dfs_postread_cat_count(const dfs_postread *c);
 

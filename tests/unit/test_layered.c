@@ -128,6 +128,12 @@ static void test_post_read_and_raw_stats(void **state)
     assert_int_equal(f.r->unique_hosts, 1);
     assert_int_equal(f.r->unique_processes, 1);
     assert_true(fabs(f.r->job_time_s - 1.500007) < 1e-12);
+    /* the sum of the layer counts: each event once per layer it is in */
+    uint64_t sum = 0;
+    for (size_t l = 0; l < f.r->nlayers; l++)
+        sum += f.r->views[0].layers[l].count;
+    assert_int_equal(f.r->layer_count_total, sum);
+    assert_int_equal(f.r->layer_count_total, 16); /* posix 7, reader_posix 7, compute 2 */
     fixture_free(&f);
 }
 

@@ -270,6 +270,52 @@ static void memos_answer_right_for_many_files_and_keys(void **state)
     free(trace_text);
 }
 
+/* A layer whose predicate reads a process column (pid) is answered per event: two events with
+ * the same (cat, name, file, size_sum) but other pids must not share a memoised answer. */
+static void per_event_columns_are_not_memoised_by_key(void **state)
+{
+    (void)state;
+    static const char yaml[] = "name: by-pid\n"
+                               "generation: g3\n"
+                               "base: posix\n"
+                               "time_boundary: two\n"
+                               "additional_metrics: []\n"
+                               "layers:\n"
+                               "  - name: two\n"
+                               "    predicate: 'cat.str.contains(\"posix\") and pid == 2'\n"
+                               "    size_layer: true\n";
+#define PID_EV(pid)                                                                                \
+    "{\"name\":\"pread\",\"cat\":\"POSIX\",\"pid\":" #pid ",\"tid\":1,\"ts\":10,\"dur\":2,\"ph\":\"X\","     \
+    "\"args\":{\"fhash\":1,\"ret\":4096}}\n"
+    static const char by_pid[] =
+        "{\"name\":\"FH\",\"cat\":\"dftracer\",\"pid\":1,\"tid\":1,\"ph\":\"M\",\"args\":{\"name\":\"/p/f\",\"value\":1}}\n"
+        PID_EV(1) PID_EV(2) PID_EV(1) PID_EV(2);
+#undef PID_EV
+    dfs_preset_error err;
+    dfs_preset *p = dfs_preset_parse(yaml, sizeof yaml - 1, "by-pid.yaml", &err);
+    if (!p)
+        fail_msg("%s", err.message);
+    dfs_pred_error perr;
+    dfs_layer_plan plan;
+    assert_true(dfs_layer_plan_init(&plan, p, p->layers, p->nlayers, &perr));
+    assert_true(plan.per_event);
+    seen s = {.cls = dfs_postread_new(&plan)};
+    assert_non_null(s.cls);
+    assert_null(dfs_postread_front(s.cls));
+    dfs_run *run = tu_run(1, 0, 0);
+    assert_int_equal(dfs_run_add_path(run, tu_temp_file(".pfw", by_pid, sizeof by_pid - 1)), DFS_OK);
+    dfs_consumer c = {.user = &s, .want = {.keys = DFS_POSTREAD_KEYS}, .worker_begin = begin, .on_batch = on_batch,
+                      .worker_end = end};
+    dfs_consumer *cs[] = {&c};
+    assert_int_equal(dfs_run_read(run, cs, 1), DFS_EXIT_OK);
+    dfs_run_free(run);
+    assert_int_equal(s.n, 4);
+    for (size_t i = 0; i < 4; i++)
+        assert_int_equal(s.pe[i].layers, i % 2 ? 1 : 0);
+    dfs_postread_free(s.cls);
+    dfs_preset_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -277,6 +323,7 @@ int main(void)
         cmocka_unit_test(test_g2_rules),
         cmocka_unit_test(long_pattern_lists_answer_the_same),
         cmocka_unit_test(memos_answer_right_for_many_files_and_keys),
+        cmocka_unit_test(per_event_columns_are_not_memoised_by_key),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
