@@ -39,7 +39,7 @@ static void usage(FILE *out)
             "      --format FMT        table (default), json, or csv (one file per view, needs -o DIR)\n"
             "  -o, --output PATH       write to PATH (atomically) instead of stdout; a directory for csv\n"
             "      --keep-ignored      do not drop the preset's ignored files and functions\n"
-            "      --hold N            exact u_: intervals a worker holds before flushing (default 1M)\n"
+            "      --hold N            exact u_: intervals a worker holds before flushing (default 16k)\n"
             "      --no-stream         exact u_: keep every interval to the end (memory grows with the\n"
             "                          trace; the second pass does this when events are out of order)\n"
             "      --preview SIZE      bytes of each input read first for the time origin and the\n"

@@ -46,7 +46,7 @@ static void usage(FILE *out)
             "                          per-bin unions, global only)\n"
             "      --format FMT        table (default), json, or csv (one file per table, needs -o DIR)\n"
             "  -o, --output PATH       write to PATH (atomically) instead of stdout; a directory for csv\n"
-            "      --hold N            intervals a worker holds before flushing (default 1M)\n"
+            "      --hold N            intervals a worker holds before flushing (default 16k)\n"
             "      --no-stream         never flush before the end (more memory, same answers)\n"
             "      --timing            print wall time and peak RSS on stderr\n" DFS_CLI_COMMON_HELP DFS_CLI_DIST_HELP
             "  -h, --help              this help\n\n"
