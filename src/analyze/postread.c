@@ -92,8 +92,8 @@ typedef struct key_class {
  * spread over memory. (A file's rules need neither: they sit in a table by name id.) */
 
 typedef struct key_slot {
-    uint32_t key[4];
-    uint32_t idx; /* + 1; 0: empty */
+    uint64_t key[2]; /* dfs_pr_front_key (postread.h) */
+    uint32_t idx;    /* + 1; 0: empty */
 } key_slot;
 
 typedef struct cat_text {
@@ -417,8 +417,10 @@ static bool file_rules_of(dfs_postread *c, const dfs_run *run, dfs_str fname, fi
 static bool class_of(dfs_postread *c, const dfs_run *run, const dfs_pr_input *in, uint32_t markers,
                      const uint32_t key[4], uint32_t *idx)
 {
-    key_slot *slot = &c->key_front[dfs_pr_front_index(key[0], key[1], key[2], key[3])];
-    if (slot->idx && memcmp(slot->key, key, sizeof slot->key) == 0) {
+    uint64_t packed[2];
+    dfs_pr_front_key(key[0], key[1], key[2], key[3], packed);
+    key_slot *slot = &c->key_front[dfs_pr_front_index(packed)];
+    if (slot->idx && slot->key[0] == packed[0] && slot->key[1] == packed[1]) {
         *idx = slot->idx - 1;
         return true;
     }
@@ -430,7 +432,8 @@ static bool class_of(dfs_postread *c, const dfs_run *run, const dfs_pr_input *in
         if (!classify_key(c, run, in, markers, &kc.ev) || !dfs_vec_push(&c->classes, kc))
             return false;
     }
-    memcpy(slot->key, key, sizeof slot->key);
+    slot->key[0] = packed[0];
+    slot->key[1] = packed[1];
     slot->idx = *idx + 1;
     return true;
 }
@@ -460,9 +463,9 @@ bool dfs_postread_classify(dfs_postread *c, const dfs_run *run, const dfs_pr_inp
         out->layers = layers_of(c->plan, out->match);
     }
     if (!c->plan->per_event) {
-        unsigned i = dfs_pr_front_index(in->cat, in->name, in->fname, in->has_size_sum);
-        c->event_front.slot[i] =
-            (dfs_pr_front_slot){.key = {in->cat, in->name, in->fname, in->has_size_sum}, .used = true, .ev = *out};
+        uint64_t ekey[2];
+        dfs_pr_front_key(in->cat, in->name, in->fname, in->has_size_sum, ekey);
+        c->event_front.slot[dfs_pr_front_index(ekey)] = (dfs_pr_front_slot){.key = {ekey[0], ekey[1]}, .ev = *out};
     }
     return true;
 }

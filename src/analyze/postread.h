@@ -82,8 +82,7 @@ bool dfs_postread_classify(dfs_postread *c, const dfs_run *run, const dfs_pr_inp
 #define DFS_PR_FRONT_SLOTS 256
 
 typedef struct dfs_pr_front_slot {
-    uint32_t key[4];
-    bool used;
+    uint64_t key[2]; /* dfs_pr_front_key; {0, 0}: empty */
     dfs_pr_event ev;
 } dfs_pr_front_slot;
 
@@ -94,25 +93,35 @@ typedef struct dfs_pr_front {
 /* The classifier's memo; NULL when the rules read per-event columns (plan->per_event). */
 const dfs_pr_front *dfs_postread_front(const dfs_postread *c);
 
-static inline unsigned dfs_pr_front_index(uint32_t a, uint32_t b, uint32_t c, uint32_t d)
+/* A memo key of four 32-bit parts in two words, compared two at a time; never {0, 0} (the flag's
+ * word holds flag + 1). */
+static inline void dfs_pr_front_key(uint32_t a, uint32_t b, uint32_t c, uint32_t flag, uint64_t key[2])
 {
-    uint32_t h = a * 0x9e3779b1u ^ b * 0x85ebca77u ^ c * 0xc2b2ae3du ^ d * 0x27d4eb2fu;
-    return (h ^ h >> 16) & (DFS_PR_FRONT_SLOTS - 1);
+    key[0] = a | (uint64_t)b << 32;
+    key[1] = c | (uint64_t)(flag + 1) << 32;
 }
 
-/* The memo's answer for a key into *out; false when it has none (front may be NULL). Compared
- * word by word: memcmp's wide loads of a key just stored narrow would stall. */
+static inline unsigned dfs_pr_front_index(const uint64_t key[2])
+{
+    uint64_t h = (key[0] ^ key[1] * UINT64_C(0x9e3779b97f4a7c15)) * UINT64_C(0xc2b2ae3d27d4eb4f);
+    return (unsigned)(h >> 56) & (DFS_PR_FRONT_SLOTS - 1);
+}
+
+/* The memo's answer for a key into *out; false when it has none (front may be NULL). */
 static inline bool dfs_pr_front_find(const dfs_pr_front *front, dfs_str cat, dfs_str name, dfs_str fname,
                                      bool has_size_sum, dfs_pr_event *out)
 {
     if (!front)
         return false;
-    const dfs_pr_front_slot *s = &front->slot[dfs_pr_front_index(cat, name, fname, has_size_sum)];
-    if (!s->used || s->key[0] != cat || s->key[1] != name || s->key[2] != fname || s->key[3] != has_size_sum)
+    uint64_t key[2];
+    dfs_pr_front_key(cat, name, fname, has_size_sum, key);
+    const dfs_pr_front_slot *s = &front->slot[dfs_pr_front_index(key)];
+    if (s->key[0] != key[0] || s->key[1] != key[1])
         return false;
     *out = s->ev;
     return true;
 }
+
 const char *dfs_postread_cat_text(const dfs_postread *c, uint32_t cat, size_t *len);
 uint32_t dfs_postread_cat_count(const dfs_postread *c);
 
