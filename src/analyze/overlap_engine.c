@@ -990,12 +990,32 @@ static void tally_exposed(pass *p, tally *t, const held_ev *ev)
  * ending by W is decided. One crossing W is exposed if [s, W) is not covered; otherwise only
  * [W, e) remains to check, and R's union may then be cut at W. The held events are sorted by
  * start, so the one interval of R that can contain s only moves forward, nested events included. */
+/* Without bins: the held events from i on that end by W and by the start of R's interval j are
+ * exposed, none of R meeting them (R's intervals before j end by the start of the event that
+ * looked j up, which none of these starts before); returns the first other one. Most of a store's
+ * events, where R is elsewhere, are decided here without a search each. */
+static size_t expose_before_ref(const pass *p, tally *t, const held_vec *h, size_t i, size_t j)
+{
+    int64_t until = min64(j < p->rn ? p->r[j].s : INT64_MAX, p->w);
+    uint64_t n = 0;
+    double weight = 0; /* (whole byte counts: exact in any order) */
+    for (; i < h->n && h->v[i].e <= until; i++, n++)
+        weight += h->v[i].w;
+    t->bin.exposed_count += n;
+    t->bin.exposed_weight += weight;
+    return i;
+}
+
 static void pass_exposure(pass *p, ovl_store *x)
 {
     held_vec *h = &x->held;
     tally t = tally_start(x->classes, false);
     size_t i, j = 0, kept = 0;
     for (i = 0; i < h->n && h->v[i].s < p->w; i++) {
+        if (!p->o->bin_width && (i = expose_before_ref(p, &t, h, i, j)) == h->n)
+            break;
+        if (h->v[i].s >= p->w)
+            break;
         held_ev ev = h->v[i];
         j = first_ending_after(p->r, p->rn, j, ev.s);
         bool crossing = ev.e > p->w;
@@ -1164,12 +1184,21 @@ static uint64_t separable_classes(dfs_ovl *o)
 static void pass_store(pass *p, const ovl_store *x, uint64_t cls)
 {
     tally t = tally_start(cls, p->o->ref >= 0 && (x->classes >> p->o->ref & 1));
+    /* without bins, a span ending by the start of R's interval t.j (the one ref_overlap looks at
+     * first, or one before it) meets none of R: only its length counts */
+    bool plain = !p->o->bin_width && !t.in_ref;
+    int64_t next_ref = p->rn ? p->r[0].s : INT64_MAX;
     for (size_t i = 0; i < x->iv.n && x->iv.v[i].s < p->w; i++) {
         int64_t a = x->iv.v[i].s, b = min64(x->iv.v[i].e, p->w);
+        if (plain && b <= next_ref) {
+            acc(&t.bin.measure, span_len(a, b));
+            continue;
+        }
         if (t.m && a >= p->bin.lo && b <= p->bin.hi) /* inside the bin being summed: most spans */
             tally_piece(p, &t, a, b);
         else
             tally_span(p, &t, a, b);
+        next_ref = t.j < p->rn ? p->r[t.j].s : INT64_MAX;
     }
     tally_end(p, &t);
 }
