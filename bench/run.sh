@@ -84,9 +84,13 @@ for input in v1 v2gz; do
 done
 # Layered analysis (issue 3): `dfscope analyze --preset dlio --views time_range,proc_name` against
 # `dfscope stats` on the same input and -j, in both the reference-compatible and the exact semantics.
-# Interleaved: each of RUNS rounds times stats, then both semantics, and a ratio is the median of
-# the rounds' ratios. Timing each command's runs in a block of its own let a busy minute of a
-# shared host land on one command only (ratios from 0.97 to 1.36 for one build within an hour).
+# Interleaved: each of AN_ROUNDS rounds (default 9) times stats, then both semantics, and a ratio is
+# the median of the rounds' ratios, shown with their range. Timing each command's runs in a block of
+# its own let a busy minute of a shared host land on one command only (ratios from 0.97 to 1.36 for
+# one build within an hour); three rounds still gave medians 0.2 apart from one run to the next
+# (docs/PERFORMANCE.md, fifteenth session), single rounds ranging from 1.03 to 1.60.
+AN_ROUNDS=${AN_ROUNDS:-9}
+range_of() { sort -g | awk 'NR == 1 {lo = $1} {hi = $1} END {printf "%.2f-%.2f", lo, hi}'; }
 peak_rss_of() { # peak RSS (MB) of one run of CMD...
   /usr/bin/time -o "$OUT/rss" -f '%M' "$@" >/dev/null 2>&1 || true
   awk '{printf "%.0f", $1/1024}' "$OUT/rss"
@@ -97,17 +101,17 @@ wall_of() { # wall seconds of one run of CMD...
 }
 {
   echo
-  echo "Layered analysis against stats ($RUNS interleaved rounds; times: medians; ratios: medians of the rounds' ratios):"
+  echo "Layered analysis against stats ($AN_ROUNDS interleaved rounds; times: medians; ratios: medians of the rounds' ratios, then their range):"
   echo
-  echo "| input | -j | stats s | analyze --compat dfanalyzer s | ratio | peak RSS MB | analyze (exact) s | ratio | peak RSS MB |"
-  echo "|---|--:|--:|--:|--:|--:|--:|--:|--:|"
+  echo "| input | -j | stats s | analyze --compat dfanalyzer s | ratio | range | peak RSS MB | analyze (exact) s | ratio | range | peak RSS MB |"
+  echo "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
 } >> "$OUT/results.md"
 for input in v1 v2gz; do
   cat $(files_of $input) > /dev/null # warm the page cache
   for j in 1 2; do
     an=("$DFSCOPE" analyze -j "$j" --no-progress -q --preset dlio --views time_range,proc_name "$OUT/$input")
     rm -f "$OUT"/round.*
-    for _ in $(seq "$RUNS"); do
+    for _ in $(seq "$AN_ROUNDS"); do
       s=$(wall_of "$DFSCOPE" stats -j "$j" --no-progress -q "$OUT/$input")
       c=$(wall_of "${an[@]}" --compat dfanalyzer)
       e=$(wall_of "${an[@]}")
@@ -115,9 +119,10 @@ for input in v1 v2gz; do
       echo "$c / $s" | bc -l >> "$OUT/round.compat-ratio"; echo "$e / $s" | bc -l >> "$OUT/round.exact-ratio"
     done
     rc=$(peak_rss_of "${an[@]}" --compat dfanalyzer); re=$(peak_rss_of "${an[@]}")
-    printf '| %s | %d | %.2f | %.2f | %.2f | %s | %.2f | %.2f | %s |\n' "$input" "$j" \
-      "$(median < "$OUT/round.stats")" "$(median < "$OUT/round.compat")" "$(median < "$OUT/round.compat-ratio")" "$rc" \
-      "$(median < "$OUT/round.exact")" "$(median < "$OUT/round.exact-ratio")" "$re" >> "$OUT/results.md"
+    printf '| %s | %d | %.2f | %.2f | %.2f | %s | %s | %.2f | %.2f | %s | %s |\n' "$input" "$j" \
+      "$(median < "$OUT/round.stats")" "$(median < "$OUT/round.compat")" "$(median < "$OUT/round.compat-ratio")" \
+      "$(range_of < "$OUT/round.compat-ratio")" "$rc" "$(median < "$OUT/round.exact")" \
+      "$(median < "$OUT/round.exact-ratio")" "$(range_of < "$OUT/round.exact-ratio")" "$re" >> "$OUT/results.md"
   done
 done
 rm -f "$OUT"/round.*
