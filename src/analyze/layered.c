@@ -80,10 +80,15 @@ void dfs_fam_merge(const dfs_layered *la, lunit *block, unsigned l, unsigned f, 
 {
     if (!from->count)
         return;
-    if (la->sums_only)
-        dfs_lagg_merge_sums(dfs_fam(la, block, l, f), from, la->fam_sized[l][f]);
-    else
-        dfs_lagg_merge(dfs_fam(la, block, l, f), from, la->fam_sized[l][f]);
+    lagg *into = dfs_fam(la, block, l, f);
+    if (la->sums_only) { /* (see dfs_fam_add) */
+        into->count += from->count;
+        into->time += from->time;
+        if (la->fam_sized[l][f])
+            into->size += from->size;
+    } else {
+        dfs_lagg_merge(into, from, la->fam_sized[l][f]);
+    }
     dfs_block_mark(block, f);
 }
 
@@ -345,10 +350,7 @@ static void add_to_layer(dfs_layered *la, acc *a, const lev *e, const dfs_pr_eve
         return;
     for (unsigned f = 0; f < la->nfam[l]; f++) {
         if (dfs_fam_takes(la, l, f, pe->match)) {
-            if (la->sums_only)
-                dfs_lagg_add_sums(dfs_fam(la, block, l, f), e->dur, size, la->fam_sized[l][f]);
-            else
-                dfs_lagg_add(dfs_fam(la, block, l, f), e->dur, size, la->fam_sized[l][f]);
+            dfs_fam_add(la, dfs_fam(la, block, l, f), e->dur, size, la->fam_sized[l][f]);
             dfs_block_mark(block, f);
         }
     }

@@ -311,10 +311,7 @@ void dfs_stage_add(dfs_layered *la, acc *a, dfs_stage *st, uint32_t proc, int64_
         dfs_lagg_init(&s->kind[i].sum, true);
         s->nkinds++;
     }
-    if (la->sums_only)
-        dfs_lagg_add_sums(&s->kind[i].sum, dur, size, true);
-    else
-        dfs_lagg_add(&s->kind[i].sum, dur, size, true);
+    dfs_fam_add(la, &s->kind[i].sum, dur, size, true);
     s->last = i;
 }
 

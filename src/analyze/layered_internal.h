@@ -340,9 +340,14 @@ static inline bool dfs_layered_needs_columns(const dfs_layered_options *o)
 void dfs_lagg_init(lagg *a, bool sized);
 void dfs_lagg_add(lagg *a, int64_t dur, uint64_t size, bool with_size);
 
-/* dfs_lagg_add of a run whose families keep only their sums (dfs_layered.sums_only). */
-static inline void dfs_lagg_add_sums(lagg *a, int64_t dur, uint64_t size, bool with_size)
+/* Adds an event to a family: every sum, or in a run whose families keep only their count, time
+ * and size (dfs_layered.sums_only) those. */
+static inline void dfs_fam_add(const dfs_layered *la, lagg *a, int64_t dur, uint64_t size, bool with_size)
 {
+    if (!la->sums_only) {
+        dfs_lagg_add(a, dur, size, with_size);
+        return;
+    }
     a->count++;
     a->time += dur;
     if (with_size)
@@ -372,15 +377,6 @@ static inline void dfs_lagg_merge(lagg *into, const lagg *from, bool sized)
         into->size_max = from->size_max;
     for (int b = 0; b < DFS_SIZE_BINS; b++)
         into->bins[b] += from->bins[b];
-}
-
-/* dfs_lagg_merge of a run whose families keep only their sums (dfs_layered.sums_only). */
-static inline void dfs_lagg_merge_sums(lagg *into, const lagg *from, bool sized)
-{
-    into->count += from->count;
-    into->time += from->time;
-    if (sized)
-        into->size += from->size;
 }
 
 void dfs_block_init(const dfs_layered *la, unsigned l, lunit *block);

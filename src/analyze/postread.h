@@ -77,8 +77,8 @@ bool dfs_postread_classify(dfs_postread *c, const dfs_run *run, const dfs_pr_inp
 
 /* An event's whole answer by (cat, name, file, size_sum), when the rules read nothing else: a
  * thread cycles through a few such keys (open, lseek, read, close of one file), so most events
- * are answered by one compare in this direct-mapped memo, which dfs_postread_classify fills.
- * Inline, so that an answered event costs its caller neither a call nor a dfs_pr_input. */
+ * are answered by this direct-mapped memo, which dfs_postread_classify fills. Looked up inline,
+ * so that an answered event costs its caller neither a call nor a dfs_pr_input. */
 #define DFS_PR_FRONT_SLOTS 256
 
 typedef struct dfs_pr_front_slot {
