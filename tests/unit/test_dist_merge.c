@@ -590,11 +590,20 @@ static void binned_threads(setup *s)
     s->oopt.hold_intervals = 64; /* flush often: units finished where they were read */
 }
 
+/* The table output's run (no columns): its time view takes a thread's members from the bins'
+ * totals while every member is one cell, which a merge of packed states must turn off
+ * (layered_pack.c sets cells_repeat). */
+static void table_run(setup *s)
+{
+    s->lopt.summaries_only = true;
+}
+
 static seen analyses_of(inputs *in, seen saw)
 {
     check_case(in, K_STATS, NULL, true, "stats", &saw);
     check_case(in, K_LAYERED, NULL, false, "analyze (exact)", &saw);
     check_case(in, K_LAYERED, compat, true, "analyze --compat dfanalyzer", &saw);
+    check_case(in, K_LAYERED, table_run, true, "analyze, table run", &saw);
     check_case(in, K_OVERLAP, NULL, false, "overlap (exact)", &saw);
     check_case(in, K_OVERLAP, binned_threads, false, "overlap (bins, threads, global, streaming)", &saw);
     check_case(in, K_OVERLAP, approximate, true, "overlap --approximate", &saw);
