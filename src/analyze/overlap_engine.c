@@ -986,10 +986,6 @@ static void tally_exposed(pass *p, tally *t, const held_ev *ev)
     t->bin.exposed_weight += ev->w;
 }
 
-/* Decides the held events of a store that start before W; R's union is final there. An event
- * ending by W is decided. One crossing W is exposed if [s, W) is not covered; otherwise only
- * [W, e) remains to check, and R's union may then be cut at W. The held events are sorted by
- * start, so the one interval of R that can contain s only moves forward, nested events included. */
 /* Without bins: the held events from i on that end by W and by the start of R's interval j are
  * exposed, none of R meeting them (R's intervals before j end by the start of the event that
  * looked j up, which none of these starts before); returns the first other one. Most of a store's
@@ -1006,6 +1002,10 @@ static size_t expose_before_ref(const pass *p, tally *t, const held_vec *h, size
     return i;
 }
 
+/* Decides the held events of a store that start before W; R's union is final there. An event
+ * ending by W is decided. One crossing W is exposed if [s, W) is not covered; otherwise only
+ * [W, e) remains to check, and R's union may then be cut at W. The held events are sorted by
+ * start, so the one interval of R that can contain s only moves forward, nested events included. */
 static void pass_exposure(pass *p, ovl_store *x)
 {
     held_vec *h = &x->held;
