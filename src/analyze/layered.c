@@ -418,7 +418,7 @@ static void analyse(worker_state *w, dfs_layered *la, acc *a, const dfs_run *run
     if (!dfs_pr_front_find(w->front, e->cat, e->name, e->fname, e->has_size_sum, &pe)) {
         dfs_pr_input in = {.cat = e->cat, .name = e->name, .fname = e->fname, .host = e->host,
                            .pid = e->pid, .tid = e->tid, .has_size_sum = e->has_size_sum};
-        if (!dfs_postread_classify(w->cls, run, &in, &pe)) {
+        if (!dfs_postread_classify_miss(w->cls, run, &in, &pe)) {
             a->failed = true;
             return;
         }

@@ -443,8 +443,12 @@ static bool class_of(dfs_postread *c, const dfs_run *run, const dfs_pr_input *in
  * (cat, name, file markers, size_sum) the rest (few keys, so the table stays in cache). */
 bool dfs_postread_classify(dfs_postread *c, const dfs_run *run, const dfs_pr_input *in, dfs_pr_event *out)
 {
-    if (dfs_pr_front_find(dfs_postread_front(c), in->cat, in->name, in->fname, in->has_size_sum, out))
-        return true;
+    return dfs_pr_front_find(dfs_postread_front(c), in->cat, in->name, in->fname, in->has_size_sum, out) ||
+           dfs_postread_classify_miss(c, run, in, out);
+}
+
+bool dfs_postread_classify_miss(dfs_postread *c, const dfs_run *run, const dfs_pr_input *in, dfs_pr_event *out)
+{
     file_rules fr = {0};
     if (in->fname && !file_rules_of(c, run, in->fname, &fr))
         return false;

@@ -74,6 +74,8 @@ typedef struct dfs_pr_input {
 
 /* Classifies; false only when out of memory. */
 bool dfs_postread_classify(dfs_postread *c, const dfs_run *run, const dfs_pr_input *in, dfs_pr_event *out);
+/* The same for an event its caller already looked up in vain (dfs_pr_front_find, below). */
+bool dfs_postread_classify_miss(dfs_postread *c, const dfs_run *run, const dfs_pr_input *in, dfs_pr_event *out);
 
 /* An event's whole answer by (cat, name, file, size_sum), when the rules read nothing else: a
  * thread cycles through a few such keys (open, lseek, read, close of one file), so most events
