@@ -8,7 +8,6 @@
 
 #include "analyze/layered_internal.h"
 #include "util/hash.h"
-#include "util/idtab.h"
 
 const char *const dfs_size_bin_suffix[DFS_SIZE_BINS] = {
     "0_4kib",    "4kib_16kib",  "16kib_64kib",  "64kib_256kib", "256kib_1mib", "1mib_4mib",
@@ -159,7 +158,7 @@ void dfs_layered_acc_init(acc *a)
     dfs_keymap_init(&a->cells, sizeof(cell_key));
     dfs_sortset_init(&a->nuniq);
     dfs_keymap_init(&a->pmap, sizeof(proc_key));
-    dfs_keyset_init(&a->fhashes, 2 * sizeof(uint64_t));
+    dfs_sortset_init(&a->fhashes);
     dfs_keyset_init(&a->hhashes, 2 * sizeof(uint64_t));
     dfs_keyset_init(&a->pids, sizeof(int64_t));
     dfs_clock_track_init(&a->clocks);
@@ -188,7 +187,7 @@ void dfs_layered_acc_free(acc *a)
     dfs_vec_free(&a->xs);
     dfs_vec_free(&a->active);
     dfs_vec_free(&a->pending);
-    dfs_keyset_free(&a->fhashes);
+    dfs_sortset_free(&a->fhashes);
     dfs_keyset_free(&a->hhashes);
     dfs_keyset_free(&a->pids);
     for (size_t i = 0; i < a->cat_texts.n; i++)
@@ -201,7 +200,7 @@ void dfs_layered_acc_free(acc *a)
  * other threads, and a file's with those of the others being read, so a one-entry cache misses
  * at every switch and each miss costs a hash table probe. */
 #define THREAD_MEMO 16 /* threads: key -> index */
-#define FILE_MEMO 256  /* files without a name yet known to be in the raw statistics' set */
+#define FILE_MEMO 256  /* files lately added to the raw statistics' set */
 
 typedef struct thread_slot {
     proc_key key;
@@ -224,7 +223,6 @@ typedef struct worker_state {
     dfs_postread *cls;
     const dfs_pr_front *front; /* cls's memo of whole answers (NULL when it reads per-event columns) */
     DFS_VEC(uint8_t) cat_used; /* classifier category ids of events kept by the post-read rules */
-    dfs_idtab named_files;        /* file name id -> its key in the raw statistics' set, {0, 0}: none */
     uint64_t files[FILE_MEMO][2]; /* {0, 0}: empty */
     /* Raw statistics: the (hash, name) of the last file looked at (a thread's calls repeat it,
      * and the memos above miss the cache among many files) and of the last host added, as the
@@ -463,17 +461,7 @@ static uint64_t u64_value(const dfs_value *v)
     return dfs_value_int(v, &i) && i > 0 ? (uint64_t)i : 0;
 }
 
-/* The raw statistics' memo of a named file: a file is visited again and again, among tens of
- * thousands, where a memo by hash misses and the set's probe misses the cache. */
-static uint64_t *named_file(worker_state *w, acc *a, dfs_str fname)
-{
-    uint64_t *known = dfs_idtab_at(&w->named_files, fname);
-    if (!known)
-        a->failed = true;
-    return known;
-}
-
-/* The memo slot of a file known by hash only (its name may be resolved at the end). */
+/* The memo slot of a file (its hash, or its name's id). */
 static uint64_t *recent_file(worker_state *w, uint64_t key)
 {
     return w->files[((key ^ key >> 29) * UINT64_C(0x9e3779b97f4a7c15) >> 32) % FILE_MEMO];
@@ -487,17 +475,19 @@ static void raw_stats(worker_state *w, acc *a, const lev *e)
         a->min_ts = e->ts;
     if (e->ts + e->dur > a->max_end)
         a->max_end = e->ts + e->dur;
-    /* files and hosts by hash, or by name where the trace writes names (2023 format); a set is
-     * only looked up for a key not seen before (a named file) or lately (the others) */
+    /* files and hosts by hash, or by name where the trace writes names (2023 format). A file
+     * not added lately is appended to a sortset: most files are new, tens of thousands of them,
+     * and a hash set's probe, or a table by name id, cost a cache miss for each one
+     * (docs/PERFORMANCE.md, sixteenth session). */
     if ((e->fhash || e->fname) && (e->fhash != w->last_fhash || e->fname != w->last_fname)) {
         w->last_fhash = e->fhash;
         w->last_fname = e->fname;
-        uint64_t file[2] = {e->fhash ? 1 : 2, e->fhash ? e->fhash : e->fname};
-        uint64_t *known = e->fname ? named_file(w, a, e->fname) : recent_file(w, file[1]);
-        if (known && (known[0] != file[0] || known[1] != file[1])) {
-            a->failed |= dfs_keyset_add(&a->fhashes, file) < 0;
-            known[0] = file[0];
-            known[1] = file[1];
+        dfs_key128 file = {e->fhash ? 1 : 2, e->fhash ? e->fhash : e->fname};
+        uint64_t *known = recent_file(w, file.lo);
+        if (known[0] != file.hi || known[1] != file.lo) {
+            a->failed |= !dfs_sortset_add(&a->fhashes, file);
+            known[0] = file.hi;
+            known[1] = file.lo;
         }
     }
     if ((e->hhash || e->host) && (e->hhash != w->last_hhash || e->host != w->last_host)) {
@@ -606,7 +596,6 @@ static void worker_free(worker_state *w)
 {
     dfs_vec_free(&w->cat_used);
     dfs_vec_free(&w->seen);
-    dfs_idtab_free(&w->named_files);
     dfs_postread_free(w->cls);
     dfs_layered_acc_free(&w->a);
     free(w);
@@ -620,7 +609,6 @@ static void *worker_begin(void *user)
         return NULL;
     w->la = la;
     dfs_layered_acc_init(&w->a);
-    dfs_idtab_init(&w->named_files, 2 * sizeof(uint64_t));
     w->a.streaming = la->ovl_classes && !la->opt.no_streaming;
     w->a.check_every = dfs_hold_check_every(dfs_hold_of(la->opt.hold_intervals));
     w->cls = dfs_postread_new(&la->plan);
@@ -636,11 +624,9 @@ static void *worker_begin(void *user)
 
 static void merge_sets(acc *into, const acc *from)
 {
+    into->failed |= !dfs_sortset_append(&into->fhashes, from->fhashes.v, from->fhashes.n);
     const void *k;
     size_t it = 0;
-    while ((k = dfs_keyset_next(&from->fhashes, &it)))
-        into->failed |= dfs_keyset_add(&into->fhashes, k) < 0;
-    it = 0;
     while ((k = dfs_keyset_next(&from->hhashes, &it)))
         into->failed |= dfs_keyset_add(&into->hhashes, k) < 0;
     it = 0;
@@ -804,8 +790,8 @@ static bool acc_is_empty(const acc *a)
 }
 
 /* In the worker's own thread once it has nothing left to read, beside the workers still reading:
- * its staged sums go into its cells and its distinct-file keys are sorted, work the merge would
- * otherwise do one worker after the other. */
+ * its staged sums go into its cells and its distinct-file keys (of the views and of the raw
+ * statistics) are sorted, work the merge would otherwise do one worker after the other. */
 static void worker_done(void *state, const dfs_run *run)
 {
     (void)run;
@@ -813,7 +799,7 @@ static void worker_done(void *state, const dfs_run *run)
     if (!w)
         return;
     dfs_stage_flush(w->la, &w->a, &w->stage);
-    w->a.failed |= !dfs_sortset_compact(&w->a.nuniq);
+    w->a.failed |= !dfs_sortset_compact(&w->a.nuniq) || !dfs_sortset_compact(&w->a.fhashes);
 }
 
 static void worker_end(void *user, const dfs_run *run, void *state)

@@ -220,7 +220,8 @@ typedef struct acc {
      * ones. Without it, each member of the time view is one cell (layered_views.c). */
     bool cells_repeat;
     DFS_VEC(lev) pending;
-    dfs_keyset fhashes, hhashes, pids;
+    dfs_sortset fhashes;       /* raw statistics' files: {1, hash} or {2, name id} as {hi, lo} */
+    dfs_keyset hhashes, pids;
     DFS_VEC(char *) cat_texts; /* post-read categories seen (auto completeness check) */
     dfs_clock_track clocks;    /* the clock each file went through (analyze/clocks.h) */
     uint64_t events, no_duration, bad_time, other_phases;

@@ -130,7 +130,7 @@ bool dfs_layered_pack(const dfs_layered *la, const dfs_run *run, dfs_pack *w)
     dfs_pack_u64(w, a->pending.n);
     for (size_t i = 0; i < a->pending.n; i++)
         pack_lev(w, &a->pending.v[i]);
-    dfs_pack_named_keys(w, &a->fhashes);
+    dfs_pack_named_sortset(w, &a->fhashes);
     dfs_pack_named_keys(w, &a->hhashes);
     dfs_pack_u64(w, a->pids.count);
     size_t it = 0;
@@ -325,7 +325,7 @@ static bool merge_clocks(dfs_unpack *r, acc *into)
 
 static bool merge_rest(dfs_unpack *r, acc *into)
 {
-    if (!merge_pending(r, into) || !dfs_unpack_named_keys(r, &into->fhashes) ||
+    if (!merge_pending(r, into) || !dfs_unpack_named_sortset(r, &into->fhashes) ||
         !dfs_unpack_named_keys(r, &into->hhashes))
         return false;
     size_t n = dfs_unpack_count(r, 1);

@@ -1429,11 +1429,12 @@ static bool view_rest(dfs_layered *la, views_mem *vm, view_build *vb, const dfs_
 
 /* The finishing steps after the merge run as jobs that workers take in turn, in two stages.
  * Stage 1 holds what reads only the merged cells and what stage 2 waits for: each view's first
- * half, the compaction of the distinct-file keys, and each process's last engine flush (often
- * most of its work). Stage 2 holds each view's second half. A job writes only its own view, set
- * or engine, and reads what no job of its stage writes. The largest jobs (the views, then the
- * keys) come first, so that the many small ones fill in behind them: the time view's members
- * (when it keeps them, or groups cells) and the keys' sort then run side by side. */
+ * half, the compaction of the distinct-file keys (the views' and the raw statistics'), and each
+ * process's last engine flush (often most of its work). Stage 2 holds each view's second half. A
+ * job writes only its own view, set or engine, and reads what no job of its stage writes. The
+ * largest jobs (the views, then the keys) come first, so that the many small ones fill in behind
+ * them: the time view's members (when it keeps them, or groups cells) and the keys' sort then run
+ * side by side. */
 typedef struct finish_plan {
     dfs_layered *la;
     views_mem *vm;
@@ -1457,7 +1458,7 @@ static bool run_job(finish_plan *p, size_t j)
         return p->stage == 1 ? view_members(p->la, vm, &vm->views[j], p->run, p->shift)
                              : view_rest(p->la, vm, &vm->views[j], p->run, p->shift);
     if (j == vm->nviews)
-        return dfs_sortset_compact(&a->nuniq);
+        return dfs_sortset_compact(&a->nuniq) && dfs_sortset_compact(&a->fhashes);
     dfs_ovl *o = a->ovl.v[j - vm->nviews - 1];
     return !o || dfs_ovl_finish(o);
 }
@@ -1542,7 +1543,7 @@ static void raw_result(dfs_layered *la, views_mem *vm)
     res->origin_ns = a->have_time ? a->min_ts : 0;
     res->job_time_s = a->have_time ? secs(a->max_end - a->min_ts) : 0;
     res->events = a->events;
-    res->unique_files = a->fhashes.count;
+    res->unique_files = a->fhashes.n; /* compacted by a finishing job */
     res->unique_hosts = a->hhashes.count;
     res->unique_processes = a->pids.count;
     res->no_duration = a->no_duration;

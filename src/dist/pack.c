@@ -312,17 +312,29 @@ uint64_t dfs_unit_hash(const dfs_run *run, uint64_t hhash, dfs_str host, int64_t
     return dfs_hash64(k, sizeof k);
 }
 
+static void pack_named_key(dfs_pack *w, uint64_t kind, uint64_t value)
+{
+    dfs_pack_u64(w, kind);
+    if (kind == 2)
+        dfs_pack_str(w, (dfs_str)value);
+    else
+        dfs_pack_u64(w, value);
+}
+
+/* One key into k; false on a bad buffer or kind. */
+static bool unpack_named_key(dfs_unpack *r, uint64_t k[2])
+{
+    k[0] = dfs_unpack_u64(r);
+    k[1] = k[0] == 2 ? dfs_unpack_str(r) : dfs_unpack_u64(r);
+    return !r->bad && (k[0] == 1 || k[0] == 2);
+}
+
 void dfs_pack_named_keys(dfs_pack *w, const dfs_keyset *set)
 {
     dfs_pack_u64(w, set->count);
     size_t it = 0;
-    for (const uint64_t *k; (k = dfs_keyset_next(set, &it)) != NULL;) {
-        dfs_pack_u64(w, k[0]);
-        if (k[0] == 2)
-            dfs_pack_str(w, (dfs_str)k[1]);
-        else
-            dfs_pack_u64(w, k[1]);
-    }
+    for (const uint64_t *k; (k = dfs_keyset_next(set, &it)) != NULL;)
+        pack_named_key(w, k[0], k[1]);
 }
 
 bool dfs_unpack_named_keys(dfs_unpack *r, dfs_keyset *set)
@@ -330,9 +342,25 @@ bool dfs_unpack_named_keys(dfs_unpack *r, dfs_keyset *set)
     size_t n = dfs_unpack_count(r, 2);
     for (size_t i = 0; i < n && !r->bad; i++) {
         uint64_t k[2];
-        k[0] = dfs_unpack_u64(r);
-        k[1] = k[0] == 2 ? dfs_unpack_str(r) : dfs_unpack_u64(r);
-        if ((k[0] != 1 && k[0] != 2) || dfs_keyset_add(set, k) < 0)
+        if (!unpack_named_key(r, k) || dfs_keyset_add(set, k) < 0)
+            return false;
+    }
+    return !r->bad;
+}
+
+void dfs_pack_named_sortset(dfs_pack *w, const dfs_sortset *set)
+{
+    dfs_pack_u64(w, set->n);
+    for (size_t i = 0; i < set->n; i++)
+        pack_named_key(w, set->v[i].hi, set->v[i].lo);
+}
+
+bool dfs_unpack_named_sortset(dfs_unpack *r, dfs_sortset *set)
+{
+    size_t n = dfs_unpack_count(r, 2);
+    for (size_t i = 0; i < n && !r->bad; i++) {
+        uint64_t k[2];
+        if (!unpack_named_key(r, k) || !dfs_sortset_add(set, (dfs_key128){k[0], k[1]}))
             return false;
     }
     return !r->bad;

@@ -19,6 +19,7 @@
 #include "dfscope.h"
 #include "util/arena.h"
 #include "util/keyset.h"
+#include "util/sortset.h"
 #include "util/u64map.h"
 #include "util/vec.h"
 
@@ -83,6 +84,10 @@ bool dfs_unpack_ok(const dfs_unpack *r);
  * writes names), names as text; unpacking adds them to `set` (false: bad buffer or no memory). */
 void dfs_pack_named_keys(dfs_pack *w, const dfs_keyset *set);
 bool dfs_unpack_named_keys(dfs_unpack *r, dfs_keyset *set);
+/* The same keys kept in a sortset as {hi, lo}, on the wire as above; repeats may travel (a set
+ * not compacted yet), and the receiving set drops them when it compacts. */
+void dfs_pack_named_sortset(dfs_pack *w, const dfs_sortset *set);
+bool dfs_unpack_named_sortset(dfs_unpack *r, dfs_sortset *set);
 
 /* The packed 64-bit identity of a traced unit (host, pid, tid) for the unit census: the host as
  * text, so that equal units on different ranks agree (dist/dist.h). */
