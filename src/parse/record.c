@@ -77,6 +77,7 @@ typedef struct rec {
     bool lenient;
     bool empty;         /* "{}" */
     bool plain_want;    /* consumers want no args: only the parser's own keys matter */
+    bool skip_markers;  /* they want args, but neither p_idx nor level (nor names any other) */
     unsigned jflags;    /* DFS_JF_* of everything scanned */
     unsigned strnum;    /* SN_* */
     uint32_t seen;      /* SEEN(TK_*) */
@@ -1383,6 +1384,8 @@ HOT bool qx_wanted_arg(rec *r, qidx *x, size_t k, size_t kn, size_t v, size_t e)
     if ((kind != PK_NONE && kind != PK_MARKER) || (!str && !qx_plain_number(x, v, e)))
         return false;
     r->dft_marker |= kind == PK_MARKER;
+    if (kind == PK_MARKER && r->skip_markers)
+        return true; /* skipped without asking the memo: DFTracer writes both in every record */
     bool numstr;
     dfs_str key = qx_arg_key(r, s + k, kn, w, &numstr);
     if (!key)
@@ -2068,6 +2071,12 @@ static bool want_nothing(const dfs_want_set *w)
     return !w || (!w->keys && !w->all && !w->nextra);
 }
 
+/* Whether no consumer keeps the marker keys p_idx and level (any named key counts as maybe). */
+static bool skips_markers(const dfs_want_set *w)
+{
+    return w && !w->all && !w->nextra && !(w->keys & (DFS_KEYBIT(DFS_KEY_P_IDX) | DFS_KEYBIT(DFS_KEY_LEVEL)));
+}
+
 static void start(rec *r, dfs_pctx *p, dfs_event *ev, const char *end, const char *safe,
                   uint64_t offset, unsigned mode, dfs_rec_memo *memo, bool lenient)
 {
@@ -2081,6 +2090,7 @@ static void start(rec *r, dfs_pctx *p, dfs_event *ev, const char *end, const cha
     r->mode = mode;
     r->lenient = lenient;
     r->plain_want = want_nothing(p->want);
+    r->skip_markers = !r->plain_want && skips_markers(p->want);
 }
 
 /* The layout fast path first (strict mode, plain records only), then the general parser. */

@@ -512,6 +512,56 @@ static void test_args_wanted_keys(void **state)
     assert_true(dfs_value_int(dfs_event_arg(ev, DFS_KEY_STR(DFS_KEY_STEP)), &v) && v == 1);
 }
 
+/* p_idx and level, in every DFTracer record: skipped when no consumer asks for them, whatever else
+ * it wants, and kept when one does, by bit or by name (each want on a parser of its own, as a run
+ * compiles its wants once). The general parser's side: test_indexed_layout_matches_general. */
+static const dfs_event *v1_fread_wanting(fx **f, uint64_t keys, const char *extra)
+{
+    *f = fx_new();
+    (*f)->t.want.keys = keys;
+    if (extra) {
+        (*f)->t.want.nextra = 1;
+        (*f)->t.want.extra[0] = extra;
+        (*f)->t.want.extra_len[0] = strlen(extra);
+        (*f)->t.want.extra_id[0] = dfs_strcache_intern((*f)->t.strs, extra, strlen(extra));
+    }
+    size_t n = strlen(V1_FREAD);
+    char buf[512];
+    memcpy(buf, V1_FREAD, n);
+    memset(buf + n, '\n', 64); /* readable look-ahead: the indexed layout reads the record */
+    assert_int_equal(dfs_parse_record_ex(&(*f)->t.p, buf, n, n + 64, 0, 0, &(*f)->memo), DFS_REC_EVENT);
+    return &(*f)->t.batch.events.v[0];
+}
+
+static void test_args_marker_keys(void **state)
+{
+    (void)state;
+    fx *f;
+    const dfs_event *ev = v1_fread_wanting(&f, DFS_KEYBIT(DFS_KEY_RET), NULL);
+    assert_int_equal(ev->nargs, 1);
+    assert_int_equal(ev->args[0].key, DFS_KEY_STR(DFS_KEY_RET));
+    assert_int_equal(f->t.batch.events.v[0].fhash, 33084);
+    fx_free(f);
+
+    ev = v1_fread_wanting(&f, DFS_KEYBIT(DFS_KEY_RET) | DFS_KEYBIT(DFS_KEY_LEVEL), NULL);
+    assert_int_equal(ev->nargs, 2);
+    const dfs_value *level = dfs_event_arg(ev, DFS_KEY_STR(DFS_KEY_LEVEL));
+    assert_true(level && level->type == DFS_V_INT && level->as.i == 1);
+    fx_free(f);
+
+    ev = v1_fread_wanting(&f, DFS_KEYBIT(DFS_KEY_P_IDX), NULL);
+    assert_int_equal(ev->nargs, 1);
+    const dfs_value *p_idx = dfs_event_arg(ev, DFS_KEY_STR(DFS_KEY_P_IDX));
+    assert_true(p_idx && p_idx->type == DFS_V_INT && p_idx->as.i == -1);
+    fx_free(f);
+
+    ev = v1_fread_wanting(&f, DFS_KEYBIT(DFS_KEY_RET), "level");
+    assert_int_equal(ev->nargs, 2);
+    level = arg(f, ev, "level");
+    assert_true(level && level->type == DFS_V_INT && level->as.i == 1);
+    fx_free(f);
+}
+
 static void test_args_extra_and_all(void **state)
 {
     fx *f = *state;
@@ -1015,15 +1065,16 @@ static void parse_both(fx *a, fx *b, const char *text, size_t n, char after)
 static void want_mode(fx *f, int want)
 {
     static const char *const extra[] = {"mode",         "a",           "", "image_sizeac",
-                                        "sixteen_bytes_ab", "image_sizes", NULL};
+                                        "sixteen_bytes_ab", "image_sizes", "level", NULL};
     f->t.want.all = want == 2;
     f->t.want.keys = want == 1 ? DFS_KEYBIT(DFS_KEY_RET) | DFS_KEYBIT(DFS_KEY_SIZE) |
                                    DFS_KEYBIT(DFS_KEY_COUNT) | DFS_KEYBIT(DFS_KEY_OFFSET) |
                                    DFS_KEYBIT(DFS_KEY_FHASH) | DFS_KEYBIT(DFS_KEY_NAME)
-                             : 0;
+                     : want == 4 ? DFS_KEYBIT(DFS_KEY_RET) | DFS_KEYBIT(DFS_KEY_LEVEL) | DFS_KEYBIT(DFS_KEY_P_IDX)
+                                 : 0;
     if (want == 3) {
-        f->t.want.nextra = 6;
-        for (size_t i = 0; i < 6; i++) {
+        f->t.want.nextra = 7;
+        for (size_t i = 0; i < 7; i++) {
             f->t.want.extra[i] = extra[i];
             f->t.want.extra_len[i] = strlen(extra[i]);
             f->t.want.extra_id[i] = dfs_strcache_intern(f->t.strs, extra[i], strlen(extra[i]));
@@ -1035,7 +1086,7 @@ static void test_indexed_layout_matches_general(void **state)
 {
     (void)state;
     static const char afters[] = {'7', '"', '}', '\n', ',', 0};
-    for (int want = 0; want < 4; want++)
+    for (int want = 0; want < 5; want++)
         for (size_t k = 0; k < sizeof afters; k++) {
             fx *a = fx_new(), *b = fx_new();
             want_mode(a, want);
@@ -1056,7 +1107,7 @@ static void test_indexed_layout_mutations(void **state)
     (void)state;
     static const char alphabet[] = "{}[]\":,\\ 0123456789-.eE+xnul\x01\x7f\xc3\xa9";
     uint64_t rng = 0x9E3779B97F4A7C15u;
-    for (int want = 0; want < 4; want++) {
+    for (int want = 0; want < 5; want++) {
         fx *a = fx_new(), *b = fx_new();
         want_mode(a, want);
         want_mode(b, want);
@@ -1111,6 +1162,7 @@ int main(void)
         T(test_bad_records),
         T(test_whitespace_and_key_order),
         T(test_args_wanted_keys),
+        T(test_args_marker_keys),
         T(test_args_extra_and_all),
         T(test_args_top_level_extra),
         T(test_args_escaped_keys),
