@@ -84,13 +84,19 @@ for input in v1 v2gz; do
 done
 # Layered analysis (issue 3): `dfscope analyze --preset dlio --views time_range,proc_name` against
 # `dfscope stats` on the same input and -j, in both the reference-compatible and the exact semantics.
-# Interleaved: each of AN_ROUNDS rounds (default 9) times stats, then both semantics, and a ratio is
-# the median of the rounds' ratios, shown with their range. Timing each command's runs in a block of
-# its own let a busy minute of a shared host land on one command only (ratios from 0.97 to 1.36 for
-# one build within an hour); three rounds still gave medians 0.2 apart from one run to the next
-# (docs/PERFORMANCE.md, fifteenth session), single rounds ranging from 1.03 to 1.60.
+# Interleaved: each of AN_ROUNDS rounds (default 9) times the three commands, in an order that turns
+# from round to round, so that none is always first after a pause or after the same neighbour.
+# Two ratios each:
+#  - the median of the rounds' ratios, with their range: what a shared host gives run to run;
+#  - the ratio of the fastest runs (each command's fastest of its rounds): the cost on a quiet
+#    machine. The shared hosts this was measured on run the same command at two speeds, about 1.5
+#    apart (stats on one file: 0.12-0.13 s or 0.19-0.20 s, switching every few seconds;
+#    docs/PERFORMANCE.md, sixteenth session), and the slow phases slow the parser more than the
+#    analyses, so a round's ratio depends on which phase each run met; the fastest run of each
+#    command is its run in a quiet phase, which no noise can make faster.
 AN_ROUNDS=${AN_ROUNDS:-9}
 range_of() { sort -g | awk 'NR == 1 {lo = $1} {hi = $1} END {printf "%.2f-%.2f", lo, hi}'; }
+fastest() { sort -g | awk 'NR == 1'; }
 peak_rss_of() { # peak RSS (MB) of one run of CMD...
   /usr/bin/time -o "$OUT/rss" -f '%M' "$@" >/dev/null 2>&1 || true
   awk '{printf "%.0f", $1/1024}' "$OUT/rss"
@@ -101,28 +107,35 @@ wall_of() { # wall seconds of one run of CMD...
 }
 {
   echo
-  echo "Layered analysis against stats ($AN_ROUNDS interleaved rounds; times: medians; ratios: medians of the rounds' ratios, then their range):"
+  echo "Layered analysis against stats ($AN_ROUNDS interleaved rounds; times: medians; ratio: median of the rounds' ratios, then their range; fastest: the ratio of each command's fastest run):"
   echo
-  echo "| input | -j | stats s | analyze --compat dfanalyzer s | ratio | range | peak RSS MB | analyze (exact) s | ratio | range | peak RSS MB |"
-  echo "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+  echo "| input | -j | stats s | analyze --compat dfanalyzer s | ratio | range | fastest | peak RSS MB | analyze (exact) s | ratio | range | fastest | peak RSS MB |"
+  echo "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
 } >> "$OUT/results.md"
 for input in v1 v2gz; do
   cat $(files_of $input) > /dev/null # warm the page cache
   for j in 1 2; do
     an=("$DFSCOPE" analyze -j "$j" --no-progress -q --preset dlio --views time_range,proc_name "$OUT/$input")
     rm -f "$OUT"/round.*
-    for _ in $(seq "$AN_ROUNDS"); do
-      s=$(wall_of "$DFSCOPE" stats -j "$j" --no-progress -q "$OUT/$input")
-      c=$(wall_of "${an[@]}" --compat dfanalyzer)
-      e=$(wall_of "${an[@]}")
-      echo "$s" >> "$OUT/round.stats"; echo "$c" >> "$OUT/round.compat"; echo "$e" >> "$OUT/round.exact"
-      echo "$c / $s" | bc -l >> "$OUT/round.compat-ratio"; echo "$e / $s" | bc -l >> "$OUT/round.exact-ratio"
+    for r in $(seq "$AN_ROUNDS"); do
+      order=(stats compat exact stats compat)
+      for cmd in "${order[@]:$((r % 3)):3}"; do
+        case $cmd in
+          stats) t=$(wall_of "$DFSCOPE" stats -j "$j" --no-progress -q "$OUT/$input"); ts=$t ;;
+          compat) t=$(wall_of "${an[@]}" --compat dfanalyzer); tc=$t ;;
+          exact) t=$(wall_of "${an[@]}"); te=$t ;;
+        esac
+        echo "$t" >> "$OUT/round.$cmd"
+      done
+      echo "$tc / $ts" | bc -l >> "$OUT/round.compat-ratio"; echo "$te / $ts" | bc -l >> "$OUT/round.exact-ratio"
     done
     rc=$(peak_rss_of "${an[@]}" --compat dfanalyzer); re=$(peak_rss_of "${an[@]}")
-    printf '| %s | %d | %.2f | %.2f | %.2f | %s | %s | %.2f | %.2f | %s | %s |\n' "$input" "$j" \
+    fs=$(fastest < "$OUT/round.stats")
+    printf '| %s | %d | %.2f | %.2f | %.2f | %s | %.2f | %s | %.2f | %.2f | %s | %.2f | %s |\n' "$input" "$j" \
       "$(median < "$OUT/round.stats")" "$(median < "$OUT/round.compat")" "$(median < "$OUT/round.compat-ratio")" \
-      "$(range_of < "$OUT/round.compat-ratio")" "$rc" "$(median < "$OUT/round.exact")" \
-      "$(median < "$OUT/round.exact-ratio")" "$(range_of < "$OUT/round.exact-ratio")" "$re" >> "$OUT/results.md"
+      "$(range_of < "$OUT/round.compat-ratio")" "$(echo "$(fastest < "$OUT/round.compat") / $fs" | bc -l)" "$rc" \
+      "$(median < "$OUT/round.exact")" "$(median < "$OUT/round.exact-ratio")" "$(range_of < "$OUT/round.exact-ratio")" \
+      "$(echo "$(fastest < "$OUT/round.exact") / $fs" | bc -l)" "$re" >> "$OUT/results.md"
   done
 done
 rm -f "$OUT"/round.*
