@@ -198,7 +198,7 @@ void dfs_layered_acc_free(acc *a)
 
 /* Direct-mapped memos of a worker: a thread's events interleave with those of the process's
  * other threads, and a file's with those of the others being read, so a one-entry cache misses
- * at every switch and each miss costs a hash table probe. */
+ * at every switch, and each miss costs a hash table probe (a thread) or a set's append (a file). */
 #define THREAD_MEMO 16 /* threads: key -> index */
 #define FILE_MEMO 256  /* files lately added to the raw statistics' set */
 
@@ -225,8 +225,8 @@ typedef struct worker_state {
     DFS_VEC(uint8_t) cat_used; /* classifier category ids of events kept by the post-read rules */
     uint64_t files[FILE_MEMO][2]; /* {0, 0}: empty */
     /* Raw statistics: the (hash, name) of the last file looked at (a thread's calls repeat it,
-     * and the memos above miss the cache among many files) and of the last host added, as the
-     * event gives them ({0, 0}, none, is never looked at); the last pid added. */
+     * and the memo above misses among many files) and of the last host added, as the event gives
+     * them ({0, 0}, none, is never looked at); the last pid added. */
     uint64_t last_fhash, last_hhash;
     dfs_str last_fname, last_host;
     int64_t last_pid;
