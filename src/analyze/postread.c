@@ -466,7 +466,7 @@ bool dfs_postread_classify_miss(dfs_postread *c, const dfs_run *run, const dfs_p
         out->match = dfs_pred_set_eval(c->preds, &row, ids);
         out->layers = layers_of(c->plan, out->match);
     }
-    if (!c->plan->per_event) {
+    if (dfs_postread_front(c)) { /* the memo exists: remember the whole answer */
         uint64_t ekey[2];
         dfs_pr_front_key(in->cat, in->name, in->fname, in->has_size_sum, ekey);
         c->event_front.slot[dfs_pr_front_index(ekey)] = (dfs_pr_front_slot){.key = {ekey[0], ekey[1]}, .ev = *out};
