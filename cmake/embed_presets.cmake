@@ -3,7 +3,7 @@
 #   cmake -DPRESET_DIR=<dir with *.yaml> -DOUTPUT=<file.c> -P embed_presets.cmake
 # Each file becomes an unsigned char array of its bytes plus a final NUL (byte arrays have no string
 # literal length limit and need no escaping), listed in a fixed order: the presets below first,
-# then any other presets/*.yaml alphabetically. src/analyze/preset.c declares the four symbols.
+# then any other presets/*.yaml alphabetically. src/analyze/common/preset.c declares the four symbols.
 cmake_minimum_required(VERSION 3.18)
 
 if(NOT PRESET_DIR OR NOT OUTPUT)

@@ -21,8 +21,8 @@ files() { # the library files a target is about
     chrome) echo "$src/parse/framer.c $src/parse/record.c $src/parse/json.c" ;;
     gzip) echo "$src/read/gzip.c" ;;
     dasf) echo "$src/parse/dasf.c" ;;
-    predicate) echo "$src/analyze/predicate.c" ;;
-    preset) echo "$src/analyze/preset.c" ;;
+    predicate) echo "$src/analyze/common/predicate.c" ;;
+    preset) echo "$src/analyze/common/preset.c" ;;
     cli) echo "$src/cli/*.c" ;;
   esac
 }

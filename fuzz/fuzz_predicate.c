@@ -1,4 +1,4 @@
-/* fuzz_predicate.c - the predicate language (analyze/predicate.c): any text either compiles or
+/* fuzz_predicate.c - the predicate language (analyze/common/predicate.c): any text either compiles or
  * fails with an error that has a message and a column inside the text; compiled predicates are
  * evaluated on a few rows (nulls included), and a set of them answers the same through its memo
  * as directly. Input: predicate texts, one per line (the first is also compiled alone). */
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/predicate.h"
+#include "analyze/common/predicate.h"
 
 #define MAX_TEXTS 8
 

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/predicate.h"
-#include "analyze/preset.h"
+#include "analyze/common/predicate.h"
+#include "analyze/common/preset.h"
 
 static void die(const char *what)
 {

@@ -7,8 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "analyze/layered.h"
-#include "analyze/preset.h"
+#include "analyze/common/preset.h"
+#include "analyze/common/preview.h"
+#include "analyze/layered/layered.h"
 #include "cli/cli.h"
 #include "cli/common.h"
 #include "dist/dist.h"

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/dataloader.h"
+#include "analyze/dataloader/dataloader.h"
 #include "cli/cli.h"
 #include "cli/common.h"
 #include "output/atomic.h"

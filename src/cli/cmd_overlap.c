@@ -6,9 +6,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "analyze/layered.h"
-#include "analyze/overlap.h"
-#include "analyze/preset.h"
+#include "analyze/common/preset.h"
+#include "analyze/common/preview.h"
+#include "analyze/layered/layered.h"
+#include "analyze/overlap/overlap.h"
 #include "cli/cli.h"
 #include "cli/common.h"
 #include "dist/dist.h"

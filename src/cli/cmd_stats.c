@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analyze/stats.h"
+#include "analyze/stats/stats.h"
 #include "cli/cli.h"
 #include "cli/common.h"
 #include "dist/dist.h"

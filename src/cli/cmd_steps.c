@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/steps.h"
+#include "analyze/steps/steps.h"
 #include "cli/cli.h"
 #include "cli/common.h"
 #include "dist/dist.h"

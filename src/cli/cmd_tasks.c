@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/tasks.h"
+#include "analyze/tasks/tasks.h"
 #include "cli/cli.h"
 #include "cli/common.h"
 #include "output/atomic.h"

@@ -1,12 +1,12 @@
 /* cmd_timeline.c - `dfscope timeline PATH... --window START:END -o FILE.svg`: an SVG picture of a
- * time window (analyze/tlwindow.h reads, output/timeline.h draws). */
+ * time window (analyze/timeline/tlwindow.h reads, analyze/timeline/timeline.h draws). */
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/tlwindow.h"
+#include "analyze/timeline/tlwindow.h"
 #include "cli/cli.h"
 #include "cli/common.h"
 #include "output/format.h"

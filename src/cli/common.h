@@ -5,7 +5,8 @@
 #include <getopt.h>
 #include <stdbool.h>
 
-#include "analyze/layered.h"
+#include "analyze/common/preview.h"
+#include "analyze/layered/layered.h"
 #include "dfscope.h"
 
 /* Long options shared by reading commands; append to a command's own table. */

@@ -22,14 +22,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "analyze/clocks.h"
-#include "analyze/layered.h"
+#include "analyze/common/clocks.h"
+#include "analyze/common/preview.h"
+#include "analyze/layered/layered.h"
 #include "dfscope.h"
 #include "dist/comm.h"
-#include "dist/pack.h"
 #include "dist/partition.h"
 #include "util/arena.h"
 #include "util/vec.h"
+#include "wire/pack.h"
 
 /* An analysis as a distributed pass sees it (all optional but pack and merge). */
 typedef struct dfs_dist_ops {

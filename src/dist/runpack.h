@@ -7,8 +7,8 @@
 #define DFS_RUNPACK_H
 #include <stdbool.h>
 
-#include "dist/pack.h"
 #include "read/run.h"
+#include "wire/pack.h"
 
 void dfs_pack_stream(dfs_pack *w, const dfs_stream *s);
 /* A stream unpacked into a fresh heap stream of `run` (NULL when bad or out of memory). */

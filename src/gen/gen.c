@@ -15,8 +15,8 @@
 #include "dfscope.h"
 #include "gen/gen_fmt.h"
 #include "gen/gen_model.h"
-#include "gen/gen_out.h"
 #include "output/atomic.h"
+#include "output/textout.h"
 
 #define DEFAULT_MEMBER_BYTES (UINT64_C(16) << 20)
 #define MAX_RANKS 65536u
@@ -157,7 +157,7 @@ static int generate(const gen_shared *sh, unsigned rank, int fd, dfs_gen_file *f
 {
     const dfs_gen_options *o = sh->opt;
     uint64_t member = o->format == DFS_GEN_V2 ? o->member_bytes : 0;
-    gen_out *out = gen_out_new(fd, o->gzip, member);
+    dfs_textout *out = dfs_textout_new(fd, o->gzip, member);
     if (!out)
         return ENOMEM;
     char host[64];
@@ -165,12 +165,12 @@ static int generate(const gen_shared *sh, unsigned rank, int fd, dfs_gen_file *f
     gen_fmt fmt;
     gen_fmt_init(&fmt, o->format, out, host);
     int rc = gen_rank_run(&sh->job, rank, &fmt);
-    int werr = gen_out_finish(out);
+    int werr = dfs_textout_finish(out);
     fi->records = fmt.records;
-    fi->bytes = gen_out_text_bytes(out);
-    fi->disk_bytes = gen_out_disk_bytes(out);
-    fi->gzip_members = o->gzip ? gen_out_members(out) : 0;
-    gen_out_free(out);
+    fi->bytes = dfs_textout_text_bytes(out);
+    fi->disk_bytes = dfs_textout_disk_bytes(out);
+    fi->gzip_members = o->gzip ? dfs_textout_members(out) : 0;
+    dfs_textout_free(out);
     return rc ? rc : werr;
 }
 

@@ -247,7 +247,7 @@ static bool budget_reached(const rank_sim *s)
 {
     const gen_job *j = s->job;
     if (j->target_bytes)
-        return gen_out_text_bytes(s->f->out) + TAIL_RECORDS * bytes_per_record[j->format] >=
+        return dfs_textout_text_bytes(s->f->out) + TAIL_RECORDS * bytes_per_record[j->format] >=
                j->target_bytes;
     return s->f->records + TAIL_RECORDS >= j->target_records;
 }

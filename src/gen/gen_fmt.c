@@ -152,7 +152,7 @@ static size_t args_bound(const gen_arg *args, unsigned n)
 
 /* ------------------------------------------------------------------------------------------ */
 
-void gen_fmt_init(gen_fmt *f, dfs_gen_format format, gen_out *out, const char *host)
+void gen_fmt_init(gen_fmt *f, dfs_gen_format format, dfs_textout *out, const char *host)
 {
     memset(f, 0, sizeof *f);
     f->format = format;
@@ -191,9 +191,9 @@ static bool line_format(const gen_fmt *f)
 /* Reserves room for a record and writes what precedes it (indent or separator). */
 static char *begin_record(gen_fmt *f, size_t bound)
 {
-    if (bound > GEN_OUT_MAX_RECORD - 8)
+    if (bound > DFS_TEXTOUT_MAX_RECORD - 8)
         return NULL;
-    char *p = gen_out_reserve(f->out, bound + 8);
+    char *p = dfs_textout_reserve(f->out, bound + 8);
     if (f->format == DFS_GEN_2023 && f->first)
         *p++ = ' '; /* dlio_profiler indents its first record */
     if (f->format == DFS_GEN_CHROME && !f->first) {
@@ -207,9 +207,9 @@ static void end_record(gen_fmt *f, char *p)
 {
     if (line_format(f))
         *p++ = '\n';
-    char *base = gen_out_reserve(f->out, 0); /* where begin_record's reservation starts */
-    gen_out_commit(f->out, (size_t)(p - base));
-    gen_out_record_end(f->out);
+    char *base = dfs_textout_reserve(f->out, 0); /* where begin_record's reservation starts */
+    dfs_textout_commit(f->out, (size_t)(p - base));
+    dfs_textout_record_end(f->out);
     f->first = false;
     f->records++;
 }
@@ -220,10 +220,10 @@ void gen_fmt_open(gen_fmt *f)
     case DFS_GEN_2023:
     case DFS_GEN_V1:
     case DFS_GEN_V1_H16:
-        gen_out_put(f->out, "[\n", 2);
+        dfs_textout_put(f->out, "[\n", 2);
         break;
     case DFS_GEN_CHROME:
-        gen_out_put(f->out, "{\"traceEvents\":[\n", 17);
+        dfs_textout_put(f->out, "{\"traceEvents\":[\n", 17);
         break;
     default:
         break;
@@ -237,10 +237,10 @@ void gen_fmt_close(gen_fmt *f)
     switch (f->format) {
     case DFS_GEN_V1:
     case DFS_GEN_V1_H16:
-        gen_out_put(f->out, "]", 1); /* DFTracer writes no newline after the bracket */
+        dfs_textout_put(f->out, "]", 1); /* DFTracer writes no newline after the bracket */
         break;
     case DFS_GEN_CHROME:
-        gen_out_put(f->out, chrome_tail, sizeof chrome_tail - 1);
+        dfs_textout_put(f->out, chrome_tail, sizeof chrome_tail - 1);
         break;
     default:
         break; /* 2023 never closes its array; v2 is plain NDJSON */

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "gen/gen.h"
-#include "gen/gen_out.h"
+#include "output/textout.h"
 
 typedef enum gen_argk {
     GA_INT,    /* a JSON integer everywhere */
@@ -60,14 +60,14 @@ typedef struct gen_meta {
 
 typedef struct gen_fmt {
     dfs_gen_format format;
-    gen_out *out;
+    dfs_textout *out;
     const char *host;      /* written in clear by 2023 */
     uint64_t hhash;
     uint64_t records;
     bool first;            /* no record written yet (2023 indent, Chrome separators) */
 } gen_fmt;
 
-void gen_fmt_init(gen_fmt *f, dfs_gen_format format, gen_out *out, const char *host);
+void gen_fmt_init(gen_fmt *f, dfs_gen_format format, dfs_textout *out, const char *host);
 /* The hash DFTracer would write for a string in this generation (u64, or 16 bits for v1-h16). */
 uint64_t gen_fmt_hash(const gen_fmt *f, const char *s, size_t n);
 /* True when the generation references names through FH/HH/SH records. */

@@ -43,7 +43,7 @@ typedef struct gen_job {
 
 void gen_job_plan(gen_job *job, const dfs_gen_options *o);
 /* Simulates one rank, writing its whole file through `f` (framing included). Returns an errno
- * value (ENOMEM) or 0; write errors are left in the gen_out. */
+ * value (ENOMEM) or 0; write errors are left in the dfs_textout. */
 int gen_rank_run(const gen_job *job, unsigned rank, gen_fmt *f);
 /* Host name of a rank (8 ranks per node, like the reference DLIO run). */
 void gen_rank_host(const gen_job *job, unsigned rank, char *buf, size_t cap);

@@ -9,12 +9,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "analyze/concepts.h"
+#include "analyze/common/concepts.h"
+#include "analyze/timeline/timeline.h"
 #include "output/atomic.h"
 #include "output/csv.h"
 #include "output/format.h"
 #include "output/json.h"
-#include "output/timeline.h"
 
 static const char *const analysis_titles[] = {"Iterator initializations", "Worker processes", "GetNext calls",
                                               "Batch time"};

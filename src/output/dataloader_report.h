@@ -1,13 +1,13 @@
 /* dataloader_report.h - output of `dfscope dataloader`: the report as tables, one JSON document
  * (schema "dfscope-dataloader/1"), CSV files, and per outlier window a Chrome-JSON slice and an
- * SVG picture (output/timeline.h). */
+ * SVG picture (analyze/timeline/timeline.h). */
 #ifndef DFS_DATALOADER_REPORT_H
 #define DFS_DATALOADER_REPORT_H
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
-#include "analyze/dataloader.h"
+#include "analyze/dataloader/dataloader.h"
 
 typedef struct dfs_dl_report_options {
     size_t window_events;    /* framework events listed per window (0 = all) */

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "analyze/layered.h"
+#include "analyze/layered/layered.h"
 
 #define DFS_ANALYZE_SCHEMA "dfscope-analyze/1"
 

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gen/gen_out.h"
 #include "output/json.h"
 #include "output/merge_internal.h"
+#include "output/textout.h"
 #include "parse/json.h"
 
 typedef struct mwriter {
@@ -501,14 +501,14 @@ dfs_status mwrite_default(dfs_merge *m, const dfs_run *run, FILE *out, dfs_merge
 
 static ssize_t sink_write(void *cookie, const char *buf, size_t size)
 {
-    gen_out *o = cookie;
+    dfs_textout *o = cookie;
     for (size_t done = 0; done < size;) {
-        size_t n = size - done < GEN_OUT_MAX_RECORD ? size - done : GEN_OUT_MAX_RECORD;
-        gen_out_put(o, buf + done, n);
+        size_t n = size - done < DFS_TEXTOUT_MAX_RECORD ? size - done : DFS_TEXTOUT_MAX_RECORD;
+        dfs_textout_put(o, buf + done, n);
         done += n;
     }
-    if (gen_out_error(o)) {
-        errno = gen_out_error(o);
+    if (dfs_textout_error(o)) {
+        errno = dfs_textout_error(o);
         return -1;
     }
     return (ssize_t)size;
@@ -516,9 +516,9 @@ static ssize_t sink_write(void *cookie, const char *buf, size_t size)
 
 static int sink_close(void *cookie)
 {
-    gen_out *o = cookie;
-    int e = gen_out_finish(o);
-    gen_out_free(o);
+    dfs_textout *o = cookie;
+    int e = dfs_textout_finish(o);
+    dfs_textout_free(o);
     if (e) {
         errno = e;
         return -1;
@@ -528,12 +528,12 @@ static int sink_close(void *cookie)
 
 FILE *dfs_merge_sink(int fd, bool gzip)
 {
-    gen_out *o = gen_out_new(fd, gzip, 0);
+    dfs_textout *o = dfs_textout_new(fd, gzip, 0);
     if (!o)
         return NULL;
     cookie_io_functions_t io = {NULL, sink_write, NULL, sink_close};
     FILE *f = fopencookie(o, "w", io);
     if (!f)
-        gen_out_free(o);
+        dfs_textout_free(o);
     return f;
 }

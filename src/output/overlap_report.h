@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "analyze/overlap.h"
+#include "analyze/overlap/overlap.h"
 
 #define DFS_OVERLAP_SCHEMA "dfscope-overlap/1"
 

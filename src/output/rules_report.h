@@ -6,7 +6,7 @@
 #define DFS_RULES_REPORT_H
 #include <stdio.h>
 
-#include "analyze/rules.h"
+#include "analyze/rules/rules.h"
 
 void dfs_rules_write_text(FILE *out, const dfs_rules_result *r);
 void dfs_rules_write_json(FILE *out, const dfs_rules_result *r);

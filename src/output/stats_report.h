@@ -4,7 +4,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "analyze/stats.h"
+#include "analyze/stats/stats.h"
 
 typedef struct dfs_timing {
     bool enabled;

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "analyze/steps.h"
+#include "analyze/steps/steps.h"
 
 typedef struct dfs_steps_report_opts {
     size_t head;                  /* per-step rows printed per run in tables (0: all) */

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "analyze/tasks.h"
+#include "analyze/tasks/tasks.h"
 
 typedef enum dfs_graph_format {
     DFS_GRAPH_AUTO = 0, /* from the file name: .dot / .gv are DOT, anything else GraphML */

@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/timeline/timeline.h"
+#include "analyze/timeline/timeline_model.h"
 #include "output/atomic.h"
 #include "output/format.h"
 #include "output/svg.h"
-#include "output/timeline.h"
-#include "output/timeline_internal.h"
 
 /* The x of a time, in pixels from the time area's left edge. */
 static double x_of(const dfs_timeline *tl, int64_t t)

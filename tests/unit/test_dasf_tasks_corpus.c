@@ -8,7 +8,7 @@
 
 #include "testutil.h"
 
-#include "analyze/tasks.h"
+#include "analyze/tasks/tasks.h"
 #include "output/tasks_report.h"
 
 /* reference/dasf.md section 3, verbatim */

@@ -1,4 +1,4 @@
-/* test_dataloader.c - `dfscope dataloader` as a library (src/analyze/dataloader.c,
+/* test_dataloader.c - `dfscope dataloader` as a library (src/analyze/dataloader/dataloader.c,
  * src/output/dataloader_report.c) on a synthetic smdebug job, since no shipped trace has PyTorch
  * data-loader events: every analysis of spec training-loop.md §1.3 with hand-computed numbers
  * (medians, outliers, the pin_memory quirk, num_workers, nested GetNext calls giving a negative
@@ -14,7 +14,7 @@
 
 #include "testutil.h"
 
-#include "analyze/dataloader.h"
+#include "analyze/dataloader/dataloader.h"
 #include "output/dataloader_report.h"
 
 #define S0 "1600000000000000" /* the framework file's start time, µs */

@@ -12,7 +12,7 @@
 
 #include "testutil.h"
 
-#include "analyze/dataloader.h"
+#include "analyze/dataloader/dataloader.h"
 #include "output/dataloader_report.h"
 
 #define RES "smdebug/tests/profiler/resources/"

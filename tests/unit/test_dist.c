@@ -5,12 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/overlap_engine.h"
-#include "dist/pack.h"
+#include "analyze/common/overlap_engine.h"
 #include "dist/partition.h"
 #include "dist/runpack.h"
 #include "read/run.h"
 #include "testutil.h"
+#include "wire/pack.h"
 
 /* ---- the partition ---------------------------------------------------------------------------- */
 

@@ -17,12 +17,12 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
-#include "analyze/layered.h"
-#include "analyze/overlap.h"
-#include "analyze/preset.h"
-#include "analyze/stats.h"
-#include "analyze/steps.h"
-#include "dist/pack.h"
+#include "analyze/common/preset.h"
+#include "analyze/common/preview.h"
+#include "analyze/layered/layered.h"
+#include "analyze/overlap/overlap.h"
+#include "analyze/stats/stats.h"
+#include "analyze/steps/steps.h"
 #include "dist/partition.h"
 #include "dist/runpack.h"
 #include "gen/gen.h"
@@ -32,6 +32,7 @@
 #include "output/steps_report.h"
 #include "read/run.h"
 #include "testutil.h"
+#include "wire/pack.h"
 
 enum { MAX_RANKS = 4, MAX_FILES = 64 };
 

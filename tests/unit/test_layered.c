@@ -6,9 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/layered.h"
-#include "analyze/layered_internal.h"
-#include "analyze/preset.h"
+#include "analyze/common/preset.h"
+#include "analyze/common/preview.h"
+#include "analyze/layered/layered.h"
+#include "analyze/layered/layered_internal.h"
 #include "output/layered_report.h"
 #include "testutil.h"
 
@@ -809,7 +810,7 @@ static void test_distinct_files_over_layer_groups(void **state)
     fixture_free(&fx);
 }
 
-/* The streaming rule (analyze/watermark.h): W = T − max(2L, M) while the input is read, T once
+/* The streaming rule (analyze/common/watermark.h): W = T − max(2L, M) while the input is read, T once
  * it is idle; saturated at both ends for absurd clocks; the hold's checks and budget. */
 static void test_stream_watermark(void **state)
 {

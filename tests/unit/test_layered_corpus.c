@@ -7,8 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/layered.h"
-#include "analyze/preset.h"
+#include "analyze/common/preset.h"
+#include "analyze/common/preview.h"
+#include "analyze/layered/layered.h"
 #include "output/layered_report.h"
 #include "testutil.h"
 

@@ -1,4 +1,4 @@
-/* test_overlap.c - the overlap analysis (analyze/overlap.h) on small traces with hand-computed
+/* test_overlap.c - the overlap analysis (analyze/overlap/overlap.h) on small traces with hand-computed
  * answers: every interval rule of overlap.md §3 and the worked examples of §4 (exact, approximate
  * and G0-exact), scopes, bins, epochs, priorities, extra classes, sizes and quantiles, bad input,
  * the streaming watermark and its fallback, and a property test against a brute-force reference
@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/overlap.h"
-#include "analyze/preset.h"
+#include "analyze/common/preset.h"
+#include "analyze/overlap/overlap.h"
 #include "output/overlap_report.h"
 #include "testutil.h"
 

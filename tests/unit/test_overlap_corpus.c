@@ -9,9 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/layered.h"
-#include "analyze/overlap.h"
-#include "analyze/preset.h"
+#include "analyze/common/preset.h"
+#include "analyze/common/preview.h"
+#include "analyze/layered/layered.h"
+#include "analyze/overlap/overlap.h"
 #include "testutil.h"
 
 #define DLIO "dftracer/dlio-unet3d-hdf5-8rank"

@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "analyze/overlap_engine.h"
+#include "analyze/common/overlap_engine.h"
 
 enum { C = 0, I = 1, A = 2 }; /* compute is the reference in the examples */
 
@@ -941,8 +941,8 @@ static void *failing_realloc(void *p, size_t n) { return alloc_allowed() ? reall
 #define malloc(n) failing_malloc(n)
 #define calloc(n, m) failing_calloc(n, m)
 #define realloc(p, n) failing_realloc(p, n)
+#include "analyze/common/overlap_engine.c"
 #include "util/u64map.c"
-#include "analyze/overlap_engine.c"
 #undef malloc
 #undef calloc
 #undef realloc

@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "analyze/postread.h"
-#include "analyze/preset.h"
+#include "analyze/common/postread.h"
+#include "analyze/common/preset.h"
 #include "testutil.h"
 
 typedef struct seen {

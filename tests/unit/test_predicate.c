@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/predicate.h"
+#include "analyze/common/predicate.h"
 #include "testutil.h"
 
 #define NULL_NUM INT64_MIN /* "no value" in the row helpers below */

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/preset.h"
+#include "analyze/common/preset.h"
 #include "testutil.h"
 
 static dfs_preset *load_ok(const char *name)

@@ -14,7 +14,7 @@
 #include "testutil.h"
 #include "util/numstat.h"
 
-#include "analyze/rules.h"
+#include "analyze/rules/rules.h"
 #include "output/rules_report.h"
 
 /* ---- building inputs -------------------------------------------------------------------------- */

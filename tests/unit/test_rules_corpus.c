@@ -10,7 +10,7 @@
 
 #include "testutil.h"
 
-#include "analyze/rules.h"
+#include "analyze/rules/rules.h"
 
 #define RES "smdebug/tests/profiler/resources/"
 

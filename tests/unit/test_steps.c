@@ -1,4 +1,4 @@
-/* test_steps.c - the concepts (src/analyze/concepts.c) and `dfscope steps` as a library
+/* test_steps.c - the concepts (src/analyze/common/concepts.c) and `dfscope steps` as a library
  * (src/analyze/steps*.c, src/output/steps_report.c) on hand-built traces: every source's step
  * windows and pairing rules, the unified metrics, the TensorBoard breakdown (device shift, step-0
  * rule, tail rule, priorities, rounding), every verdict and threshold, the fallbacks, robustness
@@ -12,8 +12,8 @@
 #include "testutil.h"
 #include "util/numstat.h"
 
-#include "analyze/concepts.h"
-#include "analyze/steps.h"
+#include "analyze/common/concepts.h"
+#include "analyze/steps/steps.h"
 #include "output/steps_report.h"
 
 #define US 1000 /* ns per µs: the traces below are in µs */

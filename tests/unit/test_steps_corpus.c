@@ -11,7 +11,7 @@
 #include "testutil.h"
 #include "util/numstat.h"
 
-#include "analyze/steps.h"
+#include "analyze/steps/steps.h"
 
 #define KINETO "kineto/resnet50-dataloader/"
 #define NW0 KINETO "resnet50_num_workers_0__worker0.1623143089861.pt.trace.json.gz"

@@ -1,4 +1,4 @@
-/* test_tasks.c - `dfscope tasks` as a library (src/analyze/tasks.c, src/output/tasks_report.c):
+/* test_tasks.c - `dfscope tasks` as a library (src/analyze/tasks/tasks.c, src/output/tasks_report.c):
  * the msgpack framing as the analyses see it, every msgpack number width in the fields they use,
  * the sort-and-sweep resource attribution against DASF's quadratic scan, task_balance rows and
  * columns, the critical path of a hand-built graph, CPU-only traces, zero durations, legacy text,
@@ -12,7 +12,7 @@
 
 #include "testutil.h"
 
-#include "analyze/tasks.h"
+#include "analyze/tasks/tasks.h"
 #include "gen/gen.h"
 #include "gen/gen_dasf.h"
 #include "output/tasks_report.h"

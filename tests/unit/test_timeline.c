@@ -1,5 +1,5 @@
-/* test_timeline.c - the window picture (src/output/timeline.c, svg.c) and its reading side
- * (src/analyze/tlwindow.c): well-formed XML whatever the names hold, lanes and class counts of
+/* test_timeline.c - the window picture (src/analyze/timeline/timeline.c, svg.c) and its reading side
+ * (src/analyze/timeline/tlwindow.c): well-formed XML whatever the names hold, lanes and class counts of
  * hand-built timelines and traces, narrow spans folded into busy bars with a size bound, the lane
  * limit, empty windows, merging in any order, counters, the --window syntax, B/E pairing, lane
  * names from metadata, class overrides, clocks known only at a file's end, atomic files. */
@@ -11,10 +11,10 @@
 
 #include "testutil.h"
 
-#include "analyze/clocks.h"
-#include "analyze/tlwindow.h"
+#include "analyze/common/clocks.h"
+#include "analyze/timeline/timeline.h"
+#include "analyze/timeline/tlwindow.h"
 #include "output/svg.h"
-#include "output/timeline.h"
 
 #define T0 INT64_C(1623142623000000000) /* an epoch clock: the axis names a date */
 #define MS INT64_C(1000000)

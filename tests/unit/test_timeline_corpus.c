@@ -1,5 +1,5 @@
-/* test_timeline_corpus.c - `dfscope timeline` windows of real traces (src/analyze/tlwindow.c,
- * src/output/timeline.c): one training step of the ResNet-50 num_workers=0 Kineto trace (the
+/* test_timeline_corpus.c - `dfscope timeline` windows of real traces (src/analyze/timeline/tlwindow.c,
+ * src/analyze/timeline/timeline.c): one training step of the ResNet-50 num_workers=0 Kineto trace (the
  * data-loader wait on the main thread while the GPU stream idles), the two Composer ranks with
  * their B/E markers and counters, smdebug system metrics. The expected counts were checked
  * against a plain Python count of the trace's records in the window. Skips (77) without the
@@ -10,9 +10,9 @@
 
 #include "testutil.h"
 
-#include "analyze/clocks.h"
-#include "analyze/tlwindow.h"
-#include "output/timeline.h"
+#include "analyze/common/clocks.h"
+#include "analyze/timeline/timeline.h"
+#include "analyze/timeline/tlwindow.h"
 
 static const dfs_tlw_result *read_window(const char *const *paths, size_t npaths, dfs_tlw_options *opt,
                                          dfs_tlw **tlw, dfs_run **run)

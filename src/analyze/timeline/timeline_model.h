@@ -1,0 +1,93 @@
+/* timeline_model.h - what the collecting (timeline.c) and drawing (timeline_svg.c) halves of
+ * the window picture share: the collected state and the pixel geometry. */
+#ifndef DFS_TIMELINE_MODEL_H
+#define DFS_TIMELINE_MODEL_H
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "analyze/timeline/timeline.h"
+#include "util/arena.h"
+#include "util/keymap.h"
+#include "util/vec.h"
+
+typedef struct tl_span {
+    int64_t start, end; /* as given (drawing clips to the window) */
+    uint32_t name;      /* index in names */
+    uint8_t cls;
+} tl_span;
+
+/* The spans narrower than a pixel that fell in one pixel column of a lane. */
+typedef struct tl_busy {
+    int64_t ns[DFS_TL_NCLASS];
+    uint32_t count[DFS_TL_NCLASS];
+} tl_busy;
+
+typedef struct tl_lane {
+    const char *source, *host, *pid_str, *tid_str, *process, *thread; /* never NULL */
+    int64_t pid, tid;
+    DFS_VEC(tl_span) spans;
+    tl_busy *busy;       /* [width], allocated at the first narrow span */
+    uint64_t n_class[DFS_TL_NCLASS];
+    uint64_t n_aggregated;
+    int64_t busy_ns;     /* summed clipped durations: how busy the lane is, for max_lanes */
+} tl_lane;
+
+/* Counter samples folded into one pixel column. */
+typedef struct tl_cell {
+    double min, max, last;
+    int64_t last_t;
+    uint32_t n;
+} tl_cell;
+
+typedef struct tl_counter {
+    uint32_t name;
+    tl_cell *cells; /* [width] */
+    uint64_t samples;
+} tl_counter;
+
+typedef struct tl_text {
+    const char *s;
+    uint32_t len;
+} tl_text;
+
+struct dfs_timeline {
+    dfs_tl_options opt;  /* title and subtitle point into the arena */
+    int64_t span_ns;     /* end - start */
+    unsigned width;
+    dfs_arena arena;     /* every string */
+    DFS_VEC(tl_lane) lanes;
+    dfs_keymap lane_index;    /* lane_hkey -> lane */
+    DFS_VEC(tl_text) names;
+    dfs_keymap name_index;    /* salted hash -> name */
+    DFS_VEC(tl_counter) counters;
+    dfs_keymap counter_index; /* name -> counter */
+};
+
+/* ----- pixels: column i covers [bound(i), bound(i + 1)) ----- */
+
+static inline unsigned dfs_tl_pixel_of(const dfs_timeline *tl, int64_t t)
+{
+    if (t <= tl->opt.start_ns)
+        return 0;
+    __int128 p = (__int128)(t - tl->opt.start_ns) * tl->width / tl->span_ns;
+    return p >= tl->width ? tl->width - 1 : (unsigned)p;
+}
+
+static inline int64_t dfs_tl_pixel_bound(const dfs_timeline *tl, unsigned i)
+{
+    __int128 num = (__int128)tl->span_ns * i;
+    return tl->opt.start_ns + (int64_t)((num + tl->width - 1) / tl->width);
+}
+
+/* The end of column i: the next column's bound, the window's end for the last. */
+static inline int64_t dfs_tl_pixel_end(const dfs_timeline *tl, unsigned i)
+{
+    return i + 1 < tl->width ? dfs_tl_pixel_bound(tl, i + 1) : tl->opt.end_ns;
+}
+
+/* The lanes with spans in the window in key order; with `limit`, only the busiest max_lanes.
+ * *total gets the count before the limit. NULL when out of memory. */
+const tl_lane **dfs_tl_lanes_in_order(const dfs_timeline *tl, bool limit, size_t *n, size_t *total);
+/* Same input, host and process. */
+bool dfs_tl_same_group(const tl_lane *a, const tl_lane *b);
+#endif
