@@ -10,7 +10,7 @@
 #include "cli/cli.h"
 #include "cli/common.h"
 #include "output/atomic.h"
-#include "output/merge.h"
+#include "output/merge/merge.h"
 
 static void usage(FILE *out)
 {

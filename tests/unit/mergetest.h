@@ -11,7 +11,7 @@
 
 #include "testutil.h"
 
-#include "output/merge.h"
+#include "output/merge/merge.h"
 
 /* Merges paths into out (gzip when it ends in .gz). Returns the read verdict, or
  * DFS_EXIT_OUTPUT when writing failed. rep may be NULL. */

@@ -6,7 +6,7 @@
 
 #include "mergetest.h"
 
-#include "output/merge_internal.h"
+#include "output/merge/merge_internal.h"
 
 static const char RANK0[] =
     "[\n"

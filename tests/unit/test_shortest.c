@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "output/merge_internal.h"
+#include "output/merge/merge_internal.h"
 #include "output/rules_report.h"
 #include "output/tasks_report.h"
 #include "util/shortest.h"

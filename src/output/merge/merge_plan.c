@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "output/merge_internal.h"
+#include "output/merge/merge_internal.h"
 #include "util/keyset.h"
 
 /* ---- clocks ------------------------------------------------------------------------------------------ */

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "output/json.h"
-#include "output/merge_internal.h"
+#include "output/merge/merge_internal.h"
 #include "output/textout.h"
 #include "parse/json.h"
 

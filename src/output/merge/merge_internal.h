@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "output/merge.h"
+#include "output/merge/merge.h"
 #include "util/arena.h"
 #include "util/keymap.h"
 #include "util/vec.h"

@@ -6,7 +6,7 @@
 
 #include "output/format.h"
 #include "output/json.h"
-#include "output/merge_internal.h"
+#include "output/merge/merge_internal.h"
 
 bool mreport_init(dfs_merge_report *rep, const dfs_run *run, const char *mode)
 {

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "output/merge_internal.h"
+#include "output/merge/merge_internal.h"
 
 /* Top-level keys the model has no field for that a Chrome viewer needs (instant scope, flow
  * binding, flow v2) and the value of an smdebug system-metric sample. */

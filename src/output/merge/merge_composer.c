@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "output/merge_internal.h"
+#include "output/merge/merge_internal.h"
 #include "parse/framer.h"
 #include "parse/json.h"
 #include "read/gzip.h"

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "output/merge_internal.h"
+#include "output/merge/merge_internal.h"
 #include "parse/json.h"
 #include "util/shortest.h"
 #include "util/utf8.h"

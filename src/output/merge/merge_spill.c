@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "output/merge_internal.h"
+#include "output/merge/merge_internal.h"
 
 struct msrc {
     int fd;
