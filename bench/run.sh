@@ -91,7 +91,7 @@ done
 #  - the ratio of the fastest runs (each command's fastest of its rounds): the cost on a quiet
 #    machine. The shared hosts this was measured on run the same command at two speeds, about 1.5
 #    apart (stats on one file: 0.12-0.13 s or 0.19-0.20 s, switching every few seconds;
-#    docs/PERFORMANCE.md, sixteenth session), and the slow phases slow the parser more than the
+#    docs/PERFORMANCE.md, "Measuring on a noisy host"), and the slow phases slow the parser more than the
 #    analyses, so a round's ratio depends on which phase each run met; the fastest run of each
 #    command is its run in a quiet phase, which no noise can make faster.
 AN_ROUNDS=${AN_ROUNDS:-9}

@@ -19,8 +19,8 @@
 #include <stdint.h>
 
 /* Intervals a worker holds before it flushes: few enough that what a flush reads (48 bytes an
- * interval) is still in the caches that the adds wrote it to (docs/PERFORMANCE.md, fifteenth
- * session: 1 Mi cost 5 to 10 % more time on v1, and 90 MB more memory). */
+ * interval) is still in the caches that the adds wrote it to (docs/PERFORMANCE.md,
+ * "Exact interval engines": 1 Mi cost 5 to 10 % more time on v1, and 90 MB more memory). */
 #define DFS_HOLD_DEFAULT (UINT64_C(1) << 14)
 #define DFS_HOLD_CHECK_EVERY 4096u           /* events between two looks at what a worker holds */
 

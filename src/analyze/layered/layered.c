@@ -478,7 +478,7 @@ static void raw_stats(worker_state *w, acc *a, const lev *e)
     /* files and hosts by hash, or by name where the trace writes names (2023 format). A file
      * not added lately is appended to a sortset: most files are new, tens of thousands of them,
      * and a hash set's probe, or a table by name id, cost a cache miss for each one
-     * (docs/PERFORMANCE.md, sixteenth session). */
+     * (docs/PERFORMANCE.md, "Layered analysis"). */
     if ((e->fhash || e->fname) && (e->fhash != w->last_fhash || e->fname != w->last_fname)) {
         w->last_fhash = e->fhash;
         w->last_fname = e->fname;
