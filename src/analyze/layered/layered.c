@@ -1,6 +1,7 @@
 /* layered.c - layered analysis: the streaming pass (classification and per-cell aggregation in
  * per-worker states), the merge, and the checks that decide whether the provisional origin held.
- * Deriving views from the merged cells is in layered_views.c. */
+ * Deriving views from the merged cells is in layered_views.c (with layered_rows.c and
+ * layered_columns.c). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -671,7 +672,7 @@ static bool file_key_to(dfs_key128 *key, void *procmap)
 /* Moves the cells and distinct-file keys of `from` into `into`, with process indices translated
  * through `procmap` (from's index -> into's index). The cells are appended, not looked up: most
  * belong to threads `into` never saw, and a key both hold becomes two cells, which the views sum
- * like the several cells of any member (layered_views.c). */
+ * like the several cells of any member (layered_rows.c). */
 static void merge_cells(acc *into, acc *from, const uint32_t *procmap)
 {
     size_t base = into->pools.n;
@@ -1037,7 +1038,7 @@ dfs_layered *dfs_layered_new(const dfs_layered_options *opt, char *err, size_t e
         }
     la->sums_only = !dfs_layered_needs_columns(opt);
     for (size_t l = 0; l < nlayers; l++) {
-        /* the derived families only feed the flat views' columns (layered_views.c) */
+        /* the derived families only feed the flat views' columns (layered_columns.c) */
         unsigned nderived = layers[l].nderived < DFS_PRESET_MAX_DERIVED ? layers[l].nderived : DFS_PRESET_MAX_DERIVED;
         la->nfam[l] = 1 + (dfs_layered_needs_columns(opt) ? nderived : 0);
         uint32_t units = BLOCK_HEAD_UNITS;

@@ -45,7 +45,7 @@ static void flush_process(acc *a, uint32_t p)
 
 /* A process's engine: the layers are its classes, compute the reference. The cells count the
  * events already, so the engine only measures. Its bins feed only the time view's exact columns
- * (layered_views.c); the summaries take the totals, so a run without columns needs no bins. */
+ * (layered_rows.c); the summaries take the totals, so a run without columns needs no bins. */
 static dfs_ovl *new_engine(const dfs_layered *la)
 {
     int ref = la->compute >= 0 ? la->ovl_class[la->compute] : -1;

@@ -1,5 +1,7 @@
-/* layered_internal.h - the aggregation state shared by layered.c (streaming and merging) and
- * layered_views.c (deriving views, summaries and columns). Not a public interface. */
+/* layered_internal.h - the aggregation state shared by layered.c (streaming and merging) and the
+ * files that derive the views from it: layered_views.c (the finishing stages and the results),
+ * layered_rows.c (rows, members and slots) and layered_columns.c (summaries and columns). Not a
+ * public interface. */
 #ifndef DFS_LAYERED_INTERNAL_H
 #define DFS_LAYERED_INTERNAL_H
 #include <stddef.h>
@@ -109,7 +111,7 @@ typedef DFS_VEC(lunit) unit_pool;
  * the file, a group of NUNIQ_GROUP layers and the group's layers as bits. An event of several
  * size layers (a read is in posix and reader_posix) adds one key, not one per layer; the same
  * (kind, axis, file) may appear with several masks, which sort next to each other and are joined
- * when the views count (layered_views.c). */
+ * when the views count (layered_rows.c). */
 #define NUNIQ_GROUP 29u /* layers per key: 64 bits = kind (1) + file (32) + group (2) + layers (29) */
 #define NUNIQ_GROUP_MASK ((UINT32_C(1) << NUNIQ_GROUP) - 1)
 
@@ -217,7 +219,7 @@ typedef struct acc {
     bool stream_conflict; /* a flushed engine met another of its process (a second pass is needed) */
     /* A key may have several cells: a merge appended cells of a thread both sides knew, or cells
      * were looked up after a merge (late-resolved events, MPI), which finds none of the appended
-     * ones. Without it, each member of the time view is one cell (layered_views.c). */
+     * ones. Without it, each member of the time view is one cell (layered_rows.c). */
     bool cells_repeat;
     DFS_VEC(lev) pending;
     dfs_sortset fhashes;       /* raw statistics' files: {1, hash} or {2, name id} as {hi, lo} */
@@ -287,7 +289,7 @@ static inline uint64_t *dfs_slim(const dfs_layered *la, lunit *block, unsigned l
 }
 
 /* What a bin's totals (CELL_BIN) keep after their families, for a time view whose members are
- * single cells (layered_views.c): how many time cells of the (layer, bin) have events, and the
+ * single cells (layered_rows.c): how many time cells of the (layer, bin) have events, and the
  * largest of their times (family 0), kept up to date as the cells are. They count the worker's
  * own cells, so they add up over workers only while no member may be split between them
  * (acc.cells_repeat). */
@@ -423,7 +425,146 @@ void dfs_layered_exact_input_changed(acc *a);
 void dfs_layered_exact_merge(acc *into, uint32_t p, dfs_ovl **src);
 const char *dfs_layered_exact_order_problem(const acc *a);
 
-/* layered_views.c: derives result.views from la->total (canonical, merged). */
+/* layered_views.c: derives result.views from la->total (canonical, merged); frees them. */
 bool dfs_layered_build_views(dfs_layered *la, const dfs_run *run, int64_t bin_shift);
 void dfs_layered_free_views(dfs_layered *la);
+
+/* ---- the views (layered_views.c, layered_rows.c, layered_columns.c) ----------------------------
+ * A view row groups "members": for time_range and file_name rows the members are processes, for
+ * host/pid/tid rows the processes of the group, and for proc_name rows the process's time bins
+ * (so X_proc_* in the process view is the distribution over its bins, quirk 15). The time metric
+ * tm of a row is the busiest member's time (time_proc_max) in non-process views, and the row's
+ * time_sum in process views; in the dfanalyzer-sum semantics it is always time_sum. */
+
+typedef struct canon_proc {
+    char *name; /* app#host#pid#tid */
+    char *host;
+    char pid[24], tid[24];
+} canon_proc;
+
+/* One member of one (row, layer): its families, summed over the cells that fall in it. */
+typedef struct member {
+    uint32_t row, layer, id;
+    uint32_t at; /* its block: the index of its cell in la->total, or in view_build.units when own */
+    bool own;     /* several cells fell into this member: their sum is a copy */
+} member;
+
+typedef struct rowlayer {
+    uint32_t first, n; /* members[first .. first+n) */
+    lunit *tot;        /* the members' families summed, a block laid out as a cell's
+                        * (dfs_layered_slot_fam); NULL when the slot has no member (tm is then NAN) */
+    double tm;         /* seconds; NAN when the layer has no event in the row */
+    int64_t top;       /* the largest member time (ns), where the members were summed unkept */
+    uint64_t nfiles, nprocs;
+    bool has_exact;
+    int64_t u_exact; /* ns: an integer sum, the same in any merge order */
+    uint64_t u_exact_count;
+    double u_exact_size;
+} rowlayer;
+
+typedef struct view_build {
+    dfs_view_type type;
+    char **row_keys;
+    const int64_t *row_bins; /* time view: the run's bins (views_mem.bins), not a copy */
+    size_t nrows;
+    member *members;
+    size_t nmembers;
+    rowlayer *rl; /* [nrows * nlayers] */
+    DFS_VEC(char *) columns;
+    DFS_VEC(double) cells;
+    dfs_layer_summary *summary;
+    dfs_additional_summary *additional;
+    size_t nadditional;
+    DFS_VEC(lunit) units;     /* blocks of members that sum several cells */
+    DFS_VEC(lunit) tot_units; /* blocks of the slots' totals */
+} view_build;
+
+typedef struct views_mem {
+    int64_t *bins; /* every time bin (shifted), sorted: the time view's rows, the process view's
+                    * member ids */
+    size_t nbins;
+    /* bin_index's answers for every bin from bins[0] to bins[nbins - 1], when the bins are dense
+     * enough for such a table (NULL otherwise): cells, distinct-file keys and exact bins are
+     * placed by the million, a binary search each would cost more than all else they do */
+    uint32_t *bin_pos;
+    canon_proc *procs;
+    size_t nprocs;
+    uint32_t *canon; /* total.proc_v index -> canon index */
+    view_build *views;
+    dfs_view_result *results;
+    size_t nviews;
+} views_mem;
+
+/* The layers of a run. */
+#define NL(la) ((la)->plan.nlayers)
+
+/* Whether a view's rows are processes or groups of them (host, pid, tid), not bins or files. */
+static inline bool dfs_layered_process_view(dfs_view_type v)
+{
+    return v == DFS_VIEW_PROC_NAME || v == DFS_VIEW_HOST_NAME || v == DFS_VIEW_PROC_ID ||
+           v == DFS_VIEW_THREAD_ID;
+}
+
+/* ns as seconds. */
+static inline double dfs_layered_secs(int64_t ns)
+{
+    return (double)ns / 1e9;
+}
+
+/* The cells that are a view's members: file cells in the file view, time cells elsewhere. */
+static inline uint32_t dfs_layered_member_kind(const view_build *vb)
+{
+    return vb->type == DFS_VIEW_FILE_NAME ? CELL_FILE : CELL_TIME;
+}
+
+/* The block of a member: its own copy, or its single cell's. */
+static inline lunit *dfs_layered_member_block(const dfs_layered *la, const view_build *vb, const member *m)
+{
+    return m->own ? &vb->units.v[m->at] : dfs_cell_block(&la->total, &la->total.cell_v.v[m->at]);
+}
+
+/* What a view reads of a member's family: its count, time and (sized family) size. */
+typedef struct member_vals {
+    uint64_t count;
+    int64_t time;
+    uint64_t size;
+} member_vals;
+
+/* Family f of a member, from its slim time cell or its full block. */
+static inline member_vals dfs_layered_member_fam(const dfs_layered *la, const view_build *vb, const member *m,
+                                                 unsigned f)
+{
+    lunit *block = dfs_layered_member_block(la, vb, m);
+    bool sized = la->fam_sized[m->layer][f];
+    if (dfs_layered_member_kind(vb) == CELL_TIME) {
+        const uint64_t *w = dfs_slim(la, block, m->layer, f);
+        return (member_vals){w[SLIM_COUNT], (int64_t)w[SLIM_TIME], sized ? w[SLIM_SIZE] : 0};
+    }
+    const lagg *a = dfs_fam(la, block, m->layer, f);
+    return (member_vals){a->count, a->time, sized ? a->size : 0};
+}
+
+/* Family f of the totals of a slot of layer l (a slot with members). */
+static inline const lagg *dfs_layered_slot_fam(const dfs_layered *la, const rowlayer *r, size_t l, unsigned f)
+{
+    return dfs_fam(la, r->tot, (unsigned)l, f);
+}
+
+/* layered_rows.c */
+/* The canonical processes (app#host#pid#tid, sorted, distinct) and each process's among them. */
+bool dfs_layered_canonical_procs(dfs_layered *la, views_mem *vm, const dfs_run *run);
+/* The distinct time bins of the time cells (shifted), in order; NULL when out of memory. */
+int64_t *dfs_layered_distinct_bins(const acc *a, int64_t shift, size_t *count);
+/* Fills vm->bin_pos when the bins are dense enough; false only when out of memory. */
+bool dfs_layered_bin_table(views_mem *vm);
+/* A view's first half (stage 1), from the merged cells alone: its rows, members and slots. */
+bool dfs_layered_view_members(dfs_layered *la, views_mem *vm, view_build *vb, const dfs_run *run, int64_t shift);
+/* The distinct files of every slot, from the compacted distinct-file keys (stage 2). */
+bool dfs_layered_count_files(dfs_layered *la, views_mem *vm, view_build *vb, int64_t shift);
+/* Exact unoverlapped time per row, from the finished engines (exact mode, stage 2). */
+void dfs_layered_exact_rows(dfs_layered *la, const views_mem *vm, view_build *vb, const dfs_run *run, int64_t shift);
+
+/* layered_columns.c */
+/* A view's second half (stage 2): its slots' files and exact times, summaries and columns. */
+bool dfs_layered_view_rest(dfs_layered *la, views_mem *vm, view_build *vb, const dfs_run *run, int64_t shift);
 #endif
