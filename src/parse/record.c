@@ -92,9 +92,9 @@ static bool key_literal_at(const char *s, int tk, size_t *len)
 
 static const char *other_value(rec *r, const char *k, size_t n, const char *s)
 {
-    dfs_str key = dfs_rec_wanted_key(r, -1, k, n, true);
+    dfs_str key = rec_wanted_key(r, -1, k, n, true);
     if (!key)
-        return dfs_rec_skip_value(r, s);
+        return rec_skip_value(r, s);
     dfs_value v;
     unsigned opts = (r->lenient ? DFS_JV_LENIENT : 0) | DFS_JV_NUMSTR;
     const char *e = dfs_json_value(r->p, s, r->end, opts, r->nargs, &v, &r->jflags);
@@ -118,7 +118,7 @@ static const char *dasf_phase_value(rec *r, const char *s)
     size_t n;
     unsigned sf;
     if (*s != '"')
-        return dfs_rec_skip_value(r, s);
+        return rec_skip_value(r, s);
     const char *e = rec_string_body(r, s, &body, &n, &sf);
     if (e)
         r->d_phase = n == 1 ? body[0] : '?';
@@ -139,8 +139,8 @@ static const char *member(rec *r, int tk, const char *k, size_t n, const char *s
         return rec_pid_value(r, s, SN_TID, &ev->tid, &ev->tid_str, DFS_EF_TID_STR, DFS_EF_HAS_TID);
     case TK_TS: return rec_time_value(r, s, 3, SN_TS, &ev->ts, DFS_EF_HAS_TS, &r->ts_overflow);
     case TK_DUR: return rec_time_value(r, s, 3, SN_DUR, &ev->dur, DFS_EF_HAS_DUR, &r->dur_overflow);
-    case TK_PH: return dfs_rec_ph_value(r, s);
-    case TK_ARGS: return dfs_rec_args_value(r, s);
+    case TK_PH: return rec_ph_value(r, s);
+    case TK_ARGS: return rec_args_value(r, s);
     case TK_TYPE: return rec_type_value(r, s);
     case TK_SM_TYPE: return noted_top(r, k, n, s, SP_SM_TYPE);
     case TK_SM_DIMENSION: return noted_top(r, k, n, s, SP_SM_DIM);
@@ -179,7 +179,7 @@ static const char *top_member_key(rec *r, const char *s, size_t index, int *tk, 
             s = dfs_json_ws(s, r->end);
         return s < r->end ? s : NULL;
     }
-    s = dfs_rec_member_key(r, s, k, kn);
+    s = rec_member_key(r, s, k, kn);
     *tk = s ? top_key(*k, *kn, r->mode) : TK_OTHER;
     if (memo)
         m->order[index] = (uint8_t)(*tk <= TK_TYPE ? *tk : TK_OTHER);
@@ -203,7 +203,7 @@ static bool parse_object(rec *r, const char *s)
         if (s)
             s = member(r, tk, k, kn, s);
         if (s)
-            s = dfs_rec_after_member(r, s, &more);
+            s = rec_after_member(r, s, &more);
         if (!s)
             return false;
     }
@@ -254,11 +254,11 @@ static bool parse_into(rec *r, dfs_pctx *p, dfs_event *ev, const char *s, const 
         return parse_object(r, s);
     }
     if (!(mode & DFS_REC_DASF_TEXT)) {
-        if (dfs_rec_indexed_layout(r, s))
+        if (rec_indexed_layout(r, s))
             return true;
         start(r, p, ev, end, safe, offset, mode, memo, lenient);
         memset(ev, 0, sizeof *ev);
-        const char *e = dfs_rec_dftracer_layout(r, s);
+        const char *e = rec_dftracer_layout(r, s);
         if (e && (e == end || dfs_json_ws(e, end) == end))
             return true;
         start(r, p, ev, end, safe, offset, mode, memo, lenient);
@@ -294,10 +294,10 @@ dfs_rec_status dfs_parse_record_ex(dfs_pctx *p, const char *s, size_t len, size_
     }
     if (r.empty) {
         dfs_batchbuf_pop(p->batch);
-        dfs_rec_finish_empty(&r);
+        rec_finish_empty(&r);
         return DFS_REC_EMPTY;
     }
-    dfs_rec_finish_event(&r);
+    rec_finish_event(&r);
     return DFS_REC_EVENT;
 }
 

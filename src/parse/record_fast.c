@@ -3,8 +3,8 @@
  * DFTracer lines arrive at millions per second, nearly all in one key order:
  * {"id":..,"name":..,"cat":..[,"type":..],"pid":..,"tid":..[,"ts":..][,"dur":..],"ph":..
  * [,"args":{..}]}. Such records take a straight-line path, first from a structural index of their
- * quotes (dfs_rec_indexed_layout, when the record has no escapes and the buffer goes on past
- * it), else with sequential scans (dfs_rec_dftracer_layout); both are literal key compares
+ * quotes (rec_indexed_layout, when the record has no escapes and the buffer goes on past
+ * it), else with sequential scans (rec_dftracer_layout); both are literal key compares
  * without dispatch, and read values with the readers of the general parser (record_internal.h,
  * record_value.c).
  *
@@ -26,7 +26,7 @@
  * key dispatch; the values go through the same functions as in member(). Returns the position
  * after the closing brace, or NULL as soon as the record looks different (the caller then
  * starts over with the general parser). */
-const char *dfs_rec_dftracer_layout(rec *r, const char *s)
+const char *rec_dftracer_layout(rec *r, const char *s)
 {
     const char *end = r->end;
     dfs_event *ev = r->ev;
@@ -66,9 +66,9 @@ const char *dfs_rec_dftracer_layout(rec *r, const char *s)
         TAKE(TK_DUR, rec_time_value(r, s, 3, SN_DUR, &ev->dur, DFS_EF_HAS_DUR, &r->dur_overflow));
     if (!EXPECT(",\"ph\":"))
         return NULL;
-    TAKE(TK_PH, dfs_rec_ph_value(r, s));
+    TAKE(TK_PH, rec_ph_value(r, s));
     if (EXPECT(",\"args\":"))
-        TAKE(TK_ARGS, dfs_rec_args_value(r, s));
+        TAKE(TK_ARGS, rec_args_value(r, s));
     return *s == '}' ? s + 1 : NULL;
 #undef TAKE
 #undef EXPECT
@@ -76,7 +76,7 @@ const char *dfs_rec_dftracer_layout(rec *r, const char *s)
 
 /* ---- the indexed layout ------------------------------------------------------------------------
  *
- * The same DFTracer layout as dfs_rec_dftracer_layout, read from a structural index: one SIMD
+ * The same DFTracer layout as rec_dftracer_layout, read from a structural index: one SIMD
  * pass lists the positions of the record's quotes (dfs_json_quote_index; records with escapes,
  * control or non-ASCII bytes are left to the other paths), which tells where each value must end
  * before it is read. The walk goes through that list with a counter (two quotes per key, two per
@@ -151,12 +151,12 @@ HOT size_t qx_string(rec *r, qidx *x, size_t v, dfs_str *out, uint8_t *hints)
         return 0;
     if (x->s[v] == '"')
         *out = rec_intern_hot(r, x->s + v + 1, e - v - 2, 0, hints);
-    else if (dfs_rec_str_value_slow(r, x->s + v, out, hints) != x->s + e)
+    else if (rec_str_value_slow(r, x->s + v, out, hints) != x->s + e)
         return 0;
     return e;
 }
 
-/* A plain number token of at most 15 digits filling [v, e) (what dfs_rec_skip_value reads
+/* A plain number token of at most 15 digits filling [v, e) (what rec_skip_value reads
  * without its slow path), optionally negative, without leading zeros. */
 HOT bool qx_plain_number(const qidx *x, size_t v, size_t e)
 {
@@ -166,7 +166,7 @@ HOT bool qx_plain_number(const qidx *x, size_t v, size_t e)
 }
 
 /* One arg when no consumer wants args: the hashes are read, markers and noted values recorded,
- * everything else only checked. False sends the arg to dfs_rec_arg_value. */
+ * everything else only checked. False sends the arg to rec_arg_value. */
 HOT bool qx_plain_arg(rec *r, qidx *x, size_t k, size_t kn, size_t v, size_t e)
 {
     const char *s = x->s;
@@ -235,7 +235,7 @@ HOT dfs_str qx_arg_key(rec *r, const char *k, size_t kn, uint64_t w, bool *numst
         return e[1].key;
     }
     int kid = dfs_key_lookup(k, kn);
-    dfs_str key = dfs_rec_wanted_key(r, kid, k, kn, false);
+    dfs_str key = rec_wanted_key(r, kid, k, kn, false);
     *numstr = !rec_keeps_strings(kid);
     if (e) /* the first key of a hash keeps its slot; later ones share the other */
         e[e[0].w[0] != 0] = (dfs_memo_argkey){{w, w2}, key, *numstr};
@@ -245,7 +245,7 @@ HOT dfs_str qx_arg_key(rec *r, const char *k, size_t kn, uint64_t w, bool *numst
 /* One arg when consumers want args: hashes, plain numbers under keys the parser has no use of
  * its own for, and such numbers written as strings where the key takes them as numbers, become
  * the values the general readers would make of them; plain strings no consumer wants are
- * skipped. False sends the arg to dfs_rec_arg_value. */
+ * skipped. False sends the arg to rec_arg_value. */
 HOT bool qx_wanted_arg(rec *r, qidx *x, size_t k, size_t kn, size_t v, size_t e)
 {
     const char *s = x->s;
@@ -263,7 +263,7 @@ HOT bool qx_wanted_arg(rec *r, qidx *x, size_t k, size_t kn, size_t v, size_t e)
     dfs_str key = qx_arg_key(r, s + k, kn, w, &numstr);
     if (!key)
         return true; /* skipped: a plain string or number */
-    /* "123": a number where the key takes one (DFS_JV_NUMSTR), as dfs_rec_arg_value reads it */
+    /* "123": a number where the key takes one (DFS_JV_NUMSTR), as rec_arg_value reads it */
     if (str && (!numstr || !qx_plain_number(x, v + 1, e - 1)))
         return false;
     bool neg = s[v + str] == '-';
@@ -295,7 +295,7 @@ static size_t qx_args(rec *r, qidx *x, size_t pos)
             return 0;
         bool done = r->plain_want ? qx_plain_arg(r, x, k, kn, v, e)
                                   : qx_wanted_arg(r, x, k, kn, v, e);
-        if (!done && dfs_rec_arg_value(r, s + k, kn, s + v) != s + e)
+        if (!done && rec_arg_value(r, s + k, kn, s + v) != s + e)
             return 0;
         if (s[e] == '}')
             return e + 1;
@@ -353,7 +353,7 @@ HOT size_t qx_ph(rec *r, qidx *x, size_t v)
         r->ph = s[1];
         return e;
     }
-    return e && dfs_rec_ph_value(r, s) == x->s + e ? e : 0;
+    return e && rec_ph_value(r, s) == x->s + e ? e : 0;
 }
 
 HOT size_t qx_type(rec *r, qidx *x, size_t v)
@@ -372,7 +372,7 @@ HOT size_t qx_type(rec *r, qidx *x, size_t v)
             return false; \
     } while (0)
 
-bool dfs_rec_indexed_layout(rec *r, const char *s)
+bool rec_indexed_layout(rec *r, const char *s)
 {
     qidx x;
     x.s = s;

@@ -498,7 +498,7 @@ static bool keep_args(rec *r)
     return true;
 }
 
-void dfs_rec_finish_event(rec *r)
+void rec_finish_event(rec *r)
 {
     dfs_event *ev = r->ev;
     dfs_stream *st = r->p->st;
@@ -525,7 +525,7 @@ void dfs_rec_finish_event(rec *r)
         ev->nargs = 0;
 }
 
-void dfs_rec_finish_empty(rec *r)
+void rec_finish_empty(rec *r)
 {
     dfs_stream *st = r->p->st;
     problem(r, DFS_PROB_EMPTY_RECORD, "{}");

@@ -6,11 +6,11 @@
  *                    fields, metadata, hash references, problems and counts.
  *
  * The state of one record being parsed (rec) and the helpers that every path reads values with.
- * Those helpers (rec_*) are called per value on the hottest code of the program, so they live
- * here as static inline functions (HOT: always inlined), never as calls to another file; what
- * crosses files out of line (dfs_rec_*) is a slow path or a whole step (once per record or per
- * args object). Stream state is not touched before the record parsed completely
- * (record_finish.c). */
+ * Those helpers are called per value on the hottest code of the program, so they live here as
+ * static inline functions (HOT: always inlined), never as calls to another file; what crosses
+ * files out of line is a slow path or a whole step (once per record or per args object). Every
+ * function shared between the files is named rec_*. Stream state is not touched before the
+ * record parsed completely (record_finish.c). */
 #ifndef DFS_RECORD_INTERNAL_H
 #define DFS_RECORD_INTERNAL_H
 #include <stdbool.h>
@@ -113,10 +113,10 @@ HOT bool rec_memo_hit(const dfs_memo_str *e, const uint64_t w[4], size_t n)
 
 /* Interns a string body through the memo of recent strings (bodies of at most 32 bytes without
  * escapes), else through the worker cache. *hints: what the parser derives from the text. */
-dfs_str dfs_rec_intern_slow(rec *r, const char *body, size_t n, unsigned sf, uint8_t *hints);
+dfs_str rec_intern_slow(rec *r, const char *body, size_t n, unsigned sf, uint8_t *hints);
 
 /* Names and categories are short and repeat: a hit in the memo costs two loads and a few
- * compares, inlined; everything else goes through dfs_rec_intern_slow. */
+ * compares, inlined; everything else goes through rec_intern_slow. */
 HOT dfs_str rec_intern_hot(rec *r, const char *body, size_t n, unsigned sf, uint8_t *hints)
 {
     dfs_rec_memo *m = r->memo;
@@ -129,7 +129,7 @@ HOT dfs_str rec_intern_hot(rec *r, const char *body, size_t n, unsigned sf, uint
             return e->id;
         }
     }
-    return dfs_rec_intern_slow(r, body, n, sf, hints);
+    return rec_intern_slow(r, body, n, sf, hints);
 }
 
 HOT const char *rec_string_body(rec *r, const char *s, const char **body, size_t *n, unsigned *sf)
@@ -167,18 +167,18 @@ HOT bool rec_plain_number(const rec *r, const char *s, uint64_t *v, const char *
 }
 
 /* The general readers of the scalar fields, for whatever rec_plain_number does not take. */
-const char *dfs_rec_str_value_slow(rec *r, const char *s, dfs_str *out, uint8_t *hints);
-const char *dfs_rec_id_value_slow(rec *r, const char *s);
-const char *dfs_rec_pid_value_slow(rec *r, const char *s, unsigned snbit, int64_t *num,
-                                   dfs_str *str, uint32_t str_flag, uint32_t has_flag);
-const char *dfs_rec_time_value_slow(rec *r, const char *s, unsigned scale, unsigned snbit,
-                                    int64_t *out, uint32_t has_flag, bool *overflow);
+const char *rec_str_value_slow(rec *r, const char *s, dfs_str *out, uint8_t *hints);
+const char *rec_id_value_slow(rec *r, const char *s);
+const char *rec_pid_value_slow(rec *r, const char *s, unsigned snbit, int64_t *num,
+                               dfs_str *str, uint32_t str_flag, uint32_t has_flag);
+const char *rec_time_value_slow(rec *r, const char *s, unsigned scale, unsigned snbit,
+                                int64_t *out, uint32_t has_flag, bool *overflow);
 
-/* A string field (name, cat): see dfs_rec_str_value_slow. */
+/* A string field (name, cat): see rec_str_value_slow. */
 HOT const char *rec_str_value(rec *r, const char *s, dfs_str *out, uint8_t *hints)
 {
     if (*s != '"')
-        return dfs_rec_str_value_slow(r, s, out, hints);
+        return rec_str_value_slow(r, s, out, hints);
     const char *body;
     size_t n;
     unsigned sf;
@@ -197,7 +197,7 @@ HOT const char *rec_id_value(rec *r, const char *s)
         r->ev->flags |= DFS_EF_HAS_ID;
         return e;
     }
-    return dfs_rec_id_value_slow(r, s);
+    return rec_id_value_slow(r, s);
 }
 
 HOT const char *rec_pid_value(rec *r, const char *s, unsigned snbit, int64_t *num, dfs_str *str,
@@ -210,7 +210,7 @@ HOT const char *rec_pid_value(rec *r, const char *s, unsigned snbit, int64_t *nu
         r->ev->flags |= has_flag;
         return e;
     }
-    return dfs_rec_pid_value_slow(r, s, snbit, num, str, str_flag, has_flag);
+    return rec_pid_value_slow(r, s, snbit, num, str, str_flag, has_flag);
 }
 
 HOT const char *rec_time_value(rec *r, const char *s, unsigned scale, unsigned snbit,
@@ -223,17 +223,17 @@ HOT const char *rec_time_value(rec *r, const char *s, unsigned scale, unsigned s
         r->ev->flags |= has_flag;
         return e;
     }
-    return dfs_rec_time_value_slow(r, s, scale, snbit, out, has_flag, overflow);
+    return rec_time_value_slow(r, s, scale, snbit, out, has_flag, overflow);
 }
 
 /* Skips any value (record_value.c): plain numbers and strings quickly, anything else in full. */
-const char *dfs_rec_skip_value(rec *r, const char *s);
+const char *rec_skip_value(rec *r, const char *s);
 /* ph: one letter, or a v2 integer (sets r->ph, ph_int, ph_bad). */
-const char *dfs_rec_ph_value(rec *r, const char *s);
+const char *rec_ph_value(rec *r, const char *s);
 
 /* An integral number token: exact for integers, rounded for decimals ("68.0"); *ok: whether it
  * gave a value. */
-const char *dfs_rec_int_token(rec *r, const char *s, int64_t *out, bool *ok);
+const char *rec_int_token(rec *r, const char *s, int64_t *out, bool *ok);
 
 /* type: a DFTracer v2 integer type (sets ev->type, r->type_int, type_bad). Inline where it is
  * read, as on every record of a v2 trace. */
@@ -243,9 +243,9 @@ static inline const char *rec_type_value(rec *r, const char *s)
     bool ok = false;
     const char *e = NULL;
     if (*s == '-' || dfs_is_digit(*s))
-        e = dfs_rec_int_token(r, s, &v, &ok);
+        e = rec_int_token(r, s, &v, &ok);
     if (!e)
-        return dfs_rec_skip_value(r, s); /* a non-numeric type says nothing about DFTracer */
+        return rec_skip_value(r, s); /* a non-numeric type says nothing about DFTracer */
     r->type_int = true;
     if (ok && v >= 1 && v <= 14)
         r->ev->type = (uint16_t)v;
@@ -310,23 +310,23 @@ HOT int rec_plain_key_kind(uint64_t w, size_t kn)
 /* ---- out of line, between the files -------------------------------------------------------- */
 
 /* The interned key under which an arg (top: a top-level key) is kept, or 0 when unwanted. */
-dfs_str dfs_rec_wanted_key(const rec *r, int kid, const char *k, size_t n, bool top);
+dfs_str rec_wanted_key(const rec *r, int kid, const char *k, size_t n, bool top);
 /* One arg [k, k + n) whose value is at s: read, noted or skipped; the position after it. */
-const char *dfs_rec_arg_value(rec *r, const char *k, size_t n, const char *s);
+const char *rec_arg_value(rec *r, const char *k, size_t n, const char *s);
 /* The args value at s (an object, else skipped); the position after it, NULL when malformed. */
-const char *dfs_rec_args_value(rec *r, const char *s);
+const char *rec_args_value(rec *r, const char *s);
 /* Reads `"key"` and the colon at s; returns the value's position. */
-const char *dfs_rec_member_key(rec *r, const char *s, const char **k, size_t *kn);
+const char *rec_member_key(rec *r, const char *s, const char **k, size_t *kn);
 /* After a member's value: ',' (returns the next key's position, *more = true) or '}'. */
-const char *dfs_rec_after_member(rec *r, const char *s, bool *more);
+const char *rec_after_member(rec *r, const char *s, bool *more);
 
 /* The DFTracer layout from the quote index (record_fast.c); false sends the record elsewhere. */
-bool dfs_rec_indexed_layout(rec *r, const char *s);
+bool rec_indexed_layout(rec *r, const char *s);
 /* The DFTracer layout by sequential scans: the position after '}', or NULL (record_fast.c). */
-const char *dfs_rec_dftracer_layout(rec *r, const char *s);
+const char *rec_dftracer_layout(rec *r, const char *s);
 
 /* After a parse (record_finish.c): completes the event and counts it in the stream ... */
-void dfs_rec_finish_event(rec *r);
+void rec_finish_event(rec *r);
 /* ... or counts a "{}" record. */
-void dfs_rec_finish_empty(rec *r);
+void rec_finish_empty(rec *r);
 #endif

@@ -76,7 +76,7 @@ static dfs_str want_lookup(const rec *r, int kid, const char *k, size_t n, bool 
     return 0;
 }
 
-dfs_str dfs_rec_wanted_key(const rec *r, int kid, const char *k, size_t n, bool top)
+dfs_str rec_wanted_key(const rec *r, int kid, const char *k, size_t n, bool top)
 {
     if (r->plain_want)
         return 0;
@@ -118,7 +118,7 @@ static uint8_t text_hints(const char *t, size_t n)
 
 /* Interns a string body through the memo of recent strings (bodies of at most 32 bytes without
  * escapes), else through the worker cache. *hints: text_hints of the string. */
-dfs_str dfs_rec_intern_slow(rec *r, const char *body, size_t n, unsigned sf, uint8_t *hints)
+dfs_str rec_intern_slow(rec *r, const char *body, size_t n, unsigned sf, uint8_t *hints)
 {
     dfs_rec_memo *m = r->memo;
     if (!m || (sf & DFS_JF_ESCAPES) || n > 32 || r->safe - body < 32) {
@@ -163,7 +163,7 @@ static inline const char *uint_token(const char *s, const char *end, uint64_t *v
     return t > s && rec_ends_token(t, end) ? t : NULL;
 }
 
-const char *dfs_rec_skip_value(rec *r, const char *s)
+const char *rec_skip_value(rec *r, const char *s)
 {
     const char *t = s + (*s == '-');
     if (r->safe - t >= 16 && dfs_is_digit(*t)) {
@@ -184,7 +184,7 @@ const char *dfs_rec_skip_value(rec *r, const char *s)
 }
 
 /* An integral number token: exact for integers, rounded for decimals ("68.0"). */
-const char *dfs_rec_int_token(rec *r, const char *s, int64_t *out, bool *ok)
+const char *rec_int_token(rec *r, const char *s, int64_t *out, bool *ok)
 {
     uint64_t v;
     bool neg = *s == '-';
@@ -221,7 +221,7 @@ const char *dfs_rec_int_token(rec *r, const char *s, int64_t *out, bool *ok)
 
 /* A string field (name, cat): strings are interned, numbers keep their text (Horovod writes
  * numeric names), anything else is skipped. */
-const char *dfs_rec_str_value_slow(rec *r, const char *s, dfs_str *out, uint8_t *hints)
+const char *rec_str_value_slow(rec *r, const char *s, dfs_str *out, uint8_t *hints)
 {
     if (*s == '"') {
         const char *body;
@@ -238,7 +238,7 @@ const char *dfs_rec_str_value_slow(rec *r, const char *s, dfs_str *out, uint8_t 
         *out = dfs_strcache_intern(r->p->strs, s, (size_t)(e - s));
         return e;
     }
-    return dfs_rec_skip_value(r, s);
+    return rec_skip_value(r, s);
 }
 
 /* A stable id for a non-numeric string pid/tid, derived from the string's content (not its
@@ -251,8 +251,8 @@ static int64_t synthetic_id(const rec *r, dfs_str s)
 }
 
 /* pid / tid: a number, a numeric string (string_number) or any other string (synthetic id). */
-const char *dfs_rec_pid_value_slow(rec *r, const char *s, unsigned snbit, int64_t *num,
-                                   dfs_str *str, uint32_t str_flag, uint32_t has_flag)
+const char *rec_pid_value_slow(rec *r, const char *s, unsigned snbit, int64_t *num,
+                               dfs_str *str, uint32_t str_flag, uint32_t has_flag)
 {
     if (*s == '"') {
         const char *body;
@@ -275,17 +275,17 @@ const char *dfs_rec_pid_value_slow(rec *r, const char *s, unsigned snbit, int64_
         return e;
     }
     if (*s == 'n')
-        return dfs_rec_skip_value(r, s);
+        return rec_skip_value(r, s);
     bool ok;
-    const char *e = dfs_rec_int_token(r, s, num, &ok);
+    const char *e = rec_int_token(r, s, num, &ok);
     if (!e)
-        return dfs_rec_skip_value(r, s);
+        return rec_skip_value(r, s);
     if (ok)
         r->ev->flags |= has_flag;
     return e;
 }
 
-const char *dfs_rec_id_value_slow(rec *r, const char *s)
+const char *rec_id_value_slow(rec *r, const char *s)
 {
     dfs_event *ev = r->ev;
     if (*s == '"') {
@@ -316,7 +316,7 @@ const char *dfs_rec_id_value_slow(rec *r, const char *s)
     dfs_jnum num;
     const char *e = dfs_json_number(s, r->end, &num);
     if (!e)
-        return dfs_rec_skip_value(r, s);
+        return rec_skip_value(r, s);
     if (num.is_int) {
         if (num.overflow)
             r->jflags |= DFS_JF_INT_OVERFLOW;
@@ -327,8 +327,8 @@ const char *dfs_rec_id_value_slow(rec *r, const char *s)
 }
 
 /* A time field in units of 10^-scale s written as a number or a numeric string. */
-const char *dfs_rec_time_value_slow(rec *r, const char *s, unsigned scale, unsigned snbit,
-                                    int64_t *out, uint32_t has_flag, bool *overflow)
+const char *rec_time_value_slow(rec *r, const char *s, unsigned scale, unsigned snbit,
+                                int64_t *out, uint32_t has_flag, bool *overflow)
 {
     const char *text, *e;
     size_t n;
@@ -348,7 +348,7 @@ const char *dfs_rec_time_value_slow(rec *r, const char *s, unsigned scale, unsig
         dfs_jnum num;
         e = dfs_json_number(s, r->end, &num);
         if (!e)
-            return dfs_rec_skip_value(r, s); /* null, true, an object...: no time */
+            return rec_skip_value(r, s); /* null, true, an object...: no time */
         if (num.nonfinite) {
             r->jflags |= DFS_JF_NONFINITE;
             return e;
@@ -373,7 +373,7 @@ const char *dfs_rec_time_value_slow(rec *r, const char *s, unsigned scale, unsig
     return e;
 }
 
-const char *dfs_rec_ph_value(rec *r, const char *s)
+const char *rec_ph_value(rec *r, const char *s)
 {
     if (*s == '"') {
         if (r->end - s >= 3 && s[2] == '"' && s[1] > ' ' && s[1] < 0x7F && s[1] != '\\') {
@@ -390,9 +390,9 @@ const char *dfs_rec_ph_value(rec *r, const char *s)
     }
     int64_t v;
     bool ok;
-    const char *e = dfs_rec_int_token(r, s, &v, &ok);
+    const char *e = rec_int_token(r, s, &v, &ok);
     if (!e)
-        return dfs_rec_skip_value(r, s);
+        return rec_skip_value(r, s);
     if (ok && v >= 0 && v <= 9) {
         r->ph = (char)('0' + v);
         r->ph_int = true;
@@ -436,7 +436,7 @@ static const char *hash_value(rec *r, int kid, const char *k, size_t kn, const c
             dfs_jnum num;
             e = dfs_json_number(s, r->end, &num);
             if (!e)
-                return dfs_rec_skip_value(r, s);
+                return rec_skip_value(r, s);
             if (num.is_int && !num.neg) {
                 *out = num.mag;
                 dfs_jnum_value(&num, &v, &r->jflags);
@@ -444,7 +444,7 @@ static const char *hash_value(rec *r, int kid, const char *k, size_t kn, const c
         }
     }
     if (e && v.type && !r->plain_want) {
-        dfs_str key = dfs_rec_wanted_key(r, kid, k, kn, false);
+        dfs_str key = rec_wanted_key(r, kid, k, kn, false);
         if (key)
             rec_push_arg(r, key, &v);
     }
@@ -482,10 +482,10 @@ static bool parser_key(const rec *r, const char *k, size_t n)
            kid == DFS_KEY_FNAME || kid == DFS_KEY_HOSTNAME || (n == 3 && KEY_IS("cfg"));
 }
 
-const char *dfs_rec_arg_value(rec *r, const char *k, size_t n, const char *s)
+const char *rec_arg_value(rec *r, const char *k, size_t n, const char *s)
 {
     if (r->plain_want && !parser_key(r, k, n))
-        return dfs_rec_skip_value(r, s);
+        return rec_skip_value(r, s);
     int kid = dfs_key_lookup(k, n);
     if (kid == DFS_KEY_FHASH)
         return hash_value(r, kid, k, n, s, &r->ev->fhash);
@@ -496,7 +496,7 @@ const char *dfs_rec_arg_value(rec *r, const char *k, size_t n, const char *s)
     if (kid == DFS_KEY_P_IDX || kid == DFS_KEY_LEVEL)
         r->dft_marker = true;
     int sp = noted_arg(kid, k, n);
-    dfs_str key = dfs_rec_wanted_key(r, kid, k, n, false);
+    dfs_str key = rec_wanted_key(r, kid, k, n, false);
     const char *e;
     if (key) {
         unsigned opts = (r->lenient ? DFS_JV_LENIENT : 0) |
@@ -506,7 +506,7 @@ const char *dfs_rec_arg_value(rec *r, const char *k, size_t n, const char *s)
         if (e && !rec_push_arg(r, key, &v))
             return NULL;
     } else {
-        e = dfs_rec_skip_value(r, s);
+        e = rec_skip_value(r, s);
     }
     if (e && sp >= 0)
         rec_note(r, (enum span_id)sp, s, e);
@@ -514,7 +514,7 @@ const char *dfs_rec_arg_value(rec *r, const char *k, size_t n, const char *s)
 }
 
 /* After a member's value: ',' (returns the next key's position, *more = true) or '}'. */
-const char *dfs_rec_after_member(rec *r, const char *s, bool *more)
+const char *rec_after_member(rec *r, const char *s, bool *more)
 {
     const char *end = r->end;
     if (s < end && *s != ',' && *s != '}')
@@ -533,7 +533,7 @@ const char *dfs_rec_after_member(rec *r, const char *s, bool *more)
 }
 
 /* Reads `"key"` and the colon at s; returns the value's position. */
-const char *dfs_rec_member_key(rec *r, const char *s, const char **k, size_t *kn)
+const char *rec_member_key(rec *r, const char *s, const char **k, size_t *kn)
 {
     const char *end = r->end;
     if (s >= end || *s != '"')
@@ -553,7 +553,7 @@ const char *dfs_rec_member_key(rec *r, const char *s, const char **k, size_t *kn
 }
 
 /* Args keys are short and plain: the inline string scan and a colon right after; anything
- * unusual (escapes, control or non-ASCII bytes, spaces) goes through dfs_rec_member_key. */
+ * unusual (escapes, control or non-ASCII bytes, spaces) goes through rec_member_key. */
 static inline const char *arg_key(rec *r, const char *s, const char **k, size_t *kn)
 {
     unsigned sf = 0;
@@ -563,7 +563,7 @@ static inline const char *arg_key(rec *r, const char *s, const char **k, size_t 
         *kn = (size_t)(q - 1 - *k);
         return q + 1;
     }
-    return dfs_rec_member_key(r, s, k, kn);
+    return rec_member_key(r, s, k, kn);
 }
 
 /* The length of a plain scalar at v (digits, or a string without escapes) when it is directly
@@ -589,7 +589,7 @@ HOT size_t plain_scalar(const rec *r, const char *v)
 
 /* Args written without spaces: one tight loop over the `"key":value` pairs. When no consumer
  * wants args, only the hashes are read and the few other values the parser uses are noted;
- * otherwise each pair goes through dfs_rec_arg_value. Anything unusual goes to the general loop,
+ * otherwise each pair goes through rec_arg_value. Anything unusual goes to the general loop,
  * which starts over: returns NULL to say so. */
 static const char *args_compact(rec *r, const char *s)
 {
@@ -608,7 +608,7 @@ static const char *args_compact(rec *r, const char *s)
         size_t kn = (size_t)(q - s - 2);
         const char *v = q + 1;
         if (!r->plain_want) {
-            v = dfs_rec_arg_value(r, s + 1, kn, v);
+            v = rec_arg_value(r, s + 1, kn, v);
             if (!v || v >= r->end)
                 return NULL;
             if (*v == '}')
@@ -650,10 +650,10 @@ static const char *args_compact(rec *r, const char *s)
     }
 }
 
-const char *dfs_rec_args_value(rec *r, const char *s)
+const char *rec_args_value(rec *r, const char *s)
 {
     if (*s != '{')
-        return dfs_rec_skip_value(r, s); /* args that are not an object carry nothing we use */
+        return rec_skip_value(r, s); /* args that are not an object carry nothing we use */
     if (!r->lenient && !(r->mode & DFS_REC_GENERAL)) {
         size_t nargs = r->nargs;
         const char *e = args_compact(r, s);
@@ -673,11 +673,11 @@ const char *dfs_rec_args_value(rec *r, const char *s)
         if (s && s < r->end && dfs_json_is_ws((unsigned char)*s))
             s = dfs_json_ws(s, r->end);
         if (s && s < r->end)
-            s = dfs_rec_arg_value(r, k, kn, s);
+            s = rec_arg_value(r, k, kn, s);
         else
             s = NULL;
         if (s)
-            s = dfs_rec_after_member(r, s, &more);
+            s = rec_after_member(r, s, &more);
         if (!s)
             return NULL;
     }
