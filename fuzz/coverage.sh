@@ -22,7 +22,7 @@ files() { # the library files a target is about
     gzip) echo "$src/read/gzip.c" ;;
     dasf) echo "$src/parse/dasf.c" ;;
     predicate) echo "$src/analyze/common/predicate.c" ;;
-    preset) echo "$src/analyze/common/preset.c" ;;
+    preset) echo "$src/analyze/common/preset*.c" ;;
     cli) echo "$src/cli/*.c" ;;
   esac
 }
