@@ -17,12 +17,12 @@ cmake --build "$out/build" -j 2 --target $(for t in $targets; do echo "fuzz_$t";
 src=$here/../src
 files() { # the library files a target is about
   case $1 in
-    lines) echo "$src/parse/framer.c $src/parse/record.c $src/parse/json.c" ;;
-    chrome) echo "$src/parse/framer.c $src/parse/record.c $src/parse/json.c" ;;
+    lines) echo "$src/parse/framer.c $src/parse/record*.c $src/parse/json.c" ;;
+    chrome) echo "$src/parse/framer.c $src/parse/record*.c $src/parse/json.c" ;;
     gzip) echo "$src/read/gzip.c" ;;
     dasf) echo "$src/parse/dasf.c" ;;
     predicate) echo "$src/analyze/common/predicate.c" ;;
-    preset) echo "$src/analyze/common/preset.c" ;;
+    preset) echo "$src/analyze/common/preset*.c" ;;
     cli) echo "$src/cli/*.c" ;;
   esac
 }

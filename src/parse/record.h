@@ -60,14 +60,14 @@ dfs_rec_status dfs_parse_record(dfs_pctx *p, const char *rec, size_t len, uint64
  * cheap: the previous record's key order (writers use a fixed order), recently interned short
  * strings with what the parser needs to know about them, the last hash resolutions, and which
  * arg keys the consumers want.
- * Optional (NULL works, slower); zero-initialise it for a new stream. Private to record.c. */
+ * Optional (NULL works, slower); zero-initialise it for a new stream. Private to record*.c. */
 #define DFS_MEMO_KEYS 12
 #define DFS_MEMO_STRS 256
 typedef struct dfs_memo_str {
     uint64_t w[4];   /* the bytes, zero padded (strings of at most 32 bytes) */
     uint32_t len;
     dfs_str id;
-    uint8_t hints;   /* what the parser derives from the text (record.c) */
+    uint8_t hints;   /* what the parser derives from the text (record_value.c) */
 } dfs_memo_str;
 
 /* The key under which an arg of at most 16 bytes is kept (0: nobody wants it). */
