@@ -12,7 +12,6 @@
 #include "analyze/layered/layered.h"
 #include "cli/cli.h"
 #include "cli/common.h"
-#include "dist/dist.h"
 #include "output/atomic.h"
 #include "output/layered_report.h"
 
@@ -300,140 +299,16 @@ static void fill_options(const analyze_args *a, const dfs_preset *preset, const 
     o->summaries_only = a->format == DFS_CLI_TABLE;
 }
 
-/* ----- the two-pass driver's view of a layered analysis ----- */
-
-static void *an_create(const void *opt, char *err, size_t errlen)
-{
-    return dfs_layered_new(opt, err, errlen);
-}
-
-static void an_destroy(void *obj)
-{
-    dfs_layered_free(obj);
-}
-
-static dfs_consumer *an_consumer(void *obj)
-{
-    return dfs_layered_consumer(obj);
-}
-
-static const void *an_finish(void *obj, const dfs_run *run)
-{
-    return dfs_layered_finish(obj, run);
-}
-
-static bool an_needs_rerun(const void *obj)
-{
-    return dfs_layered_needs_rerun(obj, NULL);
-}
-
-static const char *an_prepare_rerun(const void *obj, const dfs_run *run, const dfs_file_clock *clocks, void *opt_)
-{
-    dfs_layered_options *opt = opt_;
-    dfs_layered_needs_rerun(obj, &opt->origin_ns);
-    const char *const *cats;
-    size_t ncats = dfs_layered_categories(obj, &cats); /* owned by the first pass, which outlives the second */
-    if (ncats) {
-        opt->auto_categories = cats;
-        opt->nauto_categories = ncats;
-    }
-    opt->clocks = clocks;
-    opt->nclocks = dfs_run_file_count(run);
-    opt->no_streaming |= dfs_layered_rerun_no_streaming(obj);
-    return dfs_layered_rerun_reason(obj);
-}
-
-/* ----- under mpirun/srun (docs/MPI.md) ----- */
-
-static bool an_pack(void *obj, const dfs_run *run, dfs_pack *w)
-{
-    return dfs_layered_pack(obj, run, w);
-}
-
-static bool an_merge(void *obj, dfs_run *run, dfs_unpack *r)
-{
-    return dfs_layered_merge_packed(obj, run, r);
-}
-
-static bool an_census(void *obj, const dfs_run *run, dfs_u64vec *units)
-{
-    return dfs_layered_census(obj, run, units);
-}
-
-static bool an_finish_local(void *obj, const dfs_run *run, const uint64_t *shared, size_t n)
-{
-    return dfs_layered_finish_local(obj, run, shared, n);
-}
-
-/* Only the compatible modes add up across pieces of one process; exact u_ needs whole files. */
-static bool an_may_cut(const void *opt)
-{
-    return ((const dfs_layered_options *)opt)->compat != DFS_COMPAT_NONE;
-}
-
-static bool an_rerun_pack(const void *obj, const dfs_run *run, dfs_pack *w)
-{
-    (void)run;
-    int64_t origin = 0;
-    dfs_layered_needs_rerun(obj, &origin);
-    const char *const *cats;
-    size_t n = dfs_layered_categories(obj, &cats);
-    const char *why = dfs_layered_rerun_reason(obj);
-    dfs_pack_i64(w, origin);
-    dfs_pack_bool(w, dfs_layered_rerun_no_streaming(obj));
-    dfs_pack_text(w, why ? why : "", why ? strlen(why) : 0);
-    dfs_pack_u64(w, n);
-    for (size_t i = 0; i < n; i++)
-        dfs_pack_text(w, cats[i], strlen(cats[i]));
-    return !w->failed;
-}
-
-/* What an_prepare_rerun does, from rank 0's facts. */
-static bool an_rerun_apply(void *opt_, dfs_unpack *r, const dfs_file_clock *clocks, size_t nclocks, dfs_arena *keep,
-                           const char **reason)
-{
-    dfs_layered_options *opt = opt_;
-    opt->origin_ns = dfs_unpack_i64(r);
-    opt->no_streaming |= dfs_unpack_bool(r);
-    size_t why_len;
-    const char *why = dfs_unpack_text(r, &why_len);
-    if (r->bad || !(*reason = dfs_arena_strdup(keep, why, why_len)))
-        return false;
-    size_t n = dfs_unpack_count(r, 1);
-    char **cats = n ? dfs_arena_alloc(keep, n * sizeof *cats) : NULL;
-    if (n && !cats)
-        return false;
-    for (size_t i = 0; i < n && !r->bad; i++) {
-        size_t len;
-        const char *t = dfs_unpack_text(r, &len);
-        if (!(cats[i] = dfs_arena_strdup(keep, t, len)))
-            return false;
-    }
-    if (n) {
-        opt->auto_categories = (const char *const *)cats;
-        opt->nauto_categories = n;
-    }
-    opt->clocks = clocks;
-    opt->nclocks = nclocks;
-    return !r->bad;
-}
-
-static const dfs_dist_ops exact_ops = {.pack = an_pack, .merge = an_merge, .census = an_census,
-                                       .finish_local = an_finish_local, .may_cut = an_may_cut,
-                                       .rerun_pack = an_rerun_pack, .rerun_apply = an_rerun_apply};
-static const dfs_dist_ops compat_ops = {.pack = an_pack, .merge = an_merge, .may_cut = an_may_cut,
-                                        .rerun_pack = an_rerun_pack, .rerun_apply = an_rerun_apply};
-
 typedef struct write_ctx {
     const analyze_args *a;
     const char *source;
 } write_ctx;
 
-static int an_write(void *user, const void *result, bool reran, const char *reason)
+static int an_write(void *user, const dfs_cli_result *res)
 {
     const write_ctx *w = user;
-    dfs_report_context ctx = {.preset_source = w->source, .reran = reran, .rerun_reason = reason};
-    return write_report(w->a, result, &ctx);
+    dfs_report_context ctx = {.preset_source = w->source, .reran = res->reran, .rerun_reason = res->reason};
+    return write_report(w->a, res->result, &ctx);
 }
 
 /* Reads once; when the provisional origin, clocks or categories turn out wrong, reads again with
@@ -444,11 +319,9 @@ static int analyse(analyze_args *a, char **paths, int npaths, const dfs_preset *
     dfs_layered_options opt;
     fill_options(a, preset, pv, &opt);
     write_ctx w = {a, source};
-    const dfs_cli_analysis an = {.cmd = "analyze", .create = an_create, .destroy = an_destroy,
-                                 .consumer = an_consumer, .finish = an_finish, .needs_rerun = an_needs_rerun,
-                                 .prepare_rerun = an_prepare_rerun, .write = an_write, .user = &w,
-                                 .dist = a->compat == DFS_COMPAT_NONE ? &exact_ops : &compat_ops};
-    return dfs_cli_run_analysis(&a->common, paths, npaths, a->output, &an, &opt);
+    const dfs_cli_job job = {.cmd = "analyze", .an = &dfs_layered_analysis, .opt = &opt, .output = a->output,
+                             .write = an_write, .user = &w};
+    return dfs_cli_run_analysis(&a->common, paths, npaths, &job);
 }
 
 static int analyze_main(analyze_args *a, char **paths, int npaths)

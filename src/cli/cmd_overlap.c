@@ -12,7 +12,6 @@
 #include "analyze/overlap/overlap.h"
 #include "cli/cli.h"
 #include "cli/common.h"
-#include "dist/dist.h"
 #include "output/atomic.h"
 #include "output/overlap_report.h"
 
@@ -320,115 +319,16 @@ static int write_report(const overlap_args *a, const dfs_overlap_result *r, cons
     return DFS_EXIT_OK;
 }
 
-/* ----- reading ----- */
-
-/* ----- the two-pass driver's view of an overlap analysis ----- */
-
-static void *ov_create(const void *opt, char *err, size_t errlen)
-{
-    return dfs_overlap_new(opt, err, errlen);
-}
-
-static void ov_destroy(void *obj)
-{
-    dfs_overlap_free(obj);
-}
-
-static dfs_consumer *ov_consumer(void *obj)
-{
-    return dfs_overlap_consumer(obj);
-}
-
-static const void *ov_finish(void *obj, const dfs_run *run)
-{
-    return dfs_overlap_finish(obj, run);
-}
-
-static bool ov_needs_rerun(const void *obj)
-{
-    return dfs_overlap_needs_rerun(obj, NULL);
-}
-
-static const char *ov_prepare_rerun(const void *obj, const dfs_run *run, const dfs_file_clock *clocks, void *opt_)
-{
-    dfs_overlap_options *opt = opt_;
-    dfs_overlap_rerun info = {0};
-    dfs_overlap_needs_rerun(obj, &info);
-    opt->origin_ns = info.origin_ns;
-    opt->no_streaming |= info.no_streaming;
-    opt->clocks = clocks;
-    opt->nclocks = dfs_run_file_count(run);
-    return info.reason; /* static text */
-}
-
-/* ----- under mpirun/srun (docs/MPI.md) ----- */
-
-static bool ov_pack(void *obj, const dfs_run *run, dfs_pack *w)
-{
-    return dfs_overlap_pack(obj, run, w);
-}
-
-static bool ov_merge(void *obj, dfs_run *run, dfs_unpack *r)
-{
-    return dfs_overlap_merge_packed(obj, run, r);
-}
-
-static bool ov_census(void *obj, const dfs_run *run, dfs_u64vec *units)
-{
-    return dfs_overlap_census(obj, run, units);
-}
-
-static bool ov_finish_local(void *obj, const dfs_run *run, const uint64_t *shared, size_t n)
-{
-    return dfs_overlap_finish_local(obj, run, shared, n);
-}
-
-/* The exact method needs every event of a process on one rank: whole files. */
-static bool ov_may_cut(const void *opt)
-{
-    return ((const dfs_overlap_options *)opt)->method != DFS_OVERLAP_EXACT;
-}
-
-static bool ov_rerun_pack(const void *obj, const dfs_run *run, dfs_pack *w)
-{
-    (void)run;
-    dfs_overlap_rerun info = {0};
-    dfs_overlap_needs_rerun(obj, &info);
-    dfs_pack_i64(w, info.origin_ns);
-    dfs_pack_bool(w, info.no_streaming);
-    dfs_pack_cstr(w, info.reason);
-    return !w->failed;
-}
-
-/* What ov_prepare_rerun does, from rank 0's facts. */
-static bool ov_rerun_apply(void *opt_, dfs_unpack *r, const dfs_file_clock *clocks, size_t nclocks, dfs_arena *keep,
-                           const char **reason)
-{
-    dfs_overlap_options *opt = opt_;
-    opt->origin_ns = dfs_unpack_i64(r);
-    opt->no_streaming |= dfs_unpack_bool(r);
-    *reason = dfs_unpack_cstr(r, keep);
-    opt->clocks = clocks;
-    opt->nclocks = nclocks;
-    return !r->bad;
-}
-
-static const dfs_dist_ops exact_ops = {.pack = ov_pack, .merge = ov_merge, .census = ov_census,
-                                       .finish_local = ov_finish_local, .may_cut = ov_may_cut,
-                                       .rerun_pack = ov_rerun_pack, .rerun_apply = ov_rerun_apply};
-static const dfs_dist_ops estimate_ops = {.pack = ov_pack, .merge = ov_merge, .may_cut = ov_may_cut,
-                                          .rerun_pack = ov_rerun_pack, .rerun_apply = ov_rerun_apply};
-
 typedef struct write_ctx {
     const overlap_args *a;
     const char *source;
 } write_ctx;
 
-static int ov_write(void *user, const void *result, bool reran, const char *reason)
+static int ov_write(void *user, const dfs_cli_result *res)
 {
     const write_ctx *w = user;
-    dfs_overlap_report_context ctx = {.preset_source = w->source, .reran = reran, .rerun_reason = reason};
-    return write_report(w->a, result, &ctx);
+    dfs_overlap_report_context ctx = {.preset_source = w->source, .reran = res->reran, .rerun_reason = res->reason};
+    return write_report(w->a, res->result, &ctx);
 }
 
 /* Reads once; when the provisional origin, a clock or the streaming assumptions fail, reads again
@@ -436,11 +336,9 @@ static int ov_write(void *user, const void *result, bool reran, const char *reas
 static int analyse(overlap_args *a, char **paths, int npaths, dfs_overlap_options *opt, const char *source)
 {
     write_ctx w = {a, source};
-    const dfs_cli_analysis an = {.cmd = "overlap", .create = ov_create, .destroy = ov_destroy,
-                                 .consumer = ov_consumer, .finish = ov_finish, .needs_rerun = ov_needs_rerun,
-                                 .prepare_rerun = ov_prepare_rerun, .write = ov_write, .user = &w,
-                                 .dist = opt->method == DFS_OVERLAP_EXACT ? &exact_ops : &estimate_ops};
-    return dfs_cli_run_analysis(&a->common, paths, npaths, a->output, &an, opt);
+    const dfs_cli_job job = {.cmd = "overlap", .an = &dfs_overlap_analysis, .opt = opt, .output = a->output,
+                             .write = ov_write, .user = &w};
+    return dfs_cli_run_analysis(&a->common, paths, npaths, &job);
 }
 
 static void args_free(overlap_args *a)

@@ -143,34 +143,16 @@ static int write_outputs(const rules_args *a, const dfs_rules_result *r)
     return DFS_EXIT_OK;
 }
 
-/* ---- the analysis as the shared reading driver runs it (one pass) ---------------------------- */
-
-static void *an_create(const void *opt, char *err, size_t errlen)
+static int an_write(void *user, const dfs_cli_result *res)
 {
-    dfs_rules *rs = dfs_rules_new(opt);
-    if (!rs)
-        snprintf(err, errlen, "out of memory");
-    return rs;
-}
-
-static void an_destroy(void *obj) { dfs_rules_free(obj); }
-static dfs_consumer *an_consumer(void *obj) { return dfs_rules_consumer(obj); }
-static const void *an_finish(void *obj, const dfs_run *run) { return dfs_rules_finish(obj, run); }
-static bool an_needs_rerun(const void *obj) { (void)obj; return false; }
-
-static int an_write(void *user, const void *result, bool reran, const char *reason)
-{
-    (void)reran;
-    (void)reason;
-    return write_outputs(user, result);
+    return write_outputs(user, res->result);
 }
 
 static int run_rules(rules_args *a)
 {
-    const dfs_cli_analysis an = {.cmd = "rules", .create = an_create, .destroy = an_destroy,
-                                 .consumer = an_consumer, .finish = an_finish,
-                                 .needs_rerun = an_needs_rerun, .write = an_write, .user = a};
-    return dfs_cli_run_analysis(&a->common, a->paths, a->npaths, a->output, &an, &a->opt);
+    const dfs_cli_job job = {.cmd = "rules", .an = &dfs_rules_analysis, .opt = &a->opt, .output = a->output,
+                             .write = an_write, .user = a};
+    return dfs_cli_run_analysis(&a->common, a->paths, a->npaths, &job);
 }
 
 int dfs_cmd_rules(int argc, char **argv)

@@ -8,7 +8,6 @@
 #include "analyze/stats/stats.h"
 #include "cli/cli.h"
 #include "cli/common.h"
-#include "dist/dist.h"
 #include "output/atomic.h"
 #include "output/stats_report.h"
 
@@ -117,91 +116,12 @@ static void fill_timing(const stats_args *a, const dfs_run *run, dfs_timing *t)
     t->peak_rss_kb = dfs_cli_peak_rss_kb();
 }
 
-/* One process reads everything. */
-static int stats_local(stats_args *a, char **paths, int npaths)
-{
-    int rc;
-    bool bad_path;
-    dfs_run *run = dfs_cli_open(&a->common, "stats", paths, npaths, &bad_path, &rc);
-    if (!run)
-        return rc;
-    if (a->output && dfs_cli_output_is_input(run, a->output)) {
-        fprintf(stderr, "dfscope stats: refusing to write the output over the input %s\n", a->output);
-        dfs_run_free(run);
-        return DFS_EXIT_USAGE;
-    }
-    dfs_stats *stats = dfs_stats_new();
-    if (!stats) {
-        dfs_run_free(run);
-        return DFS_EXIT_OUTPUT;
-    }
-    dfs_consumer *consumers[] = {dfs_stats_consumer(stats)};
-    rc = dfs_cli_read(&a->common, run, consumers, 1, bad_path);
-    const dfs_stats_result *r = dfs_stats_finish(stats, run);
-    dfs_timing t;
-    fill_timing(a, run, &t);
-    int wrc = rc == DFS_EXIT_OUTPUT ? rc : write_report(a, run, r, &t);
-    if (wrc != DFS_EXIT_OK)
-        rc = wrc;
-    dfs_stats_free(stats);
-    dfs_run_free(run);
-    return rc;
-}
-
-/* ----- under mpirun/srun: the ranks share the inputs (docs/MPI.md) ----- */
-
-static void *st_create(const void *opt, char *err, size_t errlen)
-{
-    (void)opt;
-    dfs_stats *s = dfs_stats_new();
-    if (!s)
-        snprintf(err, errlen, "out of memory");
-    return s;
-}
-
-static void st_destroy(void *obj) { dfs_stats_free(obj); }
-static dfs_consumer *st_consumer(void *obj) { return dfs_stats_consumer(obj); }
-static const void *st_finish(void *obj, const dfs_run *run) { return dfs_stats_finish(obj, run); }
-
-static bool st_needs_rerun(const void *obj)
-{
-    (void)obj;
-    return false;
-}
-
-static int st_write_run(void *user, const dfs_run *run, const void *result)
+static int write_run(void *user, const dfs_cli_result *res)
 {
     const stats_args *a = user;
     dfs_timing t;
-    fill_timing(a, run, &t);
-    return write_report(a, run, result, &t);
-}
-
-static bool st_pack(void *obj, const dfs_run *run, dfs_pack *w)
-{
-    (void)run;
-    return dfs_stats_pack(obj, w);
-}
-
-static bool st_merge(void *obj, dfs_run *run, dfs_unpack *r)
-{
-    (void)run;
-    return dfs_stats_merge_packed(obj, r);
-}
-
-static bool st_may_cut(const void *opt)
-{
-    (void)opt;
-    return true; /* every aggregate of stats adds up across pieces */
-}
-
-static int stats_distributed(stats_args *a, char **paths, int npaths)
-{
-    static const dfs_dist_ops ops = {.pack = st_pack, .merge = st_merge, .may_cut = st_may_cut};
-    const dfs_cli_analysis an = {.cmd = "stats", .create = st_create, .destroy = st_destroy,
-                                 .consumer = st_consumer, .finish = st_finish, .needs_rerun = st_needs_rerun,
-                                 .user = a, .dist = &ops, .write_run = st_write_run};
-    return dfs_cli_run_analysis(&a->common, paths, npaths, a->output, &an, NULL);
+    fill_timing(a, res->run, &t);
+    return write_report(a, res->run, res->result, &t);
 }
 
 int dfs_cmd_stats(int argc, char **argv)
@@ -213,6 +133,7 @@ int dfs_cmd_stats(int argc, char **argv)
         return rc;
     char **paths = argv + optind;
     int npaths = argc - optind;
-    rc = dfs_cli_distributed(&a.common) ? stats_distributed(&a, paths, npaths) : stats_local(&a, paths, npaths);
+    const dfs_cli_job job = {.cmd = "stats", .an = &dfs_stats_analysis, .output = a.output, .write = write_run, .user = &a};
+    rc = dfs_cli_run_analysis(&a.common, paths, npaths, &job);
     return dfs_cli_done(&a.common, rc);
 }

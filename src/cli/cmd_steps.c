@@ -8,7 +8,6 @@
 #include "analyze/steps/steps.h"
 #include "cli/cli.h"
 #include "cli/common.h"
-#include "dist/dist.h"
 #include "output/atomic.h"
 #include "output/steps_report.h"
 
@@ -165,16 +164,7 @@ static int parse_args(steps_args *a, int argc, char **argv)
 /* The analysis, or NULL with why (a predicate that does not parse, or no memory). */
 static dfs_steps *new_analysis(const steps_args *a, char *why, size_t len)
 {
-    dfs_pred_error err;
-    dfs_concept bad = DFS_CONCEPT_COUNT;
-    dfs_steps *s = dfs_steps_new(&a->opt, &err, &bad);
-    if (s)
-        return s;
-    if (bad < DFS_CONCEPT_COUNT)
-        snprintf(why, len, "the %s predicate: %s", dfs_concept_name(bad), err.message);
-    else
-        snprintf(why, len, "%s", err.message);
-    return NULL;
+    return dfs_steps_analysis.create(&a->opt, why, len);
 }
 
 /* What writing needs: the options, and an analysis of them for the predicates in force. */
@@ -195,9 +185,11 @@ static void write_result(FILE *out, const steps_ctx *x, const dfs_run *run, cons
         dfs_steps_write_text(out, run, r, &ro);
 }
 
-static int write_outputs(void *user, const dfs_run *run, const void *result)
+static int write_outputs(void *user, const dfs_cli_result *res)
 {
     const steps_ctx *x = user;
+    const dfs_run *run = res->run;
+    const void *result = res->result;
     const char *output = x->a->output;
     char err[512];
     if (!output) {
@@ -220,48 +212,6 @@ static int write_outputs(void *user, const dfs_run *run, const void *result)
     return DFS_EXIT_OK;
 }
 
-/* ----- the reading driver's view of the analysis (dfs_cli_run_analysis) ----- */
-
-static void *sa_create(const void *opt, char *err, size_t errlen)
-{
-    const steps_args *a = opt;
-    dfs_steps *s = new_analysis(a, err, errlen);
-    if (s && !dfs_cli_is_rank0(&a->common))
-        dfs_steps_set_folded(s); /* fold_share below: its files are folded before the census */
-    return s;
-}
-
-static void sa_destroy(void *obj) { dfs_steps_free(obj); }
-static dfs_consumer *sa_consumer(void *obj) { return dfs_steps_consumer(obj); }
-static const void *sa_finish(void *obj, const dfs_run *run) { return dfs_steps_finish(obj, run); }
-
-static bool sa_needs_rerun(const void *obj)
-{
-    (void)obj;
-    return false; /* absolute times come from each file's final clock, applied at the end */
-}
-
-/* ----- under mpirun/srun (docs/MPI.md) ----- */
-
-static bool sa_pack(void *obj, const dfs_run *run, dfs_pack *w) { return dfs_steps_pack(obj, run, w); }
-static bool sa_merge(void *obj, dfs_run *run, dfs_unpack *r) { return dfs_steps_merge_packed(obj, run, r); }
-static bool sa_census(void *obj, const dfs_run *run, dfs_u64vec *units) { return dfs_steps_census(obj, run, units); }
-
-static bool sa_finish_local(void *obj, const dfs_run *run, const uint64_t *shared, size_t n)
-{
-    return dfs_steps_finish_local(obj, run, shared, n);
-}
-
-static bool sa_may_cut(const void *opt)
-{
-    (void)opt;
-    return false; /* a run needs its files whole: B/E pairing, clocks known at a file's end */
-}
-
-static const dfs_dist_ops steps_ops = {.pack = sa_pack, .merge = sa_merge, .census = sa_census,
-                                       .finish_local = sa_finish_local, .fold_share = true,
-                                       .may_cut = sa_may_cut};
-
 static int steps_main(steps_args *a)
 {
     dfs_cli_distributed(&a->common); /* under a launcher, every rank from here on */
@@ -272,10 +222,9 @@ static int steps_main(steps_args *a)
         return DFS_EXIT_USAGE;
     }
     steps_ctx x = {a, proto};
-    const dfs_cli_analysis an = {.cmd = "steps", .create = sa_create, .destroy = sa_destroy,
-                                 .consumer = sa_consumer, .finish = sa_finish, .needs_rerun = sa_needs_rerun,
-                                 .user = &x, .dist = &steps_ops, .write_run = write_outputs};
-    int rc = dfs_cli_run_analysis(&a->common, a->paths, a->npaths, a->output, &an, a);
+    const dfs_cli_job job = {.cmd = "steps", .an = &dfs_steps_analysis, .opt = &a->opt, .output = a->output,
+                             .write = write_outputs, .user = &x};
+    int rc = dfs_cli_run_analysis(&a->common, a->paths, a->npaths, &job);
     dfs_steps_free(proto);
     return rc;
 }

@@ -314,13 +314,11 @@ static bool outside(const timeline_args *a, const dfs_tlw_result *r)
     return true;
 }
 
-static int write_result(void *user, const void *result, bool reran, const char *reason)
+static int write_result(void *user, const dfs_cli_result *res)
 {
     const run_ctx *ctx = user;
     const timeline_args *a = ctx->a;
-    const dfs_tlw_result *r = result;
-    (void)reran;
-    (void)reason;
+    const dfs_tlw_result *r = res->result;
     if (outside(a, r))
         return DFS_EXIT_USAGE;
     char err[512];
@@ -346,45 +344,6 @@ static int write_result(void *user, const void *result, bool reran, const char *
         write_table(a, r, lanes, n);
     free(lanes);
     return fflush(stdout) != 0 || ferror(stdout) ? DFS_EXIT_OUTPUT : DFS_EXIT_OK;
-}
-
-/* ----- the passes ----- */
-
-static void *tl_create(const void *opt, char *err, size_t errlen)
-{
-    return dfs_tlw_new(opt, err, errlen);
-}
-
-static void tl_destroy(void *obj)
-{
-    dfs_tlw_free(obj);
-}
-
-static dfs_consumer *tl_consumer(void *obj)
-{
-    return dfs_tlw_consumer(obj);
-}
-
-static const void *tl_finish(void *obj, const dfs_run *run)
-{
-    return dfs_tlw_finish(obj, run);
-}
-
-static bool tl_needs_rerun(const void *obj)
-{
-    return dfs_tlw_needs_rerun(obj);
-}
-
-static const char *tl_prepare_rerun(const void *obj, const dfs_run *run, const dfs_file_clock *clocks,
-                                    void *opt_)
-{
-    (void)obj;
-    dfs_tlw_options *opt = opt_;
-    free((void *)opt->sources);
-    opt->clocks = clocks;
-    opt->sources = dfs_tlw_final_sources(run);
-    opt->nfiles = opt->sources ? dfs_run_file_count(run) : 0;
-    return "a file's clock or dialect became known only at its end";
 }
 
 /* A first pass for a relative or open window: the trace's span, and every file's final clock and
@@ -472,17 +431,10 @@ static int draw(timeline_args *a)
         opt.draw.subtitle = subtitle;
         opt.concepts = &a->concepts;
         run_ctx ctx = {a};
-        const dfs_cli_analysis an = {.cmd = "timeline",
-                                     .create = tl_create,
-                                     .destroy = tl_destroy,
-                                     .consumer = tl_consumer,
-                                     .finish = tl_finish,
-                                     .needs_rerun = tl_needs_rerun,
-                                     .prepare_rerun = tl_prepare_rerun,
-                                     .write = write_result,
-                                     .user = &ctx};
-        rc = dfs_cli_run_analysis(&a->common, a->paths, a->npaths, strcmp(a->output, "-") ? a->output : NULL,
-                                  &an, &opt);
+        const dfs_cli_job job = {.cmd = "timeline", .an = &dfs_timeline_analysis, .opt = &opt,
+                                 .output = strcmp(a->output, "-") ? a->output : NULL, .write = write_result,
+                                 .user = &ctx};
+        rc = dfs_cli_run_analysis(&a->common, a->paths, a->npaths, &job);
     }
     a->common.quiet = quiet;
     free((void *)opt.sources);

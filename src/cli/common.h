@@ -5,8 +5,8 @@
 #include <getopt.h>
 #include <stdbool.h>
 
+#include "analyze/common/analysis.h"
 #include "analyze/common/preview.h"
-#include "analyze/layered/layered.h"
 #include "dfscope.h"
 
 /* Long options shared by reading commands; append to a command's own table. */
@@ -36,7 +36,6 @@
 
 /* A distributed run's session (common.c): the MPI world and the listing every rank shares. */
 typedef struct dfs_cli_dist dfs_cli_dist;
-struct dfs_dist_ops;
 
 typedef struct dfs_cli_common {
     dfs_options opt;
@@ -65,34 +64,32 @@ dfs_run *dfs_cli_open(dfs_cli_common *c, const char *cmd, char **paths, int npat
 int dfs_cli_read(dfs_cli_common *c, dfs_run *run, dfs_consumer *const *consumers, size_t n, bool had_bad_path);
 double dfs_cli_now(void);
 uint64_t dfs_cli_peak_rss_kb(void);
-/* An analysis that may need a second reading pass (layered analysis, overlap): its time origin
- * is a guess from a preview, and a file's clock may only be known at its end. */
-typedef struct dfs_cli_analysis {
+/* What a command's writer gets: the last pass's run, analysis object and result. */
+typedef struct dfs_cli_result {
+    const dfs_run *run;
+    void *obj;
+    const void *result;
+    bool reran;         /* a second pass ran... */
+    const char *reason; /* ...for this reason */
+} dfs_cli_result;
+
+/* One analysis run by a command (analyze/common/analysis.h): how to read, check and write. */
+typedef struct dfs_cli_job {
     const char *cmd;
-    void *(*create)(const void *opt, char *err, size_t errlen);
-    void (*destroy)(void *obj);
-    dfs_consumer *(*consumer)(void *obj);
-    const void *(*finish)(void *obj, const dfs_run *run); /* NULL: a rerun is needed, or no memory */
-    bool (*needs_rerun)(const void *obj);
-    /* Sets the second pass's options (origin, clocks: `clocks` holds every file's final clock and
-     * outlives the pass) from the first pass's facts; returns why the rerun is needed. */
-    const char *(*prepare_rerun)(const void *obj, const dfs_run *run, const dfs_file_clock *clocks, void *opt);
-    /* Writes the result; returns an exit code. */
-    int (*write)(void *user, const void *result, bool reran, const char *reason);
+    const dfs_analysis *an;
+    void *opt;          /* the analysis' options; a second pass changes them (prepare_rerun) */
+    const char *output; /* checked not to be an input (may be NULL) */
+    /* Optional, instead of the output check: true when some output would overwrite an input. */
+    bool (*clashes)(const void *user, const dfs_run *run);
+    /* Writes the result; returns an exit code (its failures said on stderr). */
+    int (*write)(void *user, const dfs_cli_result *r);
     void *user;
-    /* Optional. How the analysis runs distributed under mpirun/srun (dist/dist.h); without it,
-     * the command is not distributed: every rank runs it whole, as without MPI. */
-    const struct dfs_dist_ops *dist;
-    /* Optional: writes with the run at hand (its files and problems), instead of write (with
-     * or without MPI). */
-    int (*write_run)(void *user, const dfs_run *run, const void *result);
-} dfs_cli_analysis;
+} dfs_cli_job;
 
 /* Reads the paths with the analysis, a second time when the first pass says so (without
- * repeating its problem report), refusing an output over an input, then writes. Returns the
- * exit code. */
-int dfs_cli_run_analysis(dfs_cli_common *c, char **paths, int npaths, const char *output,
-                         const dfs_cli_analysis *an, void *opt);
+ * repeating its problem report), refusing an output over an input, then writes. Distributed
+ * under mpirun/srun when the analysis can be. Returns the exit code. */
+int dfs_cli_run_analysis(dfs_cli_common *c, char **paths, int npaths, const dfs_cli_job *job);
 
 /* True when `output` (may be NULL) names one of the run's input files: never write over an input. */
 bool dfs_cli_output_is_input(const dfs_run *run, const char *output);
