@@ -55,46 +55,6 @@ bool dfs_cli_parse_size(const char *s, uint64_t *out)
     return true;
 }
 
-int dfs_cli_common_option(dfs_cli_common *c, const char *cmd, int opt, const char *arg)
-{
-    uint64_t size;
-    switch (opt) {
-    case 'j':
-        if (dfs_cli_parse_jobs(arg, &c->opt.jobs) != 0) {
-            fprintf(stderr, "dfscope %s: -j takes a number of threads from 1 to 1024, not '%s'\n", cmd, arg);
-            return -1;
-        }
-        return 1;
-    case 1001: c->opt.strict = true; return 1;
-    case 1002: c->opt.dedup = true; return 1;
-    case 1003: c->progress = 1; return 1;
-    case 1004: c->progress = 0; return 1;
-    case 1005:
-        if (!dfs_cli_parse_size(arg, &size) || size > 1000) {
-            fprintf(stderr, "dfscope %s: --examples takes a number from 0 to 1000, not '%s'\n", cmd, arg);
-            return -1;
-        }
-        c->opt.max_examples = (unsigned)size;
-        return 1;
-    case 1006:
-    case 1007:
-        if (!dfs_cli_parse_size(arg, &size) || size < 4096) {
-            fprintf(stderr, "dfscope %s: %s takes a size of at least 4k (e.g. 32M), not '%s'\n", cmd,
-                    opt == 1006 ? "--chunk" : "--max-record", arg);
-            return -1;
-        }
-        if (opt == 1006)
-            c->opt.chunk_bytes = size;
-        else
-            c->opt.max_record = size;
-        return 1;
-    case 1008: c->mpi_stats = true; return 1;
-    case 'v': c->verbose++; return 1;
-    case 'q': c->quiet = true; return 1;
-    default: return 0;
-    }
-}
-
 double dfs_cli_now(void)
 {
     struct timespec ts;
@@ -677,7 +637,8 @@ static bool unpack_decision(decision *x, dfs_run *run, const void *buf, size_t l
             x->clocks[i].num = (int32_t)dfs_unpack_i64(&r);
             x->clocks[i].den = (int32_t)dfs_unpack_i64(&r);
         }
-        if (!x->clocks || !x->an->rerun_apply || !x->an->rerun_apply(x->opt, &r, x->clocks, x->nclocks, &x->keep, &x->reason))
+        const dfs_analysis *an = x->an;
+        if (!x->clocks || !an->rerun_apply || !an->rerun_apply(x->opt, &r, x->clocks, x->nclocks, &x->keep, &x->reason))
             r.bad = true;
     }
     bool ok = dfs_unpack_ok(&r) && x->what >= GO_WRITE && x->what <= GO_STOP;
@@ -691,7 +652,8 @@ static void decide(dfs_cli_dist *d, decision *x, dist_pass *p)
     x->pass = p;
     if (d->rank == 0) {
         x->rc = p->rc;
-        x->what = p->result ? GO_WRITE : p->rc == DFS_EXIT_OUTPUT || !p->obj || out_of_memory(x->an, p->obj, NULL) ? GO_STOP : GO_RERUN;
+        bool stop = p->rc == DFS_EXIT_OUTPUT || !p->obj || out_of_memory(x->an, p->obj, NULL);
+        x->what = p->result ? GO_WRITE : stop ? GO_STOP : GO_RERUN;
     }
     void *buf = NULL;
     size_t len = 0;
