@@ -3,8 +3,9 @@
  *
  * Every analysis folder exports one constant descriptor, declared in its public header and defined
  * in its <name>_analysis.c (e.g. dfs_layered_analysis in layered/layered_analysis.c), whose hooks
- * forward to the analysis' own functions with untyped pointers: `opt` is the analysis' options struct, `obj` the object create made. Descriptors are
- * const and hold no state: what differs between runs is in the options, which the hooks read.
+ * forward to the analysis' own functions with untyped pointers: `opt` is the analysis' options
+ * struct, `obj` the object create made. Descriptors are const and hold no state: what differs
+ * between runs is in the options, which the hooks read.
  *
  * Required: create, destroy, consumer, finish. The rest is optional (NULL):
  *   - a second reading pass: needs_rerun and prepare_rerun (both or neither);
