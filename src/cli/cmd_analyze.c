@@ -1,81 +1,61 @@
 /* cmd_analyze.c - `dfscope analyze PATH...`: DFAnalyzer-style layered analysis. */
-#include <errno.h>
-#include <getopt.h>
-#include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "analyze/common/preset.h"
-#include "analyze/common/preview.h"
 #include "analyze/layered/layered.h"
-#include "cli/cli.h"
-#include "cli/common.h"
-#include "dist/dist.h"
-#include "output/atomic.h"
+#include "cli/command.h"
 #include "output/layered_report.h"
 
-#define PREVIEW_BYTES (UINT64_C(256) << 10)
-
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: dfscope analyze [options] PATH...\n\n"
-            "Layered analysis of DFTracer traces, compatible with DFAnalyzer: events are filtered by\n"
-            "the preset's post-read rules, classified into layers (app, training, compute, reader,\n"
-            "POSIX, ...) and summarised per view (time bins, processes, files) with time, count,\n"
-            "size, ops/s, bandwidth and unoverlapped (u_) time per layer.\n\n"
-            "options:\n"
-            "      --preset NAME|FILE  posix, dlio, dlio-g2, ai, auto, or a YAML file (docs/PRESETS.md);\n"
-            "                          default: detected from the categories (printed)\n"
-            "      --compat MODE       dfanalyzer: DFAnalyzer's current numbers (busiest process per\n"
-            "                          view row); dfanalyzer-sum: its README numbers (sums over\n"
-            "                          processes). Default: exact (true counts, exact u_ overlap)\n"
-            "      --views LIST        comma-separated: time_range, proc_name, file_name, host_name,\n"
-            "                          proc_id, thread_id (aliases time, proc, file, host, pid, tid);\n"
-            "                          default time_range\n"
-            "      --granularity DUR   time bin width: 5s, 500ms, 2m, 1h, 250us; a bare number is\n"
-            "                          seconds (default 1s)\n"
-            "      --format FMT        table (default), json, or csv (one file per view, needs -o DIR)\n"
-            "  -o, --output PATH       write to PATH (atomically) instead of stdout; a directory for csv\n"
-            "      --keep-ignored      do not drop the preset's ignored files and functions\n"
-            "      --hold N            exact u_: intervals a worker holds before flushing (default 16k)\n"
-            "      --no-stream         exact u_: keep every interval to the end (memory grows with the\n"
-            "                          trace; the second pass does this when events are out of order)\n"
-            "      --preview SIZE      bytes of each input read first for the time origin and the\n"
-            "                          preset detection (default 256k); a wrong guess costs a second pass\n"
-            "      --list-presets      list the shipped presets and exit\n"
-            "      --show-preset NAME  print a shipped preset's YAML and exit\n"
-            "      --timing            print wall time and peak RSS on stderr\n" DFS_CLI_COMMON_HELP DFS_CLI_DIST_HELP
-            "  -h, --help              this help\n\n"
-            "Exit codes: 0 ok, 1 damaged input skipped, 2 usage or unreadable input,\n"
-            "            3 --strict and damage found, 4 output error.\n");
-}
-
-
 typedef struct analyze_args {
-    dfs_cli_common common;
+    dfs_cli_args base;
     const char *preset;
     dfs_compat compat;
     dfs_view_type views[DFS_VIEW__COUNT];
     size_t nviews;
     int64_t granularity_ns;
-    dfs_cli_format format;
-    const char *output;
     bool keep_ignored, timing, no_stream;
     uint64_t preview, hold;
+    dfs_cli_presetting ps;   /* before reading */
+    dfs_layered_options opt; /* the analysis' */
 } analyze_args;
 
-static bool parse_views(analyze_args *a, const char *list)
+static void init(void *args)
 {
+    analyze_args *a = args;
+    a->granularity_ns = INT64_C(1000000000);
+    a->preview = UINT64_C(256) << 10;
+    a->views[0] = DFS_VIEW_TIME_RANGE;
+    a->nviews = 1;
+}
+
+static int set_compat(void *args, const char *cmd, const char *arg)
+{
+    analyze_args *a = args;
+    if (strcmp(arg, "dfanalyzer") == 0)
+        a->compat = DFS_COMPAT_DFANALYZER;
+    else if (strcmp(arg, "dfanalyzer-sum") == 0)
+        a->compat = DFS_COMPAT_DFANALYZER_SUM;
+    else if (strcmp(arg, "none") == 0 || strcmp(arg, "exact") == 0)
+        a->compat = DFS_COMPAT_NONE;
+    else {
+        fprintf(stderr, "dfscope %s: --compat takes dfanalyzer or dfanalyzer-sum, not '%s'\n", cmd, arg);
+        return DFS_EXIT_USAGE;
+    }
+    return -1;
+}
+
+static int set_views(void *args, const char *cmd, const char *list)
+{
+    analyze_args *a = args;
     char *copy = strdup(list), *save = NULL;
     a->nviews = 0;
     bool ok = copy != NULL;
     for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; ok && t; t = strtok_r(NULL, ",", &save)) {
         int v = dfs_view_parse(t);
         if (v < 0) {
-            fprintf(stderr, "dfscope analyze: unknown view '%s' (see --help)\n", t);
+            fprintf(stderr, "dfscope %s: unknown view '%s' (see --help)\n", cmd, t);
             ok = false;
             break;
         }
@@ -86,11 +66,17 @@ static bool parse_views(analyze_args *a, const char *list)
             a->views[a->nviews++] = (dfs_view_type)v;
     }
     free(copy);
-    return ok && a->nviews > 0;
+    return ok && a->nviews > 0 ? -1 : DFS_EXIT_USAGE;
 }
 
-static int list_presets(void)
+static int set_hold(void *args, const char *cmd, const char *arg)
 {
+    return dfs_cli_parse_hold(cmd, arg, &((analyze_args *)args)->hold);
+}
+
+static int list_presets(void *args, const char *cmd, const char *arg)
+{
+    (void)args, (void)cmd, (void)arg;
     for (size_t i = 0; i < dfs_preset_builtin_count(); i++) {
         dfs_preset_error err;
         dfs_preset *p = dfs_preset_load(dfs_preset_builtin_name(i), &err);
@@ -100,392 +86,175 @@ static int list_presets(void)
     return DFS_EXIT_OK;
 }
 
-static int show_preset(const char *name)
+static int show_preset(void *args, const char *cmd, const char *name)
 {
+    (void)args;
     const char *text = dfs_preset_builtin_text(name);
     if (!text) {
-        fprintf(stderr, "dfscope analyze: no shipped preset named '%s' (see --list-presets)\n", name);
+        fprintf(stderr, "dfscope %s: no shipped preset named '%s' (see --list-presets)\n", cmd, name);
         return DFS_EXIT_USAGE;
     }
     fputs(text, stdout);
     return DFS_EXIT_OK;
 }
 
-static int parse_option(analyze_args *a, int c, const char *arg)
+static int validate(void *args)
 {
-    switch (c) {
-    case 2001: a->preset = arg; return -1;
-    case 2002:
-        if (strcmp(arg, "dfanalyzer") == 0)
-            a->compat = DFS_COMPAT_DFANALYZER;
-        else if (strcmp(arg, "dfanalyzer-sum") == 0)
-            a->compat = DFS_COMPAT_DFANALYZER_SUM;
-        else if (strcmp(arg, "none") == 0 || strcmp(arg, "exact") == 0)
-            a->compat = DFS_COMPAT_NONE;
-        else {
-            fprintf(stderr, "dfscope analyze: --compat takes dfanalyzer or dfanalyzer-sum, not '%s'\n", arg);
-            return DFS_EXIT_USAGE;
-        }
+    const analyze_args *a = args;
+    if (a->base.format != DFS_CLI_CSV || a->base.output)
         return -1;
-    case 2003: return parse_views(a, arg) ? -1 : DFS_EXIT_USAGE;
-    case 2004:
-        if (!dfs_parse_duration_ns(arg, &a->granularity_ns)) {
-            fprintf(stderr, "dfscope analyze: --granularity takes a duration such as 5s, 500ms or 2m, not '%s'\n",
-                    arg);
-            return DFS_EXIT_USAGE;
-        }
-        return -1;
-    case 2005: {
-        int rc = dfs_cli_parse_format("analyze", arg, true, &a->format);
-        return rc ? rc : -1;
-    }
-    case 'o': a->output = arg; return -1;
-    case 2006: a->keep_ignored = true; return -1;
-    case 2011: return dfs_cli_parse_hold("analyze", arg, &a->hold);
-    case 2012: a->no_stream = true; return -1;
-    case 2007: return list_presets();
-    case 2008: return show_preset(arg);
-    case 2009: a->timing = true; return -1;
-    case 2010:
-        if (!dfs_cli_parse_size(arg, &a->preview) || a->preview == 0) {
-            fprintf(stderr, "dfscope analyze: --preview takes a size such as 256k, not '%s'\n", arg);
-            return DFS_EXIT_USAGE;
-        }
-        return -1;
-    case 'h': usage(stdout); return DFS_EXIT_OK;
-    default: fprintf(stderr, "dfscope analyze: see 'dfscope analyze --help'\n"); return DFS_EXIT_USAGE;
-    }
+    fprintf(stderr, "dfscope analyze: --format csv writes one file per view: give -o DIR\n");
+    return DFS_EXIT_USAGE;
 }
 
-/* Returns -1 to go on, else an exit code. */
-static int parse_args(analyze_args *a, int argc, char **argv)
+static int begin(void *args)
 {
-    static const struct option longopts[] = {
-        {"preset", required_argument, NULL, 2001}, {"compat", required_argument, NULL, 2002},
-        {"views", required_argument, NULL, 2003}, {"granularity", required_argument, NULL, 2004},
-        {"format", required_argument, NULL, 2005}, {"output", required_argument, NULL, 'o'},
-        {"keep-ignored", no_argument, NULL, 2006}, {"list-presets", no_argument, NULL, 2007},
-        {"show-preset", required_argument, NULL, 2008}, {"timing", no_argument, NULL, 2009},
-        {"preview", required_argument, NULL, 2010}, {"hold", required_argument, NULL, 2011},
-        {"no-stream", no_argument, NULL, 2012},
-        {"help", no_argument, NULL, 'h'}, DFS_CLI_COMMON_LONGOPTS, DFS_CLI_DIST_LONGOPTS, {NULL, 0, NULL, 0}};
-    a->granularity_ns = INT64_C(1000000000);
-    a->preview = PREVIEW_BYTES;
-    a->views[0] = DFS_VIEW_TIME_RANGE;
-    a->nviews = 1;
-    optind = 1;
-    for (int c; (c = getopt_long(argc, argv, "j:o:hvq", longopts, NULL)) != -1;) {
-        int handled = dfs_cli_common_option(&a->common, "analyze", c, optarg);
-        if (handled < 0)
-            return DFS_EXIT_USAGE;
-        if (handled)
-            continue;
-        int rc = parse_option(a, c, optarg);
-        if (rc >= 0)
-            return rc;
-    }
-    if (optind >= argc) {
-        fprintf(stderr, "dfscope analyze: no input (see 'dfscope analyze --help')\n");
-        return DFS_EXIT_USAGE;
-    }
-    if (a->format == DFS_CLI_CSV && !a->output) {
-        fprintf(stderr, "dfscope analyze: --format csv writes one file per view: give -o DIR\n");
-        return DFS_EXIT_USAGE;
-    }
-    return -1;
-}
-
-static bool has_category(const dfs_preview *pv, const dfs_string_list *l)
-{
-    for (size_t i = 0; i < l->n; i++)
-        for (size_t k = 0; k < pv->ncategories; k++)
-            if (strcmp(pv->categories[k], l->v[i]) == 0)
-                return true;
-    return false;
-}
-
-/* The preset named on the command line, or the first shipped one whose categories appear; NULL
- * with the reason in err. */
-static dfs_preset *choose_preset(const analyze_args *a, const dfs_preview *pv, const char **source,
-                                 dfs_preset_error *err)
-{
-    if (a->preset) {
-        *source = "given";
-        return dfs_preset_load(a->preset, err);
-    }
-    *source = "auto-detected";
-    static const char *const candidates[] = {"dlio", "ai"};
-    for (size_t i = 0; i < sizeof candidates / sizeof *candidates; i++) {
-        dfs_preset *p = dfs_preset_load(candidates[i], err);
-        if (p && has_category(pv, &p->detect_categories))
-            return p;
-        dfs_preset_free(p);
-    }
-    return dfs_preset_load("posix", err);
-}
-
-static int write_csv_dir(const char *dir, const dfs_layered_result *r)
-{
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "dfscope analyze: cannot create %s: %s\n", dir, strerror(errno));
-        return DFS_EXIT_OUTPUT;
-    }
-    for (size_t i = 0; i < 2 * r->nviews; i++) {
-        const dfs_view_result *v = &r->views[i / 2];
-        char path[4096], err[512];
-        snprintf(path, sizeof path, "%s/%s%s.csv", dir, dfs_view_name(v->type), i % 2 ? "_summary" : "");
-        dfs_atomic_file af;
-        if (dfs_atomic_open(&af, path, err, sizeof err) != 0) {
-            fprintf(stderr, "dfscope analyze: %s\n", err);
-            return DFS_EXIT_OUTPUT;
-        }
-        if (i % 2)
-            dfs_layered_write_summary_csv(af.fp, r, v);
-        else
-            dfs_layered_write_view_csv(af.fp, v);
-        if (dfs_atomic_close(&af, true, err, sizeof err) != 0) {
-            fprintf(stderr, "dfscope analyze: %s\n", err);
-            return DFS_EXIT_OUTPUT;
-        }
-    }
-    return DFS_EXIT_OK;
-}
-
-static int write_report(const analyze_args *a, const dfs_layered_result *r, const dfs_report_context *ctx)
-{
-    if (a->format == DFS_CLI_CSV)
-        return write_csv_dir(a->output, r);
-    FILE *out = stdout;
-    dfs_atomic_file af;
-    char err[512];
-    if (a->output) {
-        if (dfs_atomic_open(&af, a->output, err, sizeof err) != 0) {
-            fprintf(stderr, "dfscope analyze: %s\n", err);
-            return DFS_EXIT_OUTPUT;
-        }
-        out = af.fp;
-    }
-    if (a->format == DFS_CLI_JSON)
-        dfs_layered_write_json(out, r, ctx);
-    else
-        dfs_layered_write_text(out, r, ctx);
-    if (a->output) {
-        if (dfs_atomic_close(&af, true, err, sizeof err) != 0) {
-            fprintf(stderr, "dfscope analyze: %s\n", err);
-            return DFS_EXIT_OUTPUT;
-        }
-    } else if (fflush(stdout) != 0 || ferror(stdout)) {
-        fprintf(stderr, "dfscope analyze: cannot write the output\n");
-        return DFS_EXIT_OUTPUT;
-    }
-    return DFS_EXIT_OK;
-}
-
-static void fill_options(const analyze_args *a, const dfs_preset *preset, const dfs_preview *pv, dfs_layered_options *o)
-{
-    memset(o, 0, sizeof *o);
-    o->preset = preset;
+    analyze_args *a = args;
+    dfs_cli_args *b = &a->base;
+    int rc = dfs_cli_choose_preset(&b->common, "analyze", b->paths, b->npaths, b->output, a->preview, a->preset,
+                                   &a->ps);
+    if (rc != DFS_EXIT_OK)
+        return rc;
+    dfs_layered_options *o = &a->opt;
+    o->preset = a->ps.preset;
     o->compat = a->compat;
     for (size_t i = 0; i < a->nviews; i++) {
         o->order[o->norder++] = a->views[i];
         o->views |= 1u << a->views[i];
     }
     o->granularity_ns = a->granularity_ns;
-    o->origin_ns = pv->have_origin ? pv->origin_ns : 0;
-    o->auto_categories = (const char *const *)pv->categories;
-    o->nauto_categories = pv->ncategories;
+    o->origin_ns = a->ps.pv.have_origin ? a->ps.pv.origin_ns : 0;
+    o->auto_categories = (const char *const *)a->ps.pv.categories;
+    o->nauto_categories = a->ps.pv.ncategories;
     o->keep_ignored = a->keep_ignored;
     o->no_streaming = a->no_stream;
     o->hold_intervals = a->hold;
-    o->summaries_only = a->format == DFS_CLI_TABLE;
+    o->summaries_only = b->format == DFS_CLI_TABLE;
+    return -1;
 }
 
-/* ----- the two-pass driver's view of a layered analysis ----- */
+static void *options_of(void *args) { return &((analyze_args *)args)->opt; }
 
-static void *an_create(const void *opt, char *err, size_t errlen)
+typedef struct report {
+    const dfs_layered_result *r;
+    const dfs_view_result *v;
+    const dfs_report_context *ctx;
+    dfs_cli_format format;
+} report;
+
+static void emit(FILE *out, const void *ctx)
 {
-    return dfs_layered_new(opt, err, errlen);
+    const report *x = ctx;
+    if (x->format == DFS_CLI_JSON)
+        dfs_layered_write_json(out, x->r, x->ctx);
+    else
+        dfs_layered_write_text(out, x->r, x->ctx);
 }
 
-static void an_destroy(void *obj)
+static void emit_view(FILE *out, const void *ctx) { dfs_layered_write_view_csv(out, ((const report *)ctx)->v); }
+
+static void emit_summary(FILE *out, const void *ctx)
 {
-    dfs_layered_free(obj);
+    const report *x = ctx;
+    dfs_layered_write_summary_csv(out, x->r, x->v);
 }
 
-static dfs_consumer *an_consumer(void *obj)
+/* One file per view and one for its summary. */
+static int write_csv(const char *dir, const dfs_layered_result *r)
 {
-    return dfs_layered_consumer(obj);
-}
-
-static const void *an_finish(void *obj, const dfs_run *run)
-{
-    return dfs_layered_finish(obj, run);
-}
-
-static bool an_needs_rerun(const void *obj)
-{
-    return dfs_layered_needs_rerun(obj, NULL);
-}
-
-static const char *an_prepare_rerun(const void *obj, const dfs_run *run, const dfs_file_clock *clocks, void *opt_)
-{
-    dfs_layered_options *opt = opt_;
-    dfs_layered_needs_rerun(obj, &opt->origin_ns);
-    const char *const *cats;
-    size_t ncats = dfs_layered_categories(obj, &cats); /* owned by the first pass, which outlives the second */
-    if (ncats) {
-        opt->auto_categories = cats;
-        opt->nauto_categories = ncats;
+    int rc = dfs_cli_make_dir("analyze", dir);
+    for (size_t i = 0; rc == DFS_EXIT_OK && i < 2 * r->nviews; i++) {
+        report x = {.r = r, .v = &r->views[i / 2]};
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s%s.csv", dir, dfs_view_name(x.v->type), i % 2 ? "_summary" : "");
+        rc = dfs_cli_write_output("analyze", path, i % 2 ? emit_summary : emit_view, &x);
     }
-    opt->clocks = clocks;
-    opt->nclocks = dfs_run_file_count(run);
-    opt->no_streaming |= dfs_layered_rerun_no_streaming(obj);
-    return dfs_layered_rerun_reason(obj);
-}
-
-/* ----- under mpirun/srun (docs/MPI.md) ----- */
-
-static bool an_pack(void *obj, const dfs_run *run, dfs_pack *w)
-{
-    return dfs_layered_pack(obj, run, w);
-}
-
-static bool an_merge(void *obj, dfs_run *run, dfs_unpack *r)
-{
-    return dfs_layered_merge_packed(obj, run, r);
-}
-
-static bool an_census(void *obj, const dfs_run *run, dfs_u64vec *units)
-{
-    return dfs_layered_census(obj, run, units);
-}
-
-static bool an_finish_local(void *obj, const dfs_run *run, const uint64_t *shared, size_t n)
-{
-    return dfs_layered_finish_local(obj, run, shared, n);
-}
-
-/* Only the compatible modes add up across pieces of one process; exact u_ needs whole files. */
-static bool an_may_cut(const void *opt)
-{
-    return ((const dfs_layered_options *)opt)->compat != DFS_COMPAT_NONE;
-}
-
-static bool an_rerun_pack(const void *obj, const dfs_run *run, dfs_pack *w)
-{
-    (void)run;
-    int64_t origin = 0;
-    dfs_layered_needs_rerun(obj, &origin);
-    const char *const *cats;
-    size_t n = dfs_layered_categories(obj, &cats);
-    const char *why = dfs_layered_rerun_reason(obj);
-    dfs_pack_i64(w, origin);
-    dfs_pack_bool(w, dfs_layered_rerun_no_streaming(obj));
-    dfs_pack_text(w, why ? why : "", why ? strlen(why) : 0);
-    dfs_pack_u64(w, n);
-    for (size_t i = 0; i < n; i++)
-        dfs_pack_text(w, cats[i], strlen(cats[i]));
-    return !w->failed;
-}
-
-/* What an_prepare_rerun does, from rank 0's facts. */
-static bool an_rerun_apply(void *opt_, dfs_unpack *r, const dfs_file_clock *clocks, size_t nclocks, dfs_arena *keep,
-                           const char **reason)
-{
-    dfs_layered_options *opt = opt_;
-    opt->origin_ns = dfs_unpack_i64(r);
-    opt->no_streaming |= dfs_unpack_bool(r);
-    size_t why_len;
-    const char *why = dfs_unpack_text(r, &why_len);
-    if (r->bad || !(*reason = dfs_arena_strdup(keep, why, why_len)))
-        return false;
-    size_t n = dfs_unpack_count(r, 1);
-    char **cats = n ? dfs_arena_alloc(keep, n * sizeof *cats) : NULL;
-    if (n && !cats)
-        return false;
-    for (size_t i = 0; i < n && !r->bad; i++) {
-        size_t len;
-        const char *t = dfs_unpack_text(r, &len);
-        if (!(cats[i] = dfs_arena_strdup(keep, t, len)))
-            return false;
-    }
-    if (n) {
-        opt->auto_categories = (const char *const *)cats;
-        opt->nauto_categories = n;
-    }
-    opt->clocks = clocks;
-    opt->nclocks = nclocks;
-    return !r->bad;
-}
-
-static const dfs_dist_ops exact_ops = {.pack = an_pack, .merge = an_merge, .census = an_census,
-                                       .finish_local = an_finish_local, .may_cut = an_may_cut,
-                                       .rerun_pack = an_rerun_pack, .rerun_apply = an_rerun_apply};
-static const dfs_dist_ops compat_ops = {.pack = an_pack, .merge = an_merge, .may_cut = an_may_cut,
-                                        .rerun_pack = an_rerun_pack, .rerun_apply = an_rerun_apply};
-
-typedef struct write_ctx {
-    const analyze_args *a;
-    const char *source;
-} write_ctx;
-
-static int an_write(void *user, const void *result, bool reran, const char *reason)
-{
-    const write_ctx *w = user;
-    dfs_report_context ctx = {.preset_source = w->source, .reran = reran, .rerun_reason = reason};
-    return write_report(w->a, result, &ctx);
-}
-
-/* Reads once; when the provisional origin, clocks or categories turn out wrong, reads again with
- * the facts of the first pass (dfs_cli_run_analysis). */
-static int analyse(analyze_args *a, char **paths, int npaths, const dfs_preset *preset, const dfs_preview *pv,
-                   const char *source)
-{
-    dfs_layered_options opt;
-    fill_options(a, preset, pv, &opt);
-    write_ctx w = {a, source};
-    const dfs_cli_analysis an = {.cmd = "analyze", .create = an_create, .destroy = an_destroy,
-                                 .consumer = an_consumer, .finish = an_finish, .needs_rerun = an_needs_rerun,
-                                 .prepare_rerun = an_prepare_rerun, .write = an_write, .user = &w,
-                                 .dist = a->compat == DFS_COMPAT_NONE ? &exact_ops : &compat_ops};
-    return dfs_cli_run_analysis(&a->common, paths, npaths, a->output, &an, &opt);
-}
-
-static int analyze_main(analyze_args *a, char **paths, int npaths)
-{
-    double started = dfs_cli_now();
-    dfs_preview pv;
-    int rc = dfs_cli_preview(&a->common, "analyze", paths, npaths, a->output, a->preview, &pv);
-    if (rc != DFS_EXIT_OK)
-        return rc;
-    const char *source;
-    dfs_preset_error err;
-    dfs_preset *preset = choose_preset(a, &pv, &source, &err);
-    if (!dfs_cli_agree(&a->common, "analyze", preset != NULL, err.message)) {
-        dfs_preset_free(preset);
-        dfs_preview_free(&pv);
-        return DFS_EXIT_USAGE;
-    }
-    bool speak = dfs_cli_is_rank0(&a->common);
-    if (!a->common.quiet && !a->preset && speak)
-        fprintf(stderr, "dfscope analyze: preset %s (auto-detected; choose another with --preset)\n", preset->name);
-    rc = analyse(a, paths, npaths, preset, &pv, source);
-    if (a->timing && speak)
-        fprintf(stderr, "dfscope analyze: %.3f s wall (finishing %.3f, writing %.3f), peak RSS %llu MB\n",
-                dfs_cli_now() - started, a->common.finish_s, a->common.write_s,
-                (unsigned long long)(dfs_cli_peak_rss_kb() / 1024));
-    dfs_preset_free(preset);
-    dfs_preview_free(&pv);
     return rc;
 }
 
-int dfs_cmd_analyze(int argc, char **argv)
+static int write_report(void *args, const dfs_cli_result *res)
 {
-    analyze_args a = {0};
-    dfs_cli_common_init(&a.common);
-    int rc = parse_args(&a, argc, argv);
-    if (rc >= 0)
-        return rc;
-    rc = analyze_main(&a, argv + optind, argc - optind);
-    return dfs_cli_done(&a.common, rc);
+    const analyze_args *a = args;
+    if (a->base.format == DFS_CLI_CSV)
+        return write_csv(a->base.output, res->result);
+    dfs_report_context ctx = {.preset_source = a->ps.source, .reran = res->reran, .rerun_reason = res->reason};
+    report x = {.r = res->result, .ctx = &ctx, .format = a->base.format};
+    return dfs_cli_write_output("analyze", a->base.output, emit, &x);
 }
+
+static int end(void *args, int rc)
+{
+    analyze_args *a = args;
+    if (a->timing && a->ps.preset)
+        dfs_cli_print_timing(&a->base.common, "analyze", a->ps.started);
+    dfs_cli_presetting_free(&a->ps);
+    return rc;
+}
+
+#define ARG(field) offsetof(analyze_args, field)
+
+static const dfs_cli_option options[] = {
+    DFS_OPTION("preset", 0, "NAME|FILE", DFS_OPT_STRING,
+        "posix, dlio, dlio-g2, ai, auto, or a YAML file (docs/PRESETS.md);\n"
+        "default: detected from the categories (printed)",
+        .offset = ARG(preset)),
+    DFS_OPTION("compat", 0, "MODE", DFS_OPT_CALL,
+        "dfanalyzer: DFAnalyzer's current numbers (busiest process per\n"
+        "view row); dfanalyzer-sum: its README numbers (sums over\n"
+        "processes). Default: exact (true counts, exact u_ overlap)",
+        .apply = set_compat),
+    DFS_OPTION("views", 0, "LIST", DFS_OPT_CALL,
+        "comma-separated: time_range, proc_name, file_name, host_name,\n"
+        "proc_id, thread_id (aliases time, proc, file, host, pid, tid);\n"
+        "default time_range",
+        .apply = set_views),
+    DFS_OPTION("granularity", 0, "DUR", DFS_OPT_DURATION,
+        "time bin width: 5s, 500ms, 2m, 1h, 250us; a bare number is\n"
+        "seconds (default 1s)",
+        .offset = ARG(granularity_ns), .bad = "--granularity takes a duration such as 5s, 500ms or 2m, not",
+        .flags = DFS_OPT_TERSE),
+    DFS_OPTION("format", 0, "FMT", DFS_OPT_FORMAT, "table (default), json, or csv (one file per view, needs -o DIR)",
+        .offset = ARG(base.format), .hi = 1),
+    DFS_OPTION("output", 'o', "PATH", DFS_OPT_STRING,
+        "write to PATH (atomically) instead of stdout; a directory for csv",
+        .offset = ARG(base.output)),
+    DFS_OPTION("keep-ignored", 0, NULL, DFS_OPT_FLAG, "do not drop the preset's ignored files and functions",
+        .offset = ARG(keep_ignored)),
+    DFS_OPTION("hold", 0, "N", DFS_OPT_CALL, "exact u_: intervals a worker holds before flushing (default 16k)",
+        .apply = set_hold),
+    DFS_OPTION("no-stream", 0, NULL, DFS_OPT_FLAG,
+        "exact u_: keep every interval to the end (memory grows with the\n"
+        "trace; the second pass does this when events are out of order)",
+        .offset = ARG(no_stream)),
+    DFS_OPTION("preview", 0, "SIZE", DFS_OPT_SIZE,
+        "bytes of each input read first for the time origin and the\n"
+        "preset detection (default 256k); a wrong guess costs a second pass",
+        .offset = ARG(preview), .lo = 1, .hi = 1.8e19, .bad = "--preview takes a size such as 256k, not",
+        .flags = DFS_OPT_TERSE),
+    DFS_OPTION("list-presets", 0, NULL, DFS_OPT_CALL, "list the shipped presets and exit", .apply = list_presets),
+    DFS_OPTION("show-preset", 0, "NAME", DFS_OPT_CALL, "print a shipped preset's YAML and exit", .apply = show_preset),
+    DFS_OPTION("timing", 0, NULL, DFS_OPT_FLAG, "print wall time and peak RSS on stderr", .offset = ARG(timing)),
+    {0},
+};
+
+const dfs_cli_command dfs_cmd_analyze = {
+    .name = "analyze",
+    .summary = "layered analysis (DFAnalyzer-compatible): layers, views, metrics",
+    .usage = "analyze [options] PATH...",
+    .description = "Layered analysis of DFTracer traces, compatible with DFAnalyzer: events are filtered by\n"
+                   "the preset's post-read rules, classified into layers (app, training, compute, reader,\n"
+                   "POSIX, ...) and summarised per view (time bins, processes, files) with time, count,\n"
+                   "size, ops/s, bandwidth and unoverlapped (u_) time per layer.",
+    .epilogue = "Exit codes: 0 ok, 1 damaged input skipped, 2 usage or unreadable input,\n"
+                "            3 --strict and damage found, 4 output error.\n",
+    .options = options,
+    .groups = DFS_CLI_READING | DFS_CLI_MPI,
+    .flags = DFS_CLI_NEEDS_INPUT,
+    .args_size = sizeof(analyze_args),
+    .init = init,
+    .validate = validate,
+    .analysis = &dfs_layered_analysis,
+    .begin = begin,
+    .options_of = options_of,
+    .write = write_report,
+    .end = end};

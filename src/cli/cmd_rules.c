@@ -1,191 +1,116 @@
 /* cmd_rules.c - `dfscope rules PATH...`: the SageMaker Debugger profiler rules on whatever
  * system metrics and framework events the traces hold. */
-#include <getopt.h>
-#include <stdio.h>
-#include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "analyze/rules/rules.h"
-#include "cli/cli.h"
-#include "cli/common.h"
-#include "output/atomic.h"
+#include "cli/command.h"
 #include "output/rules_report.h"
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: dfscope rules [options] PATH...\n\n"
-            "The SageMaker Debugger profiler rules (Dataloader, IOBottleneck, CPUBottleneck,\n"
-            "LowGPUUtilization, StepOutlier, MaxInitializationTime, BatchSize, LoadBalancing,\n"
-            "GPUMemoryIncrease, OverallSystemUsage) over the system metrics and framework events\n"
-            "the traces hold: smdebug system and framework files, Composer cpu/memory counters,\n"
-            "Kineto ProfilerStep#N and Composer event/batch steps. Each rule reports RuleTriggered,\n"
-            "Violations, Details, Datapoints and RuleParameters as the reference's profiler report\n"
-            "does, and says why when its inputs are missing instead of guessing.\n\n"
-            "options:\n"
-            "      --rules LIST      rules to run, comma-separated, case-insensitive (default all)\n"
-            "      --param R.N=V     set parameter N of rule R (repeatable), e.g.\n"
-            "                        --param StepOutlier.min_steps=29\n"
-            "      --list            list the rules and their parameters, then exit\n"
-            "      --compat smdebug  the reference's behaviour, quirks included (default: its\n"
-            "                        result-changing bugs fixed; see docs/RULES.md)\n"
-            "      --format F        table (default) | json | csv\n"
-            "  -o, --output FILE     write the result to FILE (atomically) instead of stdout\n"
-            DFS_CLI_COMMON_HELP
-            "  -h, --help            this help\n\n"
-            "Exit codes: 0 ok, 1 damaged input skipped, 2 usage or unreadable input,\n"
-            "3 --strict and damage found, 4 output error. A rule that triggers is a result, not an\n"
-            "error.\n");
-}
-
-
 typedef struct rules_args {
-    dfs_cli_common common;
+    dfs_cli_args base;
     dfs_rules_options opt;
-    char **paths;
-    int npaths;
-    const char *output;
-    dfs_cli_format format;
     bool list;
 } rules_args;
 
-static int option_value(rules_args *a, int c, const char *arg)
+static void init(void *args) { dfs_rules_options_init(&((rules_args *)args)->opt); }
+
+static int select_rules(void *args, const char *cmd, const char *arg)
 {
     char err[256];
-    switch (c) {
-    case 'o': a->output = arg; return 0;
-    case 2001:
-        return dfs_rules_select(&a->opt, arg, err, sizeof err) ? 0 : dfs_cli_usage_error("rules", err, NULL);
-    case 2002:
-        return dfs_rules_set_param(&a->opt, arg, err, sizeof err) ? 0 : dfs_cli_usage_error("rules", err, NULL);
-    case 2003:
-        if (strcmp(arg, "smdebug") != 0)
-            return dfs_cli_usage_error("rules", "--compat knows only 'smdebug', not", arg);
-        a->opt.mode = DFS_RULES_COMPAT;
-        return 0;
-    case 2004:
-        return dfs_cli_parse_format("rules", arg, true, &a->format);
-    default: return dfs_cli_usage_error("rules", "unknown option", NULL);
-    }
+    bool ok = dfs_rules_select(&((rules_args *)args)->opt, arg, err, sizeof err);
+    return ok ? -1 : dfs_cli_usage_error(cmd, err, NULL);
 }
 
-/* Returns -1 to go on, else an exit code. */
-static int parse_args(rules_args *a, int argc, char **argv)
+static int set_param(void *args, const char *cmd, const char *arg)
 {
-    static const struct option longopts[] = {
-        {"rules", required_argument, NULL, 2001}, {"param", required_argument, NULL, 2002},
-        {"compat", required_argument, NULL, 2003}, {"format", required_argument, NULL, 2004},
-        {"list", no_argument, NULL, 2005}, {"output", required_argument, NULL, 'o'},
-        {"help", no_argument, NULL, 'h'}, DFS_CLI_COMMON_LONGOPTS, {NULL, 0, NULL, 0}};
-    a->paths = calloc((size_t)argc + 1, sizeof *a->paths);
-    if (!a->paths)
-        return DFS_EXIT_OUTPUT;
-    optind = 1;
-    for (int c; (c = getopt_long(argc, argv, "-o:j:hvq", longopts, NULL)) != -1;) {
-        if (c == 1) {
-            a->paths[a->npaths++] = optarg;
-            continue;
-        }
-        int handled = dfs_cli_common_option(&a->common, "rules", c, optarg);
-        if (handled < 0)
-            return DFS_EXIT_USAGE;
-        if (handled)
-            continue;
-        if (c == 'h') {
-            usage(stdout);
-            return DFS_EXIT_OK;
-        }
-        if (c == 2005) {
-            a->list = true;
-            continue;
-        }
-        if (c == '?' || c == ':')
-            return dfs_cli_usage_error("rules", "bad option", NULL);
-        int rc = option_value(a, c, optarg);
-        if (rc)
-            return rc;
-    }
+    char err[256];
+    bool ok = dfs_rules_set_param(&((rules_args *)args)->opt, arg, err, sizeof err);
+    return ok ? -1 : dfs_cli_usage_error(cmd, err, NULL);
+}
+
+static int set_compat(void *args, const char *cmd, const char *arg)
+{
+    if (strcmp(arg, "smdebug") != 0)
+        return dfs_cli_usage_error(cmd, "--compat knows only 'smdebug', not", arg);
+    ((rules_args *)args)->opt.mode = DFS_RULES_COMPAT;
     return -1;
 }
 
-static void write_result(FILE *out, const rules_args *a, const dfs_rules_result *r)
+/* --list: the rules and their parameters, whatever else was given. */
+static int validate(void *args)
 {
-    if (a->format == DFS_CLI_JSON)
-        dfs_rules_write_json(out, r);
-    else if (a->format == DFS_CLI_CSV)
-        dfs_rules_write_csv(out, r);
+    if (!((rules_args *)args)->list)
+        return -1;
+    dfs_rules_write_list(stdout);
+    return fflush(stdout) == 0 ? DFS_EXIT_OK : DFS_EXIT_OUTPUT;
+}
+
+static void *options_of(void *args) { return &((rules_args *)args)->opt; }
+
+typedef struct report {
+    dfs_cli_format format;
+    const dfs_rules_result *r;
+} report;
+
+static void emit(FILE *out, const void *ctx)
+{
+    const report *x = ctx;
+    if (x->format == DFS_CLI_JSON)
+        dfs_rules_write_json(out, x->r);
+    else if (x->format == DFS_CLI_CSV)
+        dfs_rules_write_csv(out, x->r);
     else
-        dfs_rules_write_text(out, r);
+        dfs_rules_write_text(out, x->r);
 }
 
-static int write_outputs(const rules_args *a, const dfs_rules_result *r)
+static int write_report(void *args, const dfs_cli_result *res)
 {
-    char err[512];
-    if (!a->output) {
-        write_result(stdout, a, r);
-        if (fflush(stdout) != 0 || ferror(stdout)) {
-            fprintf(stderr, "dfscope rules: cannot write the output\n");
-            return DFS_EXIT_OUTPUT;
-        }
-        return DFS_EXIT_OK;
-    }
-    dfs_atomic_file f;
-    if (dfs_atomic_open(&f, a->output, err, sizeof err) != 0) {
-        fprintf(stderr, "dfscope rules: %s\n", err);
-        return DFS_EXIT_OUTPUT;
-    }
-    write_result(f.fp, a, r);
-    bool ok = !ferror(f.fp);
-    if (dfs_atomic_close(&f, ok, err, sizeof err) != 0 || !ok) {
-        fprintf(stderr, "dfscope rules: %s\n", ok ? err : "cannot write the output");
-        return DFS_EXIT_OUTPUT;
-    }
-    return DFS_EXIT_OK;
+    const rules_args *a = args;
+    const report x = {a->base.format, res->result};
+    return dfs_cli_write_output("rules", a->base.output, emit, &x);
 }
 
-/* ---- the analysis as the shared reading driver runs it (one pass) ---------------------------- */
+#define ARG(field) offsetof(rules_args, field)
 
-static void *an_create(const void *opt, char *err, size_t errlen)
-{
-    dfs_rules *rs = dfs_rules_new(opt);
-    if (!rs)
-        snprintf(err, errlen, "out of memory");
-    return rs;
-}
+static const dfs_cli_option options[] = {
+    DFS_OPTION("rules", 0, "LIST", DFS_OPT_CALL, "rules to run, comma-separated, case-insensitive (default all)",
+               .apply = select_rules),
+    DFS_OPTION("param", 0, "R.N=V", DFS_OPT_CALL,
+               "set parameter N of rule R (repeatable), e.g.\n"
+               "--param StepOutlier.min_steps=29",
+               .apply = set_param),
+    DFS_OPTION("list", 0, NULL, DFS_OPT_FLAG, "list the rules and their parameters, then exit", .offset = ARG(list)),
+    DFS_OPTION("compat", 0, "smdebug", DFS_OPT_CALL,
+               "the reference's behaviour, quirks included (default: its\n"
+               "result-changing bugs fixed; see docs/RULES.md)",
+               .apply = set_compat),
+    DFS_OPTION("format", 0, "F", DFS_OPT_FORMAT, "table (default) | json | csv", .offset = ARG(base.format),
+               .hi = 1),
+    DFS_OPTION("output", 'o', "FILE", DFS_OPT_STRING, "write the result to FILE (atomically) instead of stdout",
+               .offset = ARG(base.output)),
+    {0},
+};
 
-static void an_destroy(void *obj) { dfs_rules_free(obj); }
-static dfs_consumer *an_consumer(void *obj) { return dfs_rules_consumer(obj); }
-static const void *an_finish(void *obj, const dfs_run *run) { return dfs_rules_finish(obj, run); }
-static bool an_needs_rerun(const void *obj) { (void)obj; return false; }
-
-static int an_write(void *user, const void *result, bool reran, const char *reason)
-{
-    (void)reran;
-    (void)reason;
-    return write_outputs(user, result);
-}
-
-static int run_rules(rules_args *a)
-{
-    const dfs_cli_analysis an = {.cmd = "rules", .create = an_create, .destroy = an_destroy,
-                                 .consumer = an_consumer, .finish = an_finish,
-                                 .needs_rerun = an_needs_rerun, .write = an_write, .user = a};
-    return dfs_cli_run_analysis(&a->common, a->paths, a->npaths, a->output, &an, &a->opt);
-}
-
-int dfs_cmd_rules(int argc, char **argv)
-{
-    rules_args a;
-    memset(&a, 0, sizeof a);
-    dfs_cli_common_init(&a.common);
-    dfs_rules_options_init(&a.opt);
-    int rc = parse_args(&a, argc, argv);
-    if (rc < 0 && a.list) {
-        dfs_rules_write_list(stdout);
-        rc = fflush(stdout) == 0 ? DFS_EXIT_OK : DFS_EXIT_OUTPUT;
-    } else if (rc < 0) {
-        rc = run_rules(&a);
-    }
-    free(a.paths);
-    return rc;
-}
+const dfs_cli_command dfs_cmd_rules = {
+    .name = "rules",
+    .summary = "SageMaker Debugger profiler rules: bottlenecks, GPU use, step outliers, balance",
+    .usage = "rules [options] PATH...",
+    .description = "The SageMaker Debugger profiler rules (Dataloader, IOBottleneck, CPUBottleneck,\n"
+                   "LowGPUUtilization, StepOutlier, MaxInitializationTime, BatchSize, LoadBalancing,\n"
+                   "GPUMemoryIncrease, OverallSystemUsage) over the system metrics and framework events\n"
+                   "the traces hold: smdebug system and framework files, Composer cpu/memory counters,\n"
+                   "Kineto ProfilerStep#N and Composer event/batch steps. Each rule reports RuleTriggered,\n"
+                   "Violations, Details, Datapoints and RuleParameters as the reference's profiler report\n"
+                   "does, and says why when its inputs are missing instead of guessing.",
+    .epilogue = "Exit codes: 0 ok, 1 damaged input skipped, 2 usage or unreadable input,\n"
+                "3 --strict and damage found, 4 output error. A rule that triggers is a result, not an\n"
+                "error.\n",
+    .options = options,
+    .groups = DFS_CLI_READING,
+    .args_size = sizeof(rules_args),
+    .init = init,
+    .validate = validate,
+    .analysis = &dfs_rules_analysis,
+    .options_of = options_of,
+    .write = write_report};

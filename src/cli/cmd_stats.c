@@ -1,115 +1,36 @@
 /* cmd_stats.c - `dfscope stats PATH...`: what is in a set of traces. */
-#include <getopt.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include <stddef.h>
 #include <unistd.h>
 
 #include "analyze/stats/stats.h"
-#include "cli/cli.h"
-#include "cli/common.h"
-#include "dist/dist.h"
-#include "output/atomic.h"
+#include "cli/command.h"
 #include "output/stats_report.h"
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: dfscope stats [options] PATH...\n\n"
-            "Reads traces (files, directories, globs; any supported format, gzipped or not) and\n"
-            "prints files by format, events by phase, top categories and names with counts and\n"
-            "total duration, processes, threads, hosts, accessed files, the time span and the\n"
-            "problems found. Problem details go to stderr.\n\n"
-            "options:\n"
-            "      --json            print the JSON document described in docs/CLI.md\n"
-            "  -o, --output FILE     write the result to FILE (atomically) instead of stdout\n"
-            "      --top N           categories and names listed (default 10, 0 = all)\n"
-            "      --timing          add wall time, MB/s, events/s and peak RSS\n" DFS_CLI_COMMON_HELP
-                DFS_CLI_DIST_HELP
-            "  -h, --help            this help\n\n"
-            "Exit codes: 0 ok, 1 damaged input skipped, 2 usage or unreadable input,\n"
-            "            3 --strict and damage found, 4 output error.\n");
-}
-
 typedef struct stats_args {
-    dfs_cli_common common;
+    dfs_cli_args base;
     bool json, timing;
-    size_t top;
-    const char *output;
+    uint64_t top;
 } stats_args;
 
-/* Returns -1 to go on, else an exit code. */
-static int parse_args(stats_args *a, int argc, char **argv)
+static void init(void *args)
 {
-    static const struct option longopts[] = {
-        {"json", no_argument, NULL, 2001}, {"output", required_argument, NULL, 'o'},
-        {"top", required_argument, NULL, 2002}, {"timing", no_argument, NULL, 2003},
-        {"help", no_argument, NULL, 'h'}, DFS_CLI_COMMON_LONGOPTS, DFS_CLI_DIST_LONGOPTS, {NULL, 0, NULL, 0}};
-    a->top = 10;
-    optind = 1;
-    for (int c; (c = getopt_long(argc, argv, "j:o:hvq", longopts, NULL)) != -1;) {
-        int handled = dfs_cli_common_option(&a->common, "stats", c, optarg);
-        if (handled < 0)
-            return DFS_EXIT_USAGE;
-        if (handled)
-            continue;
-        uint64_t n;
-        switch (c) {
-        case 2001: a->json = true; break;
-        case 2003: a->timing = true; break;
-        case 'o': a->output = optarg; break;
-        case 2002:
-            if (!dfs_cli_parse_size(optarg, &n) || n > 1000000) {
-                fprintf(stderr, "dfscope stats: --top takes a count, not '%s'\n", optarg);
-                return DFS_EXIT_USAGE;
-            }
-            a->top = (size_t)n;
-            break;
-        case 'h': usage(stdout); return DFS_EXIT_OK;
-        default:
-            fprintf(stderr, "dfscope stats: see 'dfscope stats --help'\n");
-            return DFS_EXIT_USAGE;
-        }
-    }
-    return -1;
+    ((stats_args *)args)->top = 10;
 }
 
-static int write_report(const stats_args *a, const dfs_run *run, const dfs_stats_result *r,
-                        const dfs_timing *t)
-{
-    FILE *out = stdout;
-    dfs_atomic_file af;
-    char err[512];
-    if (a->output) {
-        if (dfs_atomic_open(&af, a->output, err, sizeof err) != 0) {
-            fprintf(stderr, "dfscope stats: %s\n", err);
-            return DFS_EXIT_OUTPUT;
-        }
-        out = af.fp;
-    }
-    if (a->json)
-        dfs_stats_write_json(out, run, r, a->top, t);
-    else
-        dfs_stats_write_text(out, run, r, a->top, t);
-    if (a->output) {
-        if (dfs_atomic_close(&af, true, err, sizeof err) != 0) {
-            fprintf(stderr, "dfscope stats: %s\n", err);
-            return DFS_EXIT_OUTPUT;
-        }
-    } else if (fflush(stdout) != 0 || ferror(stdout)) {
-        fprintf(stderr, "dfscope stats: cannot write the output\n");
-        return DFS_EXIT_OUTPUT;
-    }
-    return DFS_EXIT_OK;
-}
+typedef struct report {
+    const stats_args *a;
+    const dfs_run *run;
+    const dfs_stats_result *r;
+    dfs_timing t;
+} report;
 
 static void fill_timing(const stats_args *a, const dfs_run *run, dfs_timing *t)
 {
-    *t = (dfs_timing){.enabled = a->timing,
-                      .jobs = a->common.opt.jobs > 0 ? a->common.opt.jobs : (int)sysconf(_SC_NPROCESSORS_ONLN)};
+    const dfs_cli_common *c = &a->base.common;
+    *t = (dfs_timing){.enabled = a->timing, .jobs = c->opt.jobs > 0 ? c->opt.jobs : (int)sysconf(_SC_NPROCESSORS_ONLN)};
     if (!a->timing)
         return;
-    t->wall_s = dfs_cli_now() - a->common.started;
+    t->wall_s = dfs_cli_now() - c->started;
     for (size_t i = 0; i < dfs_run_file_count(run); i++) {
         t->disk_bytes += dfs_run_file(run, i)->size;
         t->text_bytes += dfs_run_file(run, i)->bytes;
@@ -117,102 +38,48 @@ static void fill_timing(const stats_args *a, const dfs_run *run, dfs_timing *t)
     t->peak_rss_kb = dfs_cli_peak_rss_kb();
 }
 
-/* One process reads everything. */
-static int stats_local(stats_args *a, char **paths, int npaths)
+static void emit(FILE *out, const void *ctx)
 {
-    int rc;
-    bool bad_path;
-    dfs_run *run = dfs_cli_open(&a->common, "stats", paths, npaths, &bad_path, &rc);
-    if (!run)
-        return rc;
-    if (a->output && dfs_cli_output_is_input(run, a->output)) {
-        fprintf(stderr, "dfscope stats: refusing to write the output over the input %s\n", a->output);
-        dfs_run_free(run);
-        return DFS_EXIT_USAGE;
-    }
-    dfs_stats *stats = dfs_stats_new();
-    if (!stats) {
-        dfs_run_free(run);
-        return DFS_EXIT_OUTPUT;
-    }
-    dfs_consumer *consumers[] = {dfs_stats_consumer(stats)};
-    rc = dfs_cli_read(&a->common, run, consumers, 1, bad_path);
-    const dfs_stats_result *r = dfs_stats_finish(stats, run);
-    dfs_timing t;
-    fill_timing(a, run, &t);
-    int wrc = rc == DFS_EXIT_OUTPUT ? rc : write_report(a, run, r, &t);
-    if (wrc != DFS_EXIT_OK)
-        rc = wrc;
-    dfs_stats_free(stats);
-    dfs_run_free(run);
-    return rc;
+    const report *x = ctx;
+    if (x->a->json)
+        dfs_stats_write_json(out, x->run, x->r, (size_t)x->a->top, &x->t);
+    else
+        dfs_stats_write_text(out, x->run, x->r, (size_t)x->a->top, &x->t);
 }
 
-/* ----- under mpirun/srun: the ranks share the inputs (docs/MPI.md) ----- */
-
-static void *st_create(const void *opt, char *err, size_t errlen)
+static int write_report(void *args, const dfs_cli_result *res)
 {
-    (void)opt;
-    dfs_stats *s = dfs_stats_new();
-    if (!s)
-        snprintf(err, errlen, "out of memory");
-    return s;
+    report x = {args, res->run, res->result, {0},
+};
+    fill_timing(args, res->run, &x.t);
+    return dfs_cli_write_output("stats", x.a->base.output, emit, &x);
 }
 
-static void st_destroy(void *obj) { dfs_stats_free(obj); }
-static dfs_consumer *st_consumer(void *obj) { return dfs_stats_consumer(obj); }
-static const void *st_finish(void *obj, const dfs_run *run) { return dfs_stats_finish(obj, run); }
+#define ARG(field) offsetof(stats_args, field)
 
-static bool st_needs_rerun(const void *obj)
-{
-    (void)obj;
-    return false;
-}
+static const dfs_cli_option options[] = {
+    DFS_OPTION("json", 0, NULL, DFS_OPT_FLAG, "print the JSON document described in docs/CLI.md", .offset = ARG(json)),
+    DFS_OPTION("output", 'o', "FILE", DFS_OPT_STRING, "write the result to FILE (atomically) instead of stdout",
+        .offset = ARG(base.output)),
+    DFS_OPTION("top", 0, "N", DFS_OPT_SIZE, "categories and names listed (default 10, 0 = all)",
+        .offset = ARG(top), .hi = 1000000, .bad = "--top takes a count, not", .flags = DFS_OPT_TERSE),
+    DFS_OPTION("timing", 0, NULL, DFS_OPT_FLAG, "add wall time, MB/s, events/s and peak RSS", .offset = ARG(timing)),
+    {0},
+};
 
-static int st_write_run(void *user, const dfs_run *run, const void *result)
-{
-    const stats_args *a = user;
-    dfs_timing t;
-    fill_timing(a, run, &t);
-    return write_report(a, run, result, &t);
-}
-
-static bool st_pack(void *obj, const dfs_run *run, dfs_pack *w)
-{
-    (void)run;
-    return dfs_stats_pack(obj, w);
-}
-
-static bool st_merge(void *obj, dfs_run *run, dfs_unpack *r)
-{
-    (void)run;
-    return dfs_stats_merge_packed(obj, r);
-}
-
-static bool st_may_cut(const void *opt)
-{
-    (void)opt;
-    return true; /* every aggregate of stats adds up across pieces */
-}
-
-static int stats_distributed(stats_args *a, char **paths, int npaths)
-{
-    static const dfs_dist_ops ops = {.pack = st_pack, .merge = st_merge, .may_cut = st_may_cut};
-    const dfs_cli_analysis an = {.cmd = "stats", .create = st_create, .destroy = st_destroy,
-                                 .consumer = st_consumer, .finish = st_finish, .needs_rerun = st_needs_rerun,
-                                 .user = a, .dist = &ops, .write_run = st_write_run};
-    return dfs_cli_run_analysis(&a->common, paths, npaths, a->output, &an, NULL);
-}
-
-int dfs_cmd_stats(int argc, char **argv)
-{
-    stats_args a = {0};
-    dfs_cli_common_init(&a.common);
-    int rc = parse_args(&a, argc, argv);
-    if (rc >= 0)
-        return rc;
-    char **paths = argv + optind;
-    int npaths = argc - optind;
-    rc = dfs_cli_distributed(&a.common) ? stats_distributed(&a, paths, npaths) : stats_local(&a, paths, npaths);
-    return dfs_cli_done(&a.common, rc);
-}
+const dfs_cli_command dfs_cmd_stats = {
+    .name = "stats",
+    .summary = "read traces and summarise them: formats, events, names, problems",
+    .usage = "stats [options] PATH...",
+    .description = "Reads traces (files, directories, globs; any supported format, gzipped or not) and\n"
+                   "prints files by format, events by phase, top categories and names with counts and\n"
+                   "total duration, processes, threads, hosts, accessed files, the time span and the\n"
+                   "problems found. Problem details go to stderr.",
+    .epilogue = "Exit codes: 0 ok, 1 damaged input skipped, 2 usage or unreadable input,\n"
+                "            3 --strict and damage found, 4 output error.\n",
+    .options = options,
+    .groups = DFS_CLI_READING | DFS_CLI_MPI,
+    .args_size = sizeof(stats_args),
+    .init = init,
+    .analysis = &dfs_stats_analysis,
+    .write = write_report};

@@ -1,290 +1,62 @@
 /* cmd_steps.c - `dfscope steps PATH...`: training steps of the unified model (data wait, compute,
  * transfers, I/O), the TensorBoard plugin's breakdown for Kineto traces and the verdicts. */
-#include <getopt.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include <stddef.h>
 
 #include "analyze/steps/steps.h"
-#include "cli/cli.h"
-#include "cli/common.h"
-#include "dist/dist.h"
-#include "output/atomic.h"
+#include "cli/command.h"
 #include "output/steps_report.h"
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: dfscope steps [options] PATH...\n\n"
-            "Training steps of PyTorch profiler (Kineto), Composer, SageMaker Debugger and DFTracer\n"
-            "(dft_ai categories, legacy DLIO) traces: per step the wall time, the data wait, the part of\n"
-            "it no device work hides, device and host compute, transfers and I/O; per run (input file\n"
-            "or rank) the sums, the TensorBoard plugin's step breakdown (Kineto) and the verdicts:\n"
-            "input-bound, Composer's rule, slow fetches and batches, step outliers, storage-bound\n"
-            "waits, with the usual remedies. The concepts are predicates (the `analyze` language)\n"
-            "whose defaults follow the file's dialect; any of them can be replaced.\n\n"
-            "options:\n"
-            "      --format F        table (default) | json | csv (one row per step)\n"
-            "  -o, --output FILE     write to FILE (atomically) instead of stdout\n"
-            "      --head N          per-step rows shown per run in tables (default 50, 0 = all)\n"
-            "      --step PRED       step markers (a span, or the marker opening a step)\n"
-            "      --step-end PRED   markers closing a step opened by a --step marker\n"
-            "      --data-wait PRED  data wait (D)\n"
-            "      --compute PRED    host compute (C_host); --compute-dev PRED: device compute\n"
-            "      --transfer PRED   copies and collectives (X)\n"
-            "      --io PRED         storage calls (I)\n"
-            "      --runtime PRED    runtime calls; --epoch PRED: epoch and mode windows\n"
-            "                        (PRED 'off' makes a concept unavailable)\n"
-            "      --concepts        print the predicates in force for every source and exit\n"
-            "      --include-flagged use warm-up and last steps in the verdicts too\n"
-            "      --threshold PCT   input-bound above PCT %% exposed data wait (default 5)\n"
-            "      --storage-threshold PCT\n"
-            "                        storage-bound above PCT %% of the wait in I/O (default 50)\n"
-            "      --outlier-factor F  slow fetches / batches at >= F x median (default 2)\n" DFS_CLI_COMMON_HELP
-                DFS_CLI_DIST_HELP
-            "  -h, --help            this help\n\n"
-            "Exit codes: 0 ok, 1 damaged input skipped, 2 usage or unreadable input, 3 --strict and\n"
-            "damage found, 4 output error.\n");
-}
-
-
 typedef struct steps_args {
-    dfs_cli_common common;
+    dfs_cli_args base;
     dfs_steps_options opt;
-    char **paths;
-    int npaths;
-    const char *output;
-    dfs_cli_format format;
     size_t head;
     bool list_concepts;
+    dfs_steps *proto; /* an analysis of the options, for the predicates in force */
 } steps_args;
 
-enum {
-    O_FORMAT = 3001, O_HEAD, O_STEP, O_STEP_END, O_DATA_WAIT, O_COMPUTE, O_COMPUTE_DEV, O_TRANSFER, O_IO,
-    O_RUNTIME, O_EPOCH, O_CONCEPTS, O_INCLUDE, O_THRESHOLD, O_STORAGE, O_FACTOR
-};
-
-static const struct {
-    int opt;
-    dfs_concept concept;
-} concept_opts[] = {{O_STEP, DFS_CONCEPT_STEP},           {O_STEP_END, DFS_CONCEPT_STEP_END},
-                    {O_DATA_WAIT, DFS_CONCEPT_DATA_WAIT}, {O_COMPUTE, DFS_CONCEPT_COMPUTE_HOST},
-                    {O_COMPUTE_DEV, DFS_CONCEPT_COMPUTE_DEV}, {O_TRANSFER, DFS_CONCEPT_TRANSFER},
-                    {O_IO, DFS_CONCEPT_IO},               {O_RUNTIME, DFS_CONCEPT_RUNTIME},
-                    {O_EPOCH, DFS_CONCEPT_EPOCH}};
-
-static int option_value(steps_args *a, int c, const char *arg)
+static void init(void *args)
 {
-    double v;
-    for (size_t i = 0; i < sizeof concept_opts / sizeof *concept_opts; i++)
-        if (concept_opts[i].opt == c) {
-            a->opt.concepts.text[concept_opts[i].concept] = arg;
-            return 0;
-        }
-    switch (c) {
-    case 'o': a->output = arg; return 0;
-    case O_FORMAT:
-        return dfs_cli_parse_format("steps", arg, true, &a->format);
-    case O_HEAD:
-        if (!dfs_cli_parse_double(arg, 0, 1e9, &v) || v != (double)(size_t)v)
-            return dfs_cli_usage_error("steps", "--head takes a number of rows, not", arg);
-        a->head = (size_t)v;
-        return 0;
-    case O_THRESHOLD:
-        if (!dfs_cli_parse_double(arg, 0, 100, &v))
-            return dfs_cli_usage_error("steps", "--threshold takes a percentage from 0 to 100, not", arg);
-        a->opt.wait_threshold = v / 100;
-        return 0;
-    case O_STORAGE:
-        if (!dfs_cli_parse_double(arg, 0, 100, &v))
-            return dfs_cli_usage_error("steps", "--storage-threshold takes a percentage from 0 to 100, not", arg);
-        a->opt.storage_threshold = v / 100;
-        return 0;
-    case O_FACTOR:
-        if (!dfs_cli_parse_double(arg, 1, 1e6, &v))
-            return dfs_cli_usage_error("steps", "--outlier-factor takes a factor of at least 1, not", arg);
-        a->opt.outlier_factor = v;
-        return 0;
-    default: return -1;
-    }
+    steps_args *a = args;
+    dfs_steps_options_init(&a->opt);
+    a->head = 50;
 }
 
-static int parse_args(steps_args *a, int argc, char **argv)
+static int set_head(void *args, const char *cmd, const char *arg)
 {
-    static const struct option longopts[] = {
-        {"format", required_argument, NULL, O_FORMAT},       {"output", required_argument, NULL, 'o'},
-        {"head", required_argument, NULL, O_HEAD},           {"step", required_argument, NULL, O_STEP},
-        {"step-end", required_argument, NULL, O_STEP_END},   {"data-wait", required_argument, NULL, O_DATA_WAIT},
-        {"compute", required_argument, NULL, O_COMPUTE},     {"compute-host", required_argument, NULL, O_COMPUTE},
-        {"compute-dev", required_argument, NULL, O_COMPUTE_DEV}, {"transfer", required_argument, NULL, O_TRANSFER},
-        {"io", required_argument, NULL, O_IO},               {"runtime", required_argument, NULL, O_RUNTIME},
-        {"epoch", required_argument, NULL, O_EPOCH},         {"concepts", no_argument, NULL, O_CONCEPTS},
-        {"include-flagged", no_argument, NULL, O_INCLUDE},   {"threshold", required_argument, NULL, O_THRESHOLD},
-        {"storage-threshold", required_argument, NULL, O_STORAGE},
-        {"outlier-factor", required_argument, NULL, O_FACTOR}, {"help", no_argument, NULL, 'h'},
-        DFS_CLI_COMMON_LONGOPTS,                             DFS_CLI_DIST_LONGOPTS,
-        {NULL, 0, NULL, 0}};
-    a->head = 50;
-    a->paths = calloc((size_t)argc + 1, sizeof *a->paths);
-    if (!a->paths)
-        return DFS_EXIT_OUTPUT;
-    optind = 1;
-    for (int c; (c = getopt_long(argc, argv, "-o:j:hvq", longopts, NULL)) != -1;) {
-        if (c == 1) {
-            a->paths[a->npaths++] = optarg;
-            continue;
-        }
-        int handled = dfs_cli_common_option(&a->common, "steps", c, optarg);
-        if (handled < 0)
-            return DFS_EXIT_USAGE;
-        if (handled)
-            continue;
-        if (c == 'h') {
-            usage(stdout);
-            return DFS_EXIT_OK;
-        }
-        if (c == O_CONCEPTS || c == O_INCLUDE) {
-            *(c == O_CONCEPTS ? &a->list_concepts : &a->opt.include_flagged) = true;
-            continue;
-        }
-        int rc = c == '?' || c == ':' ? -1 : option_value(a, c, optarg);
-        if (rc > 0)
-            return rc;
-        if (rc < 0) {
-            fprintf(stderr, "dfscope steps: see 'dfscope steps --help'\n");
-            return DFS_EXIT_USAGE;
-        }
-    }
-    if (a->npaths == 0 && !a->list_concepts) {
-        fprintf(stderr, "dfscope steps: no input (see 'dfscope steps --help')\n");
-        return DFS_EXIT_USAGE;
-    }
+    double v;
+    if (!dfs_cli_parse_double(arg, 0, 1e9, &v) || v != (double)(size_t)v)
+        return dfs_cli_usage_error(cmd, "--head takes a number of rows, not", arg);
+    ((steps_args *)args)->head = (size_t)v;
     return -1;
 }
 
-/* The analysis, or NULL with why (a predicate that does not parse, or no memory). */
-static dfs_steps *new_analysis(const steps_args *a, char *why, size_t len)
+/* A percentage, kept as a fraction. */
+static int percent(const char *cmd, const char *what, const char *arg, double *out)
 {
-    dfs_pred_error err;
-    dfs_concept bad = DFS_CONCEPT_COUNT;
-    dfs_steps *s = dfs_steps_new(&a->opt, &err, &bad);
-    if (s)
-        return s;
-    if (bad < DFS_CONCEPT_COUNT)
-        snprintf(why, len, "the %s predicate: %s", dfs_concept_name(bad), err.message);
-    else
-        snprintf(why, len, "%s", err.message);
-    return NULL;
+    double v;
+    if (!dfs_cli_parse_double(arg, 0, 100, &v))
+        return dfs_cli_usage_error(cmd, what, arg);
+    *out = v / 100;
+    return -1;
 }
 
-/* What writing needs: the options, and an analysis of them for the predicates in force. */
-typedef struct steps_ctx {
-    const steps_args *a;
-    const dfs_steps *proto;
-} steps_ctx;
-
-static void write_result(FILE *out, const steps_ctx *x, const dfs_run *run, const dfs_steps_result *r)
+static int set_threshold(void *args, const char *cmd, const char *arg)
 {
-    const steps_args *a = x->a;
-    dfs_steps_report_opts ro = {.head = a->head, .opt = &a->opt, .concepts = dfs_steps_concepts(x->proto)};
-    if (a->format == DFS_CLI_JSON)
-        dfs_steps_write_json(out, run, r, &ro);
-    else if (a->format == DFS_CLI_CSV)
-        dfs_steps_write_csv(out, r);
-    else
-        dfs_steps_write_text(out, run, r, &ro);
+    return percent(cmd, "--threshold takes a percentage from 0 to 100, not", arg,
+                   &((steps_args *)args)->opt.wait_threshold);
 }
 
-static int write_outputs(void *user, const dfs_run *run, const void *result)
+static int set_storage(void *args, const char *cmd, const char *arg)
 {
-    const steps_ctx *x = user;
-    const char *output = x->a->output;
-    char err[512];
-    if (!output) {
-        write_result(stdout, x, run, result);
-        if (fflush(stdout) == 0 && !ferror(stdout))
-            return DFS_EXIT_OK;
-        fprintf(stderr, "dfscope steps: cannot write the output\n");
-        return DFS_EXIT_OUTPUT;
-    }
-    dfs_atomic_file af;
-    if (dfs_atomic_open(&af, output, err, sizeof err) != 0) {
-        fprintf(stderr, "dfscope steps: %s\n", err);
-        return DFS_EXIT_OUTPUT;
-    }
-    write_result(af.fp, x, run, result);
-    if (dfs_atomic_close(&af, true, err, sizeof err) != 0) {
-        fprintf(stderr, "dfscope steps: %s\n", err);
-        return DFS_EXIT_OUTPUT;
-    }
-    return DFS_EXIT_OK;
-}
-
-/* ----- the reading driver's view of the analysis (dfs_cli_run_analysis) ----- */
-
-static void *sa_create(const void *opt, char *err, size_t errlen)
-{
-    const steps_args *a = opt;
-    dfs_steps *s = new_analysis(a, err, errlen);
-    if (s && !dfs_cli_is_rank0(&a->common))
-        dfs_steps_set_folded(s); /* fold_share below: its files are folded before the census */
-    return s;
-}
-
-static void sa_destroy(void *obj) { dfs_steps_free(obj); }
-static dfs_consumer *sa_consumer(void *obj) { return dfs_steps_consumer(obj); }
-static const void *sa_finish(void *obj, const dfs_run *run) { return dfs_steps_finish(obj, run); }
-
-static bool sa_needs_rerun(const void *obj)
-{
-    (void)obj;
-    return false; /* absolute times come from each file's final clock, applied at the end */
-}
-
-/* ----- under mpirun/srun (docs/MPI.md) ----- */
-
-static bool sa_pack(void *obj, const dfs_run *run, dfs_pack *w) { return dfs_steps_pack(obj, run, w); }
-static bool sa_merge(void *obj, dfs_run *run, dfs_unpack *r) { return dfs_steps_merge_packed(obj, run, r); }
-static bool sa_census(void *obj, const dfs_run *run, dfs_u64vec *units) { return dfs_steps_census(obj, run, units); }
-
-static bool sa_finish_local(void *obj, const dfs_run *run, const uint64_t *shared, size_t n)
-{
-    return dfs_steps_finish_local(obj, run, shared, n);
-}
-
-static bool sa_may_cut(const void *opt)
-{
-    (void)opt;
-    return false; /* a run needs its files whole: B/E pairing, clocks known at a file's end */
-}
-
-static const dfs_dist_ops steps_ops = {.pack = sa_pack, .merge = sa_merge, .census = sa_census,
-                                       .finish_local = sa_finish_local, .fold_share = true,
-                                       .may_cut = sa_may_cut};
-
-static int steps_main(steps_args *a)
-{
-    dfs_cli_distributed(&a->common); /* under a launcher, every rank from here on */
-    char why[512] = "out of memory";
-    dfs_steps *proto = new_analysis(a, why, sizeof why);
-    if (!dfs_cli_agree(&a->common, "steps", proto != NULL, why)) {
-        dfs_steps_free(proto);
-        return DFS_EXIT_USAGE;
-    }
-    steps_ctx x = {a, proto};
-    const dfs_cli_analysis an = {.cmd = "steps", .create = sa_create, .destroy = sa_destroy,
-                                 .consumer = sa_consumer, .finish = sa_finish, .needs_rerun = sa_needs_rerun,
-                                 .user = &x, .dist = &steps_ops, .write_run = write_outputs};
-    int rc = dfs_cli_run_analysis(&a->common, a->paths, a->npaths, a->output, &an, a);
-    dfs_steps_free(proto);
-    return rc;
+    return percent(cmd, "--storage-threshold takes a percentage from 0 to 100, not", arg,
+                   &((steps_args *)args)->opt.storage_threshold);
 }
 
 /* --concepts: every rank of a launcher prints them, as any command that reads nothing. */
 static int list_concepts(const steps_args *a)
 {
     char why[512];
-    dfs_steps *s = new_analysis(a, why, sizeof why);
+    dfs_steps *s = dfs_steps_analysis.create(&a->opt, why, sizeof why);
     if (!s) {
         fprintf(stderr, "dfscope steps: %s\n", why);
         return DFS_EXIT_USAGE;
@@ -294,15 +66,117 @@ static int list_concepts(const steps_args *a)
     return DFS_EXIT_OK;
 }
 
-int dfs_cmd_steps(int argc, char **argv)
+static int validate(void *args)
 {
-    steps_args a;
-    memset(&a, 0, sizeof a);
-    dfs_cli_common_init(&a.common);
-    dfs_steps_options_init(&a.opt);
-    int rc = parse_args(&a, argc, argv);
-    if (rc < 0)
-        rc = a.list_concepts ? list_concepts(&a) : dfs_cli_done(&a.common, steps_main(&a));
-    free(a.paths);
+    const steps_args *a = args;
+    if (a->list_concepts)
+        return list_concepts(a);
+    return a->base.npaths ? -1 : dfs_cli_no_input("steps");
+}
+
+static int begin(void *args)
+{
+    steps_args *a = args;
+    dfs_cli_distributed(&a->base.common); /* under a launcher, every rank from here on */
+    char why[512] = "out of memory";
+    a->proto = dfs_steps_analysis.create(&a->opt, why, sizeof why);
+    return dfs_cli_agree(&a->base.common, "steps", a->proto != NULL, why) ? -1 : DFS_EXIT_USAGE;
+}
+
+static void *options_of(void *args) { return &((steps_args *)args)->opt; }
+
+typedef struct report {
+    const steps_args *a;
+    const dfs_cli_result *res;
+} report;
+
+static void emit(FILE *out, const void *ctx)
+{
+    const report *x = ctx;
+    const steps_args *a = x->a;
+    dfs_steps_report_opts ro = {.head = a->head, .opt = &a->opt, .concepts = dfs_steps_concepts(a->proto)};
+    if (a->base.format == DFS_CLI_JSON)
+        dfs_steps_write_json(out, x->res->run, x->res->result, &ro);
+    else if (a->base.format == DFS_CLI_CSV)
+        dfs_steps_write_csv(out, x->res->result);
+    else
+        dfs_steps_write_text(out, x->res->run, x->res->result, &ro);
+}
+
+static int write_report(void *args, const dfs_cli_result *res)
+{
+    const report x = {args, res};
+    return dfs_cli_write_output("steps", x.a->base.output, emit, &x);
+}
+
+static int end(void *args, int rc)
+{
+    dfs_steps_free(((steps_args *)args)->proto);
     return rc;
 }
+
+#define ARG(field) offsetof(steps_args, field)
+#define CONCEPT(c) .offset = ARG(opt.concepts.text[c])
+
+static const dfs_cli_option options[] = {
+    DFS_OPTION("format", 0, "F", DFS_OPT_FORMAT, "table (default) | json | csv (one row per step)",
+               .offset = ARG(base.format), .hi = 1),
+    DFS_OPTION("output", 'o', "FILE", DFS_OPT_STRING, "write to FILE (atomically) instead of stdout",
+               .offset = ARG(base.output)),
+    DFS_OPTION("head", 0, "N", DFS_OPT_CALL, "per-step rows shown per run in tables (default 50, 0 = all)",
+               .apply = set_head),
+    DFS_OPTION("step", 0, "PRED", DFS_OPT_STRING, "step markers (a span, or the marker opening a step)",
+               CONCEPT(DFS_CONCEPT_STEP)),
+    DFS_OPTION("step-end", 0, "PRED", DFS_OPT_STRING, "markers closing a step opened by a --step marker",
+               CONCEPT(DFS_CONCEPT_STEP_END)),
+    DFS_OPTION("data-wait", 0, "PRED", DFS_OPT_STRING, "data wait (D)", CONCEPT(DFS_CONCEPT_DATA_WAIT)),
+    DFS_OPTION("compute", 0, "PRED", DFS_OPT_STRING,
+               "host compute (C_host; alias --compute-host); --compute-dev PRED: device compute",
+               CONCEPT(DFS_CONCEPT_COMPUTE_HOST)),
+    DFS_OPTION("compute-host", 0, "PRED", DFS_OPT_STRING, NULL, CONCEPT(DFS_CONCEPT_COMPUTE_HOST)),
+    DFS_OPTION("compute-dev", 0, "PRED", DFS_OPT_STRING, NULL, CONCEPT(DFS_CONCEPT_COMPUTE_DEV)),
+    DFS_OPTION("transfer", 0, "PRED", DFS_OPT_STRING, "copies and collectives (X)", CONCEPT(DFS_CONCEPT_TRANSFER)),
+    DFS_OPTION("io", 0, "PRED", DFS_OPT_STRING, "storage calls (I)", CONCEPT(DFS_CONCEPT_IO)),
+    DFS_OPTION("runtime", 0, "PRED", DFS_OPT_STRING,
+               "runtime calls; --epoch PRED: epoch and mode windows\n"
+               "(PRED 'off' makes a concept unavailable)",
+               CONCEPT(DFS_CONCEPT_RUNTIME)),
+    DFS_OPTION("epoch", 0, "PRED", DFS_OPT_STRING, NULL, CONCEPT(DFS_CONCEPT_EPOCH)),
+    DFS_OPTION("concepts", 0, NULL, DFS_OPT_FLAG, "print the predicates in force for every source and exit",
+               .offset = ARG(list_concepts)),
+    DFS_OPTION("include-flagged", 0, NULL, DFS_OPT_FLAG, "use warm-up and last steps in the verdicts too",
+               .offset = ARG(opt.include_flagged)),
+    DFS_OPTION("threshold", 0, "PCT", DFS_OPT_CALL, "input-bound above PCT % exposed data wait (default 5)",
+               .apply = set_threshold),
+    DFS_OPTION("storage-threshold", 0, "PCT", DFS_OPT_CALL,
+               "storage-bound above PCT % of the wait in I/O (default 50)", .apply = set_storage),
+    DFS_OPTION("outlier-factor", 0, "F", DFS_OPT_NUMBER, "slow fetches / batches at >= F x median (default 2)",
+               .offset = ARG(opt.outlier_factor), .lo = 1, .hi = 1e6,
+               .bad = "--outlier-factor takes a factor of at least 1, not"),
+    {0},
+};
+
+const dfs_cli_command dfs_cmd_steps = {
+    .name = "steps",
+    .summary = "training steps: data wait, compute, TensorBoard breakdown, input-bound verdicts",
+    .usage = "steps [options] PATH...",
+    .description =
+        "Training steps of PyTorch profiler (Kineto), Composer, SageMaker Debugger and DFTracer\n"
+        "(dft_ai categories, legacy DLIO) traces: per step the wall time, the data wait, the part of\n"
+        "it no device work hides, device and host compute, transfers and I/O; per run (input file\n"
+        "or rank) the sums, the TensorBoard plugin's step breakdown (Kineto) and the verdicts:\n"
+        "input-bound, Composer's rule, slow fetches and batches, step outliers, storage-bound\n"
+        "waits, with the usual remedies. The concepts are predicates (the `analyze` language)\n"
+        "whose defaults follow the file's dialect; any of them can be replaced.",
+    .epilogue = "Exit codes: 0 ok, 1 damaged input skipped, 2 usage or unreadable input, 3 --strict and\n"
+                "damage found, 4 output error.\n",
+    .options = options,
+    .groups = DFS_CLI_READING | DFS_CLI_MPI,
+    .args_size = sizeof(steps_args),
+    .init = init,
+    .validate = validate,
+    .analysis = &dfs_steps_analysis,
+    .begin = begin,
+    .options_of = options_of,
+    .write = write_report,
+    .end = end};

@@ -1,60 +1,28 @@
 /* cmd_tasks.c - `dfscope tasks PATH...`: DASF's task analyses (function and task bottlenecks,
  * worker balance) and the critical path of the task graph. */
-#include <getopt.h>
-#include <math.h>
-#include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analyze/tasks/tasks.h"
-#include "cli/cli.h"
-#include "cli/common.h"
+#include "cli/command.h"
 #include "output/atomic.h"
 #include "output/tasks_report.h"
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: dfscope tasks [options] PATH...\n\n"
-            "DASF profiler traces (length-prefixed msgpack, or the older \"trace: <json>\" text):\n"
-            "the analyses of DASF's TraceAnalyser - function_bottleneck, task_bottleneck,\n"
-            "task_balance - with DASF's columns, units and sort order, plus the critical path of\n"
-            "the task graph. Several databases are read one after the other in the order given,\n"
-            "as DASF's MultiEventDatabase does. Tables go to stdout, problems to stderr.\n\n"
-            "options:\n"
-            "  -a, --analyses NAME...  function_bottleneck, task_bottleneck, task_balance,\n"
-            "                        critical_path or all (several names, or commas); always run\n"
-            "                        in that order (default: DASF's three with --compat, else all)\n"
-            "  -d, --databases PATH  an input (DASF's spelling; PATH arguments work as well)\n"
-            "  -o, --output DIR      also write <analysis>.csv into DIR (created if missing),\n"
-            "                        each file atomically, with DASF's column names\n"
-            "      --head N          rows printed per table (default 30, as DASF; 0 = all)\n"
-            "      --compat dasf     DASF's exact numbers, quirks included (spec: per-worker\n"
-            "                        percentages, resource window after the task end, first match\n"
-            "                        by function name); default: DASF's bugs fixed\n"
-            "      --graph FILE      write the annotated task graph (.graphml, or .dot / .gv)\n"
-            "      --graph-format F  graphml | dot (default: from the file name)\n"
-            "      --format F        table (default) | json\n"
-            "      --fill-seconds    task_balance: a row for every second, each worker's value\n"
-            "                        carried forward (default mode only)\n"
-            "      --bucket SECONDS  task_balance slot width, e.g. 0.1 (default 1; default mode)\n"
-            DFS_CLI_COMMON_HELP
-            "  -h, --help            this help\n\n"
-            "The first line of the output names the mode that ran; notes follow (e.g. GPU columns\n"
-            "unavailable on CPU-only traces). Exit codes: 0 ok, 1 damaged input skipped, 2 usage or\n"
-            "unreadable input, 3 --strict and damage found, 4 output error.\n");
-}
-
 typedef struct tasks_args {
-    dfs_cli_common common;
+    dfs_cli_args base; /* base.output: the CSV directory */
     dfs_tasks_options opt;
-    char **paths;
-    int npaths;
-    const char *outdir, *graph;
+    const char *graph;
     dfs_graph_format graph_format;
-    bool json;
     size_t head;
 } tasks_args;
+
+static void init(void *args)
+{
+    tasks_args *a = args;
+    dfs_tasks_options_init(&a->opt);
+    a->head = 30;
+}
 
 /* NAME[,NAME...]; returns false when some name is unknown (nothing is changed then). */
 static bool parse_analyses(const char *list, unsigned *bits)
@@ -75,112 +43,79 @@ static bool parse_analyses(const char *list, unsigned *bits)
     return ok && add;
 }
 
-static int option_value(tasks_args *a, int c, const char *arg)
+static int set_analyses(void *args, const char *cmd, const char *arg)
 {
-    char *end;
-    switch (c) {
-    case 'a':
-        return parse_analyses(arg, &a->opt.analyses) ? 0 : dfs_cli_usage_error("tasks", "unknown analysis", arg);
-    case 'o': a->outdir = arg; return 0;
-    case 2001: {
-        unsigned long long n = strtoull(arg, &end, 10);
-        if (*arg == '-' || *end || end == arg || n > 100000000)
-            return dfs_cli_usage_error("tasks", "--head takes a number of rows, not", arg);
-        a->head = (size_t)n;
-        return 0;
-    }
-    case 2002:
-        if (strcmp(arg, "dasf") != 0)
-            return dfs_cli_usage_error("tasks", "--compat knows only 'dasf', not", arg);
-        a->opt.mode = DFS_TASKS_COMPAT;
-        return 0;
-    case 2003:
-        a->graph = arg;
-        a->opt.graph_attrs = true;
-        return 0;
-    case 2004:
-        if (strcmp(arg, "graphml") == 0)
-            a->graph_format = DFS_GRAPH_GRAPHML;
-        else if (strcmp(arg, "dot") == 0)
-            a->graph_format = DFS_GRAPH_DOT;
-        else
-            return dfs_cli_usage_error("tasks", "--graph-format is graphml or dot, not", arg);
-        return 0;
-    case 2005: {
-        dfs_cli_format f = DFS_CLI_TABLE;
-        int rc = dfs_cli_parse_format("tasks", arg, false, &f);
-        a->json = f == DFS_CLI_JSON;
-        return rc;
-    }
-    case 2007:
-        a->opt.bucket_s = strtod(arg, &end);
-        if (*end || end == arg || !(a->opt.bucket_s >= 0.001 && a->opt.bucket_s <= 86400))
-            return dfs_cli_usage_error("tasks", "--bucket takes seconds from 0.001 to 86400, not", arg);
-        return 0;
-    default: return -1;
-    }
+    return parse_analyses(arg, &((tasks_args *)args)->opt.analyses) ? -1
+                                                                   : dfs_cli_usage_error(cmd, "unknown analysis", arg);
 }
 
-/* Inputs keep their order: getopt's "-" mode hands over every PATH where it stands. Names right
- * after -a NAME that are analyses belong to -a (DASF's nargs="+"). */
-static int parse_args(tasks_args *a, int argc, char **argv)
+/* Names right after -a NAME that are analyses belong to -a (DASF's nargs="+"). */
+static bool claim(void *args, const dfs_cli_option *prev, const char *arg)
 {
-    static const struct option longopts[] = {
-        {"analyses", required_argument, NULL, 'a'}, {"databases", required_argument, NULL, 'd'},
-        {"output", required_argument, NULL, 'o'}, {"head", required_argument, NULL, 2001},
-        {"compat", required_argument, NULL, 2002}, {"graph", required_argument, NULL, 2003},
-        {"graph-format", required_argument, NULL, 2004}, {"format", required_argument, NULL, 2005},
-        {"fill-seconds", no_argument, NULL, 2006}, {"bucket", required_argument, NULL, 2007},
-        {"help", no_argument, NULL, 'h'}, DFS_CLI_COMMON_LONGOPTS, {NULL, 0, NULL, 0}};
-    a->head = 30;
-    a->paths = calloc((size_t)argc + 1, sizeof *a->paths);
-    if (!a->paths)
-        return DFS_EXIT_OUTPUT;
-    bool after_a = false;
-    optind = 1;
-    for (int c; (c = getopt_long(argc, argv, "-a:d:o:j:hvq", longopts, NULL)) != -1;) {
-        if (c == 1 && after_a && parse_analyses(optarg, &a->opt.analyses))
-            continue;
-        after_a = c == 'a';
-        if (c == 1 || c == 'd') {
-            a->paths[a->npaths++] = optarg;
-            continue;
-        }
-        int handled = dfs_cli_common_option(&a->common, "tasks", c, optarg);
-        if (handled < 0)
-            return DFS_EXIT_USAGE;
-        if (handled)
-            continue;
-        if (c == 'h') {
-            usage(stdout);
-            return DFS_EXIT_OK;
-        }
-        if (c == 2006) {
-            a->opt.fill_seconds = true;
-            continue;
-        }
-        int rc = c == '?' || c == ':' ? -1 : option_value(a, c, optarg);
-        if (rc > 0)
-            return rc;
-        if (rc < 0) {
-            fprintf(stderr, "dfscope tasks: see 'dfscope tasks --help'\n");
-            return DFS_EXIT_USAGE;
-        }
-    }
+    return prev->letter == 'a' && parse_analyses(arg, &((tasks_args *)args)->opt.analyses);
+}
+
+static int set_head(void *args, const char *cmd, const char *arg)
+{
+    char *end;
+    unsigned long long n = strtoull(arg, &end, 10);
+    if (*arg == '-' || *end || end == arg || n > 100000000)
+        return dfs_cli_usage_error(cmd, "--head takes a number of rows, not", arg);
+    ((tasks_args *)args)->head = (size_t)n;
     return -1;
 }
 
-static bool output_clashes(const dfs_run *run, const tasks_args *a)
+static int set_compat(void *args, const char *cmd, const char *arg)
+{
+    if (strcmp(arg, "dasf") != 0)
+        return dfs_cli_usage_error(cmd, "--compat knows only 'dasf', not", arg);
+    ((tasks_args *)args)->opt.mode = DFS_TASKS_COMPAT;
+    return -1;
+}
+
+static int set_graph(void *args, const char *cmd, const char *arg)
+{
+    (void)cmd;
+    tasks_args *a = args;
+    a->graph = arg;
+    a->opt.graph_attrs = true;
+    return -1;
+}
+
+static int set_graph_format(void *args, const char *cmd, const char *arg)
+{
+    tasks_args *a = args;
+    if (strcmp(arg, "graphml") == 0)
+        a->graph_format = DFS_GRAPH_GRAPHML;
+    else if (strcmp(arg, "dot") == 0)
+        a->graph_format = DFS_GRAPH_DOT;
+    else
+        return dfs_cli_usage_error(cmd, "--graph-format is graphml or dot, not", arg);
+    return -1;
+}
+
+static int validate(void *args)
+{
+    const tasks_args *a = args;
+    if (a->opt.mode == DFS_TASKS_COMPAT && (a->opt.fill_seconds || a->opt.bucket_s != 1))
+        fprintf(stderr, "dfscope tasks: --fill-seconds and --bucket are ignored with --compat dasf\n");
+    return -1;
+}
+
+static void *options_of(void *args) { return &((tasks_args *)args)->opt; }
+
+static bool clashes(const void *args, const dfs_run *run)
 {
     static const char *const names[] = {"function_bottleneck", "task_bottleneck", "task_balance",
                                         "critical_path", "event_durations"};
+    const tasks_args *a = args;
     char path[4096];
     for (size_t i = 0; i < dfs_run_file_count(run); i++) {
         const char *in = dfs_run_file(run, i)->path;
         if (a->graph && dfs_same_file(in, a->graph))
             return true;
-        for (size_t k = 0; a->outdir && k < sizeof names / sizeof *names; k++) {
-            snprintf(path, sizeof path, "%s/%s.csv", a->outdir, names[k]);
+        for (size_t k = 0; a->base.output && k < sizeof names / sizeof *names; k++) {
+            snprintf(path, sizeof path, "%s/%s.csv", a->base.output, names[k]);
             if (dfs_same_file(in, path))
                 return true;
         }
@@ -188,75 +123,94 @@ static bool output_clashes(const dfs_run *run, const tasks_args *a)
     return false;
 }
 
-/* Files first (CSV, graph), then stdout; returns DFS_EXIT_OK or DFS_EXIT_OUTPUT. */
-static int write_outputs(const tasks_args *a, const dfs_tasks *t, const dfs_tasks_result *r)
+typedef struct report {
+    const tasks_args *a;
+    const dfs_tasks_result *r;
+} report;
+
+static void emit(FILE *out, const void *ctx)
 {
+    const report *x = ctx;
+    if (x->a->base.format == DFS_CLI_JSON)
+        dfs_tasks_write_json(out, x->r, x->a->head);
+    else
+        dfs_tasks_write_text(out, x->r, x->a->head);
+}
+
+/* Files first (CSV, graph), then stdout. */
+static int write_report(void *args, const dfs_cli_result *res)
+{
+    const tasks_args *a = args;
     char err[512];
     int rc = DFS_EXIT_OK;
-    if (a->outdir && dfs_tasks_write_csv_dir(a->outdir, r, err, sizeof err) != 0) {
+    if (a->base.output && dfs_tasks_write_csv_dir(a->base.output, res->result, err, sizeof err) != 0) {
         fprintf(stderr, "dfscope tasks: %s\n", err);
         rc = DFS_EXIT_OUTPUT;
     }
-    if (a->graph && dfs_tasks_write_graph(a->graph, a->graph_format, t, r, err, sizeof err) != 0) {
+    if (a->graph && dfs_tasks_write_graph(a->graph, a->graph_format, res->obj, res->result, err, sizeof err) != 0) {
         fprintf(stderr, "dfscope tasks: %s\n", err);
         rc = DFS_EXIT_OUTPUT;
     }
-    if (a->json)
-        dfs_tasks_write_json(stdout, r, a->head);
-    else
-        dfs_tasks_write_text(stdout, r, a->head);
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        fprintf(stderr, "dfscope tasks: cannot write the output\n");
-        rc = DFS_EXIT_OUTPUT;
-    }
-    return rc;
+    const report x = {a, res->result};
+    int wrc = dfs_cli_write_output("tasks", NULL, emit, &x);
+    return wrc != DFS_EXIT_OK ? wrc : rc;
 }
 
-static int run_tasks(tasks_args *a)
-{
-    bool bad_path;
-    int rc;
-    dfs_run *run = dfs_cli_open(&a->common, "tasks", a->paths, a->npaths, &bad_path, &rc);
-    if (!run)
-        return rc;
-    if (output_clashes(run, a)) {
-        fprintf(stderr, "dfscope tasks: refusing to write an output over one of the inputs\n");
-        dfs_run_free(run);
-        return DFS_EXIT_USAGE;
-    }
-    dfs_tasks *t = dfs_tasks_new(&a->opt);
-    if (!t) {
-        fprintf(stderr, "dfscope tasks: out of memory\n");
-        dfs_run_free(run);
-        return DFS_EXIT_OUTPUT;
-    }
-    dfs_consumer *consumers[] = {dfs_tasks_consumer(t)};
-    rc = dfs_cli_read(&a->common, run, consumers, 1, bad_path);
-    if (rc != DFS_EXIT_OUTPUT) {
-        const dfs_tasks_result *r = dfs_tasks_finish(t, run);
-        int wrc = r ? write_outputs(a, t, r) : DFS_EXIT_OUTPUT;
-        if (!r)
-            fprintf(stderr, "dfscope tasks: out of memory while analysing\n");
-        if (wrc != DFS_EXIT_OK)
-            rc = wrc;
-    }
-    dfs_tasks_free(t);
-    dfs_run_free(run);
-    return rc;
-}
+#define ARG(field) offsetof(tasks_args, field)
 
-int dfs_cmd_tasks(int argc, char **argv)
-{
-    tasks_args a;
-    memset(&a, 0, sizeof a);
-    dfs_cli_common_init(&a.common);
-    dfs_tasks_options_init(&a.opt);
-    int rc = parse_args(&a, argc, argv);
-    if (rc < 0) {
-        if (a.opt.mode == DFS_TASKS_COMPAT && (a.opt.fill_seconds || a.opt.bucket_s != 1))
-            fprintf(stderr, "dfscope tasks: --fill-seconds and --bucket are ignored with --compat dasf\n");
-        rc = run_tasks(&a);
-    }
-    free(a.paths);
-    return rc;
-}
+static const dfs_cli_option options[] = {
+    DFS_OPTION("analyses", 'a', "NAME...", DFS_OPT_CALL,
+               "function_bottleneck, task_bottleneck, task_balance,\n"
+               "critical_path or all (several names, or commas); always run\n"
+               "in that order (default: DASF's three with --compat, else all)",
+               .apply = set_analyses),
+    DFS_OPTION("databases", 'd', "PATH", DFS_OPT_INPUT, "an input (DASF's spelling; PATH arguments work as well)",
+               .offset = 0),
+    DFS_OPTION("output", 'o', "DIR", DFS_OPT_STRING,
+               "also write <analysis>.csv into DIR (created if missing),\n"
+               "each file atomically, with DASF's column names",
+               .offset = ARG(base.output)),
+    DFS_OPTION("head", 0, "N", DFS_OPT_CALL, "rows printed per table (default 30, as DASF; 0 = all)",
+               .apply = set_head),
+    DFS_OPTION("compat", 0, "dasf", DFS_OPT_CALL,
+               "DASF's exact numbers, quirks included (spec: per-worker\n"
+               "percentages, resource window after the task end, first match\n"
+               "by function name); default: DASF's bugs fixed",
+               .apply = set_compat),
+    DFS_OPTION("graph", 0, "FILE", DFS_OPT_CALL, "write the annotated task graph (.graphml, or .dot / .gv)",
+               .apply = set_graph),
+    DFS_OPTION("graph-format", 0, "F", DFS_OPT_CALL, "graphml | dot (default: from the file name)",
+               .apply = set_graph_format),
+    DFS_OPTION("format", 0, "F", DFS_OPT_FORMAT, "table (default) | json", .offset = ARG(base.format)),
+    DFS_OPTION("fill-seconds", 0, NULL, DFS_OPT_FLAG,
+               "task_balance: a row for every second, each worker's value\n"
+               "carried forward (default mode only)",
+               .offset = ARG(opt.fill_seconds)),
+    DFS_OPTION("bucket", 0, "SECONDS", DFS_OPT_NUMBER, "task_balance slot width, e.g. 0.1 (default 1; default mode)",
+               .offset = ARG(opt.bucket_s), .lo = 0.001, .hi = 86400,
+               .bad = "--bucket takes seconds from 0.001 to 86400, not"),
+    {0},
+};
+
+const dfs_cli_command dfs_cmd_tasks = {
+    .name = "tasks",
+    .summary = "DASF task analyses: function/task bottlenecks, worker balance, critical path",
+    .usage = "tasks [options] PATH...",
+    .description = "DASF profiler traces (length-prefixed msgpack, or the older \"trace: <json>\" text):\n"
+                   "the analyses of DASF's TraceAnalyser - function_bottleneck, task_bottleneck,\n"
+                   "task_balance - with DASF's columns, units and sort order, plus the critical path of\n"
+                   "the task graph. Several databases are read one after the other in the order given,\n"
+                   "as DASF's MultiEventDatabase does. Tables go to stdout, problems to stderr.",
+    .epilogue = "The first line of the output names the mode that ran; notes follow (e.g. GPU columns\n"
+                "unavailable on CPU-only traces). Exit codes: 0 ok, 1 damaged input skipped, 2 usage or\n"
+                "unreadable input, 3 --strict and damage found, 4 output error.\n",
+    .options = options,
+    .groups = DFS_CLI_READING,
+    .args_size = sizeof(tasks_args),
+    .init = init,
+    .claim = claim,
+    .validate = validate,
+    .analysis = &dfs_tasks_analysis,
+    .options_of = options_of,
+    .clashes = clashes,
+    .write = write_report};

@@ -55,46 +55,6 @@ bool dfs_cli_parse_size(const char *s, uint64_t *out)
     return true;
 }
 
-int dfs_cli_common_option(dfs_cli_common *c, const char *cmd, int opt, const char *arg)
-{
-    uint64_t size;
-    switch (opt) {
-    case 'j':
-        if (dfs_cli_parse_jobs(arg, &c->opt.jobs) != 0) {
-            fprintf(stderr, "dfscope %s: -j takes a number of threads from 1 to 1024, not '%s'\n", cmd, arg);
-            return -1;
-        }
-        return 1;
-    case 1001: c->opt.strict = true; return 1;
-    case 1002: c->opt.dedup = true; return 1;
-    case 1003: c->progress = 1; return 1;
-    case 1004: c->progress = 0; return 1;
-    case 1005:
-        if (!dfs_cli_parse_size(arg, &size) || size > 1000) {
-            fprintf(stderr, "dfscope %s: --examples takes a number from 0 to 1000, not '%s'\n", cmd, arg);
-            return -1;
-        }
-        c->opt.max_examples = (unsigned)size;
-        return 1;
-    case 1006:
-    case 1007:
-        if (!dfs_cli_parse_size(arg, &size) || size < 4096) {
-            fprintf(stderr, "dfscope %s: %s takes a size of at least 4k (e.g. 32M), not '%s'\n", cmd,
-                    opt == 1006 ? "--chunk" : "--max-record", arg);
-            return -1;
-        }
-        if (opt == 1006)
-            c->opt.chunk_bytes = size;
-        else
-            c->opt.max_record = size;
-        return 1;
-    case 1008: c->mpi_stats = true; return 1;
-    case 'v': c->verbose++; return 1;
-    case 'q': c->quiet = true; return 1;
-    default: return 0;
-    }
-}
-
 double dfs_cli_now(void)
 {
     struct timespec ts;
@@ -211,6 +171,33 @@ bool dfs_cli_output_is_input(const dfs_run *run, const char *output)
     return false;
 }
 
+/* Would writing overwrite an input? Said on stderr when so. */
+static bool refuses_output(const dfs_cli_job *job, const dfs_run *run)
+{
+    if (job->clashes ? !job->clashes(job->user, run) : !dfs_cli_output_is_input(run, job->output))
+        return false;
+    if (job->clashes)
+        fprintf(stderr, "dfscope %s: refusing to write an output over one of the inputs\n", job->cmd);
+    else
+        fprintf(stderr, "dfscope %s: refusing to write the output over the input %s\n", job->cmd, job->output);
+    return true;
+}
+
+/* Did the pass end without a result, and without a reason to read again? */
+static bool out_of_memory(const dfs_analysis *an, void *obj, const void *result)
+{
+    return !result && !(an->needs_rerun && an->needs_rerun(obj));
+}
+
+/* Writes through the job's writer, timed for --timing; the exit code is rc unless writing fails. */
+static int write_result(dfs_cli_common *c, const dfs_cli_job *job, const dfs_cli_result *r, int rc)
+{
+    double t0 = dfs_cli_now();
+    int wrc = job->write(job->user, r);
+    c->write_s += dfs_cli_now() - t0;
+    return wrc != DFS_EXIT_OK ? wrc : rc;
+}
+
 typedef struct pass {
     dfs_run *run;
     void *obj;
@@ -218,7 +205,7 @@ typedef struct pass {
     int rc;
 } pass;
 
-static void pass_free(const dfs_cli_analysis *an, pass *p)
+static void pass_free(const dfs_analysis *an, pass *p)
 {
     if (p->obj)
         an->destroy(p->obj);
@@ -227,22 +214,21 @@ static void pass_free(const dfs_cli_analysis *an, pass *p)
 }
 
 /* One reading pass; p->result is NULL when a rerun is needed or on failure (p->rc says which). */
-static bool run_pass(dfs_cli_common *c, char **paths, int npaths, const char *output, const dfs_cli_analysis *an,
-                     const void *opt, pass *p)
+static bool run_pass(dfs_cli_common *c, char **paths, int npaths, const dfs_cli_job *job, pass *p)
 {
+    const dfs_analysis *an = job->an;
     bool bad_path;
-    p->run = dfs_cli_open(c, an->cmd, paths, npaths, &bad_path, &p->rc);
+    p->run = dfs_cli_open(c, job->cmd, paths, npaths, &bad_path, &p->rc);
     if (!p->run)
         return false;
-    if (dfs_cli_output_is_input(p->run, output)) {
-        fprintf(stderr, "dfscope %s: refusing to write the output over the input %s\n", an->cmd, output);
+    if (refuses_output(job, p->run)) {
         p->rc = DFS_EXIT_USAGE;
         return false;
     }
     char err[512];
-    p->obj = an->create(opt, err, sizeof err);
+    p->obj = an->create(job->opt, err, sizeof err);
     if (!p->obj) {
-        fprintf(stderr, "dfscope %s: %s\n", an->cmd, err);
+        fprintf(stderr, "dfscope %s: %s\n", job->cmd, err);
         p->rc = DFS_EXIT_USAGE;
         return false;
     }
@@ -253,38 +239,37 @@ static bool run_pass(dfs_cli_common *c, char **paths, int npaths, const char *ou
     double t1 = dfs_cli_now();
     p->result = an->finish(p->obj, p->run);
     c->finish_s += dfs_cli_now() - t1;
-    if (!p->result && !an->needs_rerun(p->obj)) {
-        fprintf(stderr, "dfscope %s: out of memory\n", an->cmd);
+    if (out_of_memory(an, p->obj, p->result)) {
+        fprintf(stderr, "dfscope %s: out of memory\n", job->cmd);
         p->rc = DFS_EXIT_OUTPUT;
         return false;
     }
     return true;
 }
 
-static int dist_run_analysis(dfs_cli_common *c, char **paths, int npaths, const char *output,
-                             const dfs_cli_analysis *an, void *opt);
+static int dist_run_analysis(dfs_cli_common *c, char **paths, int npaths, const dfs_cli_job *job);
 
-int dfs_cli_run_analysis(dfs_cli_common *c, char **paths, int npaths, const char *output,
-                         const dfs_cli_analysis *an, void *opt)
+int dfs_cli_run_analysis(dfs_cli_common *c, char **paths, int npaths, const dfs_cli_job *job)
 {
-    if (an->dist && dfs_cli_distributed(c))
-        return dist_run_analysis(c, paths, npaths, output, an, opt);
+    const dfs_analysis *an = job->an;
+    if (dfs_analysis_distributed(an) && dfs_cli_distributed(c))
+        return dist_run_analysis(c, paths, npaths, job);
     pass p = {0}, again = {0};
     dfs_file_clock *clocks = NULL;
     const char *reason = NULL;
-    bool ok = run_pass(c, paths, npaths, output, an, opt, &p);
+    bool ok = run_pass(c, paths, npaths, job, &p);
     int rc = p.rc;
     const void *r = p.result;
     if (ok && !r) {
         clocks = dfs_run_final_clocks(p.run);
-        reason = clocks ? an->prepare_rerun(p.obj, p.run, clocks, opt) : NULL;
+        reason = clocks ? an->prepare_rerun(p.obj, p.run, clocks, job->opt) : NULL;
         bool quiet = c->quiet;
         c->quiet = true;
-        ok = clocks && run_pass(c, paths, npaths, output, an, opt, &again);
+        ok = clocks && run_pass(c, paths, npaths, job, &again);
         c->quiet = quiet;
         r = again.result;
         if (ok && !r) { /* the facts of the first pass must settle the second: a bug if not */
-            fprintf(stderr, "dfscope %s: internal error: the second pass did not settle (%s)\n", an->cmd,
+            fprintf(stderr, "dfscope %s: internal error: the second pass did not settle (%s)\n", job->cmd,
                     reason ? reason : "?");
             ok = false;
             again.rc = DFS_EXIT_OUTPUT;
@@ -293,12 +278,9 @@ int dfs_cli_run_analysis(dfs_cli_common *c, char **paths, int npaths, const char
             rc = again.rc ? again.rc : DFS_EXIT_OUTPUT;
     }
     if (ok && r) {
-        const dfs_run *last = again.obj ? again.run : p.run;
-        double t0 = dfs_cli_now();
-        int wrc = an->write_run ? an->write_run(an->user, last, r) : an->write(an->user, r, again.obj != NULL, reason);
-        c->write_s += dfs_cli_now() - t0;
-        if (wrc != DFS_EXIT_OK)
-            rc = wrc;
+        const pass *last = again.obj ? &again : &p;
+        const dfs_cli_result res = {last->run, last->obj, r, again.obj != NULL, reason};
+        rc = write_result(c, job, &res, rc);
     }
     pass_free(an, &again);
     pass_free(an, &p);
@@ -421,7 +403,7 @@ static uint64_t piece_override(const char *cmd)
 /* Rank 0 lists the paths (naming the missing ones), refuses an output over an input, and sends
  * the list to everybody. -1 to go on, else the exit code every rank stops with. */
 static int dist_list(dfs_cli_common *c, dfs_cli_dist *d, const char *cmd, char **paths, int npaths,
-                     const char *output)
+                     const dfs_cli_job *job)
 {
     if (d->listed)
         return d->listing.rc;
@@ -431,8 +413,7 @@ static int dist_list(dfs_cli_common *c, dfs_cli_dist *d, const char *cmd, char *
         bool bad = false;
         int rc = -1;
         dfs_run *run = dfs_cli_open(c, cmd, paths, npaths, &bad, &rc);
-        if (run && dfs_cli_output_is_input(run, output)) {
-            fprintf(stderr, "dfscope %s: refusing to write the output over the input %s\n", cmd, output);
+        if (run && refuses_output(job, run)) {
             rc = DFS_EXIT_USAGE;
         } else if (run) {
             if (!dfs_dist_listing_of(l, run, d->size, piece_override(cmd)))
@@ -476,7 +457,8 @@ int dfs_cli_preview(dfs_cli_common *c, const char *cmd, char **paths, int npaths
         return DFS_EXIT_OUTPUT;
     }
     dfs_cli_dist *d = c->dist;
-    int rc = dist_list(c, d, cmd, paths, npaths, output);
+    const dfs_cli_job listing = {.cmd = cmd, .output = output};
+    int rc = dist_list(c, d, cmd, paths, npaths, &listing);
     if (rc >= 0)
         return rc;
     dfs_partition part;
@@ -505,7 +487,7 @@ typedef struct dist_pass {
     dfs_dist_pass info;
 } dist_pass;
 
-static void dist_pass_free(const dfs_cli_analysis *an, dist_pass *p)
+static void dist_pass_free(const dfs_analysis *an, dist_pass *p)
 {
     if (p->obj)
         an->destroy(p->obj);
@@ -522,7 +504,7 @@ static void no_batch(void *state, const dfs_run *run, const dfs_batch *batch)
 }
 
 /* What rank 0 does with every rank's pieces and the merged state: fold, report, finish. */
-static void conclude_pass(dfs_cli_common *c, const dfs_cli_analysis *an, dist_pass *p, bool had_bad_path)
+static void conclude_pass(dfs_cli_common *c, const dfs_cli_job *job, dist_pass *p, bool had_bad_path)
 {
     p->rc = dfs_run_fold_results(p->run);
     if (had_bad_path && p->rc != DFS_EXIT_OUTPUT)
@@ -534,10 +516,10 @@ static void conclude_pass(dfs_cli_common *c, const dfs_cli_analysis *an, dist_pa
         return;
     }
     double t0 = dfs_cli_now();
-    p->result = an->finish(p->obj, p->run);
+    p->result = job->an->finish(p->obj, p->run);
     c->finish_s += dfs_cli_now() - t0;
-    if (!p->result && !an->needs_rerun(p->obj)) {
-        fprintf(stderr, "dfscope %s: out of memory\n", an->cmd);
+    if (out_of_memory(job->an, p->obj, p->result)) {
+        fprintf(stderr, "dfscope %s: out of memory\n", job->cmd);
         p->rc = DFS_EXIT_OUTPUT;
     }
 }
@@ -572,19 +554,20 @@ static void report_stats(dfs_cli_dist *d, dist_pass *p)
 
 /* One pass over every rank's share: read, combine to rank 0, and there fold, report, finish. */
 static void dist_pass_run(dfs_cli_common *c, dfs_cli_dist *d, const dfs_partition *part,
-                          const dfs_cli_analysis *an, const void *opt, dist_pass *p)
+                          const dfs_cli_job *job, dist_pass *p)
 {
+    const dfs_analysis *an = job->an;
     memset(p, 0, sizeof *p);
     c->started = dfs_cli_now();
     p->run = dfs_dist_listing_run(&d->listing, &c->opt);
     char err[512] = "out of memory";
-    p->obj = p->run ? an->create(opt, err, sizeof err) : NULL;
+    p->obj = p->run ? an->create(job->opt, err, sizeof err) : NULL;
     if (!p->obj && d->rank == 0) /* the same options fail the same way on every rank */
-        fprintf(stderr, "dfscope %s: %s\n", an->cmd, err);
+        fprintf(stderr, "dfscope %s: %s\n", job->cmd, err);
     dfs_consumer idle = {.on_batch = no_batch};
     dfs_consumer *consumer = p->obj ? an->consumer(p->obj) : &idle;
-    bool ok = dfs_dist_read(d->comm, p->run, part, consumer, p->obj, an->dist, &p->info);
-    name_unreadable(c, d, an->cmd, p);
+    bool ok = dfs_dist_read(d->comm, p->run, part, consumer, p->obj, an, job->opt, &p->info);
+    name_unreadable(c, d, job->cmd, p);
     if (c->mpi_stats)
         report_stats(d, p);
     if (d->rank != 0)
@@ -592,10 +575,10 @@ static void dist_pass_run(dfs_cli_common *c, dfs_cli_dist *d, const dfs_partitio
     if (!p->obj) {
         p->rc = p->run ? DFS_EXIT_USAGE : DFS_EXIT_OUTPUT;
     } else if (!ok) {
-        fprintf(stderr, "dfscope %s: %s\n", an->cmd, p->info.why[0] ? p->info.why : "a rank failed");
+        fprintf(stderr, "dfscope %s: %s\n", job->cmd, p->info.why[0] ? p->info.why : "a rank failed");
         p->rc = DFS_EXIT_OUTPUT;
     } else {
-        conclude_pass(c, an, p, d->listing.bad_path);
+        conclude_pass(c, job, p, d->listing.bad_path);
     }
 }
 
@@ -605,7 +588,7 @@ enum { GO_WRITE = 1, GO_RERUN = 2, GO_STOP = 3 };
 
 typedef struct decision {
     int what, rc;
-    const dfs_cli_analysis *an;
+    const dfs_analysis *an;
     dist_pass *pass;        /* rank 0: the pass decided on */
     dfs_file_clock *clocks; /* a rerun: every file's final clock (owned) */
     size_t nclocks;
@@ -633,7 +616,7 @@ static bool pack_decision(void *ctx, void **buf, size_t *len)
             dfs_pack_i64(&w, clocks[i].den);
         }
         free(clocks);
-        w.failed |= !x->an->dist->rerun_pack || !x->an->dist->rerun_pack(p->obj, p->run, &w);
+        w.failed |= !x->an->rerun_pack || !x->an->rerun_pack(p->obj, p->run, &w);
     }
     bool ok = dfs_pack_finish(&w, buf, len);
     dfs_pack_free(&w);
@@ -654,7 +637,8 @@ static bool unpack_decision(decision *x, dfs_run *run, const void *buf, size_t l
             x->clocks[i].num = (int32_t)dfs_unpack_i64(&r);
             x->clocks[i].den = (int32_t)dfs_unpack_i64(&r);
         }
-        if (!x->clocks || !x->an->dist->rerun_apply(x->opt, &r, x->clocks, x->nclocks, &x->keep, &x->reason))
+        const dfs_analysis *an = x->an;
+        if (!x->clocks || !an->rerun_apply || !an->rerun_apply(x->opt, &r, x->clocks, x->nclocks, &x->keep, &x->reason))
             r.bad = true;
     }
     bool ok = dfs_unpack_ok(&r) && x->what >= GO_WRITE && x->what <= GO_STOP;
@@ -663,17 +647,13 @@ static bool unpack_decision(decision *x, dfs_run *run, const void *buf, size_t l
 }
 
 /* Rank 0 decides (write, read again, or stop) and every rank learns it. */
-static bool an_rerun(const dfs_cli_analysis *an, const dist_pass *p)
-{
-    return an->needs_rerun(p->obj);
-}
-
 static void decide(dfs_cli_dist *d, decision *x, dist_pass *p)
 {
     x->pass = p;
     if (d->rank == 0) {
         x->rc = p->rc;
-        x->what = p->result ? GO_WRITE : p->rc == DFS_EXIT_OUTPUT || !p->obj || !an_rerun(x->an, p) ? GO_STOP : GO_RERUN;
+        bool stop = p->rc == DFS_EXIT_OUTPUT || !p->obj || out_of_memory(x->an, p->obj, NULL);
+        x->what = p->result ? GO_WRITE : stop ? GO_STOP : GO_RERUN;
     }
     void *buf = NULL;
     size_t len = 0;
@@ -691,36 +671,28 @@ static void decide(dfs_cli_dist *d, decision *x, dist_pass *p)
 }
 
 /* Rank 0 writes; the exit code is the first pass's verdict unless writing fails. */
-static int dist_write(dfs_cli_common *c, const dfs_cli_analysis *an, const dist_pass *p, int rc, bool reran,
-                      const char *reason)
+static int dist_run_analysis(dfs_cli_common *c, char **paths, int npaths, const dfs_cli_job *job)
 {
-    double t0 = dfs_cli_now();
-    int wrc = an->write_run ? an->write_run(an->user, p->run, p->result) : an->write(an->user, p->result, reran, reason);
-    c->write_s += dfs_cli_now() - t0;
-    return wrc != DFS_EXIT_OK ? wrc : rc;
-}
-
-static int dist_run_analysis(dfs_cli_common *c, char **paths, int npaths, const char *output,
-                             const dfs_cli_analysis *an, void *opt)
-{
+    const dfs_analysis *an = job->an;
+    void *opt = job->opt;
     dfs_cli_dist *d = c->dist;
-    int rc = dist_list(c, d, an->cmd, paths, npaths, output);
+    int rc = dist_list(c, d, job->cmd, paths, npaths, job);
     if (rc >= 0)
         return rc;
     dfs_partition part;
-    bool cut = an->dist->may_cut && an->dist->may_cut(opt);
-    if (!dist_partition(d, an->cmd, cut, &part))
+    bool cut = an->may_cut && an->may_cut(opt);
+    if (!dist_partition(d, job->cmd, cut, &part))
         return DFS_EXIT_OUTPUT;
     dist_pass p, again = {0};
     decision x = {.an = an, .opt = opt};
     dfs_arena_init(&x.keep, 4096);
-    dist_pass_run(c, d, &part, an, opt, &p);
+    dist_pass_run(c, d, &part, job, &p);
     decide(d, &x, &p);
     dist_pass *last = &p;
     if (x.what == GO_RERUN) {
         bool quiet = c->quiet;
         c->quiet = true; /* the problems were reported by the first pass */
-        dist_pass_run(c, d, &part, an, opt, &again);
+        dist_pass_run(c, d, &part, job, &again);
         c->quiet = quiet;
         last = &again;
         decision y = {.an = an, .opt = opt};
@@ -728,7 +700,7 @@ static int dist_run_analysis(dfs_cli_common *c, char **paths, int npaths, const 
         decide(d, &y, &again);
         if (y.what == GO_RERUN) { /* the facts of the first pass must settle the second */
             if (d->rank == 0)
-                fprintf(stderr, "dfscope %s: internal error: the second pass did not settle\n", an->cmd);
+                fprintf(stderr, "dfscope %s: internal error: the second pass did not settle\n", job->cmd);
             y.what = GO_STOP;
             y.rc = DFS_EXIT_OUTPUT;
         }
@@ -738,8 +710,10 @@ static int dist_run_analysis(dfs_cli_common *c, char **paths, int npaths, const 
         dfs_arena_free(&y.keep);
     }
     rc = x.rc;
-    if (d->rank == 0 && x.what == GO_WRITE)
-        rc = dist_write(c, an, last, p.rc, last == &again, x.reason);
+    if (d->rank == 0 && x.what == GO_WRITE) {
+        const dfs_cli_result res = {last->run, last->obj, last->result, last == &again, x.reason};
+        rc = write_result(c, job, &res, p.rc);
+    }
     dist_pass_free(an, &again);
     dist_pass_free(an, &p);
     dfs_partition_free(&part);

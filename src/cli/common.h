@@ -2,41 +2,15 @@
  * the problem report and the final exit code. */
 #ifndef DFS_CLI_COMMON_H
 #define DFS_CLI_COMMON_H
-#include <getopt.h>
 #include <stdbool.h>
 
+#include "analyze/common/analysis.h"
+#include "analyze/common/preset.h"
 #include "analyze/common/preview.h"
-#include "analyze/layered/layered.h"
 #include "dfscope.h"
-
-/* Long options shared by reading commands; append to a command's own table. */
-#define DFS_CLI_COMMON_LONGOPTS                                                                    \
-    {"jobs", required_argument, NULL, 'j'}, {"strict", no_argument, NULL, 1001},                  \
-        {"dedup", no_argument, NULL, 1002}, {"progress", no_argument, NULL, 1003},                \
-        {"no-progress", no_argument, NULL, 1004}, {"examples", required_argument, NULL, 1005},    \
-        {"chunk", required_argument, NULL, 1006}, {"max-record", required_argument, NULL, 1007},  \
-        {"verbose", no_argument, NULL, 'v'}, {"quiet", no_argument, NULL, 'q'}
-
-/* The options of the commands that run distributed under mpirun/srun (docs/MPI.md). */
-#define DFS_CLI_DIST_LONGOPTS {"mpi-stats", no_argument, NULL, 1008}
-#define DFS_CLI_DIST_HELP                                                                          \
-    "      --mpi-stats       a line per MPI rank on stderr: pieces, bytes, events, seconds\n"
-
-#define DFS_CLI_COMMON_HELP                                                                        \
-    "  -j, --jobs N          worker threads (default: all cores)\n"                               \
-    "      --strict          fail (exit 3) when the input has damage\n"                           \
-    "      --dedup           drop byte-identical duplicate records\n"                             \
-    "      --examples N      examples listed per problem kind (default 5)\n"                      \
-    "      --chunk SIZE      read large uncompressed files in pieces of SIZE (default: automatic)\n" \
-    "      --max-record SIZE longest record accepted (default 64M)\n"                             \
-    "      --progress, --no-progress\n"                                                            \
-    "                        progress on stderr (default: when stderr is a terminal)\n"           \
-    "  -v, --verbose         also list legal variants among the problems\n"                       \
-    "  -q, --quiet           no problem report on stderr\n"
 
 /* A distributed run's session (common.c): the MPI world and the listing every rank shares. */
 typedef struct dfs_cli_dist dfs_cli_dist;
-struct dfs_dist_ops;
 
 typedef struct dfs_cli_common {
     dfs_options opt;
@@ -52,9 +26,6 @@ typedef struct dfs_cli_common {
 } dfs_cli_common;
 
 void dfs_cli_common_init(dfs_cli_common *c);
-/* Handles a common option; returns 1 when handled, 0 when not a common option, -1 on a bad value
- * (message printed). */
-int dfs_cli_common_option(dfs_cli_common *c, const char *cmd, int opt, const char *arg);
 /* Parses sizes such as 512, 64k, 32M, 2G (powers of 1024). */
 bool dfs_cli_parse_size(const char *s, uint64_t *out);
 /* Creates the run and adds the paths; names every path that is missing. Returns NULL (with
@@ -65,34 +36,32 @@ dfs_run *dfs_cli_open(dfs_cli_common *c, const char *cmd, char **paths, int npat
 int dfs_cli_read(dfs_cli_common *c, dfs_run *run, dfs_consumer *const *consumers, size_t n, bool had_bad_path);
 double dfs_cli_now(void);
 uint64_t dfs_cli_peak_rss_kb(void);
-/* An analysis that may need a second reading pass (layered analysis, overlap): its time origin
- * is a guess from a preview, and a file's clock may only be known at its end. */
-typedef struct dfs_cli_analysis {
+/* What a command's writer gets: the last pass's run, analysis object and result. */
+typedef struct dfs_cli_result {
+    const dfs_run *run;
+    void *obj;
+    const void *result;
+    bool reran;         /* a second pass ran... */
+    const char *reason; /* ...for this reason */
+} dfs_cli_result;
+
+/* One analysis run by a command (analyze/common/analysis.h): how to read, check and write. */
+typedef struct dfs_cli_job {
     const char *cmd;
-    void *(*create)(const void *opt, char *err, size_t errlen);
-    void (*destroy)(void *obj);
-    dfs_consumer *(*consumer)(void *obj);
-    const void *(*finish)(void *obj, const dfs_run *run); /* NULL: a rerun is needed, or no memory */
-    bool (*needs_rerun)(const void *obj);
-    /* Sets the second pass's options (origin, clocks: `clocks` holds every file's final clock and
-     * outlives the pass) from the first pass's facts; returns why the rerun is needed. */
-    const char *(*prepare_rerun)(const void *obj, const dfs_run *run, const dfs_file_clock *clocks, void *opt);
-    /* Writes the result; returns an exit code. */
-    int (*write)(void *user, const void *result, bool reran, const char *reason);
+    const dfs_analysis *an;
+    void *opt;          /* the analysis' options; a second pass changes them (prepare_rerun) */
+    const char *output; /* checked not to be an input (may be NULL) */
+    /* Optional, instead of the output check: true when some output would overwrite an input. */
+    bool (*clashes)(const void *user, const dfs_run *run);
+    /* Writes the result; returns an exit code (its failures said on stderr). */
+    int (*write)(void *user, const dfs_cli_result *r);
     void *user;
-    /* Optional. How the analysis runs distributed under mpirun/srun (dist/dist.h); without it,
-     * the command is not distributed: every rank runs it whole, as without MPI. */
-    const struct dfs_dist_ops *dist;
-    /* Optional: writes with the run at hand (its files and problems), instead of write (with
-     * or without MPI). */
-    int (*write_run)(void *user, const dfs_run *run, const void *result);
-} dfs_cli_analysis;
+} dfs_cli_job;
 
 /* Reads the paths with the analysis, a second time when the first pass says so (without
- * repeating its problem report), refusing an output over an input, then writes. Returns the
- * exit code. */
-int dfs_cli_run_analysis(dfs_cli_common *c, char **paths, int npaths, const char *output,
-                         const dfs_cli_analysis *an, void *opt);
+ * repeating its problem report), refusing an output over an input, then writes. Distributed
+ * under mpirun/srun when the analysis can be. Returns the exit code. */
+int dfs_cli_run_analysis(dfs_cli_common *c, char **paths, int npaths, const dfs_cli_job *job);
 
 /* True when `output` (may be NULL) names one of the run's input files: never write over an input. */
 bool dfs_cli_output_is_input(const dfs_run *run, const char *output);
@@ -119,4 +88,22 @@ int dfs_cli_preview(dfs_cli_common *c, const char *cmd, char **paths, int npaths
 /* The end of a command: under MPI every rank agrees on one exit code (rank 0's, unless a rank
  * failed on its own) and MPI is finalised. Returns the code to exit with. */
 int dfs_cli_done(dfs_cli_common *c, int rc);
+
+/* ---- before reading, for the commands that take a preset (presetting.c) ---- */
+typedef struct dfs_cli_presetting {
+    double started;     /* when the preview began (--timing) */
+    bool previewed;     /* pv holds the preview */
+    dfs_preview pv;
+    dfs_preset *preset; /* the preset chosen, or NULL */
+    const char *source; /* "given" or "auto-detected" */
+} dfs_cli_presetting;
+
+/* Previews the inputs (dfs_cli_preview, `bytes` of each) and chooses the preset: `given` (a name
+ * or a file), else the first shipped one whose categories appear, else posix; an auto-detected
+ * one is said on stderr. DFS_EXIT_OK, or the exit code to stop with (said). Free ps either way. */
+int dfs_cli_choose_preset(dfs_cli_common *c, const char *cmd, char **paths, int npaths, const char *output,
+                          uint64_t bytes, const char *given, dfs_cli_presetting *ps);
+void dfs_cli_presetting_free(dfs_cli_presetting *ps);
+/* --timing's line on stderr (rank 0): wall seconds since `started`, finishing, writing, peak RSS. */
+void dfs_cli_print_timing(const dfs_cli_common *c, const char *cmd, double started);
 #endif

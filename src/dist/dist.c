@@ -414,10 +414,10 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* Which units are on more than one rank: the exact state of the others is finished here. */
-static bool unit_census(dfs_comm *c, dfs_run *run, void *obj, const dfs_dist_ops *ops, bool ok)
+static bool unit_census(dfs_comm *c, dfs_run *run, void *obj, const dfs_analysis *an, bool ok)
 {
     census cs = {0};
-    cs.failed = !ok || !ops->census(obj, run, &cs.keys);
+    cs.failed = !ok || !an->census(obj, run, &cs.keys);
     if (!cs.failed && cs.keys.n) {
         qsort(cs.keys.v, cs.keys.n, sizeof *cs.keys.v, cmp_u64);
         size_t m = 0;
@@ -432,7 +432,7 @@ static bool unit_census(dfs_comm *c, dfs_run *run, void *obj, const dfs_dist_ops
     static const dfs_reduce_ops rops = {merge_census, pack_census};
     bool tree = dfs_dist_reduce(c, &rops, &cs, NULL);
     bool shared = bcast_packed(c, pack_shared, unpack_shared, &cs);
-    ok = ok && tree && shared && ops->finish_local(obj, run, cs.keys.v, cs.keys.n);
+    ok = ok && tree && shared && an->finish_local(obj, run, cs.keys.v, cs.keys.n);
     dfs_vec_free(&cs.keys);
     dfs_vec_free(&cs.multi);
     return ok;
@@ -562,7 +562,7 @@ static bool exchange_defs(void *ctx, dfs_run *run, dfs_carry_file *files, size_t
 typedef struct combine_ctx {
     dfs_run *run;
     void *obj;
-    const dfs_dist_ops *ops;
+    const dfs_analysis *an;
     dfs_dist_pass *out;
 } combine_ctx;
 
@@ -616,7 +616,7 @@ static bool pack_combined(void *ctx, void **buf, size_t *len)
     dfs_pack_cstr(&w, x->out->why);
     if (!x->out->failed) {
         dfs_pack_results(&w, x->run);
-        if (!x->ops->pack(x->obj, x->run, &w))
+        if (!x->an->pack(x->obj, x->run, &w))
             w.failed = true;
     }
     bool ok = dfs_pack_finish(&w, buf, len);
@@ -639,7 +639,7 @@ static bool merge_combined(void *ctx, const void *buf, size_t len)
     const char *why = dfs_unpack_cstr(&r, &tmp);
     if (failed)
         note_failure(x->out, why && *why ? why : "a rank failed");
-    else if (!x->out->failed && (!dfs_unpack_results(&r, x->run) || !x->ops->merge(x->obj, x->run, &r)))
+    else if (!x->out->failed && (!dfs_unpack_results(&r, x->run) || !x->an->merge(x->obj, x->run, &r)))
         r.bad = true;
     bool ok = !r.bad && (failed || x->out->failed || dfs_unpack_ok(&r));
     if (!ok)
@@ -702,7 +702,7 @@ static bool read_share(dfs_comm *c, dfs_run *run, const dfs_partition *part, dfs
 }
 
 bool dfs_dist_read(dfs_comm *c, dfs_run *run, const dfs_partition *part, dfs_consumer *consumer, void *obj,
-                   const dfs_dist_ops *ops, dfs_dist_pass *out)
+                   const dfs_analysis *an, const void *opt, dfs_dist_pass *out)
 {
     memset(out, 0, sizeof *out);
     int rank = dfs_comm_rank(c);
@@ -715,14 +715,17 @@ bool dfs_dist_read(dfs_comm *c, dfs_run *run, const dfs_partition *part, dfs_con
     if (!ok)
         snprintf(out->why, sizeof out->why, "rank %d: out of memory while reading its share", rank);
     double t1 = now_s();
-    if (ok && ops->fold_share && rank != 0)
+    if (ok && an->fold_share && rank != 0) {
         dfs_run_fold_results(run); /* the facts of its own files; the verdict is rank 0's to make */
-    if (ops->census && !unit_census(c, run, obj, ops, ok) && ok) {
+        if (obj)
+            an->fold_share(obj);
+    }
+    if (dfs_analysis_takes_census(an, opt) && !unit_census(c, run, obj, an, ok) && ok) {
         ok = false;
         snprintf(out->why, sizeof out->why, "rank %d: the unit census failed (out of memory)", rank);
     }
     out->failed = !ok;
-    combine_ctx cx = {run, obj, ops, out};
+    combine_ctx cx = {run, obj, an, out};
     static const dfs_reduce_ops rops = {merge_combined, pack_combined};
     bool tree = dfs_dist_reduce(c, &rops, &cx, &out->mine.sent);
     out->mine.combine_s = now_s() - t1;

@@ -22,9 +22,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analyze/common/analysis.h"
 #include "analyze/common/clocks.h"
 #include "analyze/common/preview.h"
-#include "analyze/layered/layered.h"
 #include "dfscope.h"
 #include "dist/comm.h"
 #include "dist/partition.h"
@@ -32,30 +32,8 @@
 #include "util/vec.h"
 #include "wire/pack.h"
 
-/* An analysis as a distributed pass sees it (all optional but pack and merge). */
-typedef struct dfs_dist_ops {
-    /* Everything the analysis learnt from this rank's share, after dfs_run_read. */
-    bool (*pack)(void *obj, const dfs_run *run, dfs_pack *w);
-    /* Merges a packed state (strings interned into run) into obj. */
-    bool (*merge)(void *obj, dfs_run *run, dfs_unpack *r);
-    /* The identities (dfs_unit_hash) of the traced units holding exact interval state... */
-    bool (*census)(void *obj, const dfs_run *run, dfs_u64vec *units);
-    /* ...and finishing, here, the units no other rank has (shared: sorted, distinct). */
-    bool (*finish_local)(void *obj, const dfs_run *run, const uint64_t *shared, size_t nshared);
-    /* Optional: finish_local reads the facts of this rank's files (final dialects, clocks,
-     * process names, metadata: dfs_run_fold_results). Then a rank other than 0 folds its own
-     * pieces into its file table before the census (it still sends them unfolded); rank 0 folds
-     * every piece after the combine, as always, so its file table is not folded at the census. */
-    bool fold_share;
-    /* May inputs be cut into byte ranges between ranks? (analysis options) */
-    bool (*may_cut)(const void *opt);
-    /* Rank 0, after a pass that needs another: what the next pass must know... */
-    bool (*rerun_pack)(const void *obj, const dfs_run *run, dfs_pack *w);
-    /* ...applied to every rank's options (texts kept in `keep`; clocks outlive the pass); *reason
-     * says why, for the output (a static text or one in keep). */
-    bool (*rerun_apply)(void *opt, dfs_unpack *r, const dfs_file_clock *clocks, size_t nclocks, dfs_arena *keep,
-                        const char **reason);
-} dfs_dist_ops;
+/* An analysis runs distributed through its descriptor (analyze/common/analysis.h): pack and merge,
+ * and census, finish_local, fold_share, may_cut, rerun_pack, rerun_apply when it has them. */
 
 /* ---- the tree -------------------------------------------------------------------------------- */
 
@@ -125,10 +103,10 @@ void dfs_dist_pass_free(dfs_dist_pass *p);
 bool dfs_dist_gather_stats(dfs_comm *c, dfs_dist_pass *p);
 
 /* Reads this rank's share of the partition into run (which must be a fresh run of the listing)
- * with the analysis' consumer, then combines every rank's pieces and states to rank 0. Every rank
+ * with the consumer of obj (an analysis `an` of the options `opt`), then combines every rank's pieces and states to rank 0. Every rank
  * takes part in every collective whatever fails. On rank 0 afterwards, run->results holds every
  * piece (dfs_run_fold_results folds them) and obj the merged state. Returns false when this
  * rank's subtree failed (out->why says how). */
 bool dfs_dist_read(dfs_comm *c, dfs_run *run, const dfs_partition *part, dfs_consumer *consumer, void *obj,
-                   const dfs_dist_ops *ops, dfs_dist_pass *out);
+                   const dfs_analysis *an, const void *opt, dfs_dist_pass *out);
 #endif

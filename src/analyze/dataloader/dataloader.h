@@ -229,4 +229,6 @@ const char *dfs_dl_label(const dfs_dl_result *r, uint32_t label);
 size_t dfs_dl_events_in(const dfs_dl_result *r, int64_t start, int64_t end, size_t **out);
 size_t dfs_dl_samples_in(const dfs_dl_result *r, const dfs_run *run, int64_t start, int64_t end,
                          const char *type, size_t **out);
+/* The analysis for its drivers (analyze/common/analysis.h; dataloader_analysis.c), opt: dfs_dl_options. */
+extern const struct dfs_analysis dfs_dataloader_analysis;
 #endif

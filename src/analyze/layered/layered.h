@@ -159,4 +159,6 @@ bool dfs_layered_merge_packed(dfs_layered *la, dfs_run *run, struct dfs_unpack *
 bool dfs_layered_census(const dfs_layered *la, const dfs_run *run, struct dfs_u64vec *units);
 bool dfs_layered_finish_local(dfs_layered *la, const dfs_run *run, const uint64_t *shared, size_t nshared);
 
+/* The analysis for its drivers (analyze/common/analysis.h; layered_analysis.c), opt: dfs_layered_options. */
+extern const struct dfs_analysis dfs_layered_analysis;
 #endif

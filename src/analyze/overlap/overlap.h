@@ -244,4 +244,6 @@ bool dfs_overlap_pack(const dfs_overlap *ov, const dfs_run *run, struct dfs_pack
 bool dfs_overlap_merge_packed(dfs_overlap *ov, dfs_run *run, struct dfs_unpack *r);
 bool dfs_overlap_census(const dfs_overlap *ov, const dfs_run *run, struct dfs_u64vec *units);
 bool dfs_overlap_finish_local(dfs_overlap *ov, const dfs_run *run, const uint64_t *shared, size_t nshared);
+/* The analysis for its drivers (analyze/common/analysis.h; overlap_analysis.c), opt: dfs_overlap_options. */
+extern const struct dfs_analysis dfs_overlap_analysis;
 #endif

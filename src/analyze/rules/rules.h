@@ -168,4 +168,6 @@ const dfs_rules_result *dfs_rules_finish(dfs_rules *r, const dfs_run *run);
 /* Seconds as the decimal text of ns reads back (1591160699.4570894, not the nearest double of
  * ns / 1e9): what Python's float of the written timestamp is. */
 double dfs_rules_seconds(int64_t ns);
+/* The analysis for its drivers (analyze/common/analysis.h; rules_analysis.c), opt: dfs_rules_options. */
+extern const struct dfs_analysis dfs_rules_analysis;
 #endif

@@ -42,4 +42,6 @@ struct dfs_pack;
 struct dfs_unpack;
 bool dfs_stats_pack(const dfs_stats *s, struct dfs_pack *w);
 bool dfs_stats_merge_packed(dfs_stats *s, struct dfs_unpack *r);
+/* The analysis for its drivers (analyze/common/analysis.h; stats_analysis.c), opt NULL. */
+extern const struct dfs_analysis dfs_stats_analysis;
 #endif

@@ -256,7 +256,7 @@ const dfs_steps_result *dfs_steps_finish(dfs_steps *s, const dfs_run *run);
 const dfs_concepts *dfs_steps_concepts(const dfs_steps *s);
 
 /* Distributed runs (steps_pack.c, docs/MPI.md, docs/STEPS.md). Inputs are never cut between ranks.
- * A rank other than 0 has its own files folded before the census (dfs_dist_ops.fold_share) and
+ * A rank other than 0 has its own files folded before the census (dfs_analysis.fold_share) and
  * says so with dfs_steps_set_folded; it then finishes, where it read them, the runs no other rank
  * has a file of (steps, epochs, aggregates, verdicts, notes: everything of dfs_steps_run) and
  * sends them finished, with the files they cover; the kept events of a run whose files are on
@@ -277,4 +277,6 @@ bool dfs_steps_merge_packed(dfs_steps *s, dfs_run *run, struct dfs_unpack *r);
 /* Composer PR #1374's pruned mean (spec §2.6): values with |x - median| / MAD < 2 (all when
  * MAD = 0), their mean; the median when none is kept; NaN for n = 0. Sorts a copy. */
 double dfs_steps_pruned_mean(const double *v, size_t n);
+/* The analysis for its drivers (analyze/common/analysis.h; steps_analysis.c), opt: dfs_steps_options. */
+extern const struct dfs_analysis dfs_steps_analysis;
 #endif

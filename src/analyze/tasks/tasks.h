@@ -142,4 +142,6 @@ const char *dfs_tasks_str(const dfs_tasks *t, dfs_str s, size_t *len);
 size_t dfs_tasks_dasf_name(const char *key, size_t len, char *buf, size_t cap);
 /* The repaired name of the default mode: tuple punctuation and a trailing hex or uuid token gone. */
 size_t dfs_tasks_repaired_name(const char *key, size_t len, char *buf, size_t cap);
+/* The analysis for its drivers (analyze/common/analysis.h; tasks_analysis.c), opt: dfs_tasks_options. */
+extern const struct dfs_analysis dfs_tasks_analysis;
 #endif

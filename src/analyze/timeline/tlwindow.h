@@ -94,4 +94,6 @@ bool dfs_tlw_needs_rerun(const dfs_tlw *w);
 /* After a NULL finish that needs a rerun: fills the final clocks' companion, every file's concept
  * source ([dfs_run_file_count], malloc'd; NULL when out of memory). */
 uint8_t *dfs_tlw_final_sources(const dfs_run *run);
+/* The analysis for its drivers (analyze/common/analysis.h; timeline_analysis.c), opt: dfs_tlw_options. */
+extern const struct dfs_analysis dfs_timeline_analysis;
 #endif

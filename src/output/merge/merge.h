@@ -90,4 +90,8 @@ void dfs_merge_report_json(FILE *out, const dfs_merge_report *rep, const dfs_run
 /* A FILE that writes to fd, gzip-compressed (ISA-L) when gzip is true; fclose() finishes the
  * stream (its result tells whether every byte was written) and leaves fd open. */
 FILE *dfs_merge_sink(int fd, bool gzip);
+
+/* The merge for the reading driver (analyze/common/analysis.h; merge_analysis.c), opt:
+ * dfs_merge_options. Its result is the merge itself, to write with dfs_merge_write. */
+extern const struct dfs_analysis dfs_merge_analysis;
 #endif

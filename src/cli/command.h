@@ -1,0 +1,139 @@
+/* command.h - a dfscope subcommand as a declaration (skeleton.c runs it).
+ *
+ * A command declares its options in a table: names, the help text, and how a value is applied
+ * (a field of the command's args struct set by offset, or a callback for the odd ones). From that
+ * one table the skeleton builds the getopt_long options, parses, prints --help (and the Markdown
+ * of docs/CLI.md), and then either calls the command's run hook or, for an analysis command,
+ * reads the inputs with its analysis (dfs_cli_run_analysis: two passes, MPI) and calls its writer.
+ *
+ * Every args struct starts with a dfs_cli_args (the skeleton fills it: the shared options, the
+ * inputs, -o and --format when the command takes them).
+ */
+#ifndef DFS_CLI_COMMAND_H
+#define DFS_CLI_COMMAND_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "analyze/common/analysis.h"
+#include "cli/cli.h"
+#include "cli/common.h"
+
+/* What the skeleton fills for every command; the first member of every args struct. */
+typedef struct dfs_cli_args {
+    dfs_cli_common common;  /* the reading options (DFS_CLI_READING) */
+    char **paths;           /* the inputs, in the order given */
+    int npaths;
+    const char *output;     /* -o when the command stores it here */
+    dfs_cli_format format;  /* --format when the command stores it here */
+} dfs_cli_args;
+
+/* How an option's value is applied to the args struct. */
+typedef enum dfs_cli_kind {
+    DFS_OPT_FLAG,     /* bool = true */
+    DFS_OPT_STRING,   /* const char * = the value */
+    DFS_OPT_SIZE,     /* uint64_t: a size (512, 64k, 32M; dfs_cli_parse_size) in [lo, hi] */
+    DFS_OPT_COUNT,    /* size_t: a decimal integer in [lo, hi] */
+    DFS_OPT_NUMBER,   /* double in [lo, hi] */
+    DFS_OPT_DURATION, /* int64_t nanoseconds: 5s, 500ms, a bare number of seconds (above 0) */
+    DFS_OPT_FORMAT,   /* dfs_cli_format: table or json, and csv when hi is 1 */
+    DFS_OPT_INPUT,    /* one more input, as a PATH argument */
+    DFS_OPT_CALL,     /* apply() */
+} dfs_cli_kind;
+
+/* Option flags. */
+enum {
+    DFS_OPT_TERSE = 1, /* a bad value is said without "(see 'dfscope CMD --help')" */
+};
+
+typedef struct dfs_cli_option {
+    const char *name;    /* long name, without "--" */
+    char letter;         /* short name, or 0 */
+    const char *metavar; /* what the value is called in the help; NULL: the option takes no value */
+    /* The help text, lines separated by '\n'; NULL when the previous option's text covers it. */
+    const char *help;
+    dfs_cli_kind kind;
+    size_t offset;       /* of the field in the args struct */
+    double lo, hi;       /* the bounds of a number */
+    const char *bad;     /* a bad value's message, "--top takes a count, not" ('VALUE' follows) */
+    /* DFS_OPT_CALL: applies the value (NULL for a flag); returns -1 to go on, else the exit code
+     * to stop with (said on stderr, or the option's output printed). */
+    int (*apply)(void *args, const char *cmd, const char *value);
+    const char *label;   /* the help's left column, when not "-l, --name METAVAR" */
+    const char *section; /* a heading printed before this option */
+    unsigned flags;
+} dfs_cli_option;
+
+/* An entry of an option table: the name, letter, metavar, kind and help, then designated fields
+ * (.offset, .apply, .lo, .hi, .bad, .label, .section, .flags). */
+#define DFS_OPTION(NAME, LETTER, METAVAR, KIND, HELP, ...)                                                             \
+    {.name = NAME, .letter = LETTER, .metavar = METAVAR, .kind = KIND, .help = HELP, __VA_ARGS__}
+
+/* The shared option groups a command takes. */
+enum {
+    DFS_CLI_READING = 1, /* -j, --strict, --dedup, --examples, --chunk, --max-record, progress, -v, -q */
+    DFS_CLI_MPI = 2,     /* --mpi-stats (commands that run distributed under mpirun/srun) */
+};
+
+/* Command flags. */
+enum {
+    DFS_CLI_NEEDS_INPUT = 1, /* "no input" right after parsing (else dfs_cli_open says it) */
+};
+
+typedef struct dfs_cli_command {
+    const char *name;
+    const char *summary;     /* one line, for `dfscope help` */
+    const char *usage;       /* after "usage: dfscope ": "stats [options] PATH..." */
+    const char *description; /* the paragraph after the usage line */
+    const char *epilogue;    /* after the options (exit codes, notes) */
+    const dfs_cli_option *options; /* ends with an entry without a name */
+    unsigned groups, flags;
+    size_t args_size;
+    /* Optional: defaults, before parsing (the args struct is zeroed). */
+    void (*init)(void *args);
+    /* Optional: a PATH argument right after the option `prev` belongs to it (tasks' -a NAME...). */
+    bool (*claim)(void *args, const dfs_cli_option *prev, const char *arg);
+    /* Optional, after parsing: -1 to go on, else the exit code to stop with. */
+    int (*validate)(void *args);
+    /* Either the command's own run (returns the exit code)... */
+    int (*run)(void *args);
+    /* ...or an analysis read through dfs_cli_run_analysis: */
+    const dfs_analysis *analysis;
+    /* Optional: before reading (a preview, a preset): -1 to go on, else the exit code. */
+    int (*begin)(void *args);
+    /* The analysis' options (NULL when it has none). */
+    void *(*options_of)(void *args);
+    /* Optional: true when some output would overwrite an input (else -o is checked). */
+    bool (*clashes)(const void *args, const dfs_run *run);
+    /* Writes the result; returns an exit code (its failures said on stderr). */
+    int (*write)(void *args, const dfs_cli_result *r);
+    /* Optional, after reading (also when begin stopped): the final exit code from rc. */
+    int (*end)(void *args, int rc);
+    /* Optional: frees what the args hold. */
+    void (*cleanup)(void *args);
+} dfs_cli_command;
+
+/* Runs a command on argv (argv[0] is its name); returns the process exit code. */
+int dfs_cli_main(const dfs_cli_command *cmd, int argc, char **argv);
+/* The command's --help. */
+void dfs_cli_help(const dfs_cli_command *cmd, FILE *out);
+/* Its options as Markdown, for docs/CLI.md (`dfscope help --markdown CMD`). */
+void dfs_cli_help_markdown(const dfs_cli_command *cmd, FILE *out);
+/* The options shared by every reading command, as Markdown (`dfscope help --markdown shared`). */
+void dfs_cli_help_markdown_shared(FILE *out);
+
+/* ---- helpers of command files ---- */
+
+/* Writes through emit to output (atomically), or to stdout when output is NULL; failures are said
+ * as "dfscope CMD: ..." and give DFS_EXIT_OUTPUT. */
+int dfs_cli_write_output(const char *cmd, const char *output, void (*emit)(FILE *out, const void *ctx),
+                         const void *ctx);
+/* mkdir DIR unless it exists (a CSV directory); DFS_EXIT_OK or DFS_EXIT_OUTPUT (said). */
+int dfs_cli_make_dir(const char *cmd, const char *dir);
+/* "dfscope CMD: no input (see 'dfscope CMD --help')": DFS_EXIT_USAGE. */
+int dfs_cli_no_input(const char *cmd);
+
+/* The shipped commands (cmd_*.c), in the order `dfscope help` lists them. */
+extern const dfs_cli_command dfs_cmd_stats, dfs_cmd_analyze, dfs_cmd_overlap, dfs_cmd_tasks, dfs_cmd_steps,
+    dfs_cmd_dataloader, dfs_cmd_timeline, dfs_cmd_merge, dfs_cmd_rules, dfs_cmd_gen;
+#endif

@@ -1,0 +1,69 @@
+/* presetting.c - what `analyze` and `overlap` do before reading: preview the inputs (the time
+ * origin, the categories), choose the preset (the one named, or the first shipped one whose
+ * categories appear, else posix) and say which was auto-detected; and their --timing line. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/common.h"
+
+static bool has_category(const dfs_preview *pv, const dfs_string_list *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        for (size_t k = 0; k < pv->ncategories; k++)
+            if (strcmp(pv->categories[k], l->v[i]) == 0)
+                return true;
+    return false;
+}
+
+/* NULL with the reason in err. */
+static dfs_preset *choose(const char *given, const dfs_preview *pv, dfs_preset_error *err)
+{
+    if (given)
+        return dfs_preset_load(given, err);
+    static const char *const candidates[] = {"dlio", "ai"};
+    for (size_t i = 0; i < sizeof candidates / sizeof *candidates; i++) {
+        dfs_preset *p = dfs_preset_load(candidates[i], err);
+        if (p && has_category(pv, &p->detect_categories))
+            return p;
+        dfs_preset_free(p);
+    }
+    return dfs_preset_load("posix", err);
+}
+
+int dfs_cli_choose_preset(dfs_cli_common *c, const char *cmd, char **paths, int npaths, const char *output,
+                          uint64_t bytes, const char *given, dfs_cli_presetting *ps)
+{
+    memset(ps, 0, sizeof *ps);
+    ps->started = dfs_cli_now();
+    ps->source = given ? "given" : "auto-detected";
+    int rc = dfs_cli_preview(c, cmd, paths, npaths, output, bytes, &ps->pv);
+    if (rc != DFS_EXIT_OK)
+        return rc;
+    ps->previewed = true;
+    dfs_preset_error err;
+    ps->preset = choose(given, &ps->pv, &err);
+    if (!dfs_cli_agree(c, cmd, ps->preset != NULL, err.message)) {
+        dfs_preset_free(ps->preset);
+        ps->preset = NULL;
+        return DFS_EXIT_USAGE;
+    }
+    if (!c->quiet && !given && dfs_cli_is_rank0(c))
+        fprintf(stderr, "dfscope %s: preset %s (auto-detected; choose another with --preset)\n", cmd,
+                ps->preset->name);
+    return DFS_EXIT_OK;
+}
+
+void dfs_cli_presetting_free(dfs_cli_presetting *ps)
+{
+    dfs_preset_free(ps->preset);
+    if (ps->previewed)
+        dfs_preview_free(&ps->pv);
+    memset(ps, 0, sizeof *ps);
+}
+
+void dfs_cli_print_timing(const dfs_cli_common *c, const char *cmd, double started)
+{
+    if (dfs_cli_is_rank0(c))
+        fprintf(stderr, "dfscope %s: %.3f s wall (finishing %.3f, writing %.3f), peak RSS %llu MB\n", cmd,
+                dfs_cli_now() - started, c->finish_s, c->write_s, (unsigned long long)(dfs_cli_peak_rss_kb() / 1024));
+}
