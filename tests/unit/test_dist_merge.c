@@ -7,7 +7,7 @@
  * texts, other numbers within 1e-12 relative ("flushes" is how a pass ran, not a result).
  * Checked for stats, layered analysis (exact and DFAnalyzer-compatible), overlap (exact,
  * approximate, G0) and steps, on 2 and 3 ranks, with and without cut files (where the analysis
- * allows). Steps folds the files of ranks other than 0 before the census (dfs_dist_ops.fold_share)
+ * allows). Steps folds the files of ranks other than 0 before the census (dfs_analysis.fold_share)
  * and sends finished runs, or the events of runs whose files are on several ranks. */
 #include <math.h>
 #include <pthread.h>

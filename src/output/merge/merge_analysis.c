@@ -1,7 +1,7 @@
 /* merge_analysis.c - the merge as the reading driver sees it (analyze/common/analysis.h): one
  * pass, one process; what "finishing" leaves is the merge itself, written by dfs_merge_write
  * with the run at hand. */
-#include "output/merge.h"
+#include "output/merge/merge.h"
 
 #include "analyze/common/analysis.h"
 
