@@ -932,6 +932,13 @@ static void *failing_realloc(void *p, size_t n) { return alloc_allowed() ? reall
 #define dfs_ovl_watermark oom_ovl_watermark
 #define dfs_ovl_skip_counts oom_ovl_skip_counts
 #define dfs_ovl_renew oom_ovl_renew
+#define ovl_bin_slot oom_ovl_bin_slot
+#define ovl_iv_reserve oom_ovl_iv_reserve
+#define ovl_compact_union oom_ovl_compact_union
+#define ovl_sort_held oom_ovl_sort_held
+#define ovl_cut_union oom_ovl_cut_union
+#define ovl_store_of_slow oom_ovl_store_of_slow
+#define ovl_build_order oom_ovl_build_order
 #define dfs_u64map oom_u64map
 #define dfs_u64map_init oom_u64map_init
 #define dfs_u64map_free oom_u64map_free
@@ -942,6 +949,7 @@ static void *failing_realloc(void *p, size_t n) { return alloc_allowed() ? reall
 #define calloc(n, m) failing_calloc(n, m)
 #define realloc(p, n) failing_realloc(p, n)
 #include "analyze/common/overlap_engine.c"
+#include "analyze/common/overlap_engine_flush.c"
 #include "util/u64map.c"
 #undef malloc
 #undef calloc

@@ -1,6 +1,8 @@
-/* overlap_internal.h - the state of an overlap analysis, shared by overlap.c (streaming, merging,
- * finishing) and overlap_pack.c (the same state on the wire, for distributed runs). Not a public
- * interface. */
+/* overlap_internal.h - the state of an overlap analysis and what its files share: overlap.c (the
+ * plan and the life of the analysis), overlap_events.c (the consumer), overlap_scopes.c (scope
+ * records, streaming flushes), overlap_merge.c (merging states, the census), overlap_finish.c (the
+ * checks and the result), overlap_bins.c, overlap_epochs.c (the result's bins, epochs and steps)
+ * and overlap_pack.c (the state on the wire, for distributed runs). Not a public interface. */
 #ifndef DFS_OVERLAP_INTERNAL_H
 #define DFS_OVERLAP_INTERNAL_H
 #include <stdbool.h>
@@ -188,11 +190,121 @@ struct dfs_overlap {
     dfs_overlap_result result;
 };
 
-/* overlap.c */
-void dfs_overlap_scope_init(scope *s, const unit_key *k);
-void dfs_overlap_scope_free(scope *s);
+/* ===== small arithmetic (saturating where sums of durations could overflow) ===================== */
+
+static inline int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+static inline int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+
+static inline int64_t sat_add(int64_t a, int64_t b)
+{
+    int64_t r;
+    return __builtin_add_overflow(a, b, &r) ? (b > 0 ? INT64_MAX : INT64_MIN) : r;
+}
+
+static inline int64_t sat_sub(int64_t a, int64_t b)
+{
+    int64_t r;
+    return __builtin_sub_overflow(a, b, &r) ? (b < 0 ? INT64_MAX : INT64_MIN) : r;
+}
+
+/* ===== shared helpers (per event: inline here) ==================================================== */
+
+/* The key of an event's process (thread false) or thread unit. */
+static inline unit_key dfs_ov_key_of(const oev *e, bool thread)
+{
+    unit_key k = {.hhash = e->hhash, .host = e->hhash ? 0 : e->host, .pid = e->pid, .tid = thread ? e->tid : 0};
+    return k;
+}
+
+/* The engine classes of an event of classes cm in a unit engine, which holds class c at c and
+ * c ∪ C at nclasses + c − 1 (dfs_ov_unit_engine). */
+static inline uint64_t dfs_ov_union_mask(const dfs_overlap *ov, uint64_t cm)
+{
+    size_t n = ov->nclasses;
+    uint64_t m = cm;
+    for (size_t c = 1; c < n; c++)
+        if ((cm >> c & 1) || (cm & 1))
+            m |= UINT64_C(1) << (n + c - 1);
+    return m;
+}
+
+/* |c ∩ C| from the measures m[] of a unit engine's classes (totals or one bin). */
+static inline int64_t dfs_ov_union_with(const dfs_overlap *ov, const dfs_ovl_measure *const *m, size_t c)
+{
+    int64_t cm = m[DFS_OVC_COMPUTE]->measure;
+    return c == DFS_OVC_COMPUTE ? cm : m[c]->measure + cm - m[ov->nclasses + c - 1]->measure;
+}
+
+/* ===== overlap.c ================================================================================== */
+
 void dfs_overlap_wstate_init(wstate *w, dfs_overlap *ov);
 void dfs_overlap_wstate_free(wstate *w);
+
+/* ===== overlap_events.c =========================================================================== */
+
+/* The consumer's callbacks (dfs_consumer). */
+void *dfs_ov_worker_begin(void *user);
+void dfs_ov_on_batch(void *state, const dfs_run *run, const dfs_batch *batch);
+void dfs_ov_worker_end(void *user, const dfs_run *run, void *state);
+/* Classification and every accumulation of one event whose file name is settled. */
+void dfs_ov_analyse(wstate *w, const dfs_run *run, oev *e);
+/* Adds a key to one of a state's sets (failed when out of memory). */
+void dfs_ov_set_add(wstate *w, dfs_keyset *set, const void *key);
+
+/* ===== overlap_scopes.c =========================================================================== */
+
+void dfs_overlap_scope_init(scope *s, const unit_key *k);
+void dfs_overlap_scope_free(scope *s);
+/* A new engine of the run's binning (bins only when `binned`). */
+dfs_ovl *dfs_ov_new_engine(const dfs_overlap *ov, unsigned nclasses, int ref, bool binned);
+/* A new engine for a unit or the global scope (see dfs_ov_union_mask). */
+dfs_ovl *dfs_ov_unit_engine(const dfs_overlap *ov);
+/* m[c] = the totals of each of a unit engine's 2·nclasses − 1 classes. */
+void dfs_ov_engine_measures(const dfs_overlap *ov, const dfs_ovl *eng, const dfs_ovl_measure **m);
+/* The snapshot of a unit taken at exactly t, or NULL. */
+const int64_t *dfs_ov_snap_at(const dfs_overlap *ov, const scope *s, int64_t t);
+/* A marker boundary of a unit, to flush exactly (or the unit is marked missed). */
+void dfs_ov_add_bound(wstate *w, scope *s, int64_t b);
+/* Measures everything of a unit, its remaining boundaries first. */
+void dfs_ov_finalize_scope(wstate *w, scope *s);
+/* The worker moved to another input: the units it was reading become idle. */
+void dfs_ov_stream_ended(wstate *w);
+/* Over budget: flushes the worker's units behind their watermarks. */
+void dfs_ov_maybe_flush(wstate *w);
+
+/* ===== overlap_merge.c ============================================================================ */
+
 /* Moves another worker's or rank's state (strings of the same run) into `into`. */
 void dfs_overlap_merge_state(wstate *into, wstate *from);
+
+/* ===== overlap_finish.c: values of the result ===================================================== */
+
+/* Empty values (span inverted, classes zero) with their class array in ov->mem; false on OOM. */
+bool dfs_ov_values_init(dfs_overlap *ov, dfs_overlap_values *v);
+void dfs_ov_set_span(dfs_overlap_values *v, int64_t start, int64_t end);
+/* Exact class values from measures: |X|, |X ∩ C| and |C|. */
+void dfs_ov_exact_class(dfs_overlap_class_values *cv, size_t c, int64_t measure, int64_t with, int64_t cmeasure);
+void dfs_ov_class_add(dfs_overlap_class_values *d, const dfs_overlap_class_values *s);
+void dfs_ov_values_add(const dfs_overlap *ov, dfs_overlap_values *d, const dfs_overlap_values *s);
+/* A unit engine's measures (totals or one bin) as exact class values. */
+void dfs_ov_union_values(const dfs_overlap *ov, const dfs_ovl_measure *const *m, dfs_overlap_class_values *cls);
+/* A unit engine's totals as exact class values (nothing for NULL). */
+void dfs_ov_engine_values(const dfs_overlap *ov, const dfs_ovl *eng, dfs_overlap_values *v);
+
+/* ===== overlap_bins.c ============================================================================= */
+
+/* The result's bins from the exact engines of the scope's units; false on OOM. */
+bool dfs_ov_exact_bins(dfs_overlap *ov, int64_t shift);
+/* The approximate method's values: the units', the global ones and the bins; false on OOM. */
+bool dfs_ov_approx_fill(dfs_overlap *ov, int64_t shift, dfs_overlap_unit *pu, dfs_overlap_unit *tu);
+/* The G0 exact method's bins and global values; false on OOM. */
+bool dfs_ov_g0_fill(dfs_overlap *ov, int64_t shift);
+
+/* ===== overlap_epochs.c =========================================================================== */
+
+/* A process's epochs and steps into its result unit, in time order; false on OOM. */
+bool dfs_ov_unit_segments(dfs_overlap *ov, const dfs_run *run, scope *s, dfs_overlap_unit *u);
+/* Totals over processes of the epochs (steps false) or steps with the same label. */
+bool dfs_ov_segment_totals(dfs_overlap *ov, const dfs_overlap_unit *u, size_t nu, bool steps,
+                           const dfs_overlap_segment **out, size_t *nout);
 #endif
