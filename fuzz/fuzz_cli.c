@@ -27,7 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int dfs_cli_main(int argc, char **argv);
+int dfs_fuzz_cli_main(int argc, char **argv);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
 
@@ -166,7 +166,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
     int argc = split_args(data, len, store, argv);
     if (argc > 0) {
         reset_getopt();
-        int rc = dfs_cli_main(argc, argv);
+        int rc = dfs_fuzz_cli_main(argc, argv);
         fflush(stdout);
         if (rc < 0 || rc > 4) {
             fprintf(stderr, "fuzz_cli: exit code %d is not documented\n", rc);
