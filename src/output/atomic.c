@@ -74,6 +74,10 @@ bool dfs_same_file(const char *a, const char *b)
 
 int dfs_make_dirs(const char *dir, char *err, size_t errlen)
 {
+    if (!*dir) { /* the walk below starts one byte in */
+        snprintf(err, errlen, "cannot create a directory with an empty name");
+        return EINVAL;
+    }
     char *path = strdup(dir);
     if (!path) {
         snprintf(err, errlen, "out of memory");

@@ -39,6 +39,9 @@ done
 check "report ends like DASF's" sh -c "tail -1 '$T/out' | grep -qx 'Analyses finished!'"
 check "critical path over the 8 stages" grep -q 'over 8 of' "$T/out"
 
+# An empty -o names no directory (fuzz_cli: the directory walk read past a one-byte name).
+code 4 "tasks -o ''" "$DFSCOPE" tasks -q -o '' "$T/db"
+check "an empty -o is said" grep -q 'cannot create a directory with an empty name' "$T/err"
 code 0 "compatible mode" "$DFSCOPE" tasks --compat dasf -q -o "$T/csv" "$T/db"
 check "first line names the compatible mode" sh -c "head -1 '$T/out' | grep -q '^mode: compatible'"
 check "compat has no critical path by default" sh -c "! grep -q 'Critical path' '$T/out'"
