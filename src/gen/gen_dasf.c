@@ -2,7 +2,6 @@
 #include "gen/gen_dasf.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +11,7 @@
 #include <unistd.h>
 
 #include "dfscope.h"
+#include "gen/gen_internal.h"
 #include "gen/gen_model.h"
 #include "output/atomic.h"
 
@@ -300,29 +300,6 @@ static void run_monitor(sim *s, uint64_t samples)
 
 /* ---- files --------------------------------------------------------------------------------------- */
 
-static int fail(char *err, size_t errlen, int status, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static int fail(char *err, size_t errlen, int status, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return status;
-}
-
-static char *join(const char *dir, const char *name)
-{
-    size_t n = strlen(dir) + strlen(name) + 2;
-    char *p = malloc(n);
-    if (p)
-        snprintf(p, n, "%s/%s", dir, name);
-    return p;
-}
-
 /* Opens a temporary file beside `path`; *tmp receives its name. */
 static FILE *open_temp(const char *path, char **tmp)
 {
@@ -356,12 +333,12 @@ static int write_file(sim *s, const char *name, body_fn body, uint64_t n, dfs_ge
                       size_t errlen)
 {
     char *tmp = NULL;
-    fi->path = join(s->o->out_dir, name);
+    fi->path = gen_join_path(s->o->out_dir, name);
     s->out = fi->path ? open_temp(fi->path, &tmp) : NULL;
     if (!s->out) {
         int e = errno;
         free(tmp);
-        return fail(err, errlen, fi->path ? DFS_ERR_IO : DFS_ERR_NOMEM, "%s: %s", name, strerror(e));
+        return gen_fail(err, errlen, fi->path ? DFS_ERR_IO : DFS_ERR_NOMEM, "%s: %s", name, strerror(e));
     }
     s->records = s->bytes = 0;
     s->err = 0;
@@ -376,7 +353,7 @@ static int write_file(sim *s, const char *name, body_fn body, uint64_t n, dfs_ge
     fi->records = s->records;
     fi->bytes = fi->disk_bytes = s->bytes;
     if (s->err)
-        return fail(err, errlen, s->err == ENOMEM ? DFS_ERR_NOMEM : DFS_ERR_IO, "%s: %s", fi->path,
+        return gen_fail(err, errlen, s->err == ENOMEM ? DFS_ERR_NOMEM : DFS_ERR_IO, "%s: %s", fi->path,
                     strerror(s->err));
     return DFS_OK;
 }
@@ -416,7 +393,7 @@ static int write_host(const dfs_gen_options *o, unsigned rank, uint64_t tasks, d
     char name[96];
     if (!sim_init(&s, o, rank, tasks)) {
         sim_free(&s);
-        return fail(err, errlen, DFS_ERR_NOMEM, "out of memory");
+        return gen_fail(err, errlen, DFS_ERR_NOMEM, "out of memory");
     }
     snprintf(name, sizeof name, "dasf-TracePlugin-%s.msgpack", s.host);
     int st = write_file(&s, name, graph_body, tasks, &files[0], err, errlen);
@@ -436,22 +413,22 @@ int dfs_gen_dasf_write(const dfs_gen_options *o, dfs_gen_report *out, char *err,
     dfs_gen_report *r = out ? out : &local;
     memset(r, 0, sizeof *r);
     if (!o->out_dir || !*o->out_dir)
-        return fail(err, errlen, DFS_ERR_USAGE, "no output directory");
+        return gen_fail(err, errlen, DFS_ERR_USAGE, "no output directory");
     if (o->gzip)
-        return fail(err, errlen, DFS_ERR_USAGE, "DASF databases are not compressed (no --gzip)");
+        return gen_fail(err, errlen, DFS_ERR_USAGE, "DASF databases are not compressed (no --gzip)");
     if (o->ranks == 0 || o->ranks > 4096)
-        return fail(err, errlen, DFS_ERR_USAGE, "ranks (hosts) must be between 1 and 4096");
+        return gen_fail(err, errlen, DFS_ERR_USAGE, "ranks (hosts) must be between 1 and 4096");
     uint64_t tasks = o->total_bytes ? o->total_bytes / o->ranks / BYTES_PER_TASK : o->events_per_rank;
     if (tasks == 0)
-        return fail(err, errlen, DFS_ERR_USAGE, "a size or an event count is needed");
+        return gen_fail(err, errlen, DFS_ERR_USAGE, "a size or an event count is needed");
     char why[512];
     if (dfs_make_dirs(o->out_dir, why, sizeof why) != 0)
-        return fail(err, errlen, DFS_ERR_IO, "%s", why);
-    struct timespec t0, t1;
+        return gen_fail(err, errlen, DFS_ERR_IO, "%s", why);
+    struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     r->files = calloc(2 * (size_t)o->ranks, sizeof *r->files);
     if (!r->files)
-        return fail(err, errlen, DFS_ERR_NOMEM, "out of memory");
+        return gen_fail(err, errlen, DFS_ERR_NOMEM, "out of memory");
     r->nfiles = 2 * (size_t)o->ranks;
     int st = DFS_OK;
     size_t written = 0;
@@ -459,13 +436,8 @@ int dfs_gen_dasf_write(const dfs_gen_options *o, dfs_gen_report *out, char *err,
         st = write_host(o, rank, tasks, &r->files[2 * rank], &written, err, errlen);
     for (size_t i = 0; st != DFS_OK && i < written; i++) /* no partial output */
         unlink(r->files[i].path);
-    for (size_t i = 0; i < r->nfiles; i++) {
-        r->records += r->files[i].records;
-        r->bytes += r->files[i].bytes;
-        r->disk_bytes += r->files[i].disk_bytes;
-    }
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    r->seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    gen_report_sum(r);
+    r->seconds = gen_seconds_since(&t0);
     if (r == &local)
         dfs_gen_report_free(&local);
     return st;
