@@ -14,6 +14,7 @@
 #include "gen/gen_internal.h"
 #include "gen/gen_model.h"
 #include "output/atomic.h"
+#include "util/bytebuf.h"
 
 #define WORKERS 4
 #define BATCH_RECORDS 1000 /* DASF's default flush: a worker's records arrive in such batches */
@@ -26,28 +27,7 @@ static const char *const stage_names[STAGES] = {"original-array", "array-reshape
 
 /* ---- msgpack -------------------------------------------------------------------------------- */
 
-typedef struct mp {
-    unsigned char *b;
-    size_t n, cap;
-    bool oom;
-} mp;
-
-static void mp_put(mp *m, const void *p, size_t n)
-{
-    if (m->n + n > m->cap) {
-        size_t cap = m->cap ? m->cap : 1024;
-        while (cap < m->n + n)
-            cap *= 2;
-        unsigned char *b = realloc(m->b, cap);
-        if (!b) {
-            m->oom = true;
-            return;
-        }
-        m->b = b, m->cap = cap;
-    }
-    memcpy(m->b + m->n, p, n);
-    m->n += n;
-}
+typedef dfs_bytebuf mp; /* msgpack being written */
 
 static void mp_be(mp *m, unsigned tag, uint64_t v, unsigned width)
 {
@@ -57,7 +37,7 @@ static void mp_be(mp *m, unsigned tag, uint64_t v, unsigned width)
         b[k++] = (unsigned char)tag;
     for (unsigned i = width; i-- > 0;)
         b[k++] = (unsigned char)(v >> (8 * i));
-    mp_put(m, b, k);
+    dfs_bytebuf_put(m, b, k);
 }
 
 static void mp_map(mp *m, unsigned n) { mp_be(m, 0x80 | n, 0, 0); }
@@ -72,7 +52,7 @@ static void mp_strn(mp *m, const char *s, size_t n)
         mp_be(m, 0xd9, n, 1);
     else
         mp_be(m, 0xda, n, 2);
-    mp_put(m, s, n);
+    dfs_bytebuf_put(m, s, n);
 }
 
 static void mp_str(mp *m, const char *s) { mp_strn(m, s, strlen(s)); }
@@ -133,7 +113,7 @@ static int key_text(const sim *s, unsigned stage, uint64_t chunk, char *buf, siz
 
 static void flush_worker(sim *s, unsigned w)
 {
-    if (s->batch[w].n && fwrite(s->batch[w].b, 1, s->batch[w].n, s->out) != s->batch[w].n && !s->err)
+    if (s->batch[w].n && fwrite(s->batch[w].v, 1, s->batch[w].n, s->out) != s->batch[w].n && !s->err)
         s->err = errno ? errno : EIO;
     s->bytes += s->batch[w].n;
     s->batch[w].n = 0;
@@ -149,12 +129,12 @@ static void emit(sim *s, unsigned w)
         unsigned char len[8];
         for (unsigned i = 0; i < 8; i++)
             len[i] = (unsigned char)((uint64_t)s->rec.n >> (8 * (7 - i)));
-        if ((fwrite(len, 1, 8, s->out) != 8 || fwrite(s->rec.b, 1, s->rec.n, s->out) != s->rec.n) && !s->err)
+        if ((fwrite(len, 1, 8, s->out) != 8 || fwrite(s->rec.v, 1, s->rec.n, s->out) != s->rec.n) && !s->err)
             s->err = errno ? errno : EIO;
         s->bytes += 8 + s->rec.n;
     } else {
         mp_be(&s->batch[w], 0x100, s->rec.n, 8); /* tag 0x100: no tag byte, just the length */
-        mp_put(&s->batch[w], s->rec.b, s->rec.n);
+        dfs_bytebuf_put(&s->batch[w], s->rec.v, s->rec.n);
         if (s->batch[w].oom && !s->err)
             s->err = ENOMEM;
         if (++s->batch_records[w] == BATCH_RECORDS)
@@ -381,9 +361,9 @@ static bool sim_init(sim *s, const dfs_gen_options *o, unsigned rank, uint64_t t
 
 static void sim_free(sim *s)
 {
-    free(s->prev_end), free(s->cur_end), free(s->rec.b);
+    free(s->prev_end), free(s->cur_end), dfs_bytebuf_free(&s->rec);
     for (unsigned w = 0; w < WORKERS; w++)
-        free(s->batch[w].b);
+        dfs_bytebuf_free(&s->batch[w]);
 }
 
 static int write_host(const dfs_gen_options *o, unsigned rank, uint64_t tasks, dfs_gen_file *files,
