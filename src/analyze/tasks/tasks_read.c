@@ -483,8 +483,7 @@ static bool pair_edges(dfs_tasks *t)
     }
     unmatched += open.n;
     dfs_vec_free(&open);
-    if (unmatched)
-        tk_note(t, "%llu begin/end event(s) without a partner left out", (unsigned long long)unmatched);
+    tk_count_note(t, unmatched, "begin/end event(s) without a partner left out");
     return !p->failed;
 }
 
