@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analyze/common/stack_key.h"
 #include "analyze/tasks/tasks.h"
 #include "util/strtab.h"
 #include "util/u64map.h"
@@ -95,9 +96,9 @@ typedef struct tk_other {
 
 typedef struct tk_edge_ev {
     uint64_t offset;
+    dfs_stack_key stack; /* (pid, tid, name) */
+    int64_t ts;
     uint32_t file;
-    dfs_str name;
-    int64_t pid, tid, ts;
     bool begin;
 } tk_edge_ev;
 
