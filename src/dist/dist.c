@@ -200,9 +200,7 @@ static bool pack_preview(void *ctx, void **buf, size_t *len)
     dfs_pack_init(&w, NULL);
     dfs_pack_bool(&w, p->pv.have_origin);
     dfs_pack_i64(&w, p->pv.origin_ns);
-    dfs_pack_u64(&w, p->pv.ncategories);
-    for (size_t i = 0; i < p->pv.ncategories; i++)
-        dfs_pack_text(&w, p->pv.categories[i], strlen(p->pv.categories[i]));
+    dfs_pack_texts(&w, (const char *const *)p->pv.categories, p->pv.ncategories);
     bool ok = dfs_pack_finish(&w, buf, len);
     dfs_pack_free(&w);
     return ok;

@@ -1,4 +1,5 @@
-/* gen.c - the public side of the generator: options, file names, workers, atomic files. */
+/* gen.c - the public side of the generator: options, file names, workers, atomic files, and what
+ * gen_dasf.c shares with it (gen_internal.h). */
 #include "gen/gen.h"
 
 #include <errno.h>
@@ -14,6 +15,7 @@
 
 #include "dfscope.h"
 #include "gen/gen_fmt.h"
+#include "gen/gen_internal.h"
 #include "gen/gen_model.h"
 #include "output/atomic.h"
 #include "output/textout.h"
@@ -128,6 +130,46 @@ int dfs_gen_file_name(const dfs_gen_options *o, unsigned rank, char *buf, size_t
 }
 
 /* ---------------------------------------------------------------------------------------------
+ * Shared with gen_dasf.c (gen_internal.h)
+ * ------------------------------------------------------------------------------------------- */
+
+int gen_fail(char *err, size_t errlen, int status, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return status;
+}
+
+char *gen_join_path(const char *dir, const char *name)
+{
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *p = malloc(n);
+    if (p)
+        snprintf(p, n, "%s/%s", dir, name);
+    return p;
+}
+
+void gen_report_sum(dfs_gen_report *r)
+{
+    for (size_t i = 0; i < r->nfiles; i++) {
+        r->records += r->files[i].records;
+        r->bytes += r->files[i].bytes;
+        r->disk_bytes += r->files[i].disk_bytes;
+    }
+}
+
+double gen_seconds_since(const struct timespec *t0)
+{
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* ---------------------------------------------------------------------------------------------
  * Writing one file
  * ------------------------------------------------------------------------------------------- */
 
@@ -142,15 +184,6 @@ typedef struct gen_shared {
     int failed_status;      /* its dfs_status */
     char err[256];
 } gen_shared;
-
-static char *join_path(const char *dir, const char *name)
-{
-    size_t n = strlen(dir) + strlen(name) + 2;
-    char *p = malloc(n);
-    if (p)
-        snprintf(p, n, "%s/%s", dir, name);
-    return p;
-}
 
 /* Generates into an open descriptor; returns an errno value. */
 static int generate(const gen_shared *sh, unsigned rank, int fd, dfs_gen_file *fi)
@@ -181,8 +214,8 @@ static int write_rank(gen_shared *sh, unsigned rank, char *why, size_t whylen)
     dfs_gen_file_name(sh->opt, rank, name, sizeof name);
     char tmpname[160];
     snprintf(tmpname, sizeof tmpname, ".%s.tmp-XXXXXX", name);
-    char *tmp = join_path(sh->opt->out_dir, tmpname);
-    fi->path = join_path(sh->opt->out_dir, name);
+    char *tmp = gen_join_path(sh->opt->out_dir, tmpname);
+    fi->path = gen_join_path(sh->opt->out_dir, name);
     if (!tmp || !fi->path) {
         free(tmp);
         snprintf(why, whylen, "out of memory");
@@ -237,34 +270,20 @@ static void *worker(void *arg)
  * Entry point
  * ------------------------------------------------------------------------------------------- */
 
-static int fail(char *err, size_t errlen, int status, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static int fail(char *err, size_t errlen, int status, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return status;
-}
-
 static int check_options(const dfs_gen_options *o, char *err, size_t errlen)
 {
     if (!o->out_dir || !*o->out_dir)
-        return fail(err, errlen, DFS_ERR_USAGE, "no output directory");
+        return gen_fail(err, errlen, DFS_ERR_USAGE, "no output directory");
     if (o->format >= DFS_GEN__COUNT)
-        return fail(err, errlen, DFS_ERR_USAGE, "unknown format");
+        return gen_fail(err, errlen, DFS_ERR_USAGE, "unknown format");
     if (o->workload >= DFS_GEN__WORKLOADS)
-        return fail(err, errlen, DFS_ERR_USAGE, "unknown workload");
+        return gen_fail(err, errlen, DFS_ERR_USAGE, "unknown workload");
     if (o->ranks == 0 || o->ranks > MAX_RANKS)
-        return fail(err, errlen, DFS_ERR_USAGE, "ranks must be between 1 and %u", MAX_RANKS);
+        return gen_fail(err, errlen, DFS_ERR_USAGE, "ranks must be between 1 and %u", MAX_RANKS);
     if (o->total_bytes == 0 && o->events_per_rank == 0)
-        return fail(err, errlen, DFS_ERR_USAGE, "a size or an event count is needed");
+        return gen_fail(err, errlen, DFS_ERR_USAGE, "a size or an event count is needed");
     if (o->format == DFS_GEN_V2 && o->gzip && o->member_bytes == 0)
-        return fail(err, errlen, DFS_ERR_USAGE, "gzip member size must be positive");
+        return gen_fail(err, errlen, DFS_ERR_USAGE, "gzip member size must be positive");
     return DFS_OK;
 }
 
@@ -310,9 +329,9 @@ int dfs_gen_write(const dfs_gen_options *o, dfs_gen_report *out, char *err, size
         return st;
     char why[512];
     if (dfs_make_dirs(o->out_dir, why, sizeof why) != 0)
-        return fail(err, errlen, DFS_ERR_IO, "%s", why);
+        return gen_fail(err, errlen, DFS_ERR_IO, "%s", why);
 
-    struct timespec t0, t1;
+    struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     gen_shared *sh = calloc(1, sizeof *sh);
     r->files = calloc(o->ranks, sizeof *r->files);
@@ -320,7 +339,7 @@ int dfs_gen_write(const dfs_gen_options *o, dfs_gen_report *out, char *err, size
     if (!sh || !r->files || !written) {
         free(sh);
         free(written);
-        return fail(err, errlen, DFS_ERR_NOMEM, "out of memory");
+        return gen_fail(err, errlen, DFS_ERR_NOMEM, "out of memory");
     }
     r->nfiles = o->ranks;
     sh->opt = o;
@@ -333,19 +352,14 @@ int dfs_gen_write(const dfs_gen_options *o, dfs_gen_report *out, char *err, size
     pthread_mutex_destroy(&sh->lock);
 
     if (sh->failed_rank >= 0) {
-        st = fail(err, errlen, sh->failed_status, "%s", sh->err);
+        st = gen_fail(err, errlen, sh->failed_status, "%s", sh->err);
         remove_outputs(sh, r->nfiles);
     } else {
-        for (size_t i = 0; i < r->nfiles; i++) {
-            r->records += r->files[i].records;
-            r->bytes += r->files[i].bytes;
-            r->disk_bytes += r->files[i].disk_bytes;
-        }
+        gen_report_sum(r);
     }
     free(sh);
     free(written);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    r->seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    r->seconds = gen_seconds_since(&t0);
     if (r == &local)
         dfs_gen_report_free(&local);
     return st;

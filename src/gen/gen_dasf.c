@@ -2,7 +2,6 @@
 #include "gen/gen_dasf.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,8 +11,10 @@
 #include <unistd.h>
 
 #include "dfscope.h"
+#include "gen/gen_internal.h"
 #include "gen/gen_model.h"
 #include "output/atomic.h"
+#include "util/bytebuf.h"
 
 #define WORKERS 4
 #define BATCH_RECORDS 1000 /* DASF's default flush: a worker's records arrive in such batches */
@@ -26,28 +27,7 @@ static const char *const stage_names[STAGES] = {"original-array", "array-reshape
 
 /* ---- msgpack -------------------------------------------------------------------------------- */
 
-typedef struct mp {
-    unsigned char *b;
-    size_t n, cap;
-    bool oom;
-} mp;
-
-static void mp_put(mp *m, const void *p, size_t n)
-{
-    if (m->n + n > m->cap) {
-        size_t cap = m->cap ? m->cap : 1024;
-        while (cap < m->n + n)
-            cap *= 2;
-        unsigned char *b = realloc(m->b, cap);
-        if (!b) {
-            m->oom = true;
-            return;
-        }
-        m->b = b, m->cap = cap;
-    }
-    memcpy(m->b + m->n, p, n);
-    m->n += n;
-}
+typedef dfs_bytebuf mp; /* msgpack being written */
 
 static void mp_be(mp *m, unsigned tag, uint64_t v, unsigned width)
 {
@@ -57,7 +37,7 @@ static void mp_be(mp *m, unsigned tag, uint64_t v, unsigned width)
         b[k++] = (unsigned char)tag;
     for (unsigned i = width; i-- > 0;)
         b[k++] = (unsigned char)(v >> (8 * i));
-    mp_put(m, b, k);
+    dfs_bytebuf_put(m, b, k);
 }
 
 static void mp_map(mp *m, unsigned n) { mp_be(m, 0x80 | n, 0, 0); }
@@ -72,7 +52,7 @@ static void mp_strn(mp *m, const char *s, size_t n)
         mp_be(m, 0xd9, n, 1);
     else
         mp_be(m, 0xda, n, 2);
-    mp_put(m, s, n);
+    dfs_bytebuf_put(m, s, n);
 }
 
 static void mp_str(mp *m, const char *s) { mp_strn(m, s, strlen(s)); }
@@ -133,7 +113,7 @@ static int key_text(const sim *s, unsigned stage, uint64_t chunk, char *buf, siz
 
 static void flush_worker(sim *s, unsigned w)
 {
-    if (s->batch[w].n && fwrite(s->batch[w].b, 1, s->batch[w].n, s->out) != s->batch[w].n && !s->err)
+    if (s->batch[w].n && fwrite(s->batch[w].v, 1, s->batch[w].n, s->out) != s->batch[w].n && !s->err)
         s->err = errno ? errno : EIO;
     s->bytes += s->batch[w].n;
     s->batch[w].n = 0;
@@ -149,12 +129,12 @@ static void emit(sim *s, unsigned w)
         unsigned char len[8];
         for (unsigned i = 0; i < 8; i++)
             len[i] = (unsigned char)((uint64_t)s->rec.n >> (8 * (7 - i)));
-        if ((fwrite(len, 1, 8, s->out) != 8 || fwrite(s->rec.b, 1, s->rec.n, s->out) != s->rec.n) && !s->err)
+        if ((fwrite(len, 1, 8, s->out) != 8 || fwrite(s->rec.v, 1, s->rec.n, s->out) != s->rec.n) && !s->err)
             s->err = errno ? errno : EIO;
         s->bytes += 8 + s->rec.n;
     } else {
         mp_be(&s->batch[w], 0x100, s->rec.n, 8); /* tag 0x100: no tag byte, just the length */
-        mp_put(&s->batch[w], s->rec.b, s->rec.n);
+        dfs_bytebuf_put(&s->batch[w], s->rec.v, s->rec.n);
         if (s->batch[w].oom && !s->err)
             s->err = ENOMEM;
         if (++s->batch_records[w] == BATCH_RECORDS)
@@ -300,29 +280,6 @@ static void run_monitor(sim *s, uint64_t samples)
 
 /* ---- files --------------------------------------------------------------------------------------- */
 
-static int fail(char *err, size_t errlen, int status, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static int fail(char *err, size_t errlen, int status, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return status;
-}
-
-static char *join(const char *dir, const char *name)
-{
-    size_t n = strlen(dir) + strlen(name) + 2;
-    char *p = malloc(n);
-    if (p)
-        snprintf(p, n, "%s/%s", dir, name);
-    return p;
-}
-
 /* Opens a temporary file beside `path`; *tmp receives its name. */
 static FILE *open_temp(const char *path, char **tmp)
 {
@@ -356,12 +313,12 @@ static int write_file(sim *s, const char *name, body_fn body, uint64_t n, dfs_ge
                       size_t errlen)
 {
     char *tmp = NULL;
-    fi->path = join(s->o->out_dir, name);
+    fi->path = gen_join_path(s->o->out_dir, name);
     s->out = fi->path ? open_temp(fi->path, &tmp) : NULL;
     if (!s->out) {
         int e = errno;
         free(tmp);
-        return fail(err, errlen, fi->path ? DFS_ERR_IO : DFS_ERR_NOMEM, "%s: %s", name, strerror(e));
+        return gen_fail(err, errlen, fi->path ? DFS_ERR_IO : DFS_ERR_NOMEM, "%s: %s", name, strerror(e));
     }
     s->records = s->bytes = 0;
     s->err = 0;
@@ -376,7 +333,7 @@ static int write_file(sim *s, const char *name, body_fn body, uint64_t n, dfs_ge
     fi->records = s->records;
     fi->bytes = fi->disk_bytes = s->bytes;
     if (s->err)
-        return fail(err, errlen, s->err == ENOMEM ? DFS_ERR_NOMEM : DFS_ERR_IO, "%s: %s", fi->path,
+        return gen_fail(err, errlen, s->err == ENOMEM ? DFS_ERR_NOMEM : DFS_ERR_IO, "%s: %s", fi->path,
                     strerror(s->err));
     return DFS_OK;
 }
@@ -404,9 +361,9 @@ static bool sim_init(sim *s, const dfs_gen_options *o, unsigned rank, uint64_t t
 
 static void sim_free(sim *s)
 {
-    free(s->prev_end), free(s->cur_end), free(s->rec.b);
+    free(s->prev_end), free(s->cur_end), dfs_bytebuf_free(&s->rec);
     for (unsigned w = 0; w < WORKERS; w++)
-        free(s->batch[w].b);
+        dfs_bytebuf_free(&s->batch[w]);
 }
 
 static int write_host(const dfs_gen_options *o, unsigned rank, uint64_t tasks, dfs_gen_file *files,
@@ -416,7 +373,7 @@ static int write_host(const dfs_gen_options *o, unsigned rank, uint64_t tasks, d
     char name[96];
     if (!sim_init(&s, o, rank, tasks)) {
         sim_free(&s);
-        return fail(err, errlen, DFS_ERR_NOMEM, "out of memory");
+        return gen_fail(err, errlen, DFS_ERR_NOMEM, "out of memory");
     }
     snprintf(name, sizeof name, "dasf-TracePlugin-%s.msgpack", s.host);
     int st = write_file(&s, name, graph_body, tasks, &files[0], err, errlen);
@@ -436,22 +393,22 @@ int dfs_gen_dasf_write(const dfs_gen_options *o, dfs_gen_report *out, char *err,
     dfs_gen_report *r = out ? out : &local;
     memset(r, 0, sizeof *r);
     if (!o->out_dir || !*o->out_dir)
-        return fail(err, errlen, DFS_ERR_USAGE, "no output directory");
+        return gen_fail(err, errlen, DFS_ERR_USAGE, "no output directory");
     if (o->gzip)
-        return fail(err, errlen, DFS_ERR_USAGE, "DASF databases are not compressed (no --gzip)");
+        return gen_fail(err, errlen, DFS_ERR_USAGE, "DASF databases are not compressed (no --gzip)");
     if (o->ranks == 0 || o->ranks > 4096)
-        return fail(err, errlen, DFS_ERR_USAGE, "ranks (hosts) must be between 1 and 4096");
+        return gen_fail(err, errlen, DFS_ERR_USAGE, "ranks (hosts) must be between 1 and 4096");
     uint64_t tasks = o->total_bytes ? o->total_bytes / o->ranks / BYTES_PER_TASK : o->events_per_rank;
     if (tasks == 0)
-        return fail(err, errlen, DFS_ERR_USAGE, "a size or an event count is needed");
+        return gen_fail(err, errlen, DFS_ERR_USAGE, "a size or an event count is needed");
     char why[512];
     if (dfs_make_dirs(o->out_dir, why, sizeof why) != 0)
-        return fail(err, errlen, DFS_ERR_IO, "%s", why);
-    struct timespec t0, t1;
+        return gen_fail(err, errlen, DFS_ERR_IO, "%s", why);
+    struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     r->files = calloc(2 * (size_t)o->ranks, sizeof *r->files);
     if (!r->files)
-        return fail(err, errlen, DFS_ERR_NOMEM, "out of memory");
+        return gen_fail(err, errlen, DFS_ERR_NOMEM, "out of memory");
     r->nfiles = 2 * (size_t)o->ranks;
     int st = DFS_OK;
     size_t written = 0;
@@ -459,13 +416,8 @@ int dfs_gen_dasf_write(const dfs_gen_options *o, dfs_gen_report *out, char *err,
         st = write_host(o, rank, tasks, &r->files[2 * rank], &written, err, errlen);
     for (size_t i = 0; st != DFS_OK && i < written; i++) /* no partial output */
         unlink(r->files[i].path);
-    for (size_t i = 0; i < r->nfiles; i++) {
-        r->records += r->files[i].records;
-        r->bytes += r->files[i].bytes;
-        r->disk_bytes += r->files[i].disk_bytes;
-    }
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    r->seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    gen_report_sum(r);
+    r->seconds = gen_seconds_since(&t0);
     if (r == &local)
         dfs_gen_report_free(&local);
     return st;

@@ -644,48 +644,28 @@ static void init_phase(rank_sim *s)
     span_close(s);
 }
 
-/* One file of the dataset: open, find the array, read it in chunks, close. */
-static void read_npz(rank_sim *s, const io_file *fl, uint64_t size)
+/* An NPZ archive: find the array through the zip directory at the end. */
+static void npz_locate(rank_sim *s, const io_file *fl, int fd, uint64_t size)
 {
-    const char *reader = s->prof->reader;
-    char name[64];
-    snprintf(name, sizeof name, "%s.open", reader);
-    span_open(s, name, "reader");
-    int fd = sys_open(s, fl, 0, 0);
-    sys_fstat(s, fl, fd);
     sys_lseek(s, fl, fd, 0, 2, (int64_t)size);
     sys_lseek(s, fl, fd, (int64_t)size - 22, 0, (int64_t)size - 22);
     sys_read(s, fl, fd, 22, 22); /* zip end-of-central-directory */
-    span_close(s);
-    snprintf(name, sizeof name, "%s.get_sample", reader);
-    frame *get = span_open(s, name, "reader");
-    span_arg(get, "image_size", GA_DLIO, (int64_t)size);
+}
+
+/* An NPZ array: its header, then the data in chunks. */
+static void npz_read(rank_sim *s, const io_file *fl, int fd, uint64_t size)
+{
     sys_lseek(s, fl, fd, 0, 0, 0);
     sys_read(s, fl, fd, 128, 128); /* npy header */
     for (uint64_t off = 128; off < size; off += s->prof->chunk) {
         uint64_t n = size - off < s->prof->chunk ? size - off : s->prof->chunk;
         sys_read(s, fl, fd, s->prof->chunk, n);
     }
-    span_close(s);
-    py(s, s->names->preprocess, s->names->preprocess_cat, 25, 60);
-    snprintf(name, sizeof name, "%s.close", reader);
-    span_open(s, name, "reader");
-    sys_close(s, fl, fd);
-    span_close(s);
 }
 
-static void read_image(rank_sim *s, const io_file *fl, uint64_t size)
+/* An image: positioned reads in chunks up to the one that finds the end. */
+static void image_read(rank_sim *s, const io_file *fl, int fd, uint64_t size)
 {
-    const char *reader = s->prof->reader;
-    char name[64];
-    snprintf(name, sizeof name, "%s.open", reader);
-    span_open(s, name, "reader");
-    int fd = sys_open(s, fl, 0, 0);
-    sys_fstat(s, fl, fd);
-    span_close(s);
-    snprintf(name, sizeof name, "%s.get_sample", reader);
-    frame *get = span_open(s, name, "reader");
-    span_arg(get, "image_size", GA_DLIO, (int64_t)size);
     uint64_t off = 0;
     for (;;) {
         uint64_t n = size - off < s->prof->chunk ? size - off : s->prof->chunk;
@@ -694,8 +674,34 @@ static void read_image(rank_sim *s, const io_file *fl, uint64_t size)
             break;
         off += n;
     }
+}
+
+/* One file of the dataset through the reader's spans: open (an NPZ's array found), get_sample
+ * (the reads), preprocessing (an image's decode and resize cost more), close. */
+static void read_sample_file(rank_sim *s, const io_file *fl, uint64_t size)
+{
+    const char *reader = s->prof->reader;
+    bool image = s->prof->pread;
+    char name[64]; /* a span keeps the pointer to its name: each is closed before it is rewritten */
+    snprintf(name, sizeof name, "%s.open", reader);
+    span_open(s, name, "reader");
+    int fd = sys_open(s, fl, 0, 0);
+    sys_fstat(s, fl, fd);
+    if (!image)
+        npz_locate(s, fl, fd, size);
     span_close(s);
-    py(s, s->names->preprocess, s->names->preprocess_cat, 300, 900); /* decode + resize */
+    snprintf(name, sizeof name, "%s.get_sample", reader);
+    frame *get = span_open(s, name, "reader");
+    span_arg(get, "image_size", GA_DLIO, (int64_t)size);
+    if (image)
+        image_read(s, fl, fd, size);
+    else
+        npz_read(s, fl, fd, size);
+    span_close(s);
+    if (image)
+        py(s, s->names->preprocess, s->names->preprocess_cat, 300, 900);
+    else
+        py(s, s->names->preprocess, s->names->preprocess_cat, 25, 60);
     snprintf(name, sizeof name, "%s.close", reader);
     span_open(s, name, "reader");
     sys_close(s, fl, fd);
@@ -718,10 +724,7 @@ static void sample(rank_sim *s, uint32_t epoch, uint32_t step, uint64_t position
     span_arg(ri, "image_size", GA_DLIO, (int64_t)size);
     io_file fl = sample_file(s, idx);
     s->next_fd = (int)gen_rng_range(&s->rng, 16, 19); /* Python keeps a few files open */
-    if (s->prof->pread)
-        read_image(s, &fl, size);
-    else
-        read_npz(s, &fl, size);
+    read_sample_file(s, &fl, size);
     span_close(s);
     span_close(s);
 }

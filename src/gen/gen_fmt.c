@@ -150,6 +150,39 @@ static size_t args_bound(const gen_arg *args, unsigned n)
     return b;
 }
 
+/* The pieces most records share: `{"name":N,"cat":C` opens them, `,"pid":P,"tid":T` names the
+ * thread, and v2 types and dates its records with `,"type":T,"ts":TS`. */
+static char *put_name_cat(char *p, const char *name, const char *cat)
+{
+    PUT(p, "{\"name\":");
+    p = put_cstr(p, name);
+    PUT(p, ",\"cat\":");
+    return put_cstr(p, cat);
+}
+
+static char *put_pid_tid(char *p, int64_t pid, int64_t tid)
+{
+    PUT(p, ",\"pid\":");
+    p = put_i64(p, pid);
+    PUT(p, ",\"tid\":");
+    return put_i64(p, tid);
+}
+
+static char *put_type_ts(char *p, uint8_t type, int64_t ts)
+{
+    PUT(p, ",\"type\":");
+    p = put_u64(p, type);
+    PUT(p, ",\"ts\":");
+    return put_i64(p, ts);
+}
+
+/* `"hhash":H`, the host tag of DFTracer's args. */
+static char *put_hhash(const gen_fmt *f, char *p)
+{
+    PUT(p, "\"hhash\":");
+    return put_hash(f, p, f->hhash);
+}
+
 /* ------------------------------------------------------------------------------------------ */
 
 void gen_fmt_init(gen_fmt *f, dfs_gen_format format, dfs_textout *out, const char *host)
@@ -252,18 +285,12 @@ void gen_fmt_close(gen_fmt *f)
 static char *complete_head(const gen_fmt *f, char *p, const gen_rec *r)
 {
     if (f->format == DFS_GEN_CHROME) {
-        PUT(p, "{\"name\":");
-        p = put_cstr(p, r->name);
-        PUT(p, ",\"cat\":");
-        p = put_cstr(p, r->cat);
+        p = put_name_cat(p, r->name, r->cat);
         PUT(p, ",\"ph\":\"X\",\"ts\":");
         p = put_i64(p, r->ts);
         PUT(p, ",\"dur\":");
         p = put_i64(p, r->dur);
-        PUT(p, ",\"pid\":");
-        p = put_i64(p, r->pid);
-        PUT(p, ",\"tid\":");
-        return put_i64(p, r->tid);
+        return put_pid_tid(p, r->pid, r->tid);
     }
     PUT(p, "{\"id\":");
     p = put_num(f, p, (int64_t)r->id);
@@ -302,8 +329,7 @@ static char *complete_bookkeeping(const gen_fmt *f, char *p, const gen_rec *r, b
         *wrote = false;
         return p;
     }
-    PUT(p, "\"hhash\":");
-    p = put_hash(f, p, f->hhash);
+    p = put_hhash(f, p);
     if (r->level > 0) {
         PUT(p, ",\"p_idx\":");
         p = put_i64(p, r->p_idx);
@@ -357,10 +383,8 @@ void gen_fmt_meta(gen_fmt *f, const gen_meta *m)
     if (f->format == DFS_GEN_CHROME) {
         PUT(p, "{\"name\":");
         p = put_cstr(p, m->name);
-        PUT(p, ",\"ph\":\"M\",\"pid\":");
-        p = put_i64(p, m->pid);
-        PUT(p, ",\"tid\":");
-        p = put_i64(p, m->tid);
+        PUT(p, ",\"ph\":\"M\"");
+        p = put_pid_tid(p, m->pid, m->tid);
         PUT(p, ",\"args\":{\"name\":");
         p = put_quoted(p, m->str, m->str_len);
         PUT(p, "}}");
@@ -376,17 +400,15 @@ void gen_fmt_meta(gen_fmt *f, const gen_meta *m)
     }
     p = put_cstr(p, m->name);
     if (f->format == DFS_GEN_V2)
-        PUT(p, ",\"cat\":\"dftracer\",\"type\":1,\"pid\":");
+        PUT(p, ",\"cat\":\"dftracer\",\"type\":1");
     else
-        PUT(p, ",\"cat\":\"dftracer\",\"pid\":");
-    p = put_i64(p, m->pid);
-    PUT(p, ",\"tid\":");
-    p = put_i64(p, m->tid);
+        PUT(p, ",\"cat\":\"dftracer\"");
+    p = put_pid_tid(p, m->pid, m->tid);
     if (f->format == DFS_GEN_V2) {
         PUT(p, ",\"ph\":4,\"args\":{");
     } else if (f->format == DFS_GEN_V1) {
-        PUT(p, ",\"ph\":\"M\",\"args\":{\"hhash\":"); /* 1.0.7+ tags metadata with the host */
-        p = put_hash(f, p, f->hhash);
+        PUT(p, ",\"ph\":\"M\",\"args\":{"); /* 1.0.7+ tags metadata with the host */
+        p = put_hhash(f, p);
         *p++ = ',';
     } else {
         PUT(p, ",\"ph\":\"M\",\"args\":{");
@@ -414,21 +436,12 @@ void gen_fmt_aggregated(gen_fmt *f, const char *name, const char *cat, uint8_t t
     char *start = begin_record(f, 320 + strlen(name) + strlen(cat));
     if (!start)
         return;
-    char *p = start;
-    PUT(p, "{\"name\":");
-    p = put_cstr(p, name);
-    PUT(p, ",\"cat\":");
-    p = put_cstr(p, cat);
-    PUT(p, ",\"type\":");
-    p = put_u64(p, type);
-    PUT(p, ",\"ts\":");
-    p = put_i64(p, ts);
-    PUT(p, ",\"ph\":3,\"pid\":");
-    p = put_i64(p, pid);
-    PUT(p, ",\"tid\":");
-    p = put_i64(p, tid);
-    PUT(p, ",\"args\":{\"hhash\":");
-    p = put_hash(f, p, f->hhash);
+    char *p = put_name_cat(start, name, cat);
+    p = put_type_ts(p, type, ts);
+    PUT(p, ",\"ph\":3");
+    p = put_pid_tid(p, pid, tid);
+    PUT(p, ",\"args\":{");
+    p = put_hhash(f, p);
     PUT(p, ",\"dft_cnt\":");
     p = put_u64(p, count);
     if (count == 1) { /* a single call is written plainly, several as min/max/sum */
@@ -454,32 +467,19 @@ void gen_fmt_counter(gen_fmt *f, const char *name, const char *cat, uint8_t type
     char *start = begin_record(f, 320 + strlen(name) + strlen(cat) + args_bound(args, nargs));
     if (!start)
         return;
-    char *p = start;
-    PUT(p, "{\"name\":");
-    p = put_cstr(p, name);
-    PUT(p, ",\"cat\":");
-    p = put_cstr(p, cat);
+    char *p = put_name_cat(start, name, cat);
     if (f->format == DFS_GEN_V2) {
-        PUT(p, ",\"type\":");
-        p = put_u64(p, type);
-        PUT(p, ",\"ts\":");
-        p = put_i64(p, ts);
-        PUT(p, ",\"ph\":2,\"pid\":");
+        p = put_type_ts(p, type, ts);
+        PUT(p, ",\"ph\":2");
     } else {
         PUT(p, ",\"ph\":\"C\",\"ts\":");
         p = put_i64(p, ts);
-        PUT(p, ",\"pid\":");
     }
-    p = put_i64(p, pid);
-    PUT(p, ",\"tid\":");
-    p = put_i64(p, tid);
+    p = put_pid_tid(p, pid, tid);
     PUT(p, ",\"args\":{");
-    bool comma = false;
-    if (f->format == DFS_GEN_V2) {
-        PUT(p, "\"hhash\":");
-        p = put_hash(f, p, f->hhash);
-        comma = true;
-    }
+    bool comma = f->format == DFS_GEN_V2;
+    if (comma)
+        p = put_hhash(f, p);
     p = put_args(f, p, args, nargs, comma);
     PUT(p, "}}");
     end_record(f, p);
@@ -493,19 +493,12 @@ void gen_fmt_edge(gen_fmt *f, char ph, const char *name, const char *cat, int64_
     char *start = begin_record(f, 160 + strlen(name) + strlen(cat));
     if (!start)
         return;
-    char *p = start;
-    PUT(p, "{\"name\":");
-    p = put_cstr(p, name);
-    PUT(p, ",\"cat\":");
-    p = put_cstr(p, cat);
+    char *p = put_name_cat(start, name, cat);
     PUT(p, ",\"ph\":\"");
     *p++ = ph;
     PUT(p, "\",\"ts\":");
     p = put_i64(p, ts);
-    PUT(p, ",\"pid\":");
-    p = put_i64(p, pid);
-    PUT(p, ",\"tid\":");
-    p = put_i64(p, tid);
+    p = put_pid_tid(p, pid, tid);
     *p++ = '}';
     end_record(f, p);
 }

@@ -170,6 +170,12 @@ static double rel_s(const dfs_overlap_result *r, int64_t t)
     return secs(t - r->origin_ns);
 }
 
+/* Where bin k starts (and bin k - 1 ends), in seconds from the origin. */
+static double bin_edge_s(const dfs_overlap_result *r, int64_t k)
+{
+    return secs((int64_t)((__int128)k * r->granularity_ns));
+}
+
 static void json_segments(dfs_jw *w, const dfs_overlap_result *r, const char *key, const dfs_overlap_segment *s,
                           size_t n, bool totals)
 {
@@ -283,8 +289,8 @@ static void json_bins(dfs_jw *w, const dfs_overlap_result *r)
         const dfs_overlap_bin *b = &r->bins[i];
         dfs_jw_object(w, NULL);
         dfs_jw_int(w, "index", b->index);
-        dfs_jw_double(w, "start_s", secs((int64_t)((__int128)b->index * r->granularity_ns)));
-        dfs_jw_double(w, "end_s", secs((int64_t)((__int128)(b->index + 1) * r->granularity_ns)));
+        dfs_jw_double(w, "start_s", bin_edge_s(r, b->index));
+        dfs_jw_double(w, "end_s", bin_edge_s(r, b->index + 1));
         json_fields(w, r, &b->v, true);
         dfs_jw_end(w);
     }
@@ -420,8 +426,8 @@ static void csv_bins(FILE *out, const dfs_overlap_result *r)
     for (size_t i = 0; i < r->nbins; i++) {
         const dfs_overlap_bin *b = &r->bins[i];
         fprintf(out, "%" PRId64, b->index);
-        dfs_csv_num(out, secs((int64_t)((__int128)b->index * r->granularity_ns)));
-        dfs_csv_num(out, secs((int64_t)((__int128)(b->index + 1) * r->granularity_ns)));
+        dfs_csv_num(out, bin_edge_s(r, b->index));
+        dfs_csv_num(out, bin_edge_s(r, b->index + 1));
         csv_values(out, r, &b->v, true);
     }
 }
@@ -640,7 +646,7 @@ static void text_bins(FILE *out, const dfs_overlap_result *r)
     unit_columns(out, "bin start", 12);
     for (size_t i = 0; i < r->nbins; i++) {
         char name[48];
-        snprintf(name, sizeof name, "%.3f", secs((int64_t)((__int128)r->bins[i].index * r->granularity_ns)));
+        snprintf(name, sizeof name, "%.3f", bin_edge_s(r, r->bins[i].index));
         unit_row(out, name, 12, &r->bins[i].v);
     }
 }

@@ -17,6 +17,7 @@
 
 #include "output/atomic.h"
 #include "output/json.h"
+#include "util/bytebuf.h"
 #include "util/shortest.h"
 #include "util/utf8.h"
 
@@ -309,30 +310,9 @@ void dfs_tasks_print_table(FILE *out, const dfs_tk_table *t, size_t head)
 
 /* One CSV row is built here and written with one fwrite: per-character stdio calls lock the
  * stream every time, which dominates a million-row table. */
-typedef struct line {
-    char *b;
-    size_t n, cap;
-    bool oom;
-} line;
+typedef dfs_bytebuf line;
 
-static void line_put(line *l, const char *s, size_t n)
-{
-    if (l->n + n > l->cap) {
-        size_t cap = l->cap ? l->cap : 1024;
-        while (cap < l->n + n)
-            cap *= 2;
-        char *b = realloc(l->b, cap);
-        if (!b) {
-            l->oom = true;
-            return;
-        }
-        l->b = b, l->cap = cap;
-    }
-    memcpy(l->b + l->n, s, n);
-    l->n += n;
-}
-
-static void line_char(line *l, char c) { line_put(l, &c, 1); }
+static void line_char(line *l, char c) { dfs_bytebuf_put(l, &c, 1); }
 
 /* Python's csv: a field with a comma, a quote or a line break is quoted, quotes doubled. */
 static void csv_text(line *l, const char *s, size_t n)
@@ -341,7 +321,7 @@ static void csv_text(line *l, const char *s, size_t n)
     for (size_t i = 0; i < n && !quote; i++)
         quote = s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r';
     if (!quote) {
-        line_put(l, s, n);
+        dfs_bytebuf_put(l, s, n);
         return;
     }
     line_char(l, '"');
@@ -362,10 +342,10 @@ static void csv_cell(line *l, const dfs_tk_table *t, size_t row, size_t col)
         return;
     char buf[48];
     switch (t->types[col]) {
-    case DFS_TK_INT: line_put(l, buf, format_int(buf, c.i)); break;
+    case DFS_TK_INT: dfs_bytebuf_put(l, buf, format_int(buf, c.i)); break;
     case DFS_TK_FLOAT:
         if (!isnan(c.f)) /* pandas writes NaN as an empty field */
-            line_put(l, buf, dfs_py_float_repr(c.f, buf, sizeof buf));
+            dfs_bytebuf_put(l, buf, dfs_py_float_repr(c.f, buf, sizeof buf));
         break;
     default: csv_text(l, c.s, c.len); break;
     }
@@ -381,9 +361,9 @@ bool dfs_tasks_write_csv(FILE *out, const dfs_tk_table *t)
     }
     line_char(&l, '\n');
     for (size_t r = 0; r < t->nrows && !l.oom; r++) {
-        fwrite(l.b, 1, l.n, out);
+        fwrite(l.v, 1, l.n, out);
         l.n = 0;
-        line_put(&l, buf, format_int(buf, t->label(t, r)));
+        dfs_bytebuf_put(&l, buf, format_int(buf, t->label(t, r)));
         for (size_t c = 0; c < t->ncols; c++) {
             line_char(&l, ',');
             csv_cell(&l, t, r, c);
@@ -391,8 +371,8 @@ bool dfs_tasks_write_csv(FILE *out, const dfs_tk_table *t)
         line_char(&l, '\n');
     }
     if (!l.oom)
-        fwrite(l.b, 1, l.n, out);
-    free(l.b);
+        fwrite(l.v, 1, l.n, out);
+    dfs_bytebuf_free(&l);
     return !l.oom;
 }
 

@@ -151,7 +151,7 @@ HOT size_t qx_string(rec *r, qidx *x, size_t v, dfs_str *out, uint8_t *hints)
         return 0;
     if (x->s[v] == '"')
         *out = rec_intern_hot(r, x->s + v + 1, e - v - 2, 0, hints);
-    else if (rec_str_value_slow(r, x->s + v, out, hints) != x->s + e)
+    else if (rec_str_value_slow(r, x->s + v, out) != x->s + e)
         return 0;
     return e;
 }

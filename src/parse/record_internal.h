@@ -167,18 +167,18 @@ HOT bool rec_plain_number(const rec *r, const char *s, uint64_t *v, const char *
 }
 
 /* The general readers of the scalar fields, for whatever rec_plain_number does not take. */
-const char *rec_str_value_slow(rec *r, const char *s, dfs_str *out, uint8_t *hints);
+const char *rec_str_value_slow(rec *r, const char *s, dfs_str *out);
 const char *rec_id_value_slow(rec *r, const char *s);
 const char *rec_pid_value_slow(rec *r, const char *s, unsigned snbit, int64_t *num,
                                dfs_str *str, uint32_t str_flag, uint32_t has_flag);
 const char *rec_time_value_slow(rec *r, const char *s, unsigned scale, unsigned snbit,
                                 int64_t *out, uint32_t has_flag, bool *overflow);
 
-/* A string field (name, cat): see rec_str_value_slow. */
+/* A string field (name, cat): a string is interned here, anything else by rec_str_value_slow. */
 HOT const char *rec_str_value(rec *r, const char *s, dfs_str *out, uint8_t *hints)
 {
     if (*s != '"')
-        return rec_str_value_slow(r, s, out, hints);
+        return rec_str_value_slow(r, s, out);
     const char *body;
     size_t n;
     unsigned sf;

@@ -219,19 +219,10 @@ const char *rec_int_token(rec *r, const char *s, int64_t *out, bool *ok)
 
 /* ---- scalar fields ------------------------------------------------------------------------- */
 
-/* A string field (name, cat): strings are interned, numbers keep their text (Horovod writes
- * numeric names), anything else is skipped. */
-const char *rec_str_value_slow(rec *r, const char *s, dfs_str *out, uint8_t *hints)
+/* A string field (name, cat) whose value is not a string (the callers intern strings inline):
+ * numbers keep their text (Horovod writes numeric names), anything else is skipped. */
+const char *rec_str_value_slow(rec *r, const char *s, dfs_str *out)
 {
-    if (*s == '"') {
-        const char *body;
-        size_t n;
-        unsigned sf;
-        const char *e = rec_string_body(r, s, &body, &n, &sf);
-        if (e)
-            *out = rec_intern_hot(r, body, n, sf, hints);
-        return e;
-    }
     dfs_jnum num;
     const char *e = dfs_json_number(s, r->end, &num);
     if (e) {

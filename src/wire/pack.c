@@ -365,3 +365,53 @@ bool dfs_unpack_named_sortset(dfs_unpack *r, dfs_sortset *set)
     }
     return !r->bad;
 }
+
+void dfs_pack_i64_keys(dfs_pack *w, const dfs_keyset *set)
+{
+    dfs_pack_u64(w, set->count);
+    size_t it = 0;
+    for (const int64_t *v; (v = dfs_keyset_next(set, &it)) != NULL;)
+        dfs_pack_i64(w, *v);
+}
+
+bool dfs_unpack_i64_keys(dfs_unpack *r, dfs_keyset *set)
+{
+    size_t n = dfs_unpack_count(r, 1);
+    for (size_t i = 0; i < n && !r->bad; i++) {
+        int64_t v = dfs_unpack_i64(r);
+        if (dfs_keyset_add(set, &v) < 0)
+            return false;
+    }
+    return !r->bad;
+}
+
+void dfs_pack_u64s(dfs_pack *w, const uint64_t *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        dfs_pack_u64(w, v[i]);
+}
+
+void dfs_pack_i64s(dfs_pack *w, const int64_t *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        dfs_pack_i64(w, v[i]);
+}
+
+void dfs_unpack_u64s(dfs_unpack *r, uint64_t *const *to, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        *to[i] = dfs_unpack_u64(r);
+}
+
+void dfs_unpack_i64s(dfs_unpack *r, int64_t *const *to, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        *to[i] = dfs_unpack_i64(r);
+}
+
+void dfs_pack_texts(dfs_pack *w, const char *const *t, size_t n)
+{
+    dfs_pack_u64(w, n);
+    for (size_t i = 0; i < n; i++)
+        dfs_pack_text(w, t[i] ? t[i] : "", t[i] ? strlen(t[i]) : 0);
+}

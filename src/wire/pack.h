@@ -89,6 +89,20 @@ bool dfs_unpack_named_keys(dfs_unpack *r, dfs_keyset *set);
 void dfs_pack_named_sortset(dfs_pack *w, const dfs_sortset *set);
 bool dfs_unpack_named_sortset(dfs_unpack *r, dfs_sortset *set);
 
+/* A set of int64 keys (pids, tids); unpacking adds them to `set` (false: bad buffer or no memory). */
+void dfs_pack_i64_keys(dfs_pack *w, const dfs_keyset *set);
+bool dfs_unpack_i64_keys(dfs_unpack *r, dfs_keyset *set);
+
+/* A block of fields whose number both sides know (a struct's counters or times): no count
+ * travels. Unpacking stores through `to`, one pointer per field. */
+void dfs_pack_u64s(dfs_pack *w, const uint64_t *v, size_t n);
+void dfs_pack_i64s(dfs_pack *w, const int64_t *v, size_t n);
+void dfs_unpack_u64s(dfs_unpack *r, uint64_t *const *to, size_t n);
+void dfs_unpack_i64s(dfs_unpack *r, int64_t *const *to, size_t n);
+
+/* A list of texts: the count, then each as dfs_pack_text (NULL travels as ""). */
+void dfs_pack_texts(dfs_pack *w, const char *const *t, size_t n);
+
 /* The packed 64-bit identity of a traced unit (host, pid, tid) for the unit census: the host as
  * text, so that equal units on different ranks agree (dist/dist.h). */
 uint64_t dfs_unit_hash(const dfs_run *run, uint64_t hhash, dfs_str host, int64_t pid, int64_t tid);

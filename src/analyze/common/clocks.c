@@ -1,3 +1,4 @@
+/* clocks.c - the clock each input file's times went through, tracked per file (clocks.h). */
 #include "analyze/common/clocks.h"
 
 #include <stdlib.h>
@@ -47,6 +48,17 @@ static dfs_file_seen *entry(dfs_clock_track *t, uint32_t file, const dfs_file_se
     return &t->seen.v[idx];
 }
 
+/* The entry in slot i of t's map, its file in *file; NULL when the slot is empty. */
+static const dfs_file_seen *slot_entry(const dfs_clock_track *t, size_t i, uint32_t *file)
+{
+    const void *key;
+    uint32_t idx;
+    if (!dfs_keymap_slot(&t->files, i, &key, &idx))
+        return NULL;
+    memcpy(file, key, sizeof *file);
+    return &t->seen.v[idx];
+}
+
 dfs_file_seen *dfs_clock_track_file(dfs_clock_track *t, const dfs_run *run, const dfs_file_clock *given,
                                     size_t ngiven, uint32_t file)
 {
@@ -58,12 +70,10 @@ bool dfs_clock_track_merge(dfs_clock_track *into, const dfs_clock_track *from)
 {
     into->moved |= from->moved;
     for (size_t i = 0; i < from->files.cap; i++) {
-        const void *key;
-        uint32_t idx, file;
-        if (!dfs_keymap_slot(&from->files, i, &key, &idx))
+        uint32_t file;
+        const dfs_file_seen *c = slot_entry(from, i, &file);
+        if (!c)
             continue;
-        memcpy(&file, key, sizeof file);
-        const dfs_file_seen *c = &from->seen.v[idx];
         dfs_file_seen *mine = entry(into, file, c);
         if (!mine)
             return false;
@@ -81,12 +91,10 @@ bool dfs_clock_track_settle(const dfs_clock_track *t, const dfs_run *run, const 
     bool moved = t->moved;
     *have_origin = false;
     for (size_t i = 0; i < t->files.cap; i++) {
-        const void *key;
-        uint32_t idx, file;
-        if (!dfs_keymap_slot(&t->files, i, &key, &idx))
+        uint32_t file;
+        const dfs_file_seen *c = slot_entry(t, i, &file);
+        if (!c)
             continue;
-        memcpy(&file, key, sizeof file);
-        const dfs_file_seen *c = &t->seen.v[idx];
         dfs_file_clock fin = clock_of(run, given, ngiven, file);
         moved |= memcmp(&c->clock, &fin, sizeof fin) != 0;
         if (!c->have)
@@ -117,12 +125,10 @@ void dfs_clock_track_pack(dfs_pack *w, const dfs_clock_track *t)
     dfs_pack_bool(w, t->moved);
     dfs_pack_u64(w, t->files.count);
     for (size_t i = 0; i < t->files.cap; i++) {
-        const void *key;
-        uint32_t idx, file;
-        if (!dfs_keymap_slot(&t->files, i, &key, &idx))
+        uint32_t file;
+        const dfs_file_seen *s = slot_entry(t, i, &file);
+        if (!s)
             continue;
-        memcpy(&file, key, sizeof file);
-        const dfs_file_seen *s = &t->seen.v[idx];
         dfs_pack_u64(w, file);
         dfs_pack_i64(w, s->clock.offset_ns);
         dfs_pack_i64(w, s->clock.num);

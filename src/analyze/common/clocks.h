@@ -44,6 +44,9 @@ dfs_file_seen *dfs_clock_track_file(dfs_clock_track *t, const dfs_run *run, cons
 bool dfs_clock_track_merge(dfs_clock_track *into, const dfs_clock_track *from);
 /* After reading: true when a clock moved; *origin (when *have_origin) is the earliest start under
  * every file's final clock, computed with `apply`. */
+bool dfs_clock_track_settle(const dfs_clock_track *t, const dfs_run *run, const dfs_file_clock *given,
+                            size_t ngiven, int64_t (*apply)(const dfs_file_clock *, int64_t), int64_t *origin,
+                            bool *have_origin);
 /* A raw time (or duration) under a file's clock scale; and a raw time under the whole clock,
  * saturating at the int64 limits instead of wrapping. */
 int64_t dfs_clock_scale(const dfs_file_clock *c, int64_t t);
@@ -55,8 +58,4 @@ struct dfs_pack;
 struct dfs_unpack;
 void dfs_clock_track_pack(struct dfs_pack *w, const dfs_clock_track *t);
 bool dfs_clock_track_unpack(struct dfs_unpack *r, dfs_clock_track *t);
-
-bool dfs_clock_track_settle(const dfs_clock_track *t, const dfs_run *run, const dfs_file_clock *given,
-                            size_t ngiven, int64_t (*apply)(const dfs_file_clock *, int64_t), int64_t *origin,
-                            bool *have_origin);
 #endif

@@ -106,10 +106,11 @@ int64_t dfs_ovl_watermark(const dfs_ovl *o);
 /* Intervals and undecided events currently held (for tests of the memory bound). */
 size_t dfs_ovl_held(const dfs_ovl *o);
 
-/* Distributed runs (docs/MPI.md): the whole state on the wire, and back as an equal engine
- * (NULL when the buffer is bad or memory runs out). A finished engine travels as its totals and
- * bins only, since it holds nothing else. (Left out where the engine is compiled again under
- * other names, as test_overlap_engine.c does over a failing allocator.) */
+/* Distributed runs (docs/MPI.md): the whole state on the wire, and back as an equal engine. The
+ * engine may be NULL (none travels, none comes back); NULL back with the reader bad means a bad
+ * buffer or no memory. A finished engine travels as its totals and bins only, since it holds
+ * nothing else. (Left out where the engine is compiled again under other names, as
+ * test_overlap_engine.c does over a failing allocator.) */
 #ifndef dfs_ovl
 struct dfs_pack;
 struct dfs_unpack;

@@ -2,6 +2,8 @@
  * its configuration, totals, stores (unions and held events, with their sorted prefixes) and
  * bins, and back as an equal engine.
  *
+ * An absent engine (NULL) travels as a flag alone, so a unit without one needs no case of its own.
+ *
  * Invariants: unpacking checks what it reads (class sets valid and distinct, held events only in
  * stores compared with R, sorted prefixes within their buffers) and fails as a whole, freeing
  * what it built; a finished engine lists its bins again, since it will not be finished anew. Not
@@ -31,6 +33,9 @@ static void unpack_measure(dfs_unpack *r, dfs_ovl_measure *m)
 
 void dfs_ovl_pack(const dfs_ovl *o, dfs_pack *w)
 {
+    dfs_pack_bool(w, o != NULL);
+    if (!o)
+        return;
     dfs_pack_u64(w, o->nclasses);
     dfs_pack_i64(w, o->ref);
     dfs_pack_i64(w, o->bin_width);
@@ -107,6 +112,8 @@ static bool unpack_store(dfs_unpack *r, dfs_ovl *o)
 
 dfs_ovl *dfs_ovl_unpack(dfs_unpack *r)
 {
+    if (!dfs_unpack_bool(r))
+        return NULL; /* none travelled, or the buffer is bad */
     uint64_t nclasses = dfs_unpack_u64(r);
     int64_t ref = dfs_unpack_i64(r), width = dfs_unpack_i64(r), origin = dfs_unpack_i64(r);
     dfs_ovl *o = r->bad || nclasses > DFS_OVL_MAX_CLASSES || ref < -1 || ref >= (int64_t)nclasses

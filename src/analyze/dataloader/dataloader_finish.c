@@ -15,6 +15,7 @@
 
 #include "analyze/common/concepts.h"
 #include "analyze/common/predicate.h"
+#include "analyze/common/stack_key.h"
 #include "analyze/dataloader/dataloader_internal.h"
 #include "util/hash.h"
 #include "util/keymap.h"
@@ -103,26 +104,15 @@ static int cmp_file_offset(const void *a, const void *b)
 /* The stack a B or E record belongs to: smdebug pairs per pid, Composer per (pid, tid, name),
  * everything else per (pid, tid). Sorted by stack, then file order. */
 typedef struct mark {
-    int64_t pid, tid;
-    dfs_str name;
+    dfs_stack_key stack;
     size_t ev; /* index in total.evs */
 } mark;
 
 static int cmp_mark(const void *a, const void *b)
 {
     const mark *x = a, *y = b;
-    if (x->pid != y->pid)
-        return x->pid < y->pid ? -1 : 1;
-    if (x->tid != y->tid)
-        return x->tid < y->tid ? -1 : 1;
-    if (x->name != y->name)
-        return x->name < y->name ? -1 : 1;
-    return (x->ev > y->ev) - (x->ev < y->ev);
-}
-
-static bool same_stack(const mark *a, const mark *b)
-{
-    return a->pid == b->pid && a->tid == b->tid && a->name == b->name;
+    int c = dfs_stack_key_cmp(&x->stack, &y->stack);
+    return c ? c : (x->ev > y->ev) - (x->ev < y->ev);
 }
 
 /* Whether dfs_file_abs_ns(fi, ts) stays in the int64 range: it does not check, and a huge
@@ -165,7 +155,7 @@ static bool pair_marks(dfs_dataloader *d, const dfs_file_info *fi, mark *m, size
     DFS_VEC(size_t) stack = {0};
     bool ok = true;
     for (size_t i = 0; i < n && ok; i++) {
-        if (i > 0 && !same_stack(&m[i], &m[i - 1])) {
+        if (i > 0 && !dfs_stack_key_same(&m[i].stack, &m[i - 1].stack)) {
             d->result.unclosed_begins += stack.n;
             stack.n = 0;
         }
@@ -186,11 +176,11 @@ static bool pair_marks(dfs_dataloader *d, const dfs_file_info *fi, mark *m, size
 
 static mark mark_of(const raw_ev *r, size_t index, dfs_dialect dialect)
 {
-    mark m = {.pid = r->pid, .ev = index};
+    mark m = {.stack.pid = r->pid, .ev = index};
     if (dialect != DFS_DIALECT_SMDEBUG_FRAMEWORK)
-        m.tid = r->tid;
+        m.stack.tid = r->tid;
     if (dialect == DFS_DIALECT_COMPOSER)
-        m.name = r->name;
+        m.stack.name = r->name;
     return m;
 }
 

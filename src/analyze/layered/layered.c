@@ -602,6 +602,18 @@ static void worker_free(worker_state *w)
     free(w);
 }
 
+/* The post-read categories of the events a worker kept join the total's; then the worker goes. */
+static void worker_retire(dfs_layered *la, worker_state *w)
+{
+    for (uint32_t c = 0; c < w->cat_used.n; c++) {
+        size_t len;
+        const char *t = dfs_postread_cat_text(w->cls, c, &len);
+        if (w->cat_used.v[c])
+            dfs_layered_add_category(&la->total, t, len);
+    }
+    worker_free(w);
+}
+
 static void *worker_begin(void *user)
 {
     dfs_layered *la = user;
@@ -820,13 +832,7 @@ static void worker_end(void *user, const dfs_run *run, void *state)
     } else {
         merge_acc(&la->total, &w->a);
     }
-    for (uint32_t c = 0; c < w->cat_used.n; c++) {
-        size_t len;
-        const char *t = dfs_postread_cat_text(w->cls, c, &len);
-        if (w->cat_used.v[c])
-            dfs_layered_add_category(&la->total, t, len);
-    }
-    worker_free(w);
+    worker_retire(la, w);
 }
 
 /* ----- `auto`: one layer per post-read category (spec §5.6) -------------------------------- */
@@ -1106,13 +1112,7 @@ static bool analyse_pending(dfs_layered *la, const dfs_run *run)
         analyse(w, la, &la->total, run, &e);
     }
     dfs_stage_flush(la, &la->total, &w->stage);
-    for (uint32_t c = 0; c < w->cat_used.n; c++) {
-        size_t len;
-        const char *t = dfs_postread_cat_text(w->cls, c, &len);
-        if (w->cat_used.v[c])
-            dfs_layered_add_category(&la->total, t, len);
-    }
-    worker_free(w);
+    worker_retire(la, w);
     return !la->total.failed;
 }
 

@@ -54,9 +54,7 @@ static bool rerun_pack(const void *obj, const dfs_run *run, dfs_pack *w)
     dfs_pack_i64(w, origin);
     dfs_pack_bool(w, dfs_layered_rerun_no_streaming(obj));
     dfs_pack_text(w, why ? why : "", why ? strlen(why) : 0);
-    dfs_pack_u64(w, n);
-    for (size_t i = 0; i < n; i++)
-        dfs_pack_text(w, cats[i], strlen(cats[i]));
+    dfs_pack_texts(w, cats, n);
     return !w->failed;
 }
 

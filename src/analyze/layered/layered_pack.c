@@ -101,8 +101,7 @@ static void pack_counters(dfs_pack *w, const acc *a)
 {
     uint64_t v[] = {a->events, a->no_duration, a->bad_time, a->other_phases,
                     a->dropped_files, a->dropped_functions, a->post_read, a->layer_events};
-    for (size_t i = 0; i < sizeof v / sizeof *v; i++)
-        dfs_pack_u64(w, v[i]);
+    dfs_pack_u64s(w, v, sizeof v / sizeof *v);
     dfs_pack_bool(w, a->have_time);
     dfs_pack_i64(w, a->min_ts);
     dfs_pack_i64(w, a->max_end);
@@ -123,22 +122,15 @@ bool dfs_layered_pack(const dfs_layered *la, const dfs_run *run, dfs_pack *w)
     dfs_pack_u64(w, a->pproc_v.n);
     for (size_t i = 0; i < a->pproc_v.n; i++) {
         pack_proc(w, &a->pproc_v.v[i]);
-        dfs_pack_bool(w, a->ovl.v[i] != NULL);
-        if (a->ovl.v[i])
-            dfs_ovl_pack(a->ovl.v[i], w);
+        dfs_ovl_pack(a->ovl.v[i], w);
     }
     dfs_pack_u64(w, a->pending.n);
     for (size_t i = 0; i < a->pending.n; i++)
         pack_lev(w, &a->pending.v[i]);
     dfs_pack_named_sortset(w, &a->fhashes);
     dfs_pack_named_keys(w, &a->hhashes);
-    dfs_pack_u64(w, a->pids.count);
-    size_t it = 0;
-    for (const int64_t *pid; (pid = dfs_keyset_next(&a->pids, &it)) != NULL;)
-        dfs_pack_i64(w, *pid);
-    dfs_pack_u64(w, a->cat_texts.n);
-    for (size_t i = 0; i < a->cat_texts.n; i++)
-        dfs_pack_text(w, a->cat_texts.v[i], strlen(a->cat_texts.v[i]));
+    dfs_pack_i64_keys(w, &a->pids);
+    dfs_pack_texts(w, (const char *const *)a->cat_texts.v, a->cat_texts.n);
     dfs_clock_track_pack(w, &a->clocks);
     return !w->failed && !a->failed;
 }
@@ -274,7 +266,7 @@ static bool merge_processes(merging *m)
     for (size_t i = 0; i < n && !m->r->bad; i++) {
         proc_info pi;
         unpack_proc(m->r, &pi);
-        dfs_ovl *o = dfs_unpack_bool(m->r) ? dfs_ovl_unpack(m->r) : NULL;
+        dfs_ovl *o = dfs_ovl_unpack(m->r);
         uint32_t idx = m->r->bad ? UINT32_MAX : dfs_layered_add_proc(m->into, &pi, true);
         bool ok = idx != UINT32_MAX;
         if (ok)
@@ -326,15 +318,9 @@ static bool merge_clocks(dfs_unpack *r, acc *into)
 static bool merge_rest(dfs_unpack *r, acc *into)
 {
     if (!merge_pending(r, into) || !dfs_unpack_named_sortset(r, &into->fhashes) ||
-        !dfs_unpack_named_keys(r, &into->hhashes))
+        !dfs_unpack_named_keys(r, &into->hhashes) || !dfs_unpack_i64_keys(r, &into->pids))
         return false;
     size_t n = dfs_unpack_count(r, 1);
-    for (size_t i = 0; i < n && !r->bad; i++) {
-        int64_t pid = dfs_unpack_i64(r);
-        if (dfs_keyset_add(&into->pids, &pid) < 0)
-            return false;
-    }
-    n = dfs_unpack_count(r, 1);
     for (size_t i = 0; i < n && !r->bad; i++) {
         size_t len;
         const char *t = dfs_unpack_text(r, &len);
@@ -348,8 +334,7 @@ static void unpack_counters(dfs_unpack *r, acc *a)
 {
     uint64_t *v[] = {&a->events, &a->no_duration, &a->bad_time, &a->other_phases,
                      &a->dropped_files, &a->dropped_functions, &a->post_read, &a->layer_events};
-    for (size_t i = 0; i < sizeof v / sizeof *v; i++)
-        *v[i] = dfs_unpack_u64(r);
+    dfs_unpack_u64s(r, v, sizeof v / sizeof *v);
     a->have_time = dfs_unpack_bool(r);
     a->min_ts = dfs_unpack_i64(r);
     a->max_end = dfs_unpack_i64(r);

@@ -24,15 +24,7 @@ static void pack_label(dfs_pack *w, const label *l)
 static void pack_i64s(dfs_pack *w, const int64_t *v, size_t n)
 {
     dfs_pack_u64(w, n);
-    for (size_t i = 0; i < n; i++)
-        dfs_pack_i64(w, v[i]);
-}
-
-static void pack_engine(dfs_pack *w, const dfs_ovl *o)
-{
-    dfs_pack_bool(w, o != NULL);
-    if (o)
-        dfs_ovl_pack(o, w);
+    dfs_pack_i64s(w, v, n);
 }
 
 static void pack_scope(const dfs_overlap *ov, dfs_pack *w, const scope *s)
@@ -53,10 +45,9 @@ static void pack_scope(const dfs_overlap *ov, dfs_pack *w, const scope *s)
         dfs_pack_i64(w, s->sum[c]);
         dfs_pack_u64(w, s->count[c]);
     }
-    pack_engine(w, s->eng);
+    dfs_ovl_pack(s->eng, w);
     int64_t stream[] = {s->mark.t_end, s->mark.lag, s->mark.mlag, s->wm};
-    for (size_t i = 0; i < 4; i++)
-        dfs_pack_i64(w, stream[i]);
+    dfs_pack_i64s(w, stream, sizeof stream / sizeof *stream);
     dfs_pack_bool(w, s->missed);
     dfs_pack_u64(w, s->markers.n);
     for (size_t i = 0; i < s->markers.n; i++) {
@@ -73,8 +64,7 @@ static void pack_scope(const dfs_overlap *ov, dfs_pack *w, const scope *s)
 static void pack_oev(dfs_pack *w, const oev *e)
 {
     int64_t ints[] = {e->ts, e->end, e->pid, e->tid, e->ret, e->image_size};
-    for (size_t i = 0; i < sizeof ints / sizeof *ints; i++)
-        dfs_pack_i64(w, ints[i]);
+    dfs_pack_i64s(w, ints, sizeof ints / sizeof *ints);
     dfs_pack_u64(w, e->fhash);
     dfs_pack_u64(w, e->hhash);
     dfs_pack_u64(w, e->offset);
@@ -87,17 +77,9 @@ static void pack_oev(dfs_pack *w, const oev *e)
         pack_label(w, &e->lab[k]);
 }
 
-static void pack_ids(dfs_pack *w, const dfs_keyset *set)
-{
-    dfs_pack_u64(w, set->count);
-    size_t it = 0;
-    for (const int64_t *v; (v = dfs_keyset_next(set, &it)) != NULL;)
-        dfs_pack_i64(w, *v);
-}
-
 static void pack_methods(const dfs_overlap *ov, dfs_pack *w, const wstate *t)
 {
-    pack_engine(w, t->global);
+    dfs_ovl_pack(t->global, w);
     dfs_pack_u64(w, t->akeys.n);
     for (size_t i = 0; i < t->akeys.n; i++) {
         dfs_pack_i64(w, t->akeys.v[i].bin);
@@ -108,7 +90,7 @@ static void pack_methods(const dfs_overlap *ov, dfs_pack *w, const wstate *t)
     dfs_pack_u64(w, t->g0.n);
     for (size_t i = 0; i < t->g0.n; i++) {
         dfs_pack_i64(w, t->g0bins.v[i]);
-        pack_engine(w, t->g0.v[i]);
+        dfs_ovl_pack(t->g0.v[i], w);
     }
     dfs_pack_u64(w, t->funcs.n);
     for (size_t i = 0; i < t->funcs.n; i++) {
@@ -131,8 +113,7 @@ bool dfs_overlap_pack(const dfs_overlap *ov, const dfs_run *run, dfs_pack *w)
     const wstate *t = &ov->total;
     uint64_t counters[] = {t->events, t->no_duration, t->other_phases, t->bad_time, t->negative,
                            t->dropped_files, t->dropped_functions, t->flushes};
-    for (size_t i = 0; i < sizeof counters / sizeof *counters; i++)
-        dfs_pack_u64(w, counters[i]);
+    dfs_pack_u64s(w, counters, sizeof counters / sizeof *counters);
     dfs_pack_bool(w, t->have_time);
     dfs_pack_i64(w, t->min_ts);
     dfs_pack_i64(w, t->max_end);
@@ -146,9 +127,9 @@ bool dfs_overlap_pack(const dfs_overlap *ov, const dfs_run *run, dfs_pack *w)
     pack_methods(ov, w, t);
     dfs_pack_named_keys(w, &t->files);
     dfs_pack_named_keys(w, &t->hosts);
-    pack_ids(w, &t->pids);
-    pack_ids(w, &t->ctids);
-    pack_ids(w, &t->itids);
+    dfs_pack_i64_keys(w, &t->pids);
+    dfs_pack_i64_keys(w, &t->ctids);
+    dfs_pack_i64_keys(w, &t->itids);
     dfs_pack_u64(w, t->pending.n);
     for (size_t i = 0; i < t->pending.n; i++)
         pack_oev(w, &t->pending.v[i]);
@@ -181,7 +162,7 @@ static bool unpack_i64s(dfs_unpack *r, i64_vec *v)
 
 static bool unpack_engine(dfs_unpack *r, dfs_ovl **o)
 {
-    *o = dfs_unpack_bool(r) ? dfs_ovl_unpack(r) : NULL;
+    *o = dfs_ovl_unpack(r);
     return !r->bad;
 }
 
@@ -225,10 +206,8 @@ static bool unpack_scope(const dfs_overlap *ov, dfs_unpack *r, scope *s)
         s->count[c] = dfs_unpack_u64(r);
     }
     bool ok = unpack_engine(r, &s->eng);
-    s->mark.t_end = dfs_unpack_i64(r);
-    s->mark.lag = dfs_unpack_i64(r);
-    s->mark.mlag = dfs_unpack_i64(r);
-    s->wm = dfs_unpack_i64(r);
+    int64_t *stream[] = {&s->mark.t_end, &s->mark.lag, &s->mark.mlag, &s->wm};
+    dfs_unpack_i64s(r, stream, sizeof stream / sizeof *stream);
     s->missed = dfs_unpack_bool(r);
     s->finalized = s->wm == INT64_MAX;
     ok = ok && unpack_markers(r, s) && unpack_i64s(r, &s->bounds) && unpack_i64s(r, &s->snaps);
@@ -322,17 +301,6 @@ static bool unpack_functions(dfs_unpack *r, wstate *t)
     return !r->bad;
 }
 
-static bool unpack_ids(dfs_unpack *r, dfs_keyset *set)
-{
-    size_t n = dfs_unpack_count(r, 1);
-    for (size_t i = 0; i < n && !r->bad; i++) {
-        int64_t v = dfs_unpack_i64(r);
-        if (dfs_keyset_add(set, &v) < 0)
-            return false;
-    }
-    return !r->bad;
-}
-
 static bool unpack_pending(dfs_unpack *r, wstate *t)
 {
     size_t n = dfs_unpack_count(r, 23);
@@ -340,8 +308,7 @@ static bool unpack_pending(dfs_unpack *r, wstate *t)
         oev e;
         memset(&e, 0, sizeof e);
         int64_t *ints[] = {&e.ts, &e.end, &e.pid, &e.tid, &e.ret, &e.image_size};
-        for (size_t k = 0; k < sizeof ints / sizeof *ints; k++)
-            *ints[k] = dfs_unpack_i64(r);
+        dfs_unpack_i64s(r, ints, sizeof ints / sizeof *ints);
         e.fhash = dfs_unpack_u64(r);
         e.hhash = dfs_unpack_u64(r);
         e.offset = dfs_unpack_u64(r);
@@ -362,16 +329,15 @@ static bool unpack_state(const dfs_overlap *ov, dfs_unpack *r, wstate *t)
 {
     uint64_t *counters[] = {&t->events, &t->no_duration, &t->other_phases, &t->bad_time, &t->negative,
                             &t->dropped_files, &t->dropped_functions, &t->flushes};
-    for (size_t i = 0; i < sizeof counters / sizeof *counters; i++)
-        *counters[i] = dfs_unpack_u64(r);
+    dfs_unpack_u64s(r, counters, sizeof counters / sizeof *counters);
     t->have_time = dfs_unpack_bool(r);
     t->min_ts = dfs_unpack_i64(r);
     t->max_end = dfs_unpack_i64(r);
     t->conflict = dfs_unpack_bool(r);
     return unpack_units(ov, r, t, false) && unpack_units(ov, r, t, true) && unpack_engine(r, &t->global) &&
            unpack_approx(ov, r, t) && unpack_g0(r, t) && unpack_functions(r, t) &&
-           dfs_unpack_named_keys(r, &t->files) && dfs_unpack_named_keys(r, &t->hosts) && unpack_ids(r, &t->pids) &&
-           unpack_ids(r, &t->ctids) && unpack_ids(r, &t->itids) && unpack_pending(r, t) &&
+           dfs_unpack_named_keys(r, &t->files) && dfs_unpack_named_keys(r, &t->hosts) &&
+           dfs_unpack_i64_keys(r, &t->pids) && dfs_unpack_i64_keys(r, &t->ctids) && dfs_unpack_i64_keys(r, &t->itids) && unpack_pending(r, t) &&
            dfs_clock_track_unpack(r, &t->clocks);
 }
 

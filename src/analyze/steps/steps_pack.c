@@ -147,8 +147,7 @@ static void pack_epoch(dfs_pack *w, const dfs_steps_epoch *e)
                    e->marked_wait, e->lead, e->tail};
     dfs_pack_u64(w, e->mode);
     dfs_pack_u64(w, e->steps);
-    for (size_t i = 0; i < sizeof v / sizeof *v; i++)
-        dfs_pack_i64(w, v[i]);
+    dfs_pack_i64s(w, v, sizeof v / sizeof *v);
 }
 
 static void pack_verdict(dfs_pack *w, const dfs_steps_verdict *v)
@@ -171,20 +170,12 @@ static void pack_verdict(dfs_pack *w, const dfs_steps_verdict *v)
     }
 }
 
-static void pack_texts(dfs_pack *w, const char *const *t, size_t n)
-{
-    dfs_pack_u64(w, n);
-    for (size_t i = 0; i < n; i++)
-        pack_text(w, t[i]);
-}
-
 static void pack_counts(dfs_pack *w, const dfs_steps_counts *c)
 {
     uint64_t v[] = {c->orphan_end,    c->unterminated,  c->negative,    c->unpaired_start,
                     c->unpaired_end,  c->overlapping_waits, c->negative_gaps, c->other_lanes,
                     c->pageable_h2d,  c->pinned_h2d};
-    for (size_t i = 0; i < sizeof v / sizeof *v; i++)
-        dfs_pack_u64(w, v[i]);
+    dfs_pack_u64s(w, v, sizeof v / sizeof *v);
     dfs_pack_bool(w, c->single_process_loader);
 }
 
@@ -250,8 +241,8 @@ static void pack_run(dfs_pack *w, const st_done *d)
         pack_verdict(w, &r->verdicts[v]);
     dfs_pack_bool(w, r->input_bound);
     dfs_pack_f64(w, r->data_wait_fraction);
-    pack_texts(w, r->remedies, r->nremedies);
-    pack_texts(w, r->notes, r->nnotes);
+    dfs_pack_texts(w, r->remedies, r->nremedies);
+    dfs_pack_texts(w, r->notes, r->nnotes);
     pack_counts(w, &r->counts);
     pack_tb(w, r->tensorboard);
 }
@@ -260,8 +251,7 @@ static void pack_event(dfs_pack *w, const st_ev *k)
 {
     int64_t v[] = {k->start, k->end, k->pid, k->tid, k->lane_pid, k->lane_tid, k->key, k->epoch, k->batch,
                    k->corr, k->ext};
-    for (size_t i = 0; i < sizeof v / sizeof *v; i++)
-        dfs_pack_i64(w, v[i]);
+    dfs_pack_i64s(w, v, sizeof v / sizeof *v);
     dfs_pack_u64(w, k->offset);
     dfs_pack_u64(w, k->file);
     dfs_pack_str(w, k->name);
@@ -358,8 +348,7 @@ static void unpack_epoch(reader *x, dfs_steps_epoch *e)
     e->steps = dfs_unpack_u64(x->r);
     int64_t *v[] = {&e->epoch, &e->start, &e->end, &e->step_time, &e->data_wait, &e->compute_host,
                     &e->io_in_wait, &e->marked_wait, &e->lead, &e->tail};
-    for (size_t i = 0; i < sizeof v / sizeof *v; i++)
-        *v[i] = dfs_unpack_i64(x->r);
+    dfs_unpack_i64s(x->r, v, sizeof v / sizeof *v);
 }
 
 static void unpack_verdict(reader *x, dfs_steps_verdict *v)
@@ -406,8 +395,7 @@ static void unpack_counts(reader *x, dfs_steps_counts *c)
     uint64_t *v[] = {&c->orphan_end,   &c->unterminated,      &c->negative,      &c->unpaired_start,
                      &c->unpaired_end, &c->overlapping_waits, &c->negative_gaps, &c->other_lanes,
                      &c->pageable_h2d, &c->pinned_h2d};
-    for (size_t i = 0; i < sizeof v / sizeof *v; i++)
-        *v[i] = dfs_unpack_u64(x->r);
+    dfs_unpack_u64s(x->r, v, sizeof v / sizeof *v);
     c->single_process_loader = dfs_unpack_bool(x->r);
 }
 
@@ -499,8 +487,7 @@ static void unpack_event(reader *x, st_ev *k)
     memset(k, 0, sizeof *k);
     int64_t *v[] = {&k->start, &k->end, &k->pid, &k->tid, &k->lane_pid, &k->lane_tid, &k->key, &k->epoch,
                     &k->batch, &k->corr, &k->ext};
-    for (size_t i = 0; i < sizeof v / sizeof *v; i++)
-        *v[i] = dfs_unpack_i64(x->r);
+    dfs_unpack_i64s(x->r, v, sizeof v / sizeof *v);
     k->offset = dfs_unpack_u64(x->r);
     k->file = bounded(x, x->nfiles);
     k->name = dfs_unpack_str(x->r);

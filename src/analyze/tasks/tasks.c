@@ -77,6 +77,12 @@ void tk_note(dfs_tasks *t, const char *fmt, ...)
         t->notes[t->nnotes++] = s;
 }
 
+void tk_count_note(dfs_tasks *t, uint64_t count, const char *what)
+{
+    if (count)
+        tk_note(t, "%llu %s", (unsigned long long)count, what);
+}
+
 /* ---- iteration order -------------------------------------------------------------------------- */
 
 static int cmp_compute(const void *a, const void *b) { return SEQ_CMP((const tk_compute *)a, (const tk_compute *)b); }
@@ -234,27 +240,17 @@ dfs_consumer *dfs_tasks_consumer(dfs_tasks *t) { return &t->consumer; }
 static void input_notes(dfs_tasks *t)
 {
     const tk_counts *n = &t->total.n;
-    if (n->compute_not_complete)
-        tk_note(t, "%llu Compute event(s) that are not complete events (phase X) left out",
-                (unsigned long long)n->compute_not_complete);
-    if (n->compute_no_time)
-        tk_note(t, "%llu Compute event(s) without a usable timestamp or duration left out",
-                (unsigned long long)n->compute_no_time);
-    if (n->compute_no_key)
-        tk_note(t, "%llu Compute event(s) without a string args.key left out", (unsigned long long)n->compute_no_key);
-    if (n->compute_no_name)
-        tk_note(t, "%llu Compute event(s) without args.name: named from the key as DASF's plugin does",
-                (unsigned long long)n->compute_no_name);
-    if (n->compute_no_size)
-        tk_note(t, "%llu Compute event(s) without a numeric args.size: size 0", (unsigned long long)n->compute_no_size);
-    if (n->compute_bad_ref)
-        tk_note(t, "%llu dependency or dependent entries that are not strings ignored",
-                (unsigned long long)n->compute_bad_ref);
-    if (n->managed_bad)
-        tk_note(t, "%llu Managed Memory event(s) without a usable timestamp or numeric args.tasks left out",
-                (unsigned long long)n->managed_bad);
-    if (n->sample_bad_time)
-        tk_note(t, "%llu Resource Usage event(s) without a timestamp left out", (unsigned long long)n->sample_bad_time);
+    tk_count_note(t, n->compute_not_complete,
+                  "Compute event(s) that are not complete events (phase X) left out");
+    tk_count_note(t, n->compute_no_time, "Compute event(s) without a usable timestamp or duration left out");
+    tk_count_note(t, n->compute_no_key, "Compute event(s) without a string args.key left out");
+    tk_count_note(t, n->compute_no_name,
+                  "Compute event(s) without args.name: named from the key as DASF's plugin does");
+    tk_count_note(t, n->compute_no_size, "Compute event(s) without a numeric args.size: size 0");
+    tk_count_note(t, n->compute_bad_ref, "dependency or dependent entries that are not strings ignored");
+    tk_count_note(t, n->managed_bad,
+                  "Managed Memory event(s) without a usable timestamp or numeric args.tasks left out");
+    tk_count_note(t, n->sample_bad_time, "Resource Usage event(s) without a timestamp left out");
 }
 
 static void mode_notes(dfs_tasks *t)

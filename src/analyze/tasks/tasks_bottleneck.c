@@ -148,10 +148,8 @@ bool tk_build_rows(dfs_tasks *t, const pynum *input)
     free(map);
     if (!ok)
         return false;
-    uint64_t zero = worker_totals(t);
-    if (zero)
-        tk_note(t, "%llu worker(s) with a total duration of 0: percentages 0 (DASF fails on them)",
-                (unsigned long long)zero);
+    tk_count_note(t, worker_totals(t),
+                  "worker(s) with a total duration of 0: percentages 0 (DASF fails on them)");
     return true;
 }
 

@@ -161,10 +161,8 @@ bool tk_build_graph(dfs_tasks *t, pynum **input_out)
         if (t->node_last[v] != UINT32_MAX)
             set_node_attrs(t, &t->nodes[v], &p->computes.v[t->node_last[v]]);
     dfs_vec_free(&t->total.refs); /* the edges hold them now */
-    uint64_t zero = annotate_nodes(t, input);
-    if (zero)
-        tk_note(t, "%llu task(s) with duration 0: throughput counted as 0 (DASF fails on them)",
-                (unsigned long long)zero);
+    tk_count_note(t, annotate_nodes(t, input),
+                  "task(s) with duration 0: throughput counted as 0 (DASF fails on them)");
     *input_out = input;
     return true;
 }

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analyze/common/stack_key.h"
 #include "analyze/tasks/tasks.h"
 #include "util/strtab.h"
 #include "util/u64map.h"
@@ -95,9 +96,9 @@ typedef struct tk_other {
 
 typedef struct tk_edge_ev {
     uint64_t offset;
+    dfs_stack_key stack; /* (pid, tid, name) */
+    int64_t ts;
     uint32_t file;
-    dfs_str name;
-    int64_t pid, tid, ts;
     bool begin;
 } tk_edge_ev;
 
@@ -237,6 +238,8 @@ void tk_sort_any(void *v, size_t n, size_t size, int (*cmp)(const void *, const 
 void tk_sort_ctx(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *, void *), void *ctx);
 /* Adds a note for the reader of the output (the first MAX_NOTES only). */
 void tk_note(dfs_tasks *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The note "<count> <what>", when count is not zero. */
+void tk_count_note(dfs_tasks *t, uint64_t count, const char *what);
 /* qsort_r order of two labels (uint32_t) by their text; ctx is the const dfs_tasks. */
 int tk_cmp_label_text(const void *a, const void *b, void *ctx);
 

@@ -319,8 +319,8 @@ static void add_other(part *p, const dfs_event *ev)
     if (ev->phase == DFS_PHASE_METADATA)
         return;
     if ((ev->phase == DFS_PHASE_BEGIN || ev->phase == DFS_PHASE_END) && (ev->flags & DFS_EF_HAS_TS)) {
-        tk_edge_ev e = {ev->offset, ev->file, ev->name, ev->pid, ev->tid, ev->ts,
-                        ev->phase == DFS_PHASE_BEGIN};
+        tk_edge_ev e = {.offset = ev->offset, .stack = {ev->pid, ev->tid, ev->name}, .ts = ev->ts,
+                        .file = ev->file, .begin = ev->phase == DFS_PHASE_BEGIN};
         if (!dfs_vec_push(&p->edges, e))
             p->failed = true;
         return;
@@ -443,18 +443,8 @@ void tk_consumer_init(dfs_tasks *t)
 static int cmp_edge_ev(const void *a, const void *b)
 {
     const tk_edge_ev *x = a, *y = b;
-    if (x->pid != y->pid)
-        return x->pid < y->pid ? -1 : 1;
-    if (x->tid != y->tid)
-        return x->tid < y->tid ? -1 : 1;
-    if (x->name != y->name)
-        return x->name < y->name ? -1 : 1;
-    return SEQ_CMP(x, y);
-}
-
-static bool same_thread_name(const tk_edge_ev *a, const tk_edge_ev *b)
-{
-    return a->pid == b->pid && a->tid == b->tid && a->name == b->name;
+    int c = dfs_stack_key_cmp(&x->stack, &y->stack);
+    return c ? c : SEQ_CMP(x, y);
 }
 
 /* B/E per (process, thread, name), nested in file order; unmatched ones only count. */
@@ -466,7 +456,7 @@ static bool pair_edges(dfs_tasks *t)
     uint64_t unmatched = 0;
     for (size_t i = 0; i < p->edges.n; i++) {
         const tk_edge_ev *e = &p->edges.v[i];
-        if (i && !same_thread_name(e, e - 1)) {
+        if (i && !dfs_stack_key_same(&e->stack, &(e - 1)->stack)) {
             unmatched += open.n;
             open.n = 0;
         }
@@ -476,15 +466,14 @@ static bool pair_edges(dfs_tasks *t)
                 return false;
             }
         } else if (open.n) {
-            add_other_named(p, e->name, 1, e->ts - open.v[--open.n]);
+            add_other_named(p, e->stack.name, 1, e->ts - open.v[--open.n]);
         } else {
             unmatched++;
         }
     }
     unmatched += open.n;
     dfs_vec_free(&open);
-    if (unmatched)
-        tk_note(t, "%llu begin/end event(s) without a partner left out", (unsigned long long)unmatched);
+    tk_count_note(t, unmatched, "begin/end event(s) without a partner left out");
     return !p->failed;
 }
 

@@ -198,7 +198,7 @@ typedef struct cmerge {
     dfs_u64map heads;          /* hash of (rank, tid) -> first cthread of its chain */
     DFS_VEC(cthread) threads;
     DFS_VEC(cback) backs;
-    pybuf rec, tmp;
+    dfs_bytebuf rec, tmp;
     bool oom;
 } cmerge;
 
@@ -217,13 +217,13 @@ static void put_marker(cmerge *c, int64_t rank, const char *tid, int sort_index,
     snprintf(head, sizeof head, "{\"name\": \"thread_sort_index\", \"ph\": \"M\", \"pid\": %lld, \"tid\": ",
              (long long)rank);
     c->tmp.n = 0;
-    mpy_puts(&c->tmp, head);
-    mpy_puts(&c->tmp, tid);
+    dfs_bytebuf_puts(&c->tmp, head);
+    dfs_bytebuf_puts(&c->tmp, tid);
     snprintf(head, sizeof head, ", \"args\": {\"sort_index\": %d}}", sort_index);
-    mpy_puts(&c->tmp, head);
+    dfs_bytebuf_puts(&c->tmp, head);
     c->oom |= c->tmp.oom;
     if (!c->tmp.oom)
-        put_record(c, c->tmp.p, c->tmp.n, comma_always);
+        put_record(c, c->tmp.v, c->tmp.n, comma_always);
 }
 
 /* Python's set equality of tids: 7 == 7.0 == True; "7" is another thread. */
@@ -301,7 +301,7 @@ typedef struct rec_view {
 static bool view_record(const char *rec, const char *end, rec_view *v)
 {
     pymembers ms = {0};
-    pybuf keys = {0};
+    dfs_bytebuf keys = {0};
     memset(v, 0, sizeof *v);
     bool ok = mpy_members(rec, end, &ms, &keys) != NULL && !keys.oom;
     for (size_t i = 0; ok && i < ms.n; i++) { /* the last of repeated keys wins */
@@ -314,7 +314,7 @@ static bool view_record(const char *rec, const char *end, rec_view *v)
             v->name = m->v, v->name_end = m->vend;
     }
     dfs_vec_free(&ms);
-    free(keys.p);
+    dfs_bytebuf_free(&keys);
     return ok;
 }
 
@@ -349,14 +349,14 @@ static int on_record(void *ctx, const char *rec, const char *end)
     }
     c->tmp.n = 0;
     bool junk = !v.pid || !v.tid || !mpy_value(&c->tmp, v.tid, v.tid_end, 0);
-    mpy_put(&c->tmp, "", 1);
+    dfs_bytebuf_put(&c->tmp, "", 1);
     int64_t rank;
-    if (junk || strstr(c->tmp.p, "PyTorch Profiler") || !record_rank(c, &v, &rank)) {
+    if (junk || strstr(c->tmp.v, "PyTorch Profiler") || !record_rank(c, &v, &rank)) {
         rf->dropped++;
         c->rep->dropped++;
         return c->tmp.oom ? -1 : 0;
     }
-    char *tid_text = strdup(c->tmp.p);
+    char *tid_text = strdup(c->tmp.v);
     char pid_text[32];
     snprintf(pid_text, sizeof pid_text, "%lld", (long long)rank);
     pyover ov = {c->diff_us, c->files[c->file].has_rank ? pid_text : NULL};
@@ -369,9 +369,9 @@ static int on_record(void *ctx, const char *rec, const char *end)
         }
         c->tmp.n = 0;
         if (v.name && mpy_value(&c->tmp, v.name, v.name_end, 0) &&
-            text_is(c->tmp.p, c->tmp.p + c->tmp.n, "\"MulBackward0\""))
+            text_is(c->tmp.v, c->tmp.v + c->tmp.n, "\"MulBackward0\""))
             set_backward(c, rank, tid_text);
-        put_record(c, c->rec.p, c->rec.n, false);
+        put_record(c, c->rec.v, c->rec.n, false);
         rf->events_out++;
         c->rep->events_out++;
     } else {
@@ -470,8 +470,8 @@ static void cmerge_free(cmerge *c)
     dfs_vec_free(&c->threads);
     dfs_vec_free(&c->backs);
     dfs_u64map_free(&c->heads);
-    free(c->rec.p);
-    free(c->tmp.p);
+    dfs_bytebuf_free(&c->rec);
+    dfs_bytebuf_free(&c->tmp);
     free(c->files);
 }
 

@@ -11,6 +11,7 @@
 
 #include "output/merge/merge.h"
 #include "util/arena.h"
+#include "util/bytebuf.h"
 #include "util/keymap.h"
 #include "util/vec.h"
 
@@ -133,14 +134,6 @@ int mstore_merge(mstore *s, mabs_fn abs_ts, const void *ctx,
 
 /* ---- Python's json.dumps (merge_python.c) ------------------------------------------------------ */
 
-typedef struct pybuf {
-    char *p;
-    size_t n, cap;
-    bool oom;
-} pybuf;
-
-void mpy_put(pybuf *b, const char *s, size_t n);
-void mpy_puts(pybuf *b, const char *s);
 
 typedef struct pymember {
     const char *k, *v, *vend;  /* the key token and the value's text */
@@ -158,13 +151,13 @@ typedef struct pyover {
 
 /* Each writes the value at s as json.dumps would and returns its end, or NULL when the text is
  * not JSON (or nests deeper than Python could). */
-const char *mpy_value(pybuf *b, const char *s, const char *end, unsigned depth);
-const char *mpy_object(pybuf *b, const char *s, const char *end, unsigned depth, const pyover *ov);
+const char *mpy_value(dfs_bytebuf *b, const char *s, const char *end, unsigned depth);
+const char *mpy_object(dfs_bytebuf *b, const char *s, const char *end, unsigned depth, const pyover *ov);
 /* The members of the object at s (s[0] == '{'): their canonical keys (quoted, escaped) go to
  * keys. Returns the end of the object, or NULL. */
-const char *mpy_members(const char *s, const char *end, pymembers *ms, pybuf *keys);
+const char *mpy_members(const char *s, const char *end, pymembers *ms, dfs_bytebuf *keys);
 /* Is the member's key lit (plain ASCII)? */
-bool mpy_key_is(const pybuf *keys, const pymember *m, const char *lit);
+bool mpy_key_is(const dfs_bytebuf *keys, const pymember *m, const char *lit);
 
 /* ---- numbers as Python prints them ------------------------------------------------------------ */
 

@@ -32,60 +32,33 @@ void mjson_float(double v, char *buf)
         dfs_shortest_json_finite(v, buf);
 }
 
-/* ---- a text buffer -------------------------------------------------------------------------------- */
-
-void mpy_put(pybuf *b, const char *s, size_t n)
-{
-    if (b->oom)
-        return;
-    if (b->n + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->n + n)
-            cap *= 2;
-        char *np = realloc(b->p, cap);
-        if (!np) {
-            b->oom = true;
-            return;
-        }
-        b->p = np;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->n, s, n);
-    b->n += n;
-}
-
-void mpy_puts(pybuf *b, const char *s)
-{
-    mpy_put(b, s, strlen(s));
-}
-
 /* ---- json.dumps, from the original text ------------------------------------------------------- */
 
 #define PY_MAX_DEPTH 500
 
-static void py_char(pybuf *b, uint32_t c)
+static void py_char(dfs_bytebuf *b, uint32_t c)
 {
     char esc[16];
     switch (c) {
-    case '"': mpy_puts(b, "\\\""); return;
-    case '\\': mpy_puts(b, "\\\\"); return;
-    case '\n': mpy_puts(b, "\\n"); return;
-    case '\r': mpy_puts(b, "\\r"); return;
-    case '\t': mpy_puts(b, "\\t"); return;
-    case '\b': mpy_puts(b, "\\b"); return;
-    case '\f': mpy_puts(b, "\\f"); return;
+    case '"': dfs_bytebuf_puts(b, "\\\""); return;
+    case '\\': dfs_bytebuf_puts(b, "\\\\"); return;
+    case '\n': dfs_bytebuf_puts(b, "\\n"); return;
+    case '\r': dfs_bytebuf_puts(b, "\\r"); return;
+    case '\t': dfs_bytebuf_puts(b, "\\t"); return;
+    case '\b': dfs_bytebuf_puts(b, "\\b"); return;
+    case '\f': dfs_bytebuf_puts(b, "\\f"); return;
     default: break;
     }
     if (c >= 0x20 && c < 0x7F) {
         char ch = (char)c;
-        mpy_put(b, &ch, 1);
+        dfs_bytebuf_put(b, &ch, 1);
     } else if (c <= 0xFFFF) {
         snprintf(esc, sizeof esc, "\\u%04x", c);
-        mpy_puts(b, esc);
+        dfs_bytebuf_puts(b, esc);
     } else {
         c -= 0x10000;
         snprintf(esc, sizeof esc, "\\u%04x\\u%04x", 0xD800 + (c >> 10), 0xDC00 + (c & 0x3FF));
-        mpy_puts(b, esc);
+        dfs_bytebuf_puts(b, esc);
     }
 }
 
@@ -105,13 +78,13 @@ static uint32_t utf8_code(const unsigned char *s, size_t n)
 }
 
 /* The string token at s (s[0] == '"'), ensure_ascii. Returns its end, or NULL. */
-static const char *py_string(pybuf *b, const char *s, const char *end)
+static const char *py_string(dfs_bytebuf *b, const char *s, const char *end)
 {
-    mpy_put(b, "\"", 1);
+    dfs_bytebuf_put(b, "\"", 1);
     for (s++; s < end;) {
         unsigned char c = (unsigned char)*s;
         if (c == '"') {
-            mpy_put(b, "\"", 1);
+            dfs_bytebuf_put(b, "\"", 1);
             return s + 1;
         }
         if (c == '\\') {
@@ -146,14 +119,14 @@ static const char *py_string(pybuf *b, const char *s, const char *end)
 }
 
 /* A number token: ints keep their digits, floats are printed as Python's repr. */
-static const char *py_number(pybuf *b, const char *s, const char *end)
+static const char *py_number(dfs_bytebuf *b, const char *s, const char *end)
 {
     dfs_jnum num;
     const char *e = dfs_json_number(s, end, &num);
     if (!e)
         return NULL;
     if (num.nonfinite) {
-        mpy_puts(b, *s == '-' ? "-Infinity" : (s[0] == 'N' ? "NaN" : "Infinity"));
+        dfs_bytebuf_puts(b, *s == '-' ? "-Infinity" : (s[0] == 'N' ? "NaN" : "Infinity"));
         return e;
     }
     if (num.is_int) {
@@ -161,18 +134,18 @@ static const char *py_number(pybuf *b, const char *s, const char *end)
         while (d + 1 < e && *d == '0')
             d++;
         if (*s == '-' && !(e - d == 1 && *d == '0'))
-            mpy_put(b, "-", 1);
-        mpy_put(b, d, (size_t)(e - d));
+            dfs_bytebuf_put(b, "-", 1);
+        dfs_bytebuf_put(b, d, (size_t)(e - d));
         return e;
     }
     char buf[40];
     mpy_float(dfs_jnum_double(&num), buf);
-    mpy_puts(b, buf);
+    dfs_bytebuf_puts(b, buf);
     return e;
 }
 
 /* The members of the object at s: keys, canonical keys (in keys) and value spans. */
-const char *mpy_members(const char *s, const char *end, pymembers *ms, pybuf *keys)
+const char *mpy_members(const char *s, const char *end, pymembers *ms, dfs_bytebuf *keys)
 {
     s = dfs_json_ws(s + 1, end);
     if (s < end && *s == '}')
@@ -204,7 +177,7 @@ const char *mpy_members(const char *s, const char *end, pymembers *ms, pybuf *ke
 
 typedef struct pykeys {
     const pymembers *ms;
-    const pybuf *keys;
+    const dfs_bytebuf *keys;
 } pykeys;
 
 static int cmp_member(const void *pa, const void *pb, void *ctx)
@@ -213,7 +186,7 @@ static int cmp_member(const void *pa, const void *pb, void *ctx)
     size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
     const pymember *x = &k->ms->v[a], *y = &k->ms->v[b];
     size_t n = x->ckn < y->ckn ? x->ckn : y->ckn;
-    int c = memcmp(k->keys->p + x->ck, k->keys->p + y->ck, n);
+    int c = memcmp(k->keys->v + x->ck, k->keys->v + y->ck, n);
     if (!c)
         c = (x->ckn > y->ckn) - (x->ckn < y->ckn);
     return c ? c : (a > b) - (a < b);
@@ -221,7 +194,7 @@ static int cmp_member(const void *pa, const void *pb, void *ctx)
 
 /* A Python dict keeps a repeated key where it first came, with its last value. Sorting the
  * members by key keeps this linear-logarithmic whatever the record holds. */
-static bool resolve_repeats(pymembers *ms, const pybuf *keys)
+static bool resolve_repeats(pymembers *ms, const dfs_bytebuf *keys)
 {
     size_t n = ms->n;
     for (size_t i = 0; i < n; i++)
@@ -238,7 +211,7 @@ static bool resolve_repeats(pymembers *ms, const pybuf *keys)
     for (size_t a = 0; a < n;) {
         size_t b = a + 1;
         while (b < n && ms->v[order[b]].ckn == ms->v[order[a]].ckn &&
-               memcmp(keys->p + ms->v[order[b]].ck, keys->p + ms->v[order[a]].ck, ms->v[order[a]].ckn) == 0)
+               memcmp(keys->v + ms->v[order[b]].ck, keys->v + ms->v[order[a]].ck, ms->v[order[a]].ckn) == 0)
             b++;
         ms->v[order[a]].use = order[b - 1];
         for (size_t k = a + 1; k < b; k++)
@@ -249,14 +222,14 @@ static bool resolve_repeats(pymembers *ms, const pybuf *keys)
     return true;
 }
 
-bool mpy_key_is(const pybuf *keys, const pymember *m, const char *lit)
+bool mpy_key_is(const dfs_bytebuf *keys, const pymember *m, const char *lit)
 {
     size_t n = strlen(lit);
-    return m->ckn == n + 2 && memcmp(keys->p + m->ck + 1, lit, n) == 0;
+    return m->ckn == n + 2 && memcmp(keys->v + m->ck + 1, lit, n) == 0;
 }
 
 /* ts + diff as Python computes it: int + int, or float + int. */
-static bool py_shifted_ts(pybuf *b, const char *v, const char *vend, int64_t diff)
+static bool py_shifted_ts(dfs_bytebuf *b, const char *v, const char *vend, int64_t diff)
 {
     dfs_jnum num;
     if (dfs_json_number(v, vend, &num) != vend || num.nonfinite)
@@ -284,56 +257,56 @@ static bool py_shifted_ts(pybuf *b, const char *v, const char *vend, int64_t dif
     } else {
         return false;
     }
-    mpy_puts(b, buf);
+    dfs_bytebuf_puts(b, buf);
     return true;
 }
 
-const char *mpy_object(pybuf *b, const char *s, const char *end, unsigned depth,
+const char *mpy_object(dfs_bytebuf *b, const char *s, const char *end, unsigned depth,
                              const pyover *ov)
 {
     pymembers ms = {0};
-    pybuf keys = {0};
+    dfs_bytebuf keys = {0};
     const char *after = mpy_members(s, end, &ms, &keys);
     bool ok = after && !keys.oom && resolve_repeats(&ms, &keys);
-    mpy_put(b, "{", 1);
+    dfs_bytebuf_put(b, "{", 1);
     bool first = true;
     for (size_t i = 0; ok && i < ms.n; i++) {
         if (ms.v[i].use == SIZE_MAX)
             continue;
         if (!first)
-            mpy_put(b, ", ", 2);
+            dfs_bytebuf_put(b, ", ", 2);
         first = false;
         const pymember *m = &ms.v[ms.v[i].use];
-        mpy_put(b, keys.p + ms.v[i].ck, ms.v[i].ckn);
-        mpy_put(b, ": ", 2);
+        dfs_bytebuf_put(b, keys.v + ms.v[i].ck, ms.v[i].ckn);
+        dfs_bytebuf_put(b, ": ", 2);
         if (ov && ov->pid && mpy_key_is(&keys, &ms.v[i], "pid"))
-            mpy_puts(b, ov->pid);
+            dfs_bytebuf_puts(b, ov->pid);
         else if (!(ov && mpy_key_is(&keys, &ms.v[i], "ts") && py_shifted_ts(b, m->v, m->vend, ov->ts_diff)))
             ok = mpy_value(b, m->v, m->vend, depth + 1) == m->vend;
     }
-    mpy_put(b, "}", 1);
+    dfs_bytebuf_put(b, "}", 1);
     dfs_vec_free(&ms);
-    free(keys.p);
+    dfs_bytebuf_free(&keys);
     return ok ? after : NULL;
 }
 
-static const char *py_array(pybuf *b, const char *s, const char *end, unsigned depth)
+static const char *py_array(dfs_bytebuf *b, const char *s, const char *end, unsigned depth)
 {
-    mpy_put(b, "[", 1);
+    dfs_bytebuf_put(b, "[", 1);
     s = dfs_json_ws(s + 1, end);
     if (s < end && *s == ']') {
-        mpy_put(b, "]", 1);
+        dfs_bytebuf_put(b, "]", 1);
         return s + 1;
     }
     for (bool first = true;; first = false) {
         if (!first)
-            mpy_put(b, ", ", 2);
+            dfs_bytebuf_put(b, ", ", 2);
         s = mpy_value(b, s, end, depth + 1);
         if (!s)
             return NULL;
         s = dfs_json_ws(s, end);
         if (s < end && *s == ']') {
-            mpy_put(b, "]", 1);
+            dfs_bytebuf_put(b, "]", 1);
             return s + 1;
         }
         if (s >= end || *s != ',')
@@ -342,16 +315,16 @@ static const char *py_array(pybuf *b, const char *s, const char *end, unsigned d
     }
 }
 
-static const char *py_literal(pybuf *b, const char *s, const char *end, const char *lit)
+static const char *py_literal(dfs_bytebuf *b, const char *s, const char *end, const char *lit)
 {
     size_t n = strlen(lit);
     if ((size_t)(end - s) < n || memcmp(s, lit, n) != 0)
         return NULL;
-    mpy_put(b, lit, n);
+    dfs_bytebuf_put(b, lit, n);
     return s + n;
 }
 
-const char *mpy_value(pybuf *b, const char *s, const char *end, unsigned depth)
+const char *mpy_value(dfs_bytebuf *b, const char *s, const char *end, unsigned depth)
 {
     if (depth > PY_MAX_DEPTH || s >= end)
         return NULL;
