@@ -30,21 +30,11 @@ static void init(void *args)
     a->nviews = 1;
 }
 
-static int set_compat(void *args, const char *cmd, const char *arg)
-{
-    analyze_args *a = args;
-    if (strcmp(arg, "dfanalyzer") == 0)
-        a->compat = DFS_COMPAT_DFANALYZER;
-    else if (strcmp(arg, "dfanalyzer-sum") == 0)
-        a->compat = DFS_COMPAT_DFANALYZER_SUM;
-    else if (strcmp(arg, "none") == 0 || strcmp(arg, "exact") == 0)
-        a->compat = DFS_COMPAT_NONE;
-    else {
-        fprintf(stderr, "dfscope %s: --compat takes dfanalyzer or dfanalyzer-sum, not '%s'\n", cmd, arg);
-        return DFS_EXIT_USAGE;
-    }
-    return -1;
-}
+static const dfs_cli_choice compats[] = {{"dfanalyzer", DFS_COMPAT_DFANALYZER},
+                                         {"dfanalyzer-sum", DFS_COMPAT_DFANALYZER_SUM},
+                                         {"none", DFS_COMPAT_NONE},
+                                         {"exact", DFS_COMPAT_NONE},
+                                         {0}};
 
 static int set_views(void *args, const char *cmd, const char *list)
 {
@@ -67,11 +57,6 @@ static int set_views(void *args, const char *cmd, const char *list)
     }
     free(copy);
     return ok && a->nviews > 0 ? -1 : DFS_EXIT_USAGE;
-}
-
-static int set_hold(void *args, const char *cmd, const char *arg)
-{
-    return dfs_cli_parse_hold(cmd, arg, &((analyze_args *)args)->hold);
 }
 
 static int list_presets(void *args, const char *cmd, const char *arg)
@@ -191,18 +176,19 @@ static int end(void *args, int rc)
     return rc;
 }
 
-#define ARG(field) offsetof(analyze_args, field)
+#define ARG(field) DFS_FIELD(analyze_args, field)
 
 static const dfs_cli_option options[] = {
     DFS_OPTION("preset", 0, "NAME|FILE", DFS_OPT_STRING,
         "posix, dlio, dlio-g2, ai, auto, or a YAML file (docs/PRESETS.md);\n"
         "default: detected from the categories (printed)",
-        .offset = ARG(preset)),
-    DFS_OPTION("compat", 0, "MODE", DFS_OPT_CALL,
+        ARG(preset)),
+    DFS_OPTION("compat", 0, "MODE", DFS_OPT_CHOICE,
         "dfanalyzer: DFAnalyzer's current numbers (busiest process per\n"
         "view row); dfanalyzer-sum: its README numbers (sums over\n"
         "processes). Default: exact (true counts, exact u_ overlap)",
-        .apply = set_compat),
+        ARG(compat), .choices = compats, .bad = "--compat takes dfanalyzer or dfanalyzer-sum, not",
+        .flags = DFS_OPT_TERSE),
     DFS_OPTION("views", 0, "LIST", DFS_OPT_CALL,
         "comma-separated: time_range, proc_name, file_name, host_name,\n"
         "proc_id, thread_id (aliases time, proc, file, host, pid, tid);\n"
@@ -211,29 +197,29 @@ static const dfs_cli_option options[] = {
     DFS_OPTION("granularity", 0, "DUR", DFS_OPT_DURATION,
         "time bin width: 5s, 500ms, 2m, 1h, 250us; a bare number is\n"
         "seconds (default 1s)",
-        .offset = ARG(granularity_ns), .bad = "--granularity takes a duration such as 5s, 500ms or 2m, not",
+        ARG(granularity_ns), .bad = "--granularity takes a duration such as 5s, 500ms or 2m, not",
         .flags = DFS_OPT_TERSE),
     DFS_OPTION("format", 0, "FMT", DFS_OPT_FORMAT, "table (default), json, or csv (one file per view, needs -o DIR)",
-        .offset = ARG(base.format), .hi = 1),
+        ARG(base.format), .hi = 1),
     DFS_OPTION("output", 'o', "PATH", DFS_OPT_STRING,
         "write to PATH (atomically) instead of stdout; a directory for csv",
-        .offset = ARG(base.output)),
+        ARG(base.output)),
     DFS_OPTION("keep-ignored", 0, NULL, DFS_OPT_FLAG, "do not drop the preset's ignored files and functions",
-        .offset = ARG(keep_ignored)),
-    DFS_OPTION("hold", 0, "N", DFS_OPT_CALL, "exact u_: intervals a worker holds before flushing (default 16k)",
-        .apply = set_hold),
+        ARG(keep_ignored)),
+    DFS_OPTION("hold", 0, "N", DFS_OPT_SIZE, "exact u_: intervals a worker holds before flushing (default 16k)",
+        ARG(hold), DFS_CLI_HOLD),
     DFS_OPTION("no-stream", 0, NULL, DFS_OPT_FLAG,
         "exact u_: keep every interval to the end (memory grows with the\n"
         "trace; the second pass does this when events are out of order)",
-        .offset = ARG(no_stream)),
+        ARG(no_stream)),
     DFS_OPTION("preview", 0, "SIZE", DFS_OPT_SIZE,
         "bytes of each input read first for the time origin and the\n"
         "preset detection (default 256k); a wrong guess costs a second pass",
-        .offset = ARG(preview), .lo = 1, .hi = 1.8e19, .bad = "--preview takes a size such as 256k, not",
+        ARG(preview), .lo = 1, .hi = 1.8e19, .bad = "--preview takes a size such as 256k, not",
         .flags = DFS_OPT_TERSE),
     DFS_OPTION("list-presets", 0, NULL, DFS_OPT_CALL, "list the shipped presets and exit", .apply = list_presets),
     DFS_OPTION("show-preset", 0, "NAME", DFS_OPT_CALL, "print a shipped preset's YAML and exit", .apply = show_preset),
-    DFS_OPTION("timing", 0, NULL, DFS_OPT_FLAG, "print wall time and peak RSS on stderr", .offset = ARG(timing)),
+    DFS_OPTION("timing", 0, NULL, DFS_OPT_FLAG, "print wall time and peak RSS on stderr", ARG(timing)),
     {0},
 };
 

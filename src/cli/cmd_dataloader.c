@@ -98,29 +98,29 @@ static int write_report(void *args, const dfs_cli_result *res)
     return rc;
 }
 
-#define ARG(field) offsetof(dl_args, field)
+#define ARG(field) DFS_FIELD(dl_args, field)
 
 static const dfs_cli_option options[] = {
     DFS_OPTION("getnext", 0, "REGEX", DFS_OPT_STRING,
                "GetNext calls: events whose name or phase matches REGEX\n"
                "(default '.*DataLoaderIter::GetNext'; mapped per format)",
-               .offset = ARG(opt.pattern[DFS_DL_GETNEXT])),
+               ARG(opt.pattern[DFS_DL_GETNEXT])),
     DFS_OPTION("init", 0, "REGEX", DFS_OPT_STRING, "iterator initializations (default 'DataLoaderIterInitialize')",
-               .offset = ARG(opt.pattern[DFS_DL_INIT])),
+               ARG(opt.pattern[DFS_DL_INIT])),
     DFS_OPTION("worker", 0, "REGEX", DFS_OPT_STRING, "worker processes (default 'DataLoaderWorker')",
-               .offset = ARG(opt.pattern[DFS_DL_WORKER])),
+               ARG(opt.pattern[DFS_DL_WORKER])),
     DFS_OPTION("format", 0, "FMT", DFS_OPT_FORMAT, "table (default), json, or csv (four files, needs -o DIR)",
-               .offset = ARG(base.format), .hi = 1),
+               ARG(base.format), .hi = 1),
     DFS_OPTION("output", 'o', "PATH", DFS_OPT_STRING,
-               "write to PATH (atomically) instead of stdout; a directory for csv", .offset = ARG(base.output)),
+               "write to PATH (atomically) instead of stdout; a directory for csv", ARG(base.output)),
     DFS_OPTION("windows", 0, "DIR", DFS_OPT_STRING,
                "per outlier window: a Chrome-JSON slice (<kind>-<n>.json) and an\n"
                "SVG picture (<kind>-<n>.svg) in DIR",
-               .offset = ARG(report.windows_dir)),
+               ARG(report.windows_dir)),
     DFS_OPTION("max-windows", 0, "N", DFS_OPT_COUNT, "windows per outlier kind, largest first (default 10; 0 = all)",
-               .offset = ARG(opt.max_windows), .hi = 100000000, .bad = "--max-windows takes a count, not"),
+               ARG(opt.max_windows), .hi = 100000000, .bad = "--max-windows takes a count, not"),
     DFS_OPTION("window-events", 0, "N", DFS_OPT_COUNT, "framework events listed per window (default 20; 0 = all)",
-               .offset = ARG(report.window_events), .hi = 100000000, .bad = "--window-events takes a count, not"),
+               ARG(report.window_events), .hi = 100000000, .bad = "--window-events takes a count, not"),
     {0},
 };
 

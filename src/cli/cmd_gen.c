@@ -175,11 +175,11 @@ static int run(void *args)
     return fflush(stdout) == 0 ? DFS_EXIT_OK : DFS_EXIT_OUTPUT;
 }
 
-#define ARG(field) offsetof(gen_args, field)
+#define ARG(field) DFS_FIELD(gen_args, field)
 
 static const dfs_cli_option options[] = {
     DFS_OPTION("output", 'o', "DIR", DFS_OPT_STRING, "directory for the files (created if missing; required)",
-               .offset = ARG(opt.out_dir)),
+               ARG(opt.out_dir)),
     DFS_OPTION("format", 0, "F", DFS_OPT_CALL,
                "2023 | v1 | v1-h16 | v2 | chrome (default v1)\n"
                "  2023    dlio_profiler 2023: string numbers, no ']'\n"
@@ -203,12 +203,12 @@ static const dfs_cli_option options[] = {
     DFS_OPTION("gzip", 0, NULL, DFS_OPT_FLAG,
                "compress: .gz, one member per file, except v2 which gets a\n"
                "member per 16 MiB of text like DFTracer 2.x",
-               .offset = ARG(opt.gzip)),
+               ARG(opt.gzip)),
     DFS_OPTION("member-size", 0, "SIZE", DFS_OPT_CALL, "text per gzip member for v2 (default 16M)",
                .apply = set_member_size),
     DFS_OPTION("jobs", 'j', "N", DFS_OPT_CALL, "files written in parallel (default: one per core)", .apply = set_jobs),
-    DFS_OPTION("list", 0, NULL, DFS_OPT_FLAG, "print the paths of the written files on stdout", .offset = ARG(list)),
-    DFS_OPTION("quiet", 'q', NULL, DFS_OPT_FLAG, "no summary on stderr", .offset = ARG(quiet)),
+    DFS_OPTION("list", 0, NULL, DFS_OPT_FLAG, "print the paths of the written files on stdout", ARG(list)),
+    DFS_OPTION("quiet", 'q', NULL, DFS_OPT_FLAG, "no summary on stderr", ARG(quiet)),
     {0},
 };
 

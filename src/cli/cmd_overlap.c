@@ -58,49 +58,10 @@ static int add_class(void *args, const char *cmd, const char *arg)
     return -1;
 }
 
-/* The index of arg among names, or -1 (said, with what the option takes). */
-static int choice(const char *cmd, const char *option, const char *arg, const char *const *names, const char *takes)
-{
-    for (int i = 0; names[i]; i++)
-        if (strcmp(arg, names[i]) == 0)
-            return i;
-    fprintf(stderr, "dfscope %s: %s takes %s, not '%s'\n", cmd, option, takes, arg);
-    return -1;
-}
-
-static int set_method(void *args, const char *cmd, const char *arg)
-{
-    static const char *const names[] = {"exact", "approximate", "g0-exact", NULL};
-    static const dfs_overlap_method methods[] = {DFS_OVERLAP_EXACT, DFS_OVERLAP_APPROXIMATE, DFS_OVERLAP_G0_EXACT};
-    int i = choice(cmd, "--method", arg, names, "exact, approximate or g0-exact");
-    if (i < 0)
-        return DFS_EXIT_USAGE;
-    ((overlap_args *)args)->method = methods[i];
-    return -1;
-}
-
-static int set_scope(void *args, const char *cmd, const char *arg)
-{
-    static const char *const names[] = {"process", "thread", "global", NULL};
-    static const dfs_overlap_scope scopes[] = {DFS_OVERLAP_PROCESS, DFS_OVERLAP_THREAD, DFS_OVERLAP_GLOBAL};
-    int i = choice(cmd, "--scope", arg, names, "process, thread or global");
-    if (i < 0)
-        return DFS_EXIT_USAGE;
-    ((overlap_args *)args)->scope = scopes[i];
-    return -1;
-}
-
-static int set_approximate(void *args, const char *cmd, const char *arg)
-{
-    (void)cmd, (void)arg;
-    ((overlap_args *)args)->method = DFS_OVERLAP_APPROXIMATE;
-    return -1;
-}
-
-static int set_hold(void *args, const char *cmd, const char *arg)
-{
-    return dfs_cli_parse_hold(cmd, arg, &((overlap_args *)args)->hold);
-}
+static const dfs_cli_choice methods[] = {
+    {"exact", DFS_OVERLAP_EXACT}, {"approximate", DFS_OVERLAP_APPROXIMATE}, {"g0-exact", DFS_OVERLAP_G0_EXACT}, {0}};
+static const dfs_cli_choice scopes[] = {
+    {"process", DFS_OVERLAP_PROCESS}, {"thread", DFS_OVERLAP_THREAD}, {"global", DFS_OVERLAP_GLOBAL}, {0}};
 
 static int validate(void *args)
 {
@@ -204,54 +165,52 @@ static int end(void *args, int rc)
     return rc;
 }
 
-#define ARG(field) offsetof(overlap_args, field)
+#define ARG(field) DFS_FIELD(overlap_args, field)
 
 static const dfs_cli_option options[] = {
     DFS_OPTION("compute", 0, "PRED", DFS_OPT_STRING, "default from the preset (DLIO: the framework's compute calls)",
-        .offset = ARG(compute),
+        ARG(compute),
         .section = "classes (a predicate of the layered-analysis language, a layer name of the preset, or none):"),
-    DFS_OPTION("io", 0, "PRED", DFS_OPT_STRING, "default: categories starting with posix or stdio", .offset = ARG(io)),
-    DFS_OPTION("app-io", 0, "PRED", DFS_OPT_STRING, "default from the preset (DLIO: cat == \"reader\")",
-        .offset = ARG(app_io)),
+    DFS_OPTION("io", 0, "PRED", DFS_OPT_STRING, "default: categories starting with posix or stdio", ARG(io)),
+    DFS_OPTION("app-io", 0, "PRED", DFS_OPT_STRING, "default from the preset (DLIO: cat == \"reader\")", ARG(app_io)),
     DFS_OPTION("class", 0, "NAME=PRED", DFS_OPT_CALL,
         "an extra class compared with compute (repeatable, at most " XSTR(DFS_OVERLAP_MAX_EXTRA) ")",
         .apply = add_class),
     DFS_OPTION("epochs", 0, "PRED", DFS_OPT_STRING, "epoch markers (DLIO default: DLIOBenchmark._train events)",
-        .offset = ARG(epochs)),
-    DFS_OPTION("steps", 0, "PRED", DFS_OPT_STRING, "step markers (default none)", .offset = ARG(steps)),
+        ARG(epochs)),
+    DFS_OPTION("steps", 0, "PRED", DFS_OPT_STRING, "step markers (default none)", ARG(steps)),
     DFS_OPTION("post-read", 0, NULL, DFS_OPT_FLAG, "drop the preset's ignored files and functions first",
-        .offset = ARG(post_read)),
+        ARG(post_read)),
     DFS_OPTION("preset", 0, "NAME|FILE", DFS_OPT_STRING,
         "posix, dlio, dlio-g2, ai, auto, or a YAML file (docs/PRESETS.md);\n"
         "default: detected from the categories (printed)",
-        .offset = ARG(preset), .section = "options:"),
-    DFS_OPTION("scope", 0, "SCOPE", DFS_OPT_CALL, "process (default), thread or global: what the summary sums",
-        .apply = set_scope),
+        ARG(preset), .section = "options:"),
+    DFS_OPTION("scope", 0, "SCOPE", DFS_OPT_CHOICE, "process (default), thread or global: what the summary sums",
+        ARG(scope), .choices = scopes, .flags = DFS_OPT_TERSE),
     DFS_OPTION("global", 0, NULL, DFS_OPT_FLAG,
         "also the global scope (all ranks merged; memory grows with the\n"
         "run's busy periods; implied by --scope global)",
-        .offset = ARG(global)),
+        ARG(global)),
     DFS_OPTION("granularity", 0, "DUR", DFS_OPT_DURATION,
         "also per time bin: 5s, 500ms, 2m, 1h, 250us; a bare number is\n"
         "seconds (default: no bins; 1s for the approximate methods)",
-        .offset = ARG(granularity_ns), .bad = "--granularity takes a duration such as 5s, 500ms or 2m, not",
+        ARG(granularity_ns), .bad = "--granularity takes a duration such as 5s, 500ms or 2m, not",
         .flags = DFS_OPT_TERSE),
-    DFS_OPTION("approximate", 0, NULL, DFS_OPT_CALL, "the reference's per-bin estimate instead of exact values",
-        .apply = set_approximate),
-    DFS_OPTION("method", 0, "M", DFS_OPT_CALL,
+    DFS_OPTION("approximate", 0, NULL, DFS_OPT_CONST, "the reference's per-bin estimate instead of exact values",
+        ARG(method), .value = DFS_OVERLAP_APPROXIMATE),
+    DFS_OPTION("method", 0, "M", DFS_OPT_CHOICE,
         "exact (default), approximate, or g0-exact (the reference's\n"
         "per-bin unions, global only)",
-        .apply = set_method),
+        ARG(method), .choices = methods, .flags = DFS_OPT_TERSE),
     DFS_OPTION("format", 0, "FMT", DFS_OPT_FORMAT, "table (default), json, or csv (one file per table, needs -o DIR)",
-        .offset = ARG(base.format), .hi = 1),
+        ARG(base.format), .hi = 1),
     DFS_OPTION("output", 'o', "PATH", DFS_OPT_STRING,
         "write to PATH (atomically) instead of stdout; a directory for csv",
-        .offset = ARG(base.output)),
-    DFS_OPTION("hold", 0, "N", DFS_OPT_CALL, "intervals a worker holds before flushing (default 16k)",
-        .apply = set_hold),
+        ARG(base.output)),
+    DFS_OPTION("hold", 0, "N", DFS_OPT_SIZE, "intervals a worker holds before flushing (default 16k)", ARG(hold), DFS_CLI_HOLD),
     DFS_OPTION("no-stream", 0, NULL, DFS_OPT_FLAG, "never flush before the end (more memory, same answers)",
-        .offset = ARG(no_stream)),
-    DFS_OPTION("timing", 0, NULL, DFS_OPT_FLAG, "print wall time and peak RSS on stderr", .offset = ARG(timing)),
+        ARG(no_stream)),
+    DFS_OPTION("timing", 0, NULL, DFS_OPT_FLAG, "print wall time and peak RSS on stderr", ARG(timing)),
     {0},
 };
 

@@ -55,15 +55,15 @@ static int write_report(void *args, const dfs_cli_result *res)
     return dfs_cli_write_output("stats", x.a->base.output, emit, &x);
 }
 
-#define ARG(field) offsetof(stats_args, field)
+#define ARG(field) DFS_FIELD(stats_args, field)
 
 static const dfs_cli_option options[] = {
-    DFS_OPTION("json", 0, NULL, DFS_OPT_FLAG, "print the JSON document described in docs/CLI.md", .offset = ARG(json)),
+    DFS_OPTION("json", 0, NULL, DFS_OPT_FLAG, "print the JSON document described in docs/CLI.md", ARG(json)),
     DFS_OPTION("output", 'o', "FILE", DFS_OPT_STRING, "write the result to FILE (atomically) instead of stdout",
-        .offset = ARG(base.output)),
+        ARG(base.output)),
     DFS_OPTION("top", 0, "N", DFS_OPT_SIZE, "categories and names listed (default 10, 0 = all)",
-        .offset = ARG(top), .hi = 1000000, .bad = "--top takes a count, not", .flags = DFS_OPT_TERSE),
-    DFS_OPTION("timing", 0, NULL, DFS_OPT_FLAG, "add wall time, MB/s, events/s and peak RSS", .offset = ARG(timing)),
+        ARG(top), .hi = 1000000, .bad = "--top takes a count, not", .flags = DFS_OPT_TERSE),
+    DFS_OPTION("timing", 0, NULL, DFS_OPT_FLAG, "add wall time, MB/s, events/s and peak RSS", ARG(timing)),
     {0},
 };
 

@@ -115,14 +115,13 @@ static int end(void *args, int rc)
     return rc;
 }
 
-#define ARG(field) offsetof(steps_args, field)
-#define CONCEPT(c) .offset = ARG(opt.concepts.text[c])
+#define ARG(field) DFS_FIELD(steps_args, field)
+#define CONCEPT(c) ARG(opt.concepts.text[c])
 
 static const dfs_cli_option options[] = {
     DFS_OPTION("format", 0, "F", DFS_OPT_FORMAT, "table (default) | json | csv (one row per step)",
-               .offset = ARG(base.format), .hi = 1),
-    DFS_OPTION("output", 'o', "FILE", DFS_OPT_STRING, "write to FILE (atomically) instead of stdout",
-               .offset = ARG(base.output)),
+               ARG(base.format), .hi = 1),
+    DFS_OPTION("output", 'o', "FILE", DFS_OPT_STRING, "write to FILE (atomically) instead of stdout", ARG(base.output)),
     DFS_OPTION("head", 0, "N", DFS_OPT_CALL, "per-step rows shown per run in tables (default 50, 0 = all)",
                .apply = set_head),
     DFS_OPTION("step", 0, "PRED", DFS_OPT_STRING, "step markers (a span, or the marker opening a step)",
@@ -143,15 +142,15 @@ static const dfs_cli_option options[] = {
                CONCEPT(DFS_CONCEPT_RUNTIME)),
     DFS_OPTION("epoch", 0, "PRED", DFS_OPT_STRING, NULL, CONCEPT(DFS_CONCEPT_EPOCH)),
     DFS_OPTION("concepts", 0, NULL, DFS_OPT_FLAG, "print the predicates in force for every source and exit",
-               .offset = ARG(list_concepts)),
+               ARG(list_concepts)),
     DFS_OPTION("include-flagged", 0, NULL, DFS_OPT_FLAG, "use warm-up and last steps in the verdicts too",
-               .offset = ARG(opt.include_flagged)),
+               ARG(opt.include_flagged)),
     DFS_OPTION("threshold", 0, "PCT", DFS_OPT_CALL, "input-bound above PCT % exposed data wait (default 5)",
                .apply = set_threshold),
     DFS_OPTION("storage-threshold", 0, "PCT", DFS_OPT_CALL,
                "storage-bound above PCT % of the wait in I/O (default 50)", .apply = set_storage),
     DFS_OPTION("outlier-factor", 0, "F", DFS_OPT_NUMBER, "slow fetches / batches at >= F x median (default 2)",
-               .offset = ARG(opt.outlier_factor), .lo = 1, .hi = 1e6,
+               ARG(opt.outlier_factor), .lo = 1, .hi = 1e6,
                .bad = "--outlier-factor takes a factor of at least 1, not"),
     {0},
 };

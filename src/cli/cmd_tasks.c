@@ -65,13 +65,8 @@ static int set_head(void *args, const char *cmd, const char *arg)
     return -1;
 }
 
-static int set_compat(void *args, const char *cmd, const char *arg)
-{
-    if (strcmp(arg, "dasf") != 0)
-        return dfs_cli_usage_error(cmd, "--compat knows only 'dasf', not", arg);
-    ((tasks_args *)args)->opt.mode = DFS_TASKS_COMPAT;
-    return -1;
-}
+static const dfs_cli_choice dasf[] = {{"dasf", DFS_TASKS_COMPAT}, {0}};
+static const dfs_cli_choice graph_formats[] = {{"graphml", DFS_GRAPH_GRAPHML}, {"dot", DFS_GRAPH_DOT}, {0}};
 
 static int set_graph(void *args, const char *cmd, const char *arg)
 {
@@ -79,18 +74,6 @@ static int set_graph(void *args, const char *cmd, const char *arg)
     tasks_args *a = args;
     a->graph = arg;
     a->opt.graph_attrs = true;
-    return -1;
-}
-
-static int set_graph_format(void *args, const char *cmd, const char *arg)
-{
-    tasks_args *a = args;
-    if (strcmp(arg, "graphml") == 0)
-        a->graph_format = DFS_GRAPH_GRAPHML;
-    else if (strcmp(arg, "dot") == 0)
-        a->graph_format = DFS_GRAPH_DOT;
-    else
-        return dfs_cli_usage_error(cmd, "--graph-format is graphml or dot, not", arg);
     return -1;
 }
 
@@ -156,7 +139,7 @@ static int write_report(void *args, const dfs_cli_result *res)
     return wrc != DFS_EXIT_OK ? wrc : rc;
 }
 
-#define ARG(field) offsetof(tasks_args, field)
+#define ARG(field) DFS_FIELD(tasks_args, field)
 
 static const dfs_cli_option options[] = {
     DFS_OPTION("analyses", 'a', "NAME...", DFS_OPT_CALL,
@@ -164,30 +147,29 @@ static const dfs_cli_option options[] = {
                "critical_path or all (several names, or commas); always run\n"
                "in that order (default: DASF's three with --compat, else all)",
                .apply = set_analyses),
-    DFS_OPTION("databases", 'd', "PATH", DFS_OPT_INPUT, "an input (DASF's spelling; PATH arguments work as well)",
-               .offset = 0),
+    DFS_OPTION("databases", 'd', "PATH", DFS_OPT_INPUT, "an input (DASF's spelling; PATH arguments work as well)"),
     DFS_OPTION("output", 'o', "DIR", DFS_OPT_STRING,
                "also write <analysis>.csv into DIR (created if missing),\n"
                "each file atomically, with DASF's column names",
-               .offset = ARG(base.output)),
+               ARG(base.output)),
     DFS_OPTION("head", 0, "N", DFS_OPT_CALL, "rows printed per table (default 30, as DASF; 0 = all)",
                .apply = set_head),
-    DFS_OPTION("compat", 0, "dasf", DFS_OPT_CALL,
+    DFS_OPTION("compat", 0, "dasf", DFS_OPT_CHOICE,
                "DASF's exact numbers, quirks included (spec: per-worker\n"
                "percentages, resource window after the task end, first match\n"
                "by function name); default: DASF's bugs fixed",
-               .apply = set_compat),
+               ARG(opt.mode), .choices = dasf, .bad = "--compat knows only 'dasf', not"),
     DFS_OPTION("graph", 0, "FILE", DFS_OPT_CALL, "write the annotated task graph (.graphml, or .dot / .gv)",
                .apply = set_graph),
-    DFS_OPTION("graph-format", 0, "F", DFS_OPT_CALL, "graphml | dot (default: from the file name)",
-               .apply = set_graph_format),
-    DFS_OPTION("format", 0, "F", DFS_OPT_FORMAT, "table (default) | json", .offset = ARG(base.format)),
+    DFS_OPTION("graph-format", 0, "F", DFS_OPT_CHOICE, "graphml | dot (default: from the file name)",
+               ARG(graph_format), .choices = graph_formats, .bad = "--graph-format is graphml or dot, not"),
+    DFS_OPTION("format", 0, "F", DFS_OPT_FORMAT, "table (default) | json", ARG(base.format)),
     DFS_OPTION("fill-seconds", 0, NULL, DFS_OPT_FLAG,
                "task_balance: a row for every second, each worker's value\n"
                "carried forward (default mode only)",
-               .offset = ARG(opt.fill_seconds)),
+               ARG(opt.fill_seconds)),
     DFS_OPTION("bucket", 0, "SECONDS", DFS_OPT_NUMBER, "task_balance slot width, e.g. 0.1 (default 1; default mode)",
-               .offset = ARG(opt.bucket_s), .lo = 0.001, .hi = 86400,
+               ARG(opt.bucket_s), .lo = 0.001, .hi = 86400,
                .bad = "--bucket takes seconds from 0.001 to 86400, not"),
     {0},
 };

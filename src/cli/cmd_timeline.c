@@ -195,8 +195,8 @@ static int end(void *args, int rc)
     return rc;
 }
 
-#define ARG(field) offsetof(timeline_args, field)
-#define CONCEPT(c) .offset = ARG(concepts.text[c])
+#define ARG(field) DFS_FIELD(timeline_args, field)
+#define CONCEPT(c) ARG(concepts.text[c])
 
 static const dfs_cli_option options[] = {
     DFS_OPTION("window", 'w', "START:END", DFS_OPT_CALL,
@@ -207,15 +207,15 @@ static const dfs_cli_option options[] = {
                "m, h: 1623142623.636:1623142623.812, +1.5:+2, +500ms:+700ms",
                .apply = set_window),
     DFS_OPTION("output", 'o', "FILE", DFS_OPT_STRING, "the SVG, written atomically ('-' = stdout, no summary)",
-               .offset = ARG(picture)),
-    DFS_OPTION("lanes", 0, "N", DFS_OPT_COUNT, "draw only the N busiest lanes (default: all)", .offset = ARG(lanes),
+               ARG(picture)),
+    DFS_OPTION("lanes", 0, "N", DFS_OPT_COUNT, "draw only the N busiest lanes (default: all)", ARG(lanes),
                .hi = 1000000, .bad = "--lanes takes a number, not"),
     DFS_OPTION("width", 0, "PX", DFS_OPT_COUNT, "width of the time area, 200..20000 (default 1200)",
-               .offset = ARG(width), .lo = 200, .hi = 20000, .bad = "--width takes 200..20000 pixels, not"),
-    DFS_OPTION("depth", 0, "N", DFS_OPT_COUNT, "nesting rows per lane, 1..64 (default 6)", .offset = ARG(depth),
+               ARG(width), .lo = 200, .hi = 20000, .bad = "--width takes 200..20000 pixels, not"),
+    DFS_OPTION("depth", 0, "N", DFS_OPT_COUNT, "nesting rows per lane, 1..64 (default 6)", ARG(depth),
                .lo = 1, .hi = 64, .bad = "--depth takes 1..64, not"),
-    DFS_OPTION("title", 0, "TEXT", DFS_OPT_STRING, "the picture's heading", .offset = ARG(title)),
-    DFS_OPTION("format", 0, "F", DFS_OPT_FORMAT, "summary as table (default) or json", .offset = ARG(base.format)),
+    DFS_OPTION("title", 0, "TEXT", DFS_OPT_STRING, "the picture's heading", ARG(title)),
+    DFS_OPTION("format", 0, "F", DFS_OPT_FORMAT, "summary as table (default) or json", ARG(base.format)),
     DFS_OPTION("data-wait", 0, "P", DFS_OPT_STRING,
                "replace a class's default predicate for every source\n"
                "(predicate language of docs/ANALYZE.md; 'off' = never)",

@@ -28,12 +28,16 @@ typedef struct dfs_cli_args {
     dfs_cli_format format;  /* --format when the command stores it here */
 } dfs_cli_args;
 
-/* How an option's value is applied to the args struct. */
+/* How an option's value is applied to the args struct. The integer kinds (flag, const, choice,
+ * size, count) store into a field of any integer, enum or bool type: DFS_FIELD gives its offset
+ * and its size. */
 typedef enum dfs_cli_kind {
-    DFS_OPT_FLAG,     /* bool = true */
+    DFS_OPT_FLAG,     /* = 1 (true) */
+    DFS_OPT_CONST,    /* = .value (an option without a value: --no-progress, --approximate) */
+    DFS_OPT_CHOICE,   /* = the value of the name given, among .choices */
     DFS_OPT_STRING,   /* const char * = the value */
-    DFS_OPT_SIZE,     /* uint64_t: a size (512, 64k, 32M; dfs_cli_parse_size) in [lo, hi] */
-    DFS_OPT_COUNT,    /* size_t: a decimal integer in [lo, hi] */
+    DFS_OPT_SIZE,     /* a size (512, 64k, 32M; dfs_cli_parse_size) in [lo, hi] */
+    DFS_OPT_COUNT,    /* a decimal integer in [lo, hi] */
     DFS_OPT_NUMBER,   /* double in [lo, hi] */
     DFS_OPT_DURATION, /* int64_t nanoseconds: 5s, 500ms, a bare number of seconds (above 0) */
     DFS_OPT_FORMAT,   /* dfs_cli_format: table or json, and csv when hi is 1 */
@@ -46,6 +50,12 @@ enum {
     DFS_OPT_TERSE = 1, /* a bad value is said without "(see 'dfscope CMD --help')" */
 };
 
+/* A name DFS_OPT_CHOICE accepts, and the value it stores; a table ends with a NULL name. */
+typedef struct dfs_cli_choice {
+    const char *name;
+    int value;
+} dfs_cli_choice;
+
 typedef struct dfs_cli_option {
     const char *name;    /* long name, without "--" */
     char letter;         /* short name, or 0 */
@@ -53,9 +63,13 @@ typedef struct dfs_cli_option {
     /* The help text, lines separated by '\n'; NULL when the previous option's text covers it. */
     const char *help;
     dfs_cli_kind kind;
-    size_t offset;       /* of the field in the args struct */
+    size_t offset, size; /* of the field in the args struct (DFS_FIELD) */
     double lo, hi;       /* the bounds of a number */
-    const char *bad;     /* a bad value's message, "--top takes a count, not" ('VALUE' follows) */
+    const dfs_cli_choice *choices; /* DFS_OPT_CHOICE */
+    int value;           /* DFS_OPT_CONST */
+    /* A bad value's message, "--top takes a count, not" ('VALUE' follows); for a choice, by
+     * default "--NAME takes a, b or c, not" (all its names). */
+    const char *bad;
     /* DFS_OPT_CALL: applies the value (NULL for a flag); returns -1 to go on, else the exit code
      * to stop with (said on stderr, or the option's output printed). */
     int (*apply)(void *args, const char *cmd, const char *value);
@@ -65,9 +79,20 @@ typedef struct dfs_cli_option {
 } dfs_cli_option;
 
 /* An entry of an option table: the name, letter, metavar, kind and help, then designated fields
- * (.offset, .apply, .lo, .hi, .bad, .label, .section, .flags). */
+ * (DFS_FIELD, .apply, .lo, .hi, .choices, .value, .bad, .label, .section, .flags). */
 #define DFS_OPTION(NAME, LETTER, METAVAR, KIND, HELP, ...)                                                             \
     {.name = NAME, .letter = LETTER, .metavar = METAVAR, .kind = KIND, .help = HELP, __VA_ARGS__}
+
+/* The field MEMBER of the args struct TYPE, for an option table entry. */
+#define DFS_FIELD(TYPE, MEMBER) .offset = offsetof(TYPE, MEMBER), .size = sizeof(((TYPE *)0)->MEMBER)
+
+/* An upper bound no size or count reaches (2^64). */
+#define DFS_CLI_NO_LIMIT 18446744073709551616.0
+
+/* What --hold N takes, in the commands that run the exact interval engine (analyze, overlap). */
+#define DFS_CLI_HOLD                                                                                                   \
+    .lo = 1, .hi = DFS_CLI_NO_LIMIT, .bad = "--hold takes a positive number of intervals (e.g. 1M), not",              \
+    .flags = DFS_OPT_TERSE
 
 /* The shared option groups a command takes. */
 enum {
