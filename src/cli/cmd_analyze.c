@@ -83,15 +83,6 @@ static int show_preset(void *args, const char *cmd, const char *name)
     return DFS_EXIT_OK;
 }
 
-static int validate(void *args)
-{
-    const analyze_args *a = args;
-    if (a->base.format != DFS_CLI_CSV || a->base.output)
-        return -1;
-    fprintf(stderr, "dfscope analyze: --format csv writes one file per view: give -o DIR\n");
-    return DFS_EXIT_USAGE;
-}
-
 static int begin(void *args)
 {
     analyze_args *a = args;
@@ -118,53 +109,36 @@ static int begin(void *args)
     return -1;
 }
 
-static void *options_of(void *args) { return &((analyze_args *)args)->opt; }
-
-typedef struct report {
-    const dfs_layered_result *r;
-    const dfs_view_result *v;
-    const dfs_report_context *ctx;
-    dfs_cli_format format;
-} report;
-
-static void emit(FILE *out, const void *ctx)
+static void emit(FILE *out, const void *args, const dfs_cli_result *res)
 {
-    const report *x = ctx;
-    if (x->format == DFS_CLI_JSON)
-        dfs_layered_write_json(out, x->r, x->ctx);
+    const analyze_args *a = args;
+    dfs_report_context ctx = {.preset_source = a->ps.source, .reran = res->reran, .rerun_reason = res->reason};
+    if (a->base.format == DFS_CLI_JSON)
+        dfs_layered_write_json(out, res->result, &ctx);
     else
-        dfs_layered_write_text(out, x->r, x->ctx);
+        dfs_layered_write_text(out, res->result, &ctx);
 }
 
-static void emit_view(FILE *out, const void *ctx) { dfs_layered_write_view_csv(out, ((const report *)ctx)->v); }
-
-static void emit_summary(FILE *out, const void *ctx)
+static bool write_csv(FILE *out, const void *result, size_t i)
 {
-    const report *x = ctx;
-    dfs_layered_write_summary_csv(out, x->r, x->v);
+    const dfs_layered_result *r = result;
+    if (i % 2)
+        dfs_layered_write_summary_csv(out, r, &r->views[i / 2]);
+    else
+        dfs_layered_write_view_csv(out, &r->views[i / 2]);
+    return true;
 }
 
 /* One file per view and one for its summary. */
-static int write_csv(const char *dir, const dfs_layered_result *r)
+static size_t csv_files(const void *args, const dfs_cli_result *res, dfs_csv_file *f)
 {
-    int rc = dfs_cli_make_dir("analyze", dir);
-    for (size_t i = 0; rc == DFS_EXIT_OK && i < 2 * r->nviews; i++) {
-        report x = {.r = r, .v = &r->views[i / 2]};
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s%s.csv", dir, dfs_view_name(x.v->type), i % 2 ? "_summary" : "");
-        rc = dfs_cli_write_output("analyze", path, i % 2 ? emit_summary : emit_view, &x);
+    (void)args;
+    const dfs_layered_result *r = res->result;
+    for (size_t i = 0; i < 2 * r->nviews; i++) {
+        f[i] = (dfs_csv_file){.write = write_csv, .which = i};
+        snprintf(f[i].name, sizeof f[i].name, "%s%s.csv", dfs_view_name(r->views[i / 2].type), i % 2 ? "_summary" : "");
     }
-    return rc;
-}
-
-static int write_report(void *args, const dfs_cli_result *res)
-{
-    const analyze_args *a = args;
-    if (a->base.format == DFS_CLI_CSV)
-        return write_csv(a->base.output, res->result);
-    dfs_report_context ctx = {.preset_source = a->ps.source, .reran = res->reran, .rerun_reason = res->reason};
-    report x = {.r = res->result, .ctx = &ctx, .format = a->base.format};
-    return dfs_cli_write_output("analyze", a->base.output, emit, &x);
+    return 2 * r->nviews;
 }
 
 static int end(void *args, int rc)
@@ -226,21 +200,19 @@ static const dfs_cli_option options[] = {
 const dfs_cli_command dfs_cmd_analyze = {
     .name = "analyze",
     .summary = "layered analysis (DFAnalyzer-compatible): layers, views, metrics",
-    .usage = "analyze [options] PATH...",
     .description = "Layered analysis of DFTracer traces, compatible with DFAnalyzer: events are filtered by\n"
                    "the preset's post-read rules, classified into layers (app, training, compute, reader,\n"
                    "POSIX, ...) and summarised per view (time bins, processes, files) with time, count,\n"
                    "size, ops/s, bandwidth and unoverlapped (u_) time per layer.",
-    .epilogue = "Exit codes: 0 ok, 1 damaged input skipped, 2 usage or unreadable input,\n"
-                "            3 --strict and damage found, 4 output error.\n",
     .options = options,
     .groups = DFS_CLI_READING | DFS_CLI_MPI,
     .flags = DFS_CLI_NEEDS_INPUT,
     .args_size = sizeof(analyze_args),
     .init = init,
-    .validate = validate,
+    .csv_dir = "one file per view",
     .analysis = &dfs_layered_analysis,
     .begin = begin,
-    .options_of = options_of,
-    .write = write_report,
+    .analysis_options = offsetof(analyze_args, opt),
+    .emit = emit,
+    .csv_files = csv_files,
     .end = end};

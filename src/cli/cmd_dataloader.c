@@ -19,14 +19,10 @@ static void init(void *args)
     a->report.window_events = 20;
 }
 
-/* The CSV directory must be named; the patterns must compile (checked before any input). */
+/* The patterns must compile (checked before any input). */
 static int validate(void *args)
 {
     const dl_args *a = args;
-    if (a->base.format == DFS_CLI_CSV && !a->base.output) {
-        fprintf(stderr, "dfscope dataloader: --format csv writes four files: give -o DIR\n");
-        return DFS_EXIT_USAGE;
-    }
     char err[512];
     void *d = dfs_dataloader_analysis.create(&a->opt, err, sizeof err);
     if (!d) {
@@ -37,8 +33,6 @@ static int validate(void *args)
     return -1;
 }
 
-static void *options_of(void *args) { return &((dl_args *)args)->opt; }
-
 static bool clashes(const void *args, const dfs_run *run)
 {
     const dl_args *a = args;
@@ -46,18 +40,13 @@ static bool clashes(const void *args, const dfs_run *run)
            (a->report.windows_dir && dfs_cli_output_is_input(run, a->report.windows_dir));
 }
 
-typedef struct report {
-    const dl_args *a;
-    const dfs_cli_result *res;
-} report;
-
-static void emit(FILE *out, const void *ctx)
+static void emit(FILE *out, const void *args, const dfs_cli_result *res)
 {
-    const report *x = ctx;
-    if (x->a->base.format == DFS_CLI_JSON)
-        dfs_dl_write_json(out, x->res->run, x->res->result, &x->a->report);
+    const dl_args *a = args;
+    if (a->base.format == DFS_CLI_JSON)
+        dfs_dl_write_json(out, res->run, res->result, &a->report);
     else
-        dfs_dl_write_text(out, x->res->run, x->res->result, &x->a->report);
+        dfs_dl_write_text(out, res->run, res->result, &a->report);
 }
 
 static int fail_output(const char *err)
@@ -71,10 +60,8 @@ static int write_outputs(const dl_args *a, const dfs_cli_result *res)
     char err[512];
     if (a->report.windows_dir && dfs_dl_write_windows(a->report.windows_dir, res->run, res->result, err, sizeof err))
         return fail_output(err);
-    if (a->base.format != DFS_CLI_CSV) {
-        const report x = {a, res};
-        return dfs_cli_write_output("dataloader", a->base.output, emit, &x);
-    }
+    if (a->base.format != DFS_CLI_CSV)
+        return dfs_cli_emit(&dfs_cmd_dataloader, a, res, a->base.output);
     if (dfs_dl_write_csv_dir(a->base.output, res->run, res->result, err, sizeof err) != 0)
         return fail_output(err);
     return DFS_EXIT_OK;
@@ -127,7 +114,6 @@ static const dfs_cli_option options[] = {
 const dfs_cli_command dfs_cmd_dataloader = {
     .name = "dataloader",
     .summary = "SageMaker Debugger data-loader analysis: GetNext, batch time, outlier windows",
-    .usage = "dataloader [options] PATH...",
     .description =
         "SageMaker Debugger's PT_dataloader_analysis on smdebug framework traces and system-metric\n"
         "files (give both, e.g. the job's framework/ and system/ folders): data-loader iterator\n"
@@ -146,8 +132,10 @@ const dfs_cli_command dfs_cmd_dataloader = {
     .groups = DFS_CLI_READING,
     .args_size = sizeof(dl_args),
     .init = init,
+    .csv_dir = "four files",
     .validate = validate,
     .analysis = &dfs_dataloader_analysis,
-    .options_of = options_of,
+    .analysis_options = offsetof(dl_args, opt),
     .clashes = clashes,
-    .write = write_report};
+    .write = write_report,
+    .emit = emit};

@@ -35,8 +35,6 @@ static int validate(void *args)
     return DFS_EXIT_USAGE;
 }
 
-static void *options_of(void *args) { return &((merge_args *)args)->opt; }
-
 static bool ends_with(const char *s, const char *suffix)
 {
     size_t n = strlen(s), m = strlen(suffix);
@@ -133,5 +131,5 @@ const dfs_cli_command dfs_cmd_merge = {
     .init = init,
     .validate = validate,
     .analysis = &dfs_merge_analysis,
-    .options_of = options_of,
+    .analysis_options = offsetof(merge_args, opt),
     .write = write_report};

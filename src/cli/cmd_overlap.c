@@ -66,10 +66,6 @@ static const dfs_cli_choice scopes[] = {
 static int validate(void *args)
 {
     overlap_args *a = args;
-    if (a->base.format == DFS_CLI_CSV && !a->base.output) {
-        fprintf(stderr, "dfscope overlap: --format csv writes one file per table: give -o DIR\n");
-        return DFS_EXIT_USAGE;
-    }
     if (a->method != DFS_OVERLAP_EXACT && !a->granularity_ns)
         a->granularity_ns = INT64_C(1000000000);
     return -1;
@@ -111,49 +107,34 @@ static int begin(void *args)
     return -1;
 }
 
-static void *options_of(void *args) { return &((overlap_args *)args)->opt; }
-
-typedef struct report {
-    const dfs_overlap_result *r;
-    const dfs_overlap_report_context *ctx;
-    dfs_cli_format format;
-    dfs_overlap_csv table;
-} report;
-
-static void emit(FILE *out, const void *ctx)
-{
-    const report *x = ctx;
-    if (x->format == DFS_CLI_CSV)
-        dfs_overlap_write_csv(out, x->r, x->table);
-    else if (x->format == DFS_CLI_JSON)
-        dfs_overlap_write_json(out, x->r, x->ctx);
-    else
-        dfs_overlap_write_text(out, x->r, x->ctx);
-}
-
-/* One file per table the result has. */
-static int write_csv(const char *dir, report *x)
-{
-    int rc = dfs_cli_make_dir("overlap", dir);
-    for (int t = 0; rc == DFS_EXIT_OK && t < DFS_OVERLAP_CSV__COUNT; t++) {
-        x->table = (dfs_overlap_csv)t;
-        if (!dfs_overlap_csv_present(x->r, x->table))
-            continue;
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", dir, dfs_overlap_csv_name(x->table));
-        rc = dfs_cli_write_output("overlap", path, emit, x);
-    }
-    return rc;
-}
-
-static int write_report(void *args, const dfs_cli_result *res)
+static void emit(FILE *out, const void *args, const dfs_cli_result *res)
 {
     const overlap_args *a = args;
     dfs_overlap_report_context ctx = {.preset_source = a->ps.source, .reran = res->reran, .rerun_reason = res->reason};
-    report x = {.r = res->result, .ctx = &ctx, .format = a->base.format};
-    if (a->base.format == DFS_CLI_CSV)
-        return write_csv(a->base.output, &x);
-    return dfs_cli_write_output("overlap", a->base.output, emit, &x);
+    if (a->base.format == DFS_CLI_JSON)
+        dfs_overlap_write_json(out, res->result, &ctx);
+    else
+        dfs_overlap_write_text(out, res->result, &ctx);
+}
+
+static bool write_csv(FILE *out, const void *result, size_t table)
+{
+    dfs_overlap_write_csv(out, result, (dfs_overlap_csv)table);
+    return true;
+}
+
+/* One file per table the result has. */
+static size_t csv_files(const void *args, const dfs_cli_result *res, dfs_csv_file *f)
+{
+    (void)args;
+    size_t n = 0;
+    for (int t = 0; t < DFS_OVERLAP_CSV__COUNT; t++) {
+        if (!dfs_overlap_csv_present(res->result, (dfs_overlap_csv)t))
+            continue;
+        f[n] = (dfs_csv_file){.write = write_csv, .which = (size_t)t};
+        snprintf(f[n++].name, sizeof f->name, "%s", dfs_overlap_csv_name((dfs_overlap_csv)t));
+    }
+    return n;
 }
 
 static int end(void *args, int rc)
@@ -217,23 +198,22 @@ static const dfs_cli_option options[] = {
 const dfs_cli_command dfs_cmd_overlap = {
     .name = "overlap",
     .summary = "I/O versus compute overlap: exact unions and differences per process, bin, epoch",
-    .usage = "overlap [options] PATH...",
     .description =
         "How much I/O time is not hidden behind computation: events are put in classes (compute,\n"
         "I/O, app-level I/O, and any extra class) by predicates, and per process (or thread, or the\n"
         "whole run) the exact unions, intersections and differences of the classes' intervals are\n"
         "measured; also per time bin, per epoch, and the reference's approximate estimate.",
-    .epilogue = "Exit codes: 0 ok, 1 damaged input skipped, 2 usage or unreadable input,\n"
-                "            3 --strict and damage found, 4 output error.\n",
     .options = options,
     .groups = DFS_CLI_READING | DFS_CLI_MPI,
     .flags = DFS_CLI_NEEDS_INPUT,
     .args_size = sizeof(overlap_args),
     .init = init,
+    .csv_dir = "one file per table",
     .validate = validate,
     .analysis = &dfs_overlap_analysis,
     .begin = begin,
-    .options_of = options_of,
-    .write = write_report,
+    .analysis_options = offsetof(overlap_args, opt),
+    .emit = emit,
+    .csv_files = csv_files,
     .end = end,
     .cleanup = cleanup};

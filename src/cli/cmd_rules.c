@@ -40,29 +40,15 @@ static int validate(void *args)
     return fflush(stdout) == 0 ? DFS_EXIT_OK : DFS_EXIT_OUTPUT;
 }
 
-static void *options_of(void *args) { return &((rules_args *)args)->opt; }
-
-typedef struct report {
-    dfs_cli_format format;
-    const dfs_rules_result *r;
-} report;
-
-static void emit(FILE *out, const void *ctx)
-{
-    const report *x = ctx;
-    if (x->format == DFS_CLI_JSON)
-        dfs_rules_write_json(out, x->r);
-    else if (x->format == DFS_CLI_CSV)
-        dfs_rules_write_csv(out, x->r);
-    else
-        dfs_rules_write_text(out, x->r);
-}
-
-static int write_report(void *args, const dfs_cli_result *res)
+static void emit(FILE *out, const void *args, const dfs_cli_result *res)
 {
     const rules_args *a = args;
-    const report x = {a->base.format, res->result};
-    return dfs_cli_write_output("rules", a->base.output, emit, &x);
+    if (a->base.format == DFS_CLI_JSON)
+        dfs_rules_write_json(out, res->result);
+    else if (a->base.format == DFS_CLI_CSV)
+        dfs_rules_write_csv(out, res->result);
+    else
+        dfs_rules_write_text(out, res->result);
 }
 
 #define ARG(field) DFS_FIELD(rules_args, field)
@@ -89,7 +75,6 @@ static const dfs_cli_option options[] = {
 const dfs_cli_command dfs_cmd_rules = {
     .name = "rules",
     .summary = "SageMaker Debugger profiler rules: bottlenecks, GPU use, step outliers, balance",
-    .usage = "rules [options] PATH...",
     .description = "The SageMaker Debugger profiler rules (Dataloader, IOBottleneck, CPUBottleneck,\n"
                    "LowGPUUtilization, StepOutlier, MaxInitializationTime, BatchSize, LoadBalancing,\n"
                    "GPUMemoryIncrease, OverallSystemUsage) over the system metrics and framework events\n"
@@ -106,5 +91,5 @@ const dfs_cli_command dfs_cmd_rules = {
     .init = init,
     .validate = validate,
     .analysis = &dfs_rules_analysis,
-    .options_of = options_of,
-    .write = write_report};
+    .analysis_options = offsetof(rules_args, opt),
+    .emit = emit};

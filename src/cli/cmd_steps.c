@@ -83,30 +83,16 @@ static int begin(void *args)
     return dfs_cli_agree(&a->base.common, "steps", a->proto != NULL, why) ? -1 : DFS_EXIT_USAGE;
 }
 
-static void *options_of(void *args) { return &((steps_args *)args)->opt; }
-
-typedef struct report {
-    const steps_args *a;
-    const dfs_cli_result *res;
-} report;
-
-static void emit(FILE *out, const void *ctx)
+static void emit(FILE *out, const void *args, const dfs_cli_result *res)
 {
-    const report *x = ctx;
-    const steps_args *a = x->a;
+    const steps_args *a = args;
     dfs_steps_report_opts ro = {.head = a->head, .opt = &a->opt, .concepts = dfs_steps_concepts(a->proto)};
     if (a->base.format == DFS_CLI_JSON)
-        dfs_steps_write_json(out, x->res->run, x->res->result, &ro);
+        dfs_steps_write_json(out, res->run, res->result, &ro);
     else if (a->base.format == DFS_CLI_CSV)
-        dfs_steps_write_csv(out, x->res->result);
+        dfs_steps_write_csv(out, res->result);
     else
-        dfs_steps_write_text(out, x->res->run, x->res->result, &ro);
-}
-
-static int write_report(void *args, const dfs_cli_result *res)
-{
-    const report x = {args, res};
-    return dfs_cli_write_output("steps", x.a->base.output, emit, &x);
+        dfs_steps_write_text(out, res->run, res->result, &ro);
 }
 
 static int end(void *args, int rc)
@@ -158,7 +144,6 @@ static const dfs_cli_option options[] = {
 const dfs_cli_command dfs_cmd_steps = {
     .name = "steps",
     .summary = "training steps: data wait, compute, TensorBoard breakdown, input-bound verdicts",
-    .usage = "steps [options] PATH...",
     .description =
         "Training steps of PyTorch profiler (Kineto), Composer, SageMaker Debugger and DFTracer\n"
         "(dft_ai categories, legacy DLIO) traces: per step the wall time, the data wait, the part of\n"
@@ -176,6 +161,6 @@ const dfs_cli_command dfs_cmd_steps = {
     .validate = validate,
     .analysis = &dfs_steps_analysis,
     .begin = begin,
-    .options_of = options_of,
-    .write = write_report,
+    .analysis_options = offsetof(steps_args, opt),
+    .emit = emit,
     .end = end};

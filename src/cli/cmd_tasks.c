@@ -85,8 +85,6 @@ static int validate(void *args)
     return -1;
 }
 
-static void *options_of(void *args) { return &((tasks_args *)args)->opt; }
-
 static bool clashes(const void *args, const dfs_run *run)
 {
     static const char *const names[] = {"function_bottleneck", "task_bottleneck", "task_balance",
@@ -106,18 +104,13 @@ static bool clashes(const void *args, const dfs_run *run)
     return false;
 }
 
-typedef struct report {
-    const tasks_args *a;
-    const dfs_tasks_result *r;
-} report;
-
-static void emit(FILE *out, const void *ctx)
+static void emit(FILE *out, const void *args, const dfs_cli_result *res)
 {
-    const report *x = ctx;
-    if (x->a->base.format == DFS_CLI_JSON)
-        dfs_tasks_write_json(out, x->r, x->a->head);
+    const tasks_args *a = args;
+    if (a->base.format == DFS_CLI_JSON)
+        dfs_tasks_write_json(out, res->result, a->head);
     else
-        dfs_tasks_write_text(out, x->r, x->a->head);
+        dfs_tasks_write_text(out, res->result, a->head);
 }
 
 /* Files first (CSV, graph), then stdout. */
@@ -134,8 +127,7 @@ static int write_report(void *args, const dfs_cli_result *res)
         fprintf(stderr, "dfscope tasks: %s\n", err);
         rc = DFS_EXIT_OUTPUT;
     }
-    const report x = {a, res->result};
-    int wrc = dfs_cli_write_output("tasks", NULL, emit, &x);
+    int wrc = dfs_cli_emit(&dfs_cmd_tasks, a, res, NULL);
     return wrc != DFS_EXIT_OK ? wrc : rc;
 }
 
@@ -177,7 +169,6 @@ static const dfs_cli_option options[] = {
 const dfs_cli_command dfs_cmd_tasks = {
     .name = "tasks",
     .summary = "DASF task analyses: function/task bottlenecks, worker balance, critical path",
-    .usage = "tasks [options] PATH...",
     .description = "DASF profiler traces (length-prefixed msgpack, or the older \"trace: <json>\" text):\n"
                    "the analyses of DASF's TraceAnalyser - function_bottleneck, task_bottleneck,\n"
                    "task_balance - with DASF's columns, units and sort order, plus the critical path of\n"
@@ -193,6 +184,7 @@ const dfs_cli_command dfs_cmd_tasks = {
     .claim = claim,
     .validate = validate,
     .analysis = &dfs_tasks_analysis,
-    .options_of = options_of,
+    .analysis_options = offsetof(tasks_args, opt),
     .clashes = clashes,
-    .write = write_report};
+    .write = write_report,
+    .emit = emit};

@@ -160,8 +160,6 @@ static int begin(void *args)
     return -1;
 }
 
-static void *options_of(void *args) { return &((timeline_args *)args)->opt; }
-
 static int write_report(void *args, const dfs_cli_result *res)
 {
     const timeline_args *a = args;
@@ -247,6 +245,6 @@ const dfs_cli_command dfs_cmd_timeline = {
     .validate = validate,
     .analysis = &dfs_timeline_analysis,
     .begin = begin,
-    .options_of = options_of,
+    .analysis_options = offsetof(timeline_args, opt),
     .write = write_report,
     .end = end};

@@ -18,6 +18,7 @@
 #include "analyze/common/analysis.h"
 #include "cli/cli.h"
 #include "cli/common.h"
+#include "output/csv_dir.h"
 
 /* What the skeleton fills for every command; the first member of every args struct. */
 typedef struct dfs_cli_args {
@@ -105,12 +106,19 @@ enum {
     DFS_CLI_NEEDS_INPUT = 1, /* "no input" right after parsing (else dfs_cli_open says it) */
 };
 
+/* The epilogue of a command that declares none, and the end of `dfscope help`. */
+#define DFS_CLI_EXIT_CODES                                                                                             \
+    "Exit codes: 0 ok, 1 damaged input skipped, 2 usage or unreadable input,\n"                                        \
+    "            3 --strict and damage found, 4 output error.\n"
+
+enum { DFS_CLI_MAX_CSV_FILES = 16 }; /* the files of a CSV directory (csv_files) */
+
 typedef struct dfs_cli_command {
     const char *name;
     const char *summary;     /* one line, for `dfscope help` */
-    const char *usage;       /* after "usage: dfscope ": "stats [options] PATH..." */
+    const char *usage;       /* after "usage: dfscope "; NULL: "NAME [options] PATH..." */
     const char *description; /* the paragraph after the usage line */
-    const char *epilogue;    /* after the options (exit codes, notes) */
+    const char *epilogue;    /* after the options; NULL: DFS_CLI_EXIT_CODES */
     const dfs_cli_option *options; /* ends with an entry without a name */
     unsigned groups, flags;
     size_t args_size;
@@ -118,6 +126,9 @@ typedef struct dfs_cli_command {
     void (*init)(void *args);
     /* Optional: a PATH argument right after the option `prev` belongs to it (tasks' -a NAME...). */
     bool (*claim)(void *args, const dfs_cli_option *prev, const char *arg);
+    /* Optional: --format csv writes a directory, which holds this ("one file per view"): without
+     * -o DIR, "--format csv writes one file per view: give -o DIR" right after parsing. */
+    const char *csv_dir;
     /* Optional, after parsing: -1 to go on, else the exit code to stop with. */
     int (*validate)(void *args);
     /* Either the command's own run (returns the exit code)... */
@@ -126,12 +137,16 @@ typedef struct dfs_cli_command {
     const dfs_analysis *analysis;
     /* Optional: before reading (a preview, a preset): -1 to go on, else the exit code. */
     int (*begin)(void *args);
-    /* The analysis' options (NULL when it has none). */
-    void *(*options_of)(void *args);
+    /* The offset of the analysis' options in the args struct (0: it has none). */
+    size_t analysis_options;
     /* Optional: true when some output would overwrite an input (else -o is checked). */
     bool (*clashes)(const void *args, const dfs_run *run);
-    /* Writes the result; returns an exit code (its failures said on stderr). */
+    /* Writes the result; returns an exit code (its failures said on stderr). By default: emit to
+     * -o (atomically) or stdout, and with --format csv, csv_files into the directory -o. */
     int (*write)(void *args, const dfs_cli_result *r);
+    void (*emit)(FILE *out, const void *args, const dfs_cli_result *r);
+    /* The files of the CSV directory (at most DFS_CLI_MAX_CSV_FILES), written with r->result. */
+    size_t (*csv_files)(const void *args, const dfs_cli_result *r, dfs_csv_file *files);
     /* Optional, after reading (also when begin stopped): the final exit code from rc. */
     int (*end)(void *args, int rc);
     /* Optional: frees what the args hold. */
@@ -149,12 +164,10 @@ void dfs_cli_help_markdown_shared(FILE *out);
 
 /* ---- helpers of command files ---- */
 
-/* Writes through emit to output (atomically), or to stdout when output is NULL; failures are said
- * as "dfscope CMD: ..." and give DFS_EXIT_OUTPUT. */
-int dfs_cli_write_output(const char *cmd, const char *output, void (*emit)(FILE *out, const void *ctx),
-                         const void *ctx);
-/* mkdir DIR unless it exists (a CSV directory); DFS_EXIT_OK or DFS_EXIT_OUTPUT (said). */
-int dfs_cli_make_dir(const char *cmd, const char *dir);
+/* The report through cmd->emit to output (atomically), or to stdout when output is NULL, for a
+ * command whose own writer also writes other things; failures are said as "dfscope CMD: ..." and
+ * give DFS_EXIT_OUTPUT. */
+int dfs_cli_emit(const dfs_cli_command *cmd, const void *args, const dfs_cli_result *r, const char *output);
 /* "dfscope CMD: no input (see 'dfscope CMD --help')": DFS_EXIT_USAGE. */
 int dfs_cli_no_input(const char *cmd);
 
