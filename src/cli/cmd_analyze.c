@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/common/preset.h"
 #include "analyze/layered/layered.h"
 #include "cli/command.h"
 #include "output/layered_report.h"
@@ -11,23 +10,27 @@
 typedef struct analyze_args {
     dfs_cli_args base;
     const char *preset;
-    dfs_compat compat;
-    dfs_view_type views[DFS_VIEW__COUNT];
-    size_t nviews;
-    int64_t granularity_ns;
-    bool keep_ignored, timing, no_stream;
-    uint64_t preview, hold;
+    bool timing;
+    uint64_t preview;
     dfs_cli_presetting ps;   /* before reading */
     dfs_layered_options opt; /* the analysis' */
 } analyze_args;
 
+/* Adds a view unless it is there already. */
+static void add_view(dfs_layered_options *o, dfs_view_type v)
+{
+    if (!(o->views & 1u << v)) {
+        o->order[o->norder++] = v;
+        o->views |= 1u << v;
+    }
+}
+
 static void init(void *args)
 {
     analyze_args *a = args;
-    a->granularity_ns = INT64_C(1000000000);
+    a->opt.granularity_ns = INT64_C(1000000000);
     a->preview = UINT64_C(256) << 10;
-    a->views[0] = DFS_VIEW_TIME_RANGE;
-    a->nviews = 1;
+    add_view(&a->opt, DFS_VIEW_TIME_RANGE);
 }
 
 static const dfs_cli_choice compats[] = {{"dfanalyzer", DFS_COMPAT_DFANALYZER},
@@ -38,9 +41,10 @@ static const dfs_cli_choice compats[] = {{"dfanalyzer", DFS_COMPAT_DFANALYZER},
 
 static int set_views(void *args, const char *cmd, const char *list)
 {
-    analyze_args *a = args;
+    dfs_layered_options *o = &((analyze_args *)args)->opt;
     char *copy = strdup(list), *save = NULL;
-    a->nviews = 0;
+    o->norder = 0;
+    o->views = 0;
     bool ok = copy != NULL;
     for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; ok && t; t = strtok_r(NULL, ",", &save)) {
         int v = dfs_view_parse(t);
@@ -49,62 +53,24 @@ static int set_views(void *args, const char *cmd, const char *list)
             ok = false;
             break;
         }
-        bool dup = false;
-        for (size_t i = 0; i < a->nviews; i++)
-            dup |= a->views[i] == (dfs_view_type)v;
-        if (!dup)
-            a->views[a->nviews++] = (dfs_view_type)v;
+        add_view(o, (dfs_view_type)v);
     }
     free(copy);
-    return ok && a->nviews > 0 ? -1 : DFS_EXIT_USAGE;
-}
-
-static int list_presets(void *args, const char *cmd, const char *arg)
-{
-    (void)args, (void)cmd, (void)arg;
-    for (size_t i = 0; i < dfs_preset_builtin_count(); i++) {
-        dfs_preset_error err;
-        dfs_preset *p = dfs_preset_load(dfs_preset_builtin_name(i), &err);
-        printf("%-8s %s\n", dfs_preset_builtin_name(i), p && p->description ? p->description : "");
-        dfs_preset_free(p);
-    }
-    return DFS_EXIT_OK;
-}
-
-static int show_preset(void *args, const char *cmd, const char *name)
-{
-    (void)args;
-    const char *text = dfs_preset_builtin_text(name);
-    if (!text) {
-        fprintf(stderr, "dfscope %s: no shipped preset named '%s' (see --list-presets)\n", cmd, name);
-        return DFS_EXIT_USAGE;
-    }
-    fputs(text, stdout);
-    return DFS_EXIT_OK;
+    return ok && o->norder > 0 ? -1 : DFS_EXIT_USAGE;
 }
 
 static int begin(void *args)
 {
     analyze_args *a = args;
     dfs_cli_args *b = &a->base;
-    int rc = dfs_cli_choose_preset(&b->common, "analyze", b->paths, b->npaths, b->output, a->preview, a->preset,
-                                   &a->ps);
+    int rc = dfs_cli_choose_preset(b, "analyze", a->preview, a->preset, &a->ps);
     if (rc != DFS_EXIT_OK)
         return rc;
     dfs_layered_options *o = &a->opt;
     o->preset = a->ps.preset;
-    o->compat = a->compat;
-    for (size_t i = 0; i < a->nviews; i++) {
-        o->order[o->norder++] = a->views[i];
-        o->views |= 1u << a->views[i];
-    }
-    o->granularity_ns = a->granularity_ns;
     o->origin_ns = a->ps.pv.have_origin ? a->ps.pv.origin_ns : 0;
     o->auto_categories = (const char *const *)a->ps.pv.categories;
     o->nauto_categories = a->ps.pv.ncategories;
-    o->keep_ignored = a->keep_ignored;
-    o->no_streaming = a->no_stream;
-    o->hold_intervals = a->hold;
     o->summaries_only = b->format == DFS_CLI_TABLE;
     return -1;
 }
@@ -144,24 +110,18 @@ static size_t csv_files(const void *args, const dfs_cli_result *res, dfs_csv_fil
 static int end(void *args, int rc)
 {
     analyze_args *a = args;
-    if (a->timing && a->ps.preset)
-        dfs_cli_print_timing(&a->base.common, "analyze", a->ps.started);
-    dfs_cli_presetting_free(&a->ps);
-    return rc;
+    return dfs_cli_presetting_end(&a->base, "analyze", &a->ps, a->timing && a->ps.preset, rc);
 }
 
 #define ARG(field) DFS_FIELD(analyze_args, field)
 
 static const dfs_cli_option options[] = {
-    DFS_OPTION("preset", 0, "NAME|FILE", DFS_OPT_STRING,
-        "posix, dlio, dlio-g2, ai, auto, or a YAML file (docs/PRESETS.md);\n"
-        "default: detected from the categories (printed)",
-        ARG(preset)),
+    DFS_CLI_PRESET_OPTION(ARG(preset), NULL),
     DFS_OPTION("compat", 0, "MODE", DFS_OPT_CHOICE,
         "dfanalyzer: DFAnalyzer's current numbers (busiest process per\n"
         "view row); dfanalyzer-sum: its README numbers (sums over\n"
         "processes). Default: exact (true counts, exact u_ overlap)",
-        ARG(compat), .choices = compats, .bad = "--compat takes dfanalyzer or dfanalyzer-sum, not",
+        ARG(opt.compat), .choices = compats, .bad = "--compat takes dfanalyzer or dfanalyzer-sum, not",
         .flags = DFS_OPT_TERSE),
     DFS_OPTION("views", 0, "LIST", DFS_OPT_CALL,
         "comma-separated: time_range, proc_name, file_name, host_name,\n"
@@ -171,7 +131,7 @@ static const dfs_cli_option options[] = {
     DFS_OPTION("granularity", 0, "DUR", DFS_OPT_DURATION,
         "time bin width: 5s, 500ms, 2m, 1h, 250us; a bare number is\n"
         "seconds (default 1s)",
-        ARG(granularity_ns), .bad = "--granularity takes a duration such as 5s, 500ms or 2m, not",
+        ARG(opt.granularity_ns), .bad = "--granularity takes a duration such as 5s, 500ms or 2m, not",
         .flags = DFS_OPT_TERSE),
     DFS_OPTION("format", 0, "FMT", DFS_OPT_FORMAT, "table (default), json, or csv (one file per view, needs -o DIR)",
         ARG(base.format), .hi = 1),
@@ -179,20 +139,19 @@ static const dfs_cli_option options[] = {
         "write to PATH (atomically) instead of stdout; a directory for csv",
         ARG(base.output)),
     DFS_OPTION("keep-ignored", 0, NULL, DFS_OPT_FLAG, "do not drop the preset's ignored files and functions",
-        ARG(keep_ignored)),
+        ARG(opt.keep_ignored)),
     DFS_OPTION("hold", 0, "N", DFS_OPT_SIZE, "exact u_: intervals a worker holds before flushing (default 16k)",
-        ARG(hold), DFS_CLI_HOLD),
+        ARG(opt.hold_intervals), DFS_CLI_HOLD),
     DFS_OPTION("no-stream", 0, NULL, DFS_OPT_FLAG,
         "exact u_: keep every interval to the end (memory grows with the\n"
         "trace; the second pass does this when events are out of order)",
-        ARG(no_stream)),
+        ARG(opt.no_streaming)),
     DFS_OPTION("preview", 0, "SIZE", DFS_OPT_SIZE,
         "bytes of each input read first for the time origin and the\n"
         "preset detection (default 256k); a wrong guess costs a second pass",
         ARG(preview), .lo = 1, .hi = 1.8e19, .bad = "--preview takes a size such as 256k, not",
         .flags = DFS_OPT_TERSE),
-    DFS_OPTION("list-presets", 0, NULL, DFS_OPT_CALL, "list the shipped presets and exit", .apply = list_presets),
-    DFS_OPTION("show-preset", 0, "NAME", DFS_OPT_CALL, "print a shipped preset's YAML and exit", .apply = show_preset),
+    DFS_CLI_PRESET_LISTING,
     DFS_OPTION("timing", 0, NULL, DFS_OPT_FLAG, "print wall time and peak RSS on stderr", ARG(timing)),
     {0},
 };

@@ -15,25 +15,24 @@ typedef struct overlap_args {
     const char *preset;
     /* the class predicates as given ("none": no class), NULL when not given */
     const char *compute, *io, *app_io, *epochs, *steps;
-    dfs_overlap_class_def extra[DFS_OVERLAP_MAX_EXTRA];
-    char *extra_text[DFS_OVERLAP_MAX_EXTRA];
-    size_t nextra;
-    bool post_read, no_stream, timing, global;
-    dfs_overlap_method method;
-    dfs_overlap_scope scope;
-    int64_t granularity_ns;
-    uint64_t hold;
+    dfs_overlap_class_def extra[DFS_OVERLAP_MAX_EXTRA]; /* their names malloc'd */
+    bool timing;
     dfs_cli_presetting ps;
     dfs_overlap_options opt;
 } overlap_args;
 
-static void init(void *args) { ((overlap_args *)args)->scope = DFS_OVERLAP_PROCESS; }
+static void init(void *args)
+{
+    overlap_args *a = args;
+    a->opt.scope = DFS_OVERLAP_PROCESS;
+    a->opt.extra = a->extra;
+}
 
 static void cleanup(void *args)
 {
     overlap_args *a = args;
-    for (size_t i = 0; i < a->nextra; i++)
-        free(a->extra_text[i]);
+    for (size_t i = 0; i < a->opt.nextra; i++)
+        free((char *)a->extra[i].name);
 }
 
 static int add_class(void *args, const char *cmd, const char *arg)
@@ -44,7 +43,7 @@ static int add_class(void *args, const char *cmd, const char *arg)
         fprintf(stderr, "dfscope %s: --class takes NAME=PREDICATE, not '%s'\n", cmd, arg);
         return DFS_EXIT_USAGE;
     }
-    if (a->nextra == DFS_OVERLAP_MAX_EXTRA) {
+    if (a->opt.nextra == DFS_OVERLAP_MAX_EXTRA) {
         fprintf(stderr, "dfscope %s: at most %d extra classes\n", cmd, DFS_OVERLAP_MAX_EXTRA);
         return DFS_EXIT_USAGE;
     }
@@ -53,8 +52,7 @@ static int add_class(void *args, const char *cmd, const char *arg)
         fprintf(stderr, "dfscope %s: out of memory\n", cmd);
         return DFS_EXIT_OUTPUT;
     }
-    a->extra_text[a->nextra] = name;
-    a->extra[a->nextra++] = (dfs_overlap_class_def){.name = name, .predicate = eq + 1};
+    a->extra[a->opt.nextra++] = (dfs_overlap_class_def){.name = name, .predicate = eq + 1};
     return -1;
 }
 
@@ -66,8 +64,8 @@ static const dfs_cli_choice scopes[] = {
 static int validate(void *args)
 {
     overlap_args *a = args;
-    if (a->method != DFS_OVERLAP_EXACT && !a->granularity_ns)
-        a->granularity_ns = INT64_C(1000000000);
+    if (a->opt.method != DFS_OVERLAP_EXACT && !a->opt.granularity_ns)
+        a->opt.granularity_ns = INT64_C(1000000000);
     return -1;
 }
 
@@ -80,9 +78,7 @@ static const char *predicate(const char *given, const char *preset_default)
 static int begin(void *args)
 {
     overlap_args *a = args;
-    dfs_cli_args *b = &a->base;
-    int rc = dfs_cli_choose_preset(&b->common, "overlap", b->paths, b->npaths, b->output, 256u << 10, a->preset,
-                                   &a->ps);
+    int rc = dfs_cli_choose_preset(&a->base, "overlap", 256u << 10, a->preset, &a->ps);
     if (rc != DFS_EXIT_OK)
         return rc;
     dfs_overlap_defaults d;
@@ -94,16 +90,7 @@ static int begin(void *args)
     o->app_io = predicate(a->app_io, d.app_io);
     o->epochs = predicate(a->epochs, d.epochs);
     o->steps = predicate(a->steps, d.steps);
-    o->extra = a->extra;
-    o->nextra = a->nextra;
-    o->post_read = a->post_read;
-    o->global = a->global;
-    o->method = a->method;
-    o->scope = a->scope;
-    o->granularity_ns = a->granularity_ns;
     o->origin_ns = a->ps.pv.have_origin ? a->ps.pv.origin_ns : 0;
-    o->no_streaming = a->no_stream;
-    o->hold_intervals = a->hold;
     return -1;
 }
 
@@ -140,10 +127,7 @@ static size_t csv_files(const void *args, const dfs_cli_result *res, dfs_csv_fil
 static int end(void *args, int rc)
 {
     overlap_args *a = args;
-    if (a->timing && a->ps.previewed)
-        dfs_cli_print_timing(&a->base.common, "overlap", a->ps.started);
-    dfs_cli_presetting_free(&a->ps);
-    return rc;
+    return dfs_cli_presetting_end(&a->base, "overlap", &a->ps, a->timing && a->ps.previewed, rc);
 }
 
 #define ARG(field) DFS_FIELD(overlap_args, field)
@@ -161,36 +145,33 @@ static const dfs_cli_option options[] = {
         ARG(epochs)),
     DFS_OPTION("steps", 0, "PRED", DFS_OPT_STRING, "step markers (default none)", ARG(steps)),
     DFS_OPTION("post-read", 0, NULL, DFS_OPT_FLAG, "drop the preset's ignored files and functions first",
-        ARG(post_read)),
-    DFS_OPTION("preset", 0, "NAME|FILE", DFS_OPT_STRING,
-        "posix, dlio, dlio-g2, ai, auto, or a YAML file (docs/PRESETS.md);\n"
-        "default: detected from the categories (printed)",
-        ARG(preset), .section = "options:"),
+        ARG(opt.post_read)),
+    DFS_CLI_PRESET_OPTION(ARG(preset), "options:"),
     DFS_OPTION("scope", 0, "SCOPE", DFS_OPT_CHOICE, "process (default), thread or global: what the summary sums",
-        ARG(scope), .choices = scopes, .flags = DFS_OPT_TERSE),
+        ARG(opt.scope), .choices = scopes, .flags = DFS_OPT_TERSE),
     DFS_OPTION("global", 0, NULL, DFS_OPT_FLAG,
         "also the global scope (all ranks merged; memory grows with the\n"
         "run's busy periods; implied by --scope global)",
-        ARG(global)),
+        ARG(opt.global)),
     DFS_OPTION("granularity", 0, "DUR", DFS_OPT_DURATION,
         "also per time bin: 5s, 500ms, 2m, 1h, 250us; a bare number is\n"
         "seconds (default: no bins; 1s for the approximate methods)",
-        ARG(granularity_ns), .bad = "--granularity takes a duration such as 5s, 500ms or 2m, not",
+        ARG(opt.granularity_ns), .bad = "--granularity takes a duration such as 5s, 500ms or 2m, not",
         .flags = DFS_OPT_TERSE),
     DFS_OPTION("approximate", 0, NULL, DFS_OPT_CONST, "the reference's per-bin estimate instead of exact values",
-        ARG(method), .value = DFS_OVERLAP_APPROXIMATE),
+        ARG(opt.method), .value = DFS_OVERLAP_APPROXIMATE),
     DFS_OPTION("method", 0, "M", DFS_OPT_CHOICE,
         "exact (default), approximate, or g0-exact (the reference's\n"
         "per-bin unions, global only)",
-        ARG(method), .choices = methods, .flags = DFS_OPT_TERSE),
+        ARG(opt.method), .choices = methods, .flags = DFS_OPT_TERSE),
     DFS_OPTION("format", 0, "FMT", DFS_OPT_FORMAT, "table (default), json, or csv (one file per table, needs -o DIR)",
         ARG(base.format), .hi = 1),
     DFS_OPTION("output", 'o', "PATH", DFS_OPT_STRING,
         "write to PATH (atomically) instead of stdout; a directory for csv",
         ARG(base.output)),
-    DFS_OPTION("hold", 0, "N", DFS_OPT_SIZE, "intervals a worker holds before flushing (default 16k)", ARG(hold), DFS_CLI_HOLD),
+    DFS_OPTION("hold", 0, "N", DFS_OPT_SIZE, "intervals a worker holds before flushing (default 16k)", ARG(opt.hold_intervals), DFS_CLI_HOLD),
     DFS_OPTION("no-stream", 0, NULL, DFS_OPT_FLAG, "never flush before the end (more memory, same answers)",
-        ARG(no_stream)),
+        ARG(opt.no_streaming)),
     DFS_OPTION("timing", 0, NULL, DFS_OPT_FLAG, "print wall time and peak RSS on stderr", ARG(timing)),
     {0},
 };

@@ -95,6 +95,20 @@ typedef struct dfs_cli_option {
     .lo = 1, .hi = DFS_CLI_NO_LIMIT, .bad = "--hold takes a positive number of intervals (e.g. 1M), not",              \
     .flags = DFS_OPT_TERSE
 
+/* --preset NAME|FILE of the commands that choose a preset (presetting.c), its name stored by
+ * FIELD (a DFS_FIELD), printed after the heading SECTION (or NULL). */
+#define DFS_CLI_PRESET_OPTION(FIELD, SECTION)                                                                          \
+    DFS_OPTION("preset", 0, "NAME|FILE", DFS_OPT_STRING,                                                               \
+               "posix, dlio, dlio-g2, ai, auto, or a YAML file (docs/PRESETS.md);\n"                                   \
+               "default: detected from the categories (printed)",                                                      \
+               FIELD, .section = SECTION)
+/* --list-presets and --show-preset NAME: the shipped presets, then exit. */
+#define DFS_CLI_PRESET_LISTING                                                                                         \
+    DFS_OPTION("list-presets", 0, NULL, DFS_OPT_CALL, "list the shipped presets and exit",                             \
+               .apply = dfs_cli_list_presets),                                                                         \
+        DFS_OPTION("show-preset", 0, "NAME", DFS_OPT_CALL, "print a shipped preset's YAML and exit",                   \
+                   .apply = dfs_cli_show_preset)
+
 /* The shared option groups a command takes. */
 enum {
     DFS_CLI_READING = 1, /* -j, --strict, --dedup, --examples, --chunk, --max-record, progress, -v, -q */
@@ -170,6 +184,29 @@ void dfs_cli_help_markdown_shared(FILE *out);
 int dfs_cli_emit(const dfs_cli_command *cmd, const void *args, const dfs_cli_result *r, const char *output);
 /* "dfscope CMD: no input (see 'dfscope CMD --help')": DFS_EXIT_USAGE. */
 int dfs_cli_no_input(const char *cmd);
+
+/* ---- before reading, for the commands that take a preset (presetting.c) ---- */
+typedef struct dfs_cli_presetting {
+    double started;     /* when the preview began (--timing) */
+    bool previewed;     /* pv holds the preview */
+    dfs_preview pv;
+    dfs_preset *preset; /* the preset chosen, or NULL */
+    const char *source; /* "given" or "auto-detected" */
+} dfs_cli_presetting;
+
+/* Previews the command's inputs (dfs_cli_preview, `bytes` of each; -o checked not to be one) and
+ * chooses the preset: `given` (a name or a file), else the first shipped one whose categories
+ * appear, else posix; an auto-detected one is said on stderr. DFS_EXIT_OK, or the exit code to
+ * stop with (said). End with dfs_cli_presetting_end either way. */
+int dfs_cli_choose_preset(dfs_cli_args *b, const char *cmd, uint64_t bytes, const char *given,
+                          dfs_cli_presetting *ps);
+/* Prints --timing's line on stderr when `timing` (rank 0: wall seconds since the preview began,
+ * finishing, writing, peak RSS) and frees ps; returns rc. */
+int dfs_cli_presetting_end(const dfs_cli_args *b, const char *cmd, dfs_cli_presetting *ps, bool timing, int rc);
+/* --list-presets (the shipped presets and their descriptions) and --show-preset NAME (its YAML)
+ * on stdout, as option callbacks: DFS_EXIT_OK, or a usage error's code (said). */
+int dfs_cli_list_presets(void *args, const char *cmd, const char *value);
+int dfs_cli_show_preset(void *args, const char *cmd, const char *name);
 
 /* The shipped commands (cmd_*.c), in the order `dfscope help` lists them. */
 extern const dfs_cli_command dfs_cmd_stats, dfs_cmd_analyze, dfs_cmd_overlap, dfs_cmd_tasks, dfs_cmd_steps,
