@@ -37,8 +37,8 @@ typedef enum dfs_cli_kind {
     DFS_OPT_CONST,    /* = .value (an option without a value: --no-progress, --approximate) */
     DFS_OPT_CHOICE,   /* = the value of the name given, among .choices */
     DFS_OPT_STRING,   /* const char * = the value */
-    DFS_OPT_SIZE,     /* a size (512, 64k, 32M; dfs_cli_parse_size) in [lo, hi] */
-    DFS_OPT_COUNT,    /* a decimal integer in [lo, hi] */
+    DFS_OPT_SIZE,     /* a size (512, 64k, 32M; dfs_cli_parse_size, or .parse) in [lo, hi] */
+    DFS_OPT_COUNT,    /* a decimal integer (or read by .parse) in [lo, hi] */
     DFS_OPT_NUMBER,   /* double in [lo, hi] */
     DFS_OPT_DURATION, /* int64_t nanoseconds: 5s, 500ms, a bare number of seconds (above 0) */
     DFS_OPT_FORMAT,   /* dfs_cli_format: table or json, and csv when hi is 1 */
@@ -66,6 +66,7 @@ typedef struct dfs_cli_option {
     dfs_cli_kind kind;
     size_t offset, size; /* of the field in the args struct (DFS_FIELD) */
     double lo, hi;       /* the bounds of a number */
+    bool (*parse)(const char *s, uint64_t *out); /* a size's or a count's own syntax */
     const dfs_cli_choice *choices; /* DFS_OPT_CHOICE */
     int value;           /* DFS_OPT_CONST */
     /* A bad value's message, "--top takes a count, not" ('VALUE' follows); for a choice, by
@@ -80,7 +81,7 @@ typedef struct dfs_cli_option {
 } dfs_cli_option;
 
 /* An entry of an option table: the name, letter, metavar, kind and help, then designated fields
- * (DFS_FIELD, .apply, .lo, .hi, .choices, .value, .bad, .label, .section, .flags). */
+ * (DFS_FIELD, .apply, .lo, .hi, .parse, .choices, .value, .bad, .label, .section, .flags). */
 #define DFS_OPTION(NAME, LETTER, METAVAR, KIND, HELP, ...)                                                             \
     {.name = NAME, .letter = LETTER, .metavar = METAVAR, .kind = KIND, .help = HELP, __VA_ARGS__}
 
@@ -118,6 +119,7 @@ enum {
 /* Command flags. */
 enum {
     DFS_CLI_NEEDS_INPUT = 1, /* "no input" right after parsing (else dfs_cli_open says it) */
+    DFS_CLI_RUN_HELP = 2,    /* a bad value is followed by "Run 'dfscope CMD --help' for the options." */
 };
 
 /* The epilogue of a command that declares none, and the end of `dfscope help`. */

@@ -98,6 +98,11 @@ static int bad_value(const dfs_cli_command *cmd, const dfs_cli_option *o, const 
         choices_message(o, message, sizeof message);
         what = message;
     }
+    if (cmd->flags & DFS_CLI_RUN_HELP) {
+        fprintf(stderr, "dfscope %s: %s '%s'\nRun 'dfscope %s --help' for the options.\n", cmd->name, what, value,
+                cmd->name);
+        return DFS_EXIT_USAGE;
+    }
     if (o->flags & DFS_OPT_TERSE) {
         fprintf(stderr, "dfscope %s: %s '%s'\n", cmd->name, what, value);
         return DFS_EXIT_USAGE;
@@ -119,6 +124,15 @@ static int store(const dfs_cli_command *cmd, const dfs_cli_option *o, void *fiel
     }
     fprintf(stderr, "dfscope %s: internal error: --%s has no integer field\n", cmd->name, o->name);
     return DFS_EXIT_OUTPUT;
+}
+
+/* The value of an integer kind, within [lo, hi]. */
+static bool read_integer(const dfs_cli_option *o, const char *value, uint64_t *u)
+{
+    bool ok = o->parse                  ? o->parse(value, u)
+              : o->kind == DFS_OPT_SIZE ? dfs_cli_parse_size(value, u)
+                                        : dfs_cli_parse_uint(value, 0, UINT64_MAX, u);
+    return ok && (double)*u >= o->lo && (double)*u <= o->hi;
 }
 
 static int choose(const dfs_cli_command *cmd, const dfs_cli_option *o, void *field, const char *value)
@@ -151,11 +165,8 @@ int dfs_cli_apply_option(const dfs_cli_command *cmd, const dfs_cli_option *o, vo
         return rc ? rc : -1;
     }
     case DFS_OPT_SIZE:
-        if (!dfs_cli_parse_size(value, &u) || (double)u < o->lo || (double)u > o->hi)
-            return bad_value(cmd, o, value);
-        return store(cmd, o, field, u);
     case DFS_OPT_COUNT:
-        if (!dfs_cli_parse_uint(value, (uint64_t)o->lo, (uint64_t)o->hi, &u))
+        if (!read_integer(o, value, &u))
             return bad_value(cmd, o, value);
         return store(cmd, o, field, u);
     case DFS_OPT_NUMBER:
