@@ -184,6 +184,8 @@ void dfs_cli_help_markdown_shared(FILE *out);
  * command whose own writer also writes other things; failures are said as "dfscope CMD: ..." and
  * give DFS_EXIT_OUTPUT. */
 int dfs_cli_emit(const dfs_cli_command *cmd, const void *args, const dfs_cli_result *r, const char *output);
+/* Says "dfscope CMD: WHY" on stderr; returns rc. */
+int dfs_cli_error(const char *cmd, int rc, const char *why);
 /* "dfscope CMD: no input (see 'dfscope CMD --help')": DFS_EXIT_USAGE. */
 int dfs_cli_no_input(const char *cmd);
 

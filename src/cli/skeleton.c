@@ -172,10 +172,15 @@ int dfs_cli_main(const dfs_cli_command *cmd, int argc, char **argv)
 
 /* ---- writing ---- */
 
-static int output_error(const char *cmd, const char *why)
+int dfs_cli_error(const char *cmd, int rc, const char *why)
 {
     fprintf(stderr, "dfscope %s: %s\n", cmd, why);
-    return DFS_EXIT_OUTPUT;
+    return rc;
+}
+
+static int output_error(const char *cmd, const char *why)
+{
+    return dfs_cli_error(cmd, DFS_EXIT_OUTPUT, why);
 }
 
 int dfs_cli_emit(const dfs_cli_command *cmd, const void *args, const dfs_cli_result *r, const char *output)
