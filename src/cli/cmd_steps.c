@@ -30,28 +30,6 @@ static int set_head(void *args, const char *cmd, const char *arg)
     return -1;
 }
 
-/* A percentage, kept as a fraction. */
-static int percent(const char *cmd, const char *what, const char *arg, double *out)
-{
-    double v;
-    if (!dfs_cli_parse_double(arg, 0, 100, &v))
-        return dfs_cli_usage_error(cmd, what, arg);
-    *out = v / 100;
-    return -1;
-}
-
-static int set_threshold(void *args, const char *cmd, const char *arg)
-{
-    return percent(cmd, "--threshold takes a percentage from 0 to 100, not", arg,
-                   &((steps_args *)args)->opt.wait_threshold);
-}
-
-static int set_storage(void *args, const char *cmd, const char *arg)
-{
-    return percent(cmd, "--storage-threshold takes a percentage from 0 to 100, not", arg,
-                   &((steps_args *)args)->opt.storage_threshold);
-}
-
 /* --concepts: every rank of a launcher prints them, as any command that reads nothing. */
 static int list_concepts(const steps_args *a)
 {
@@ -131,10 +109,11 @@ static const dfs_cli_option options[] = {
                ARG(list_concepts)),
     DFS_OPTION("include-flagged", 0, NULL, DFS_OPT_FLAG, "use warm-up and last steps in the verdicts too",
                ARG(opt.include_flagged)),
-    DFS_OPTION("threshold", 0, "PCT", DFS_OPT_CALL, "input-bound above PCT % exposed data wait (default 5)",
-               .apply = set_threshold),
-    DFS_OPTION("storage-threshold", 0, "PCT", DFS_OPT_CALL,
-               "storage-bound above PCT % of the wait in I/O (default 50)", .apply = set_storage),
+    DFS_OPTION("threshold", 0, "PCT", DFS_OPT_PERCENT, "input-bound above PCT % exposed data wait (default 5)",
+               ARG(opt.wait_threshold), .hi = 100, .bad = "--threshold takes a percentage from 0 to 100, not"),
+    DFS_OPTION("storage-threshold", 0, "PCT", DFS_OPT_PERCENT,
+               "storage-bound above PCT % of the wait in I/O (default 50)", ARG(opt.storage_threshold), .hi = 100,
+               .bad = "--storage-threshold takes a percentage from 0 to 100, not"),
     DFS_OPTION("outlier-factor", 0, "F", DFS_OPT_NUMBER, "slow fetches / batches at >= F x median (default 2)",
                ARG(opt.outlier_factor), .lo = 1, .hi = 1e6,
                .bad = "--outlier-factor takes a factor of at least 1, not"),

@@ -40,6 +40,7 @@ typedef enum dfs_cli_kind {
     DFS_OPT_SIZE,     /* a size (512, 64k, 32M; dfs_cli_parse_size, or .parse) in [lo, hi] */
     DFS_OPT_COUNT,    /* a decimal integer (or read by .parse) in [lo, hi] */
     DFS_OPT_NUMBER,   /* double in [lo, hi] */
+    DFS_OPT_PERCENT,  /* double: a percentage in [lo, hi], stored as a fraction (50 is 0.5) */
     DFS_OPT_DURATION, /* int64_t nanoseconds: 5s, 500ms, a bare number of seconds (above 0) */
     DFS_OPT_FORMAT,   /* dfs_cli_format: table or json, and csv when hi is 1 */
     DFS_OPT_INPUT,    /* one more input, as a PATH argument */

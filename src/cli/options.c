@@ -170,9 +170,10 @@ int dfs_cli_apply_option(const dfs_cli_command *cmd, const dfs_cli_option *o, vo
             return bad_value(cmd, o, value);
         return store(cmd, o, field, u);
     case DFS_OPT_NUMBER:
+    case DFS_OPT_PERCENT:
         if (!dfs_cli_parse_double(value, o->lo, o->hi, &d))
             return bad_value(cmd, o, value);
-        *(double *)field = d;
+        *(double *)field = o->kind == DFS_OPT_PERCENT ? d / 100 : d;
         return -1;
     case DFS_OPT_DURATION:
         if (!dfs_parse_duration_ns(value, &ns))
