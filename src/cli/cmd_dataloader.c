@@ -25,10 +25,8 @@ static int validate(void *args)
     const dl_args *a = args;
     char err[512];
     void *d = dfs_dataloader_analysis.create(&a->opt, err, sizeof err);
-    if (!d) {
-        fprintf(stderr, "dfscope dataloader: %s\n", err);
-        return DFS_EXIT_USAGE;
-    }
+    if (!d)
+        return dfs_cli_error("dataloader", DFS_EXIT_USAGE, err);
     dfs_dataloader_analysis.destroy(d);
     return -1;
 }
@@ -49,21 +47,15 @@ static void emit(FILE *out, const void *args, const dfs_cli_result *res)
         dfs_dl_write_text(out, res->run, res->result, &a->report);
 }
 
-static int fail_output(const char *err)
-{
-    fprintf(stderr, "dfscope dataloader: %s\n", err);
-    return DFS_EXIT_OUTPUT;
-}
-
 static int write_outputs(const dl_args *a, const dfs_cli_result *res)
 {
     char err[512];
     if (a->report.windows_dir && dfs_dl_write_windows(a->report.windows_dir, res->run, res->result, err, sizeof err))
-        return fail_output(err);
+        return dfs_cli_error("dataloader", DFS_EXIT_OUTPUT, err);
     if (a->base.format != DFS_CLI_CSV)
         return dfs_cli_emit(&dfs_cmd_dataloader, a, res, a->base.output);
     if (dfs_dl_write_csv_dir(a->base.output, res->run, res->result, err, sizeof err) != 0)
-        return fail_output(err);
+        return dfs_cli_error("dataloader", DFS_EXIT_OUTPUT, err);
     return DFS_EXIT_OK;
 }
 

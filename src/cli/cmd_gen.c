@@ -111,9 +111,8 @@ static int run(void *args)
     int st = g->dasf ? dfs_gen_dasf_write(&g->opt, &report, err, sizeof err)
                      : dfs_gen_write(&g->opt, &report, err, sizeof err);
     if (st != DFS_OK) {
-        fprintf(stderr, "dfscope gen: %s\n", err);
         dfs_gen_report_free(&report);
-        return st == DFS_ERR_USAGE ? DFS_EXIT_USAGE : DFS_EXIT_OUTPUT;
+        return dfs_cli_error("gen", st == DFS_ERR_USAGE ? DFS_EXIT_USAGE : DFS_EXIT_OUTPUT, err);
     }
     print_summary(g, &report);
     dfs_gen_report_free(&report);

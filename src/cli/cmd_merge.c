@@ -46,10 +46,8 @@ static int write_trace(const char *output, dfs_merge *m, const dfs_run *run, dfs
 {
     char err[512] = "";
     dfs_atomic_file af;
-    if (dfs_atomic_open(&af, output, err, sizeof err) != 0) {
-        fprintf(stderr, "dfscope merge: %s\n", err);
-        return DFS_EXIT_OUTPUT;
-    }
+    if (dfs_atomic_open(&af, output, err, sizeof err) != 0)
+        return dfs_cli_error("merge", DFS_EXIT_OUTPUT, err);
     FILE *sink = dfs_merge_sink(fileno(af.fp), ends_with(output, ".gz"));
     dfs_status st = sink ? dfs_merge_write(m, run, sink, rep, err, sizeof err) : DFS_ERR_NOMEM;
     if (!sink)
@@ -64,9 +62,7 @@ static int write_trace(const char *output, dfs_merge *m, const dfs_run *run, dfs
         snprintf(err, sizeof err, "%s", cerr);
         ok = false;
     }
-    if (!ok)
-        fprintf(stderr, "dfscope merge: %s\n", err);
-    return ok ? DFS_EXIT_OK : DFS_EXIT_OUTPUT;
+    return ok ? DFS_EXIT_OK : dfs_cli_error("merge", DFS_EXIT_OUTPUT, err);
 }
 
 /* The trace, its warnings, then the summary on stdout. */

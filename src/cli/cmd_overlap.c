@@ -61,14 +61,6 @@ static const dfs_cli_choice methods[] = {
 static const dfs_cli_choice scopes[] = {
     {"process", DFS_OVERLAP_PROCESS}, {"thread", DFS_OVERLAP_THREAD}, {"global", DFS_OVERLAP_GLOBAL}, {0}};
 
-static int validate(void *args)
-{
-    overlap_args *a = args;
-    if (a->opt.method != DFS_OVERLAP_EXACT && !a->opt.granularity_ns)
-        a->opt.granularity_ns = INT64_C(1000000000);
-    return -1;
-}
-
 /* A class as given ("none": no class), else the preset's default. */
 static const char *predicate(const char *given, const char *preset_default)
 {
@@ -91,6 +83,8 @@ static int begin(void *args)
     o->epochs = predicate(a->epochs, d.epochs);
     o->steps = predicate(a->steps, d.steps);
     o->origin_ns = a->ps.pv.have_origin ? a->ps.pv.origin_ns : 0;
+    if (o->method != DFS_OVERLAP_EXACT && !o->granularity_ns)
+        o->granularity_ns = INT64_C(1000000000); /* the approximate methods need bins */
     return -1;
 }
 
@@ -190,7 +184,6 @@ const dfs_cli_command dfs_cmd_overlap = {
     .args_size = sizeof(overlap_args),
     .init = init,
     .csv_dir = "one file per table",
-    .validate = validate,
     .analysis = &dfs_overlap_analysis,
     .begin = begin,
     .analysis_options = offsetof(overlap_args, opt),

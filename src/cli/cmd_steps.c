@@ -35,10 +35,8 @@ static int list_concepts(const steps_args *a)
 {
     char why[512];
     dfs_steps *s = dfs_steps_analysis.create(&a->opt, why, sizeof why);
-    if (!s) {
-        fprintf(stderr, "dfscope steps: %s\n", why);
-        return DFS_EXIT_USAGE;
-    }
+    if (!s)
+        return dfs_cli_error("steps", DFS_EXIT_USAGE, why);
     dfs_steps_write_concepts(stdout, dfs_steps_concepts(s));
     dfs_steps_free(s);
     return DFS_EXIT_OK;

@@ -68,18 +68,11 @@ static int set_head(void *args, const char *cmd, const char *arg)
 static const dfs_cli_choice dasf[] = {{"dasf", DFS_TASKS_COMPAT}, {0}};
 static const dfs_cli_choice graph_formats[] = {{"graphml", DFS_GRAPH_GRAPHML}, {"dot", DFS_GRAPH_DOT}, {0}};
 
-static int set_graph(void *args, const char *cmd, const char *arg)
-{
-    (void)cmd;
-    tasks_args *a = args;
-    a->graph = arg;
-    a->opt.graph_attrs = true;
-    return -1;
-}
-
+/* The graph's annotations are kept only when it is written. */
 static int validate(void *args)
 {
-    const tasks_args *a = args;
+    tasks_args *a = args;
+    a->opt.graph_attrs = a->graph != NULL;
     if (a->opt.mode == DFS_TASKS_COMPAT && (a->opt.fill_seconds || a->opt.bucket_s != 1))
         fprintf(stderr, "dfscope tasks: --fill-seconds and --bucket are ignored with --compat dasf\n");
     return -1;
@@ -119,14 +112,10 @@ static int write_report(void *args, const dfs_cli_result *res)
     const tasks_args *a = args;
     char err[512];
     int rc = DFS_EXIT_OK;
-    if (a->base.output && dfs_tasks_write_csv_dir(a->base.output, res->result, err, sizeof err) != 0) {
-        fprintf(stderr, "dfscope tasks: %s\n", err);
-        rc = DFS_EXIT_OUTPUT;
-    }
-    if (a->graph && dfs_tasks_write_graph(a->graph, a->graph_format, res->obj, res->result, err, sizeof err) != 0) {
-        fprintf(stderr, "dfscope tasks: %s\n", err);
-        rc = DFS_EXIT_OUTPUT;
-    }
+    if (a->base.output && dfs_tasks_write_csv_dir(a->base.output, res->result, err, sizeof err) != 0)
+        rc = dfs_cli_error("tasks", DFS_EXIT_OUTPUT, err);
+    if (a->graph && dfs_tasks_write_graph(a->graph, a->graph_format, res->obj, res->result, err, sizeof err) != 0)
+        rc = dfs_cli_error("tasks", DFS_EXIT_OUTPUT, err);
     int wrc = dfs_cli_emit(&dfs_cmd_tasks, a, res, NULL);
     return wrc != DFS_EXIT_OK ? wrc : rc;
 }
@@ -151,8 +140,8 @@ static const dfs_cli_option options[] = {
                "percentages, resource window after the task end, first match\n"
                "by function name); default: DASF's bugs fixed",
                ARG(opt.mode), .choices = dasf, .bad = "--compat knows only 'dasf', not"),
-    DFS_OPTION("graph", 0, "FILE", DFS_OPT_CALL, "write the annotated task graph (.graphml, or .dot / .gv)",
-               .apply = set_graph),
+    DFS_OPTION("graph", 0, "FILE", DFS_OPT_STRING, "write the annotated task graph (.graphml, or .dot / .gv)",
+               ARG(graph)),
     DFS_OPTION("graph-format", 0, "F", DFS_OPT_CHOICE, "graphml | dot (default: from the file name)",
                ARG(graph_format), .choices = graph_formats, .bad = "--graph-format is graphml or dot, not"),
     DFS_OPTION("format", 0, "F", DFS_OPT_FORMAT, "table (default) | json", ARG(base.format)),
