@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "cli/common.h"
 #include "dfscope.h"
 
 int dfs_cli_usage_error(const char *cmd, const char *what, const char *arg)

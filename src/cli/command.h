@@ -1,10 +1,11 @@
 /* command.h - a dfscope subcommand as a declaration (skeleton.c runs it).
  *
  * A command declares its options in a table: names, the help text, and how a value is applied
- * (a field of the command's args struct set by offset, or a callback for the odd ones). From that
- * one table the skeleton builds the getopt_long options, parses, prints --help (and the Markdown
- * of docs/CLI.md), and then either calls the command's run hook or, for an analysis command,
- * reads the inputs with its analysis (dfs_cli_run_analysis: two passes, MPI) and calls its writer.
+ * (by its kind, to a field of the command's args struct; or a callback for the odd ones). From
+ * that one table the skeleton builds the getopt_long options, parses, prints --help (and the
+ * Markdown of docs/CLI.md), and then either calls the command's run hook or, for an analysis
+ * command, reads the inputs with its analysis (dfs_cli_run_analysis: two passes, MPI) and writes
+ * the result: the command's report to -o or stdout, or its CSV directory, unless it writes itself.
  *
  * Every args struct starts with a dfs_cli_args (the skeleton fills it: the shared options, the
  * inputs, -o and --format when the command takes them).
@@ -158,9 +159,11 @@ typedef struct dfs_cli_command {
     size_t analysis_options;
     /* Optional: true when some output would overwrite an input (else -o is checked). */
     bool (*clashes)(const void *args, const dfs_run *run);
-    /* Writes the result; returns an exit code (its failures said on stderr). By default: emit to
-     * -o (atomically) or stdout, and with --format csv, csv_files into the directory -o. */
+    /* Optional: writes the result; returns an exit code (its failures said on stderr). Without it,
+     * the report (emit) goes to -o, atomically, or to stdout; with --format csv and csv_files, the
+     * files go into the directory -o. */
     int (*write)(void *args, const dfs_cli_result *r);
+    /* The report, in the format asked (dfs_cli_args.format). */
     void (*emit)(FILE *out, const void *args, const dfs_cli_result *r);
     /* The files of the CSV directory (at most DFS_CLI_MAX_CSV_FILES), written with r->result. */
     size_t (*csv_files)(const void *args, const dfs_cli_result *r, dfs_csv_file *files);

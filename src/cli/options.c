@@ -1,6 +1,7 @@
 /* options.c - applying an option's value to a command's args struct, by the option's kind, and
  * the shared option groups (reading, MPI) every reading command takes. A bad value is said once,
- * "dfscope CMD: ..." on stderr, and stops the command with exit code 2. */
+ * "dfscope CMD: ..." on stderr, and stops the command with exit code 2. An integer goes into its
+ * field by the field's size (DFS_FIELD): a bool, an enum, an unsigned or a uint64_t alike. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
