@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "cli/common.h"
 #include "dfscope.h"
 
 int dfs_cli_usage_error(const char *cmd, const char *what, const char *arg)
@@ -55,12 +54,4 @@ bool dfs_cli_parse_double(const char *s, double lo, double hi, double *out)
         return false;
     *out = v;
     return true;
-}
-
-int dfs_cli_parse_hold(const char *cmd, const char *arg, uint64_t *out)
-{
-    if (dfs_cli_parse_size(arg, out) && *out > 0)
-        return -1;
-    fprintf(stderr, "dfscope %s: --hold takes a positive number of intervals (e.g. 1M), not '%s'\n", cmd, arg);
-    return DFS_EXIT_USAGE;
 }

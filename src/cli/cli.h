@@ -19,7 +19,4 @@ int dfs_cli_parse_format(const char *cmd, const char *arg, bool csv_ok, dfs_cli_
 bool dfs_cli_parse_uint(const char *s, uint64_t lo, uint64_t hi, uint64_t *out);
 /* A number in [lo, hi] (strtod syntax), nothing else in s. */
 bool dfs_cli_parse_double(const char *s, double lo, double hi, double *out);
-/* --hold N of the exact-overlap commands (a size such as 1M, above 0): -1 to go on, else the
- * usage error's code (said on stderr). */
-int dfs_cli_parse_hold(const char *cmd, const char *arg, uint64_t *out);
 #endif

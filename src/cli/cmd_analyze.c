@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/common/preset.h"
 #include "analyze/layered/layered.h"
 #include "cli/command.h"
 #include "output/layered_report.h"
@@ -11,46 +10,41 @@
 typedef struct analyze_args {
     dfs_cli_args base;
     const char *preset;
-    dfs_compat compat;
-    dfs_view_type views[DFS_VIEW__COUNT];
-    size_t nviews;
-    int64_t granularity_ns;
-    bool keep_ignored, timing, no_stream;
-    uint64_t preview, hold;
+    bool timing;
+    uint64_t preview;
     dfs_cli_presetting ps;   /* before reading */
     dfs_layered_options opt; /* the analysis' */
 } analyze_args;
 
+/* Adds a view unless it is there already. */
+static void add_view(dfs_layered_options *o, dfs_view_type v)
+{
+    if (!(o->views & 1u << v)) {
+        o->order[o->norder++] = v;
+        o->views |= 1u << v;
+    }
+}
+
 static void init(void *args)
 {
     analyze_args *a = args;
-    a->granularity_ns = INT64_C(1000000000);
+    a->opt.granularity_ns = INT64_C(1000000000);
     a->preview = UINT64_C(256) << 10;
-    a->views[0] = DFS_VIEW_TIME_RANGE;
-    a->nviews = 1;
+    add_view(&a->opt, DFS_VIEW_TIME_RANGE);
 }
 
-static int set_compat(void *args, const char *cmd, const char *arg)
-{
-    analyze_args *a = args;
-    if (strcmp(arg, "dfanalyzer") == 0)
-        a->compat = DFS_COMPAT_DFANALYZER;
-    else if (strcmp(arg, "dfanalyzer-sum") == 0)
-        a->compat = DFS_COMPAT_DFANALYZER_SUM;
-    else if (strcmp(arg, "none") == 0 || strcmp(arg, "exact") == 0)
-        a->compat = DFS_COMPAT_NONE;
-    else {
-        fprintf(stderr, "dfscope %s: --compat takes dfanalyzer or dfanalyzer-sum, not '%s'\n", cmd, arg);
-        return DFS_EXIT_USAGE;
-    }
-    return -1;
-}
+static const dfs_cli_choice compats[] = {{"dfanalyzer", DFS_COMPAT_DFANALYZER},
+                                         {"dfanalyzer-sum", DFS_COMPAT_DFANALYZER_SUM},
+                                         {"none", DFS_COMPAT_NONE},
+                                         {"exact", DFS_COMPAT_NONE},
+                                         {0}};
 
 static int set_views(void *args, const char *cmd, const char *list)
 {
-    analyze_args *a = args;
+    dfs_layered_options *o = &((analyze_args *)args)->opt;
     char *copy = strdup(list), *save = NULL;
-    a->nviews = 0;
+    o->norder = 0;
+    o->views = 0;
     bool ok = copy != NULL;
     for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; ok && t; t = strtok_r(NULL, ",", &save)) {
         int v = dfs_view_parse(t);
@@ -59,150 +53,76 @@ static int set_views(void *args, const char *cmd, const char *list)
             ok = false;
             break;
         }
-        bool dup = false;
-        for (size_t i = 0; i < a->nviews; i++)
-            dup |= a->views[i] == (dfs_view_type)v;
-        if (!dup)
-            a->views[a->nviews++] = (dfs_view_type)v;
+        add_view(o, (dfs_view_type)v);
     }
     free(copy);
-    return ok && a->nviews > 0 ? -1 : DFS_EXIT_USAGE;
-}
-
-static int set_hold(void *args, const char *cmd, const char *arg)
-{
-    return dfs_cli_parse_hold(cmd, arg, &((analyze_args *)args)->hold);
-}
-
-static int list_presets(void *args, const char *cmd, const char *arg)
-{
-    (void)args, (void)cmd, (void)arg;
-    for (size_t i = 0; i < dfs_preset_builtin_count(); i++) {
-        dfs_preset_error err;
-        dfs_preset *p = dfs_preset_load(dfs_preset_builtin_name(i), &err);
-        printf("%-8s %s\n", dfs_preset_builtin_name(i), p && p->description ? p->description : "");
-        dfs_preset_free(p);
-    }
-    return DFS_EXIT_OK;
-}
-
-static int show_preset(void *args, const char *cmd, const char *name)
-{
-    (void)args;
-    const char *text = dfs_preset_builtin_text(name);
-    if (!text) {
-        fprintf(stderr, "dfscope %s: no shipped preset named '%s' (see --list-presets)\n", cmd, name);
-        return DFS_EXIT_USAGE;
-    }
-    fputs(text, stdout);
-    return DFS_EXIT_OK;
-}
-
-static int validate(void *args)
-{
-    const analyze_args *a = args;
-    if (a->base.format != DFS_CLI_CSV || a->base.output)
-        return -1;
-    fprintf(stderr, "dfscope analyze: --format csv writes one file per view: give -o DIR\n");
-    return DFS_EXIT_USAGE;
+    return ok && o->norder > 0 ? -1 : DFS_EXIT_USAGE;
 }
 
 static int begin(void *args)
 {
     analyze_args *a = args;
     dfs_cli_args *b = &a->base;
-    int rc = dfs_cli_choose_preset(&b->common, "analyze", b->paths, b->npaths, b->output, a->preview, a->preset,
-                                   &a->ps);
+    int rc = dfs_cli_choose_preset(b, "analyze", a->preview, a->preset, &a->ps);
     if (rc != DFS_EXIT_OK)
         return rc;
     dfs_layered_options *o = &a->opt;
     o->preset = a->ps.preset;
-    o->compat = a->compat;
-    for (size_t i = 0; i < a->nviews; i++) {
-        o->order[o->norder++] = a->views[i];
-        o->views |= 1u << a->views[i];
-    }
-    o->granularity_ns = a->granularity_ns;
     o->origin_ns = a->ps.pv.have_origin ? a->ps.pv.origin_ns : 0;
     o->auto_categories = (const char *const *)a->ps.pv.categories;
     o->nauto_categories = a->ps.pv.ncategories;
-    o->keep_ignored = a->keep_ignored;
-    o->no_streaming = a->no_stream;
-    o->hold_intervals = a->hold;
     o->summaries_only = b->format == DFS_CLI_TABLE;
     return -1;
 }
 
-static void *options_of(void *args) { return &((analyze_args *)args)->opt; }
-
-typedef struct report {
-    const dfs_layered_result *r;
-    const dfs_view_result *v;
-    const dfs_report_context *ctx;
-    dfs_cli_format format;
-} report;
-
-static void emit(FILE *out, const void *ctx)
+static void emit(FILE *out, const void *args, const dfs_cli_result *res)
 {
-    const report *x = ctx;
-    if (x->format == DFS_CLI_JSON)
-        dfs_layered_write_json(out, x->r, x->ctx);
+    const analyze_args *a = args;
+    dfs_report_context ctx = {.preset_source = a->ps.source, .reran = res->reran, .rerun_reason = res->reason};
+    if (a->base.format == DFS_CLI_JSON)
+        dfs_layered_write_json(out, res->result, &ctx);
     else
-        dfs_layered_write_text(out, x->r, x->ctx);
+        dfs_layered_write_text(out, res->result, &ctx);
 }
 
-static void emit_view(FILE *out, const void *ctx) { dfs_layered_write_view_csv(out, ((const report *)ctx)->v); }
-
-static void emit_summary(FILE *out, const void *ctx)
+static bool write_csv(FILE *out, const void *result, size_t i)
 {
-    const report *x = ctx;
-    dfs_layered_write_summary_csv(out, x->r, x->v);
+    const dfs_layered_result *r = result;
+    if (i % 2)
+        dfs_layered_write_summary_csv(out, r, &r->views[i / 2]);
+    else
+        dfs_layered_write_view_csv(out, &r->views[i / 2]);
+    return true;
 }
 
 /* One file per view and one for its summary. */
-static int write_csv(const char *dir, const dfs_layered_result *r)
+static size_t csv_files(const void *args, const dfs_cli_result *res, dfs_csv_file *f)
 {
-    int rc = dfs_cli_make_dir("analyze", dir);
-    for (size_t i = 0; rc == DFS_EXIT_OK && i < 2 * r->nviews; i++) {
-        report x = {.r = r, .v = &r->views[i / 2]};
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s%s.csv", dir, dfs_view_name(x.v->type), i % 2 ? "_summary" : "");
-        rc = dfs_cli_write_output("analyze", path, i % 2 ? emit_summary : emit_view, &x);
+    (void)args;
+    const dfs_layered_result *r = res->result;
+    for (size_t i = 0; i < 2 * r->nviews; i++) {
+        f[i] = (dfs_csv_file){.write = write_csv, .which = i};
+        snprintf(f[i].name, sizeof f[i].name, "%s%s.csv", dfs_view_name(r->views[i / 2].type), i % 2 ? "_summary" : "");
     }
-    return rc;
-}
-
-static int write_report(void *args, const dfs_cli_result *res)
-{
-    const analyze_args *a = args;
-    if (a->base.format == DFS_CLI_CSV)
-        return write_csv(a->base.output, res->result);
-    dfs_report_context ctx = {.preset_source = a->ps.source, .reran = res->reran, .rerun_reason = res->reason};
-    report x = {.r = res->result, .ctx = &ctx, .format = a->base.format};
-    return dfs_cli_write_output("analyze", a->base.output, emit, &x);
+    return 2 * r->nviews;
 }
 
 static int end(void *args, int rc)
 {
     analyze_args *a = args;
-    if (a->timing && a->ps.preset)
-        dfs_cli_print_timing(&a->base.common, "analyze", a->ps.started);
-    dfs_cli_presetting_free(&a->ps);
-    return rc;
+    return dfs_cli_presetting_end(&a->base, "analyze", &a->ps, a->timing && a->ps.preset, rc);
 }
 
-#define ARG(field) offsetof(analyze_args, field)
+#define ARG(field) DFS_FIELD(analyze_args, field)
 
 static const dfs_cli_option options[] = {
-    DFS_OPTION("preset", 0, "NAME|FILE", DFS_OPT_STRING,
-        "posix, dlio, dlio-g2, ai, auto, or a YAML file (docs/PRESETS.md);\n"
-        "default: detected from the categories (printed)",
-        .offset = ARG(preset)),
-    DFS_OPTION("compat", 0, "MODE", DFS_OPT_CALL,
+    DFS_CLI_PRESET_OPTION(ARG(preset), NULL),
+    DFS_OPTION("compat", 0, "MODE", DFS_OPT_CHOICE,
         "dfanalyzer: DFAnalyzer's current numbers (busiest process per\n"
         "view row); dfanalyzer-sum: its README numbers (sums over\n"
         "processes). Default: exact (true counts, exact u_ overlap)",
-        .apply = set_compat),
+        ARG(opt.compat), .choices = compats, .bad = "--compat takes dfanalyzer or dfanalyzer-sum, not",
+        .flags = DFS_OPT_TERSE),
     DFS_OPTION("views", 0, "LIST", DFS_OPT_CALL,
         "comma-separated: time_range, proc_name, file_name, host_name,\n"
         "proc_id, thread_id (aliases time, proc, file, host, pid, tid);\n"
@@ -211,50 +131,47 @@ static const dfs_cli_option options[] = {
     DFS_OPTION("granularity", 0, "DUR", DFS_OPT_DURATION,
         "time bin width: 5s, 500ms, 2m, 1h, 250us; a bare number is\n"
         "seconds (default 1s)",
-        .offset = ARG(granularity_ns), .bad = "--granularity takes a duration such as 5s, 500ms or 2m, not",
+        ARG(opt.granularity_ns), .bad = "--granularity takes a duration such as 5s, 500ms or 2m, not",
         .flags = DFS_OPT_TERSE),
     DFS_OPTION("format", 0, "FMT", DFS_OPT_FORMAT, "table (default), json, or csv (one file per view, needs -o DIR)",
-        .offset = ARG(base.format), .hi = 1),
+        ARG(base.format), .hi = 1),
     DFS_OPTION("output", 'o', "PATH", DFS_OPT_STRING,
         "write to PATH (atomically) instead of stdout; a directory for csv",
-        .offset = ARG(base.output)),
+        ARG(base.output)),
     DFS_OPTION("keep-ignored", 0, NULL, DFS_OPT_FLAG, "do not drop the preset's ignored files and functions",
-        .offset = ARG(keep_ignored)),
-    DFS_OPTION("hold", 0, "N", DFS_OPT_CALL, "exact u_: intervals a worker holds before flushing (default 16k)",
-        .apply = set_hold),
+        ARG(opt.keep_ignored)),
+    DFS_OPTION("hold", 0, "N", DFS_OPT_SIZE, "exact u_: intervals a worker holds before flushing (default 16k)",
+        ARG(opt.hold_intervals), DFS_CLI_HOLD),
     DFS_OPTION("no-stream", 0, NULL, DFS_OPT_FLAG,
         "exact u_: keep every interval to the end (memory grows with the\n"
         "trace; the second pass does this when events are out of order)",
-        .offset = ARG(no_stream)),
+        ARG(opt.no_streaming)),
     DFS_OPTION("preview", 0, "SIZE", DFS_OPT_SIZE,
         "bytes of each input read first for the time origin and the\n"
         "preset detection (default 256k); a wrong guess costs a second pass",
-        .offset = ARG(preview), .lo = 1, .hi = 1.8e19, .bad = "--preview takes a size such as 256k, not",
+        ARG(preview), .lo = 1, .hi = 1.8e19, .bad = "--preview takes a size such as 256k, not",
         .flags = DFS_OPT_TERSE),
-    DFS_OPTION("list-presets", 0, NULL, DFS_OPT_CALL, "list the shipped presets and exit", .apply = list_presets),
-    DFS_OPTION("show-preset", 0, "NAME", DFS_OPT_CALL, "print a shipped preset's YAML and exit", .apply = show_preset),
-    DFS_OPTION("timing", 0, NULL, DFS_OPT_FLAG, "print wall time and peak RSS on stderr", .offset = ARG(timing)),
+    DFS_CLI_PRESET_LISTING,
+    DFS_OPTION("timing", 0, NULL, DFS_OPT_FLAG, "print wall time and peak RSS on stderr", ARG(timing)),
     {0},
 };
 
 const dfs_cli_command dfs_cmd_analyze = {
     .name = "analyze",
     .summary = "layered analysis (DFAnalyzer-compatible): layers, views, metrics",
-    .usage = "analyze [options] PATH...",
     .description = "Layered analysis of DFTracer traces, compatible with DFAnalyzer: events are filtered by\n"
                    "the preset's post-read rules, classified into layers (app, training, compute, reader,\n"
                    "POSIX, ...) and summarised per view (time bins, processes, files) with time, count,\n"
                    "size, ops/s, bandwidth and unoverlapped (u_) time per layer.",
-    .epilogue = "Exit codes: 0 ok, 1 damaged input skipped, 2 usage or unreadable input,\n"
-                "            3 --strict and damage found, 4 output error.\n",
     .options = options,
     .groups = DFS_CLI_READING | DFS_CLI_MPI,
     .flags = DFS_CLI_NEEDS_INPUT,
     .args_size = sizeof(analyze_args),
     .init = init,
-    .validate = validate,
+    .csv_dir = "one file per view",
     .analysis = &dfs_layered_analysis,
     .begin = begin,
-    .options_of = options_of,
-    .write = write_report,
+    .analysis_options = offsetof(analyze_args, opt),
+    .emit = emit,
+    .csv_files = csv_files,
     .end = end};

@@ -19,25 +19,17 @@ static void init(void *args)
     a->report.window_events = 20;
 }
 
-/* The CSV directory must be named; the patterns must compile (checked before any input). */
+/* The patterns must compile (checked before any input). */
 static int validate(void *args)
 {
     const dl_args *a = args;
-    if (a->base.format == DFS_CLI_CSV && !a->base.output) {
-        fprintf(stderr, "dfscope dataloader: --format csv writes four files: give -o DIR\n");
-        return DFS_EXIT_USAGE;
-    }
     char err[512];
     void *d = dfs_dataloader_analysis.create(&a->opt, err, sizeof err);
-    if (!d) {
-        fprintf(stderr, "dfscope dataloader: %s\n", err);
-        return DFS_EXIT_USAGE;
-    }
+    if (!d)
+        return dfs_cli_error("dataloader", DFS_EXIT_USAGE, err);
     dfs_dataloader_analysis.destroy(d);
     return -1;
 }
-
-static void *options_of(void *args) { return &((dl_args *)args)->opt; }
 
 static bool clashes(const void *args, const dfs_run *run)
 {
@@ -46,37 +38,24 @@ static bool clashes(const void *args, const dfs_run *run)
            (a->report.windows_dir && dfs_cli_output_is_input(run, a->report.windows_dir));
 }
 
-typedef struct report {
-    const dl_args *a;
-    const dfs_cli_result *res;
-} report;
-
-static void emit(FILE *out, const void *ctx)
+static void emit(FILE *out, const void *args, const dfs_cli_result *res)
 {
-    const report *x = ctx;
-    if (x->a->base.format == DFS_CLI_JSON)
-        dfs_dl_write_json(out, x->res->run, x->res->result, &x->a->report);
+    const dl_args *a = args;
+    if (a->base.format == DFS_CLI_JSON)
+        dfs_dl_write_json(out, res->run, res->result, &a->report);
     else
-        dfs_dl_write_text(out, x->res->run, x->res->result, &x->a->report);
-}
-
-static int fail_output(const char *err)
-{
-    fprintf(stderr, "dfscope dataloader: %s\n", err);
-    return DFS_EXIT_OUTPUT;
+        dfs_dl_write_text(out, res->run, res->result, &a->report);
 }
 
 static int write_outputs(const dl_args *a, const dfs_cli_result *res)
 {
     char err[512];
     if (a->report.windows_dir && dfs_dl_write_windows(a->report.windows_dir, res->run, res->result, err, sizeof err))
-        return fail_output(err);
-    if (a->base.format != DFS_CLI_CSV) {
-        const report x = {a, res};
-        return dfs_cli_write_output("dataloader", a->base.output, emit, &x);
-    }
+        return dfs_cli_error("dataloader", DFS_EXIT_OUTPUT, err);
+    if (a->base.format != DFS_CLI_CSV)
+        return dfs_cli_emit(&dfs_cmd_dataloader, a, res, a->base.output);
     if (dfs_dl_write_csv_dir(a->base.output, res->run, res->result, err, sizeof err) != 0)
-        return fail_output(err);
+        return dfs_cli_error("dataloader", DFS_EXIT_OUTPUT, err);
     return DFS_EXIT_OK;
 }
 
@@ -98,36 +77,35 @@ static int write_report(void *args, const dfs_cli_result *res)
     return rc;
 }
 
-#define ARG(field) offsetof(dl_args, field)
+#define ARG(field) DFS_FIELD(dl_args, field)
 
 static const dfs_cli_option options[] = {
     DFS_OPTION("getnext", 0, "REGEX", DFS_OPT_STRING,
                "GetNext calls: events whose name or phase matches REGEX\n"
                "(default '.*DataLoaderIter::GetNext'; mapped per format)",
-               .offset = ARG(opt.pattern[DFS_DL_GETNEXT])),
+               ARG(opt.pattern[DFS_DL_GETNEXT])),
     DFS_OPTION("init", 0, "REGEX", DFS_OPT_STRING, "iterator initializations (default 'DataLoaderIterInitialize')",
-               .offset = ARG(opt.pattern[DFS_DL_INIT])),
+               ARG(opt.pattern[DFS_DL_INIT])),
     DFS_OPTION("worker", 0, "REGEX", DFS_OPT_STRING, "worker processes (default 'DataLoaderWorker')",
-               .offset = ARG(opt.pattern[DFS_DL_WORKER])),
+               ARG(opt.pattern[DFS_DL_WORKER])),
     DFS_OPTION("format", 0, "FMT", DFS_OPT_FORMAT, "table (default), json, or csv (four files, needs -o DIR)",
-               .offset = ARG(base.format), .hi = 1),
+               ARG(base.format), .hi = 1),
     DFS_OPTION("output", 'o', "PATH", DFS_OPT_STRING,
-               "write to PATH (atomically) instead of stdout; a directory for csv", .offset = ARG(base.output)),
+               "write to PATH (atomically) instead of stdout; a directory for csv", ARG(base.output)),
     DFS_OPTION("windows", 0, "DIR", DFS_OPT_STRING,
                "per outlier window: a Chrome-JSON slice (<kind>-<n>.json) and an\n"
                "SVG picture (<kind>-<n>.svg) in DIR",
-               .offset = ARG(report.windows_dir)),
+               ARG(report.windows_dir)),
     DFS_OPTION("max-windows", 0, "N", DFS_OPT_COUNT, "windows per outlier kind, largest first (default 10; 0 = all)",
-               .offset = ARG(opt.max_windows), .hi = 100000000, .bad = "--max-windows takes a count, not"),
+               ARG(opt.max_windows), .hi = 100000000, .bad = "--max-windows takes a count, not"),
     DFS_OPTION("window-events", 0, "N", DFS_OPT_COUNT, "framework events listed per window (default 20; 0 = all)",
-               .offset = ARG(report.window_events), .hi = 100000000, .bad = "--window-events takes a count, not"),
+               ARG(report.window_events), .hi = 100000000, .bad = "--window-events takes a count, not"),
     {0},
 };
 
 const dfs_cli_command dfs_cmd_dataloader = {
     .name = "dataloader",
     .summary = "SageMaker Debugger data-loader analysis: GetNext, batch time, outlier windows",
-    .usage = "dataloader [options] PATH...",
     .description =
         "SageMaker Debugger's PT_dataloader_analysis on smdebug framework traces and system-metric\n"
         "files (give both, e.g. the job's framework/ and system/ folders): data-loader iterator\n"
@@ -146,8 +124,10 @@ const dfs_cli_command dfs_cmd_dataloader = {
     .groups = DFS_CLI_READING,
     .args_size = sizeof(dl_args),
     .init = init,
+    .csv_dir = "four files",
     .validate = validate,
     .analysis = &dfs_dataloader_analysis,
-    .options_of = options_of,
+    .analysis_options = offsetof(dl_args, opt),
     .clashes = clashes,
-    .write = write_report};
+    .write = write_report,
+    .emit = emit};

@@ -12,7 +12,8 @@
 typedef struct gen_args {
     dfs_cli_args base;
     dfs_gen_options opt;
-    bool size_given, events_given, list, quiet;
+    uint64_t events; /* --events, 0 when not given (opt.total_bytes: --size, the same) */
+    bool list, quiet;
     bool dasf; /* --format dasf: gen_dasf.c, not the DLIO generator */
 } gen_args;
 
@@ -31,15 +32,15 @@ static int usage_error(const char *fmt, ...)
     return DFS_EXIT_USAGE;
 }
 
-/* A number in [lo, hi] (decimal, 0x hex or 0 octal; no sign). */
-static bool parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
+/* A number: decimal, 0x hex or 0 octal; no sign. */
+static bool parse_number(const char *s, uint64_t *out)
 {
-    if (!s || !*s || *s == '-' || *s == '+')
+    if (!*s || *s == '-' || *s == '+')
         return false;
     char *end;
     errno = 0;
     unsigned long long v = strtoull(s, &end, 0);
-    if (errno || *end || v < lo || v > hi)
+    if (errno || *end)
         return false;
     *out = v;
     return true;
@@ -63,62 +64,6 @@ static int set_workload(void *args, const char *cmd, const char *val)
     return -1;
 }
 
-static int set_ranks(void *args, const char *cmd, const char *val)
-{
-    (void)cmd;
-    uint64_t n;
-    if (!parse_u64(val, 1, 65536, &n))
-        return usage_error("--ranks needs a number from 1 to 65536, not '%s'", val);
-    ((gen_args *)args)->opt.ranks = (unsigned)n;
-    return -1;
-}
-
-static int set_size(void *args, const char *cmd, const char *val)
-{
-    (void)cmd;
-    gen_args *g = args;
-    if (!dfs_gen_parse_size(val, &g->opt.total_bytes))
-        return usage_error("--size needs a positive size such as 128M or 2G, not '%s'", val);
-    g->size_given = true;
-    return -1;
-}
-
-static int set_member_size(void *args, const char *cmd, const char *val)
-{
-    (void)cmd;
-    if (!dfs_gen_parse_size(val, &((gen_args *)args)->opt.member_bytes))
-        return usage_error("--member-size needs a positive size such as 16M, not '%s'", val);
-    return -1;
-}
-
-static int set_events(void *args, const char *cmd, const char *val)
-{
-    (void)cmd;
-    gen_args *g = args;
-    if (!parse_u64(val, 1, UINT64_MAX, &g->opt.events_per_rank))
-        return usage_error("--events needs a positive number, not '%s'", val);
-    g->events_given = true;
-    return -1;
-}
-
-static int set_seed(void *args, const char *cmd, const char *val)
-{
-    (void)cmd;
-    if (!parse_u64(val, 0, UINT64_MAX, &((gen_args *)args)->opt.seed))
-        return usage_error("--seed needs a non-negative integer, not '%s'", val);
-    return -1;
-}
-
-static int set_jobs(void *args, const char *cmd, const char *val)
-{
-    (void)cmd;
-    uint64_t n;
-    if (!parse_u64(val, 1, 1024, &n))
-        return usage_error("--jobs needs a number from 1 to 1024, not '%s'", val);
-    ((gen_args *)args)->opt.jobs = (int)n;
-    return -1;
-}
-
 static int validate(void *args)
 {
     gen_args *g = args;
@@ -126,10 +71,10 @@ static int validate(void *args)
         return usage_error("unexpected argument '%s'", g->base.paths[0]);
     if (!g->opt.out_dir)
         return usage_error("%s", "an output directory is required (-o DIR)");
-    if (g->size_given && g->events_given)
+    if (g->opt.total_bytes && g->events)
         return usage_error("%s", "--size and --events cannot be combined");
-    if (g->size_given)
-        g->opt.events_per_rank = 0;
+    if (g->opt.total_bytes || g->events)
+        g->opt.events_per_rank = g->events;
     return -1;
 }
 
@@ -166,20 +111,19 @@ static int run(void *args)
     int st = g->dasf ? dfs_gen_dasf_write(&g->opt, &report, err, sizeof err)
                      : dfs_gen_write(&g->opt, &report, err, sizeof err);
     if (st != DFS_OK) {
-        fprintf(stderr, "dfscope gen: %s\n", err);
         dfs_gen_report_free(&report);
-        return st == DFS_ERR_USAGE ? DFS_EXIT_USAGE : DFS_EXIT_OUTPUT;
+        return dfs_cli_error("gen", st == DFS_ERR_USAGE ? DFS_EXIT_USAGE : DFS_EXIT_OUTPUT, err);
     }
     print_summary(g, &report);
     dfs_gen_report_free(&report);
     return fflush(stdout) == 0 ? DFS_EXIT_OK : DFS_EXIT_OUTPUT;
 }
 
-#define ARG(field) offsetof(gen_args, field)
+#define ARG(field) DFS_FIELD(gen_args, field)
 
 static const dfs_cli_option options[] = {
     DFS_OPTION("output", 'o', "DIR", DFS_OPT_STRING, "directory for the files (created if missing; required)",
-               .offset = ARG(opt.out_dir)),
+               ARG(opt.out_dir)),
     DFS_OPTION("format", 0, "F", DFS_OPT_CALL,
                "2023 | v1 | v1-h16 | v2 | chrome (default v1)\n"
                "  2023    dlio_profiler 2023: string numbers, no ']'\n"
@@ -192,23 +136,28 @@ static const dfs_cli_option options[] = {
                "          Compute tasks + Managed Memory, events/10 samples",
                .apply = set_format),
     DFS_OPTION("workload", 0, "W", DFS_OPT_CALL, "unet3d (default) | resnet50", .apply = set_workload),
-    DFS_OPTION("ranks", 0, "N", DFS_OPT_CALL, "number of ranks = files (default 8)", .apply = set_ranks),
-    DFS_OPTION("size", 0, "SIZE", DFS_OPT_CALL,
+    DFS_OPTION("ranks", 0, "N", DFS_OPT_COUNT, "number of ranks = files (default 8)", ARG(opt.ranks), .lo = 1,
+               .hi = 65536, .parse = parse_number, .bad = "--ranks needs a number from 1 to 65536, not"),
+    DFS_OPTION("size", 0, "SIZE", DFS_OPT_SIZE,
                "total uncompressed bytes over all files: 4096, 128M, 2G\n"
                "(k, M, G, T are powers of 1024)",
-               .apply = set_size),
-    DFS_OPTION("events", 0, "N", DFS_OPT_CALL, "records per file instead of --size (default 20000)",
-               .apply = set_events),
-    DFS_OPTION("seed", 0, "S", DFS_OPT_CALL, "random seed (default 1)", .apply = set_seed),
+               ARG(opt.total_bytes), .hi = DFS_CLI_NO_LIMIT, .parse = dfs_gen_parse_size,
+               .bad = "--size needs a positive size such as 128M or 2G, not"),
+    DFS_OPTION("events", 0, "N", DFS_OPT_COUNT, "records per file instead of --size (default 20000)", ARG(events),
+               .lo = 1, .hi = DFS_CLI_NO_LIMIT, .parse = parse_number, .bad = "--events needs a positive number, not"),
+    DFS_OPTION("seed", 0, "S", DFS_OPT_COUNT, "random seed (default 1)", ARG(opt.seed), .hi = DFS_CLI_NO_LIMIT,
+               .parse = parse_number, .bad = "--seed needs a non-negative integer, not"),
     DFS_OPTION("gzip", 0, NULL, DFS_OPT_FLAG,
                "compress: .gz, one member per file, except v2 which gets a\n"
                "member per 16 MiB of text like DFTracer 2.x",
-               .offset = ARG(opt.gzip)),
-    DFS_OPTION("member-size", 0, "SIZE", DFS_OPT_CALL, "text per gzip member for v2 (default 16M)",
-               .apply = set_member_size),
-    DFS_OPTION("jobs", 'j', "N", DFS_OPT_CALL, "files written in parallel (default: one per core)", .apply = set_jobs),
-    DFS_OPTION("list", 0, NULL, DFS_OPT_FLAG, "print the paths of the written files on stdout", .offset = ARG(list)),
-    DFS_OPTION("quiet", 'q', NULL, DFS_OPT_FLAG, "no summary on stderr", .offset = ARG(quiet)),
+               ARG(opt.gzip)),
+    DFS_OPTION("member-size", 0, "SIZE", DFS_OPT_SIZE, "text per gzip member for v2 (default 16M)",
+               ARG(opt.member_bytes), .hi = DFS_CLI_NO_LIMIT, .parse = dfs_gen_parse_size,
+               .bad = "--member-size needs a positive size such as 16M, not"),
+    DFS_OPTION("jobs", 'j', "N", DFS_OPT_COUNT, "files written in parallel (default: one per core)", ARG(opt.jobs),
+               .lo = 1, .hi = 1024, .parse = parse_number, .bad = "--jobs needs a number from 1 to 1024, not"),
+    DFS_OPTION("list", 0, NULL, DFS_OPT_FLAG, "print the paths of the written files on stdout", ARG(list)),
+    DFS_OPTION("quiet", 'q', NULL, DFS_OPT_FLAG, "no summary on stderr", ARG(quiet)),
     {0},
 };
 
@@ -222,6 +171,7 @@ const dfs_cli_command dfs_cmd_gen = {
     .epilogue = "File names: trace-<rank>-of-<N>.pfw (2023, v1, v1-h16), trace-<16 hex>-app.pfw (v2),\n"
                 "rank<r>.trace.json (chrome), plus .gz with --gzip.\n",
     .options = options,
+    .flags = DFS_CLI_RUN_HELP,
     .args_size = sizeof(gen_args),
     .init = init,
     .validate = validate,

@@ -16,13 +16,7 @@ typedef struct merge_args {
 
 static void init(void *args) { dfs_merge_options_init(&((merge_args *)args)->opt); }
 
-static int set_compat(void *args, const char *cmd, const char *arg)
-{
-    if (strcmp(arg, "composer") != 0)
-        return dfs_cli_usage_error(cmd, "--compat knows only 'composer', not", arg);
-    ((merge_args *)args)->opt.compat_composer = true;
-    return -1;
-}
+static const dfs_cli_choice composer[] = {{"composer", true}, {0}};
 
 static int set_tmpdir(void *args, const char *cmd, const char *arg)
 {
@@ -41,8 +35,6 @@ static int validate(void *args)
     return DFS_EXIT_USAGE;
 }
 
-static void *options_of(void *args) { return &((merge_args *)args)->opt; }
-
 static bool ends_with(const char *s, const char *suffix)
 {
     size_t n = strlen(s), m = strlen(suffix);
@@ -54,10 +46,8 @@ static int write_trace(const char *output, dfs_merge *m, const dfs_run *run, dfs
 {
     char err[512] = "";
     dfs_atomic_file af;
-    if (dfs_atomic_open(&af, output, err, sizeof err) != 0) {
-        fprintf(stderr, "dfscope merge: %s\n", err);
-        return DFS_EXIT_OUTPUT;
-    }
+    if (dfs_atomic_open(&af, output, err, sizeof err) != 0)
+        return dfs_cli_error("merge", DFS_EXIT_OUTPUT, err);
     FILE *sink = dfs_merge_sink(fileno(af.fp), ends_with(output, ".gz"));
     dfs_status st = sink ? dfs_merge_write(m, run, sink, rep, err, sizeof err) : DFS_ERR_NOMEM;
     if (!sink)
@@ -72,9 +62,7 @@ static int write_trace(const char *output, dfs_merge *m, const dfs_run *run, dfs
         snprintf(err, sizeof err, "%s", cerr);
         ok = false;
     }
-    if (!ok)
-        fprintf(stderr, "dfscope merge: %s\n", err);
-    return ok ? DFS_EXIT_OK : DFS_EXIT_OUTPUT;
+    return ok ? DFS_EXIT_OK : dfs_cli_error("merge", DFS_EXIT_OUTPUT, err);
 }
 
 /* The trace, its warnings, then the summary on stdout. */
@@ -98,25 +86,24 @@ static int write_report(void *args, const dfs_cli_result *res)
     return rc;
 }
 
-#define ARG(field) offsetof(merge_args, field)
+#define ARG(field) DFS_FIELD(merge_args, field)
 
 static const dfs_cli_option options[] = {
     DFS_OPTION("output", 'o', "FILE", DFS_OPT_STRING,
                "the merged trace (required); gzip when FILE ends in .gz;\n"
                "written atomically, never over an input",
-               .offset = ARG(base.output)),
-    DFS_OPTION("compat", 0, "composer", DFS_OPT_CALL,
+               ARG(base.output)),
+    DFS_OPTION("compat", 0, "composer", DFS_OPT_CHOICE,
                "Composer's merge_traces byte for byte: inputs in argument\n"
                "order, not sorted, its thread_sort_index records (its bugs\n"
                "included, except that it does not fail)",
-               .apply = set_compat),
+               ARG(opt.compat_composer), .choices = composer, .bad = "--compat knows only 'composer', not"),
     DFS_OPTION("memory", 0, "SIZE", DFS_OPT_SIZE, "memory for sorting (default 256M, at least 64k)",
-               .offset = ARG(opt.memory), .lo = DFS_MERGE_MIN_MEMORY, .hi = 1.8e19,
+               ARG(opt.memory), .lo = DFS_MERGE_MIN_MEMORY, .hi = 1.8e19,
                .bad = "--memory takes a size of at least 64k (e.g. 512M), not"),
     DFS_OPTION("tmpdir", 0, "DIR", DFS_OPT_CALL, "where sorted runs are spilled (default $TMPDIR, else /tmp)",
                .apply = set_tmpdir),
-    DFS_OPTION("format", 0, "F", DFS_OPT_FORMAT, "summary on stdout: table (default) | json",
-               .offset = ARG(base.format)),
+    DFS_OPTION("format", 0, "F", DFS_OPT_FORMAT, "summary on stdout: table (default) | json", ARG(base.format)),
     {0},
 };
 
@@ -140,5 +127,5 @@ const dfs_cli_command dfs_cmd_merge = {
     .init = init,
     .validate = validate,
     .analysis = &dfs_merge_analysis,
-    .options_of = options_of,
+    .analysis_options = offsetof(merge_args, opt),
     .write = write_report};

@@ -15,25 +15,24 @@ typedef struct overlap_args {
     const char *preset;
     /* the class predicates as given ("none": no class), NULL when not given */
     const char *compute, *io, *app_io, *epochs, *steps;
-    dfs_overlap_class_def extra[DFS_OVERLAP_MAX_EXTRA];
-    char *extra_text[DFS_OVERLAP_MAX_EXTRA];
-    size_t nextra;
-    bool post_read, no_stream, timing, global;
-    dfs_overlap_method method;
-    dfs_overlap_scope scope;
-    int64_t granularity_ns;
-    uint64_t hold;
+    dfs_overlap_class_def extra[DFS_OVERLAP_MAX_EXTRA]; /* their names malloc'd */
+    bool timing;
     dfs_cli_presetting ps;
     dfs_overlap_options opt;
 } overlap_args;
 
-static void init(void *args) { ((overlap_args *)args)->scope = DFS_OVERLAP_PROCESS; }
+static void init(void *args)
+{
+    overlap_args *a = args;
+    a->opt.scope = DFS_OVERLAP_PROCESS;
+    a->opt.extra = a->extra;
+}
 
 static void cleanup(void *args)
 {
     overlap_args *a = args;
-    for (size_t i = 0; i < a->nextra; i++)
-        free(a->extra_text[i]);
+    for (size_t i = 0; i < a->opt.nextra; i++)
+        free((char *)a->extra[i].name);
 }
 
 static int add_class(void *args, const char *cmd, const char *arg)
@@ -44,7 +43,7 @@ static int add_class(void *args, const char *cmd, const char *arg)
         fprintf(stderr, "dfscope %s: --class takes NAME=PREDICATE, not '%s'\n", cmd, arg);
         return DFS_EXIT_USAGE;
     }
-    if (a->nextra == DFS_OVERLAP_MAX_EXTRA) {
+    if (a->opt.nextra == DFS_OVERLAP_MAX_EXTRA) {
         fprintf(stderr, "dfscope %s: at most %d extra classes\n", cmd, DFS_OVERLAP_MAX_EXTRA);
         return DFS_EXIT_USAGE;
     }
@@ -53,66 +52,14 @@ static int add_class(void *args, const char *cmd, const char *arg)
         fprintf(stderr, "dfscope %s: out of memory\n", cmd);
         return DFS_EXIT_OUTPUT;
     }
-    a->extra_text[a->nextra] = name;
-    a->extra[a->nextra++] = (dfs_overlap_class_def){.name = name, .predicate = eq + 1};
+    a->extra[a->opt.nextra++] = (dfs_overlap_class_def){.name = name, .predicate = eq + 1};
     return -1;
 }
 
-/* The index of arg among names, or -1 (said, with what the option takes). */
-static int choice(const char *cmd, const char *option, const char *arg, const char *const *names, const char *takes)
-{
-    for (int i = 0; names[i]; i++)
-        if (strcmp(arg, names[i]) == 0)
-            return i;
-    fprintf(stderr, "dfscope %s: %s takes %s, not '%s'\n", cmd, option, takes, arg);
-    return -1;
-}
-
-static int set_method(void *args, const char *cmd, const char *arg)
-{
-    static const char *const names[] = {"exact", "approximate", "g0-exact", NULL};
-    static const dfs_overlap_method methods[] = {DFS_OVERLAP_EXACT, DFS_OVERLAP_APPROXIMATE, DFS_OVERLAP_G0_EXACT};
-    int i = choice(cmd, "--method", arg, names, "exact, approximate or g0-exact");
-    if (i < 0)
-        return DFS_EXIT_USAGE;
-    ((overlap_args *)args)->method = methods[i];
-    return -1;
-}
-
-static int set_scope(void *args, const char *cmd, const char *arg)
-{
-    static const char *const names[] = {"process", "thread", "global", NULL};
-    static const dfs_overlap_scope scopes[] = {DFS_OVERLAP_PROCESS, DFS_OVERLAP_THREAD, DFS_OVERLAP_GLOBAL};
-    int i = choice(cmd, "--scope", arg, names, "process, thread or global");
-    if (i < 0)
-        return DFS_EXIT_USAGE;
-    ((overlap_args *)args)->scope = scopes[i];
-    return -1;
-}
-
-static int set_approximate(void *args, const char *cmd, const char *arg)
-{
-    (void)cmd, (void)arg;
-    ((overlap_args *)args)->method = DFS_OVERLAP_APPROXIMATE;
-    return -1;
-}
-
-static int set_hold(void *args, const char *cmd, const char *arg)
-{
-    return dfs_cli_parse_hold(cmd, arg, &((overlap_args *)args)->hold);
-}
-
-static int validate(void *args)
-{
-    overlap_args *a = args;
-    if (a->base.format == DFS_CLI_CSV && !a->base.output) {
-        fprintf(stderr, "dfscope overlap: --format csv writes one file per table: give -o DIR\n");
-        return DFS_EXIT_USAGE;
-    }
-    if (a->method != DFS_OVERLAP_EXACT && !a->granularity_ns)
-        a->granularity_ns = INT64_C(1000000000);
-    return -1;
-}
+static const dfs_cli_choice methods[] = {
+    {"exact", DFS_OVERLAP_EXACT}, {"approximate", DFS_OVERLAP_APPROXIMATE}, {"g0-exact", DFS_OVERLAP_G0_EXACT}, {0}};
+static const dfs_cli_choice scopes[] = {
+    {"process", DFS_OVERLAP_PROCESS}, {"thread", DFS_OVERLAP_THREAD}, {"global", DFS_OVERLAP_GLOBAL}, {0}};
 
 /* A class as given ("none": no class), else the preset's default. */
 static const char *predicate(const char *given, const char *preset_default)
@@ -123,9 +70,7 @@ static const char *predicate(const char *given, const char *preset_default)
 static int begin(void *args)
 {
     overlap_args *a = args;
-    dfs_cli_args *b = &a->base;
-    int rc = dfs_cli_choose_preset(&b->common, "overlap", b->paths, b->npaths, b->output, 256u << 10, a->preset,
-                                   &a->ps);
+    int rc = dfs_cli_choose_preset(&a->base, "overlap", 256u << 10, a->preset, &a->ps);
     if (rc != DFS_EXIT_OK)
         return rc;
     dfs_overlap_defaults d;
@@ -137,144 +82,112 @@ static int begin(void *args)
     o->app_io = predicate(a->app_io, d.app_io);
     o->epochs = predicate(a->epochs, d.epochs);
     o->steps = predicate(a->steps, d.steps);
-    o->extra = a->extra;
-    o->nextra = a->nextra;
-    o->post_read = a->post_read;
-    o->global = a->global;
-    o->method = a->method;
-    o->scope = a->scope;
-    o->granularity_ns = a->granularity_ns;
     o->origin_ns = a->ps.pv.have_origin ? a->ps.pv.origin_ns : 0;
-    o->no_streaming = a->no_stream;
-    o->hold_intervals = a->hold;
+    if (o->method != DFS_OVERLAP_EXACT && !o->granularity_ns)
+        o->granularity_ns = INT64_C(1000000000); /* the approximate methods need bins */
     return -1;
 }
 
-static void *options_of(void *args) { return &((overlap_args *)args)->opt; }
-
-typedef struct report {
-    const dfs_overlap_result *r;
-    const dfs_overlap_report_context *ctx;
-    dfs_cli_format format;
-    dfs_overlap_csv table;
-} report;
-
-static void emit(FILE *out, const void *ctx)
-{
-    const report *x = ctx;
-    if (x->format == DFS_CLI_CSV)
-        dfs_overlap_write_csv(out, x->r, x->table);
-    else if (x->format == DFS_CLI_JSON)
-        dfs_overlap_write_json(out, x->r, x->ctx);
-    else
-        dfs_overlap_write_text(out, x->r, x->ctx);
-}
-
-/* One file per table the result has. */
-static int write_csv(const char *dir, report *x)
-{
-    int rc = dfs_cli_make_dir("overlap", dir);
-    for (int t = 0; rc == DFS_EXIT_OK && t < DFS_OVERLAP_CSV__COUNT; t++) {
-        x->table = (dfs_overlap_csv)t;
-        if (!dfs_overlap_csv_present(x->r, x->table))
-            continue;
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", dir, dfs_overlap_csv_name(x->table));
-        rc = dfs_cli_write_output("overlap", path, emit, x);
-    }
-    return rc;
-}
-
-static int write_report(void *args, const dfs_cli_result *res)
+static void emit(FILE *out, const void *args, const dfs_cli_result *res)
 {
     const overlap_args *a = args;
     dfs_overlap_report_context ctx = {.preset_source = a->ps.source, .reran = res->reran, .rerun_reason = res->reason};
-    report x = {.r = res->result, .ctx = &ctx, .format = a->base.format};
-    if (a->base.format == DFS_CLI_CSV)
-        return write_csv(a->base.output, &x);
-    return dfs_cli_write_output("overlap", a->base.output, emit, &x);
+    if (a->base.format == DFS_CLI_JSON)
+        dfs_overlap_write_json(out, res->result, &ctx);
+    else
+        dfs_overlap_write_text(out, res->result, &ctx);
+}
+
+static bool write_csv(FILE *out, const void *result, size_t table)
+{
+    dfs_overlap_write_csv(out, result, (dfs_overlap_csv)table);
+    return true;
+}
+
+/* One file per table the result has. */
+static size_t csv_files(const void *args, const dfs_cli_result *res, dfs_csv_file *f)
+{
+    (void)args;
+    size_t n = 0;
+    for (int t = 0; t < DFS_OVERLAP_CSV__COUNT; t++) {
+        if (!dfs_overlap_csv_present(res->result, (dfs_overlap_csv)t))
+            continue;
+        f[n] = (dfs_csv_file){.write = write_csv, .which = (size_t)t};
+        snprintf(f[n++].name, sizeof f->name, "%s", dfs_overlap_csv_name((dfs_overlap_csv)t));
+    }
+    return n;
 }
 
 static int end(void *args, int rc)
 {
     overlap_args *a = args;
-    if (a->timing && a->ps.previewed)
-        dfs_cli_print_timing(&a->base.common, "overlap", a->ps.started);
-    dfs_cli_presetting_free(&a->ps);
-    return rc;
+    return dfs_cli_presetting_end(&a->base, "overlap", &a->ps, a->timing && a->ps.previewed, rc);
 }
 
-#define ARG(field) offsetof(overlap_args, field)
+#define ARG(field) DFS_FIELD(overlap_args, field)
 
 static const dfs_cli_option options[] = {
     DFS_OPTION("compute", 0, "PRED", DFS_OPT_STRING, "default from the preset (DLIO: the framework's compute calls)",
-        .offset = ARG(compute),
+        ARG(compute),
         .section = "classes (a predicate of the layered-analysis language, a layer name of the preset, or none):"),
-    DFS_OPTION("io", 0, "PRED", DFS_OPT_STRING, "default: categories starting with posix or stdio", .offset = ARG(io)),
-    DFS_OPTION("app-io", 0, "PRED", DFS_OPT_STRING, "default from the preset (DLIO: cat == \"reader\")",
-        .offset = ARG(app_io)),
+    DFS_OPTION("io", 0, "PRED", DFS_OPT_STRING, "default: categories starting with posix or stdio", ARG(io)),
+    DFS_OPTION("app-io", 0, "PRED", DFS_OPT_STRING, "default from the preset (DLIO: cat == \"reader\")", ARG(app_io)),
     DFS_OPTION("class", 0, "NAME=PRED", DFS_OPT_CALL,
         "an extra class compared with compute (repeatable, at most " XSTR(DFS_OVERLAP_MAX_EXTRA) ")",
         .apply = add_class),
     DFS_OPTION("epochs", 0, "PRED", DFS_OPT_STRING, "epoch markers (DLIO default: DLIOBenchmark._train events)",
-        .offset = ARG(epochs)),
-    DFS_OPTION("steps", 0, "PRED", DFS_OPT_STRING, "step markers (default none)", .offset = ARG(steps)),
+        ARG(epochs)),
+    DFS_OPTION("steps", 0, "PRED", DFS_OPT_STRING, "step markers (default none)", ARG(steps)),
     DFS_OPTION("post-read", 0, NULL, DFS_OPT_FLAG, "drop the preset's ignored files and functions first",
-        .offset = ARG(post_read)),
-    DFS_OPTION("preset", 0, "NAME|FILE", DFS_OPT_STRING,
-        "posix, dlio, dlio-g2, ai, auto, or a YAML file (docs/PRESETS.md);\n"
-        "default: detected from the categories (printed)",
-        .offset = ARG(preset), .section = "options:"),
-    DFS_OPTION("scope", 0, "SCOPE", DFS_OPT_CALL, "process (default), thread or global: what the summary sums",
-        .apply = set_scope),
+        ARG(opt.post_read)),
+    DFS_CLI_PRESET_OPTION(ARG(preset), "options:"),
+    DFS_OPTION("scope", 0, "SCOPE", DFS_OPT_CHOICE, "process (default), thread or global: what the summary sums",
+        ARG(opt.scope), .choices = scopes, .flags = DFS_OPT_TERSE),
     DFS_OPTION("global", 0, NULL, DFS_OPT_FLAG,
         "also the global scope (all ranks merged; memory grows with the\n"
         "run's busy periods; implied by --scope global)",
-        .offset = ARG(global)),
+        ARG(opt.global)),
     DFS_OPTION("granularity", 0, "DUR", DFS_OPT_DURATION,
         "also per time bin: 5s, 500ms, 2m, 1h, 250us; a bare number is\n"
         "seconds (default: no bins; 1s for the approximate methods)",
-        .offset = ARG(granularity_ns), .bad = "--granularity takes a duration such as 5s, 500ms or 2m, not",
+        ARG(opt.granularity_ns), .bad = "--granularity takes a duration such as 5s, 500ms or 2m, not",
         .flags = DFS_OPT_TERSE),
-    DFS_OPTION("approximate", 0, NULL, DFS_OPT_CALL, "the reference's per-bin estimate instead of exact values",
-        .apply = set_approximate),
-    DFS_OPTION("method", 0, "M", DFS_OPT_CALL,
+    DFS_OPTION("approximate", 0, NULL, DFS_OPT_CONST, "the reference's per-bin estimate instead of exact values",
+        ARG(opt.method), .value = DFS_OVERLAP_APPROXIMATE),
+    DFS_OPTION("method", 0, "M", DFS_OPT_CHOICE,
         "exact (default), approximate, or g0-exact (the reference's\n"
         "per-bin unions, global only)",
-        .apply = set_method),
+        ARG(opt.method), .choices = methods, .flags = DFS_OPT_TERSE),
     DFS_OPTION("format", 0, "FMT", DFS_OPT_FORMAT, "table (default), json, or csv (one file per table, needs -o DIR)",
-        .offset = ARG(base.format), .hi = 1),
+        ARG(base.format), .hi = 1),
     DFS_OPTION("output", 'o', "PATH", DFS_OPT_STRING,
         "write to PATH (atomically) instead of stdout; a directory for csv",
-        .offset = ARG(base.output)),
-    DFS_OPTION("hold", 0, "N", DFS_OPT_CALL, "intervals a worker holds before flushing (default 16k)",
-        .apply = set_hold),
+        ARG(base.output)),
+    DFS_OPTION("hold", 0, "N", DFS_OPT_SIZE, "intervals a worker holds before flushing (default 16k)", ARG(opt.hold_intervals), DFS_CLI_HOLD),
     DFS_OPTION("no-stream", 0, NULL, DFS_OPT_FLAG, "never flush before the end (more memory, same answers)",
-        .offset = ARG(no_stream)),
-    DFS_OPTION("timing", 0, NULL, DFS_OPT_FLAG, "print wall time and peak RSS on stderr", .offset = ARG(timing)),
+        ARG(opt.no_streaming)),
+    DFS_OPTION("timing", 0, NULL, DFS_OPT_FLAG, "print wall time and peak RSS on stderr", ARG(timing)),
     {0},
 };
 
 const dfs_cli_command dfs_cmd_overlap = {
     .name = "overlap",
     .summary = "I/O versus compute overlap: exact unions and differences per process, bin, epoch",
-    .usage = "overlap [options] PATH...",
     .description =
         "How much I/O time is not hidden behind computation: events are put in classes (compute,\n"
         "I/O, app-level I/O, and any extra class) by predicates, and per process (or thread, or the\n"
         "whole run) the exact unions, intersections and differences of the classes' intervals are\n"
         "measured; also per time bin, per epoch, and the reference's approximate estimate.",
-    .epilogue = "Exit codes: 0 ok, 1 damaged input skipped, 2 usage or unreadable input,\n"
-                "            3 --strict and damage found, 4 output error.\n",
     .options = options,
     .groups = DFS_CLI_READING | DFS_CLI_MPI,
     .flags = DFS_CLI_NEEDS_INPUT,
     .args_size = sizeof(overlap_args),
     .init = init,
-    .validate = validate,
+    .csv_dir = "one file per table",
     .analysis = &dfs_overlap_analysis,
     .begin = begin,
-    .options_of = options_of,
-    .write = write_report,
+    .analysis_options = offsetof(overlap_args, opt),
+    .emit = emit,
+    .csv_files = csv_files,
     .end = end,
     .cleanup = cleanup};

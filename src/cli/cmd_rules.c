@@ -29,13 +29,7 @@ static int set_param(void *args, const char *cmd, const char *arg)
     return ok ? -1 : dfs_cli_usage_error(cmd, err, NULL);
 }
 
-static int set_compat(void *args, const char *cmd, const char *arg)
-{
-    if (strcmp(arg, "smdebug") != 0)
-        return dfs_cli_usage_error(cmd, "--compat knows only 'smdebug', not", arg);
-    ((rules_args *)args)->opt.mode = DFS_RULES_COMPAT;
-    return -1;
-}
+static const dfs_cli_choice smdebug[] = {{"smdebug", DFS_RULES_COMPAT}, {0}};
 
 /* --list: the rules and their parameters, whatever else was given. */
 static int validate(void *args)
@@ -46,32 +40,18 @@ static int validate(void *args)
     return fflush(stdout) == 0 ? DFS_EXIT_OK : DFS_EXIT_OUTPUT;
 }
 
-static void *options_of(void *args) { return &((rules_args *)args)->opt; }
-
-typedef struct report {
-    dfs_cli_format format;
-    const dfs_rules_result *r;
-} report;
-
-static void emit(FILE *out, const void *ctx)
-{
-    const report *x = ctx;
-    if (x->format == DFS_CLI_JSON)
-        dfs_rules_write_json(out, x->r);
-    else if (x->format == DFS_CLI_CSV)
-        dfs_rules_write_csv(out, x->r);
-    else
-        dfs_rules_write_text(out, x->r);
-}
-
-static int write_report(void *args, const dfs_cli_result *res)
+static void emit(FILE *out, const void *args, const dfs_cli_result *res)
 {
     const rules_args *a = args;
-    const report x = {a->base.format, res->result};
-    return dfs_cli_write_output("rules", a->base.output, emit, &x);
+    if (a->base.format == DFS_CLI_JSON)
+        dfs_rules_write_json(out, res->result);
+    else if (a->base.format == DFS_CLI_CSV)
+        dfs_rules_write_csv(out, res->result);
+    else
+        dfs_rules_write_text(out, res->result);
 }
 
-#define ARG(field) offsetof(rules_args, field)
+#define ARG(field) DFS_FIELD(rules_args, field)
 
 static const dfs_cli_option options[] = {
     DFS_OPTION("rules", 0, "LIST", DFS_OPT_CALL, "rules to run, comma-separated, case-insensitive (default all)",
@@ -80,22 +60,21 @@ static const dfs_cli_option options[] = {
                "set parameter N of rule R (repeatable), e.g.\n"
                "--param StepOutlier.min_steps=29",
                .apply = set_param),
-    DFS_OPTION("list", 0, NULL, DFS_OPT_FLAG, "list the rules and their parameters, then exit", .offset = ARG(list)),
-    DFS_OPTION("compat", 0, "smdebug", DFS_OPT_CALL,
+    DFS_OPTION("list", 0, NULL, DFS_OPT_FLAG, "list the rules and their parameters, then exit", ARG(list)),
+    DFS_OPTION("compat", 0, "smdebug", DFS_OPT_CHOICE,
                "the reference's behaviour, quirks included (default: its\n"
                "result-changing bugs fixed; see docs/RULES.md)",
-               .apply = set_compat),
-    DFS_OPTION("format", 0, "F", DFS_OPT_FORMAT, "table (default) | json | csv", .offset = ARG(base.format),
+               ARG(opt.mode), .choices = smdebug, .bad = "--compat knows only 'smdebug', not"),
+    DFS_OPTION("format", 0, "F", DFS_OPT_FORMAT, "table (default) | json | csv", ARG(base.format),
                .hi = 1),
     DFS_OPTION("output", 'o', "FILE", DFS_OPT_STRING, "write the result to FILE (atomically) instead of stdout",
-               .offset = ARG(base.output)),
+               ARG(base.output)),
     {0},
 };
 
 const dfs_cli_command dfs_cmd_rules = {
     .name = "rules",
     .summary = "SageMaker Debugger profiler rules: bottlenecks, GPU use, step outliers, balance",
-    .usage = "rules [options] PATH...",
     .description = "The SageMaker Debugger profiler rules (Dataloader, IOBottleneck, CPUBottleneck,\n"
                    "LowGPUUtilization, StepOutlier, MaxInitializationTime, BatchSize, LoadBalancing,\n"
                    "GPUMemoryIncrease, OverallSystemUsage) over the system metrics and framework events\n"
@@ -112,5 +91,5 @@ const dfs_cli_command dfs_cmd_rules = {
     .init = init,
     .validate = validate,
     .analysis = &dfs_rules_analysis,
-    .options_of = options_of,
-    .write = write_report};
+    .analysis_options = offsetof(rules_args, opt),
+    .emit = emit};

@@ -9,20 +9,13 @@
 typedef struct stats_args {
     dfs_cli_args base;
     bool json, timing;
-    uint64_t top;
+    size_t top;
 } stats_args;
 
 static void init(void *args)
 {
     ((stats_args *)args)->top = 10;
 }
-
-typedef struct report {
-    const stats_args *a;
-    const dfs_run *run;
-    const dfs_stats_result *r;
-    dfs_timing t;
-} report;
 
 static void fill_timing(const stats_args *a, const dfs_run *run, dfs_timing *t)
 {
@@ -38,48 +31,39 @@ static void fill_timing(const stats_args *a, const dfs_run *run, dfs_timing *t)
     t->peak_rss_kb = dfs_cli_peak_rss_kb();
 }
 
-static void emit(FILE *out, const void *ctx)
+static void emit(FILE *out, const void *args, const dfs_cli_result *res)
 {
-    const report *x = ctx;
-    if (x->a->json)
-        dfs_stats_write_json(out, x->run, x->r, (size_t)x->a->top, &x->t);
+    const stats_args *a = args;
+    dfs_timing t;
+    fill_timing(a, res->run, &t);
+    if (a->json)
+        dfs_stats_write_json(out, res->run, res->result, a->top, &t);
     else
-        dfs_stats_write_text(out, x->run, x->r, (size_t)x->a->top, &x->t);
+        dfs_stats_write_text(out, res->run, res->result, a->top, &t);
 }
 
-static int write_report(void *args, const dfs_cli_result *res)
-{
-    report x = {args, res->run, res->result, {0},
-};
-    fill_timing(args, res->run, &x.t);
-    return dfs_cli_write_output("stats", x.a->base.output, emit, &x);
-}
-
-#define ARG(field) offsetof(stats_args, field)
+#define ARG(field) DFS_FIELD(stats_args, field)
 
 static const dfs_cli_option options[] = {
-    DFS_OPTION("json", 0, NULL, DFS_OPT_FLAG, "print the JSON document described in docs/CLI.md", .offset = ARG(json)),
+    DFS_OPTION("json", 0, NULL, DFS_OPT_FLAG, "print the JSON document described in docs/CLI.md", ARG(json)),
     DFS_OPTION("output", 'o', "FILE", DFS_OPT_STRING, "write the result to FILE (atomically) instead of stdout",
-        .offset = ARG(base.output)),
+        ARG(base.output)),
     DFS_OPTION("top", 0, "N", DFS_OPT_SIZE, "categories and names listed (default 10, 0 = all)",
-        .offset = ARG(top), .hi = 1000000, .bad = "--top takes a count, not", .flags = DFS_OPT_TERSE),
-    DFS_OPTION("timing", 0, NULL, DFS_OPT_FLAG, "add wall time, MB/s, events/s and peak RSS", .offset = ARG(timing)),
+        ARG(top), .hi = 1000000, .bad = "--top takes a count, not", .flags = DFS_OPT_TERSE),
+    DFS_OPTION("timing", 0, NULL, DFS_OPT_FLAG, "add wall time, MB/s, events/s and peak RSS", ARG(timing)),
     {0},
 };
 
 const dfs_cli_command dfs_cmd_stats = {
     .name = "stats",
     .summary = "read traces and summarise them: formats, events, names, problems",
-    .usage = "stats [options] PATH...",
     .description = "Reads traces (files, directories, globs; any supported format, gzipped or not) and\n"
                    "prints files by format, events by phase, top categories and names with counts and\n"
                    "total duration, processes, threads, hosts, accessed files, the time span and the\n"
                    "problems found. Problem details go to stderr.",
-    .epilogue = "Exit codes: 0 ok, 1 damaged input skipped, 2 usage or unreadable input,\n"
-                "            3 --strict and damage found, 4 output error.\n",
     .options = options,
     .groups = DFS_CLI_READING | DFS_CLI_MPI,
     .args_size = sizeof(stats_args),
     .init = init,
     .analysis = &dfs_stats_analysis,
-    .write = write_report};
+    .emit = emit};

@@ -30,37 +30,13 @@ static int set_head(void *args, const char *cmd, const char *arg)
     return -1;
 }
 
-/* A percentage, kept as a fraction. */
-static int percent(const char *cmd, const char *what, const char *arg, double *out)
-{
-    double v;
-    if (!dfs_cli_parse_double(arg, 0, 100, &v))
-        return dfs_cli_usage_error(cmd, what, arg);
-    *out = v / 100;
-    return -1;
-}
-
-static int set_threshold(void *args, const char *cmd, const char *arg)
-{
-    return percent(cmd, "--threshold takes a percentage from 0 to 100, not", arg,
-                   &((steps_args *)args)->opt.wait_threshold);
-}
-
-static int set_storage(void *args, const char *cmd, const char *arg)
-{
-    return percent(cmd, "--storage-threshold takes a percentage from 0 to 100, not", arg,
-                   &((steps_args *)args)->opt.storage_threshold);
-}
-
 /* --concepts: every rank of a launcher prints them, as any command that reads nothing. */
 static int list_concepts(const steps_args *a)
 {
     char why[512];
     dfs_steps *s = dfs_steps_analysis.create(&a->opt, why, sizeof why);
-    if (!s) {
-        fprintf(stderr, "dfscope steps: %s\n", why);
-        return DFS_EXIT_USAGE;
-    }
+    if (!s)
+        return dfs_cli_error("steps", DFS_EXIT_USAGE, why);
     dfs_steps_write_concepts(stdout, dfs_steps_concepts(s));
     dfs_steps_free(s);
     return DFS_EXIT_OK;
@@ -83,30 +59,16 @@ static int begin(void *args)
     return dfs_cli_agree(&a->base.common, "steps", a->proto != NULL, why) ? -1 : DFS_EXIT_USAGE;
 }
 
-static void *options_of(void *args) { return &((steps_args *)args)->opt; }
-
-typedef struct report {
-    const steps_args *a;
-    const dfs_cli_result *res;
-} report;
-
-static void emit(FILE *out, const void *ctx)
+static void emit(FILE *out, const void *args, const dfs_cli_result *res)
 {
-    const report *x = ctx;
-    const steps_args *a = x->a;
+    const steps_args *a = args;
     dfs_steps_report_opts ro = {.head = a->head, .opt = &a->opt, .concepts = dfs_steps_concepts(a->proto)};
     if (a->base.format == DFS_CLI_JSON)
-        dfs_steps_write_json(out, x->res->run, x->res->result, &ro);
+        dfs_steps_write_json(out, res->run, res->result, &ro);
     else if (a->base.format == DFS_CLI_CSV)
-        dfs_steps_write_csv(out, x->res->result);
+        dfs_steps_write_csv(out, res->result);
     else
-        dfs_steps_write_text(out, x->res->run, x->res->result, &ro);
-}
-
-static int write_report(void *args, const dfs_cli_result *res)
-{
-    const report x = {args, res};
-    return dfs_cli_write_output("steps", x.a->base.output, emit, &x);
+        dfs_steps_write_text(out, res->run, res->result, &ro);
 }
 
 static int end(void *args, int rc)
@@ -115,14 +77,13 @@ static int end(void *args, int rc)
     return rc;
 }
 
-#define ARG(field) offsetof(steps_args, field)
-#define CONCEPT(c) .offset = ARG(opt.concepts.text[c])
+#define ARG(field) DFS_FIELD(steps_args, field)
+#define CONCEPT(c) ARG(opt.concepts.text[c])
 
 static const dfs_cli_option options[] = {
     DFS_OPTION("format", 0, "F", DFS_OPT_FORMAT, "table (default) | json | csv (one row per step)",
-               .offset = ARG(base.format), .hi = 1),
-    DFS_OPTION("output", 'o', "FILE", DFS_OPT_STRING, "write to FILE (atomically) instead of stdout",
-               .offset = ARG(base.output)),
+               ARG(base.format), .hi = 1),
+    DFS_OPTION("output", 'o', "FILE", DFS_OPT_STRING, "write to FILE (atomically) instead of stdout", ARG(base.output)),
     DFS_OPTION("head", 0, "N", DFS_OPT_CALL, "per-step rows shown per run in tables (default 50, 0 = all)",
                .apply = set_head),
     DFS_OPTION("step", 0, "PRED", DFS_OPT_STRING, "step markers (a span, or the marker opening a step)",
@@ -143,15 +104,16 @@ static const dfs_cli_option options[] = {
                CONCEPT(DFS_CONCEPT_RUNTIME)),
     DFS_OPTION("epoch", 0, "PRED", DFS_OPT_STRING, NULL, CONCEPT(DFS_CONCEPT_EPOCH)),
     DFS_OPTION("concepts", 0, NULL, DFS_OPT_FLAG, "print the predicates in force for every source and exit",
-               .offset = ARG(list_concepts)),
+               ARG(list_concepts)),
     DFS_OPTION("include-flagged", 0, NULL, DFS_OPT_FLAG, "use warm-up and last steps in the verdicts too",
-               .offset = ARG(opt.include_flagged)),
-    DFS_OPTION("threshold", 0, "PCT", DFS_OPT_CALL, "input-bound above PCT % exposed data wait (default 5)",
-               .apply = set_threshold),
-    DFS_OPTION("storage-threshold", 0, "PCT", DFS_OPT_CALL,
-               "storage-bound above PCT % of the wait in I/O (default 50)", .apply = set_storage),
+               ARG(opt.include_flagged)),
+    DFS_OPTION("threshold", 0, "PCT", DFS_OPT_PERCENT, "input-bound above PCT % exposed data wait (default 5)",
+               ARG(opt.wait_threshold), .hi = 100, .bad = "--threshold takes a percentage from 0 to 100, not"),
+    DFS_OPTION("storage-threshold", 0, "PCT", DFS_OPT_PERCENT,
+               "storage-bound above PCT % of the wait in I/O (default 50)", ARG(opt.storage_threshold), .hi = 100,
+               .bad = "--storage-threshold takes a percentage from 0 to 100, not"),
     DFS_OPTION("outlier-factor", 0, "F", DFS_OPT_NUMBER, "slow fetches / batches at >= F x median (default 2)",
-               .offset = ARG(opt.outlier_factor), .lo = 1, .hi = 1e6,
+               ARG(opt.outlier_factor), .lo = 1, .hi = 1e6,
                .bad = "--outlier-factor takes a factor of at least 1, not"),
     {0},
 };
@@ -159,7 +121,6 @@ static const dfs_cli_option options[] = {
 const dfs_cli_command dfs_cmd_steps = {
     .name = "steps",
     .summary = "training steps: data wait, compute, TensorBoard breakdown, input-bound verdicts",
-    .usage = "steps [options] PATH...",
     .description =
         "Training steps of PyTorch profiler (Kineto), Composer, SageMaker Debugger and DFTracer\n"
         "(dft_ai categories, legacy DLIO) traces: per step the wall time, the data wait, the part of\n"
@@ -177,6 +138,6 @@ const dfs_cli_command dfs_cmd_steps = {
     .validate = validate,
     .analysis = &dfs_steps_analysis,
     .begin = begin,
-    .options_of = options_of,
-    .write = write_report,
+    .analysis_options = offsetof(steps_args, opt),
+    .emit = emit,
     .end = end};

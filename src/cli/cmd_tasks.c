@@ -65,44 +65,18 @@ static int set_head(void *args, const char *cmd, const char *arg)
     return -1;
 }
 
-static int set_compat(void *args, const char *cmd, const char *arg)
-{
-    if (strcmp(arg, "dasf") != 0)
-        return dfs_cli_usage_error(cmd, "--compat knows only 'dasf', not", arg);
-    ((tasks_args *)args)->opt.mode = DFS_TASKS_COMPAT;
-    return -1;
-}
+static const dfs_cli_choice dasf[] = {{"dasf", DFS_TASKS_COMPAT}, {0}};
+static const dfs_cli_choice graph_formats[] = {{"graphml", DFS_GRAPH_GRAPHML}, {"dot", DFS_GRAPH_DOT}, {0}};
 
-static int set_graph(void *args, const char *cmd, const char *arg)
-{
-    (void)cmd;
-    tasks_args *a = args;
-    a->graph = arg;
-    a->opt.graph_attrs = true;
-    return -1;
-}
-
-static int set_graph_format(void *args, const char *cmd, const char *arg)
-{
-    tasks_args *a = args;
-    if (strcmp(arg, "graphml") == 0)
-        a->graph_format = DFS_GRAPH_GRAPHML;
-    else if (strcmp(arg, "dot") == 0)
-        a->graph_format = DFS_GRAPH_DOT;
-    else
-        return dfs_cli_usage_error(cmd, "--graph-format is graphml or dot, not", arg);
-    return -1;
-}
-
+/* The graph's annotations are kept only when it is written. */
 static int validate(void *args)
 {
-    const tasks_args *a = args;
+    tasks_args *a = args;
+    a->opt.graph_attrs = a->graph != NULL;
     if (a->opt.mode == DFS_TASKS_COMPAT && (a->opt.fill_seconds || a->opt.bucket_s != 1))
         fprintf(stderr, "dfscope tasks: --fill-seconds and --bucket are ignored with --compat dasf\n");
     return -1;
 }
-
-static void *options_of(void *args) { return &((tasks_args *)args)->opt; }
 
 static bool clashes(const void *args, const dfs_run *run)
 {
@@ -123,18 +97,13 @@ static bool clashes(const void *args, const dfs_run *run)
     return false;
 }
 
-typedef struct report {
-    const tasks_args *a;
-    const dfs_tasks_result *r;
-} report;
-
-static void emit(FILE *out, const void *ctx)
+static void emit(FILE *out, const void *args, const dfs_cli_result *res)
 {
-    const report *x = ctx;
-    if (x->a->base.format == DFS_CLI_JSON)
-        dfs_tasks_write_json(out, x->r, x->a->head);
+    const tasks_args *a = args;
+    if (a->base.format == DFS_CLI_JSON)
+        dfs_tasks_write_json(out, res->result, a->head);
     else
-        dfs_tasks_write_text(out, x->r, x->a->head);
+        dfs_tasks_write_text(out, res->result, a->head);
 }
 
 /* Files first (CSV, graph), then stdout. */
@@ -143,20 +112,15 @@ static int write_report(void *args, const dfs_cli_result *res)
     const tasks_args *a = args;
     char err[512];
     int rc = DFS_EXIT_OK;
-    if (a->base.output && dfs_tasks_write_csv_dir(a->base.output, res->result, err, sizeof err) != 0) {
-        fprintf(stderr, "dfscope tasks: %s\n", err);
-        rc = DFS_EXIT_OUTPUT;
-    }
-    if (a->graph && dfs_tasks_write_graph(a->graph, a->graph_format, res->obj, res->result, err, sizeof err) != 0) {
-        fprintf(stderr, "dfscope tasks: %s\n", err);
-        rc = DFS_EXIT_OUTPUT;
-    }
-    const report x = {a, res->result};
-    int wrc = dfs_cli_write_output("tasks", NULL, emit, &x);
+    if (a->base.output && dfs_tasks_write_csv_dir(a->base.output, res->result, err, sizeof err) != 0)
+        rc = dfs_cli_error("tasks", DFS_EXIT_OUTPUT, err);
+    if (a->graph && dfs_tasks_write_graph(a->graph, a->graph_format, res->obj, res->result, err, sizeof err) != 0)
+        rc = dfs_cli_error("tasks", DFS_EXIT_OUTPUT, err);
+    int wrc = dfs_cli_emit(&dfs_cmd_tasks, a, res, NULL);
     return wrc != DFS_EXIT_OK ? wrc : rc;
 }
 
-#define ARG(field) offsetof(tasks_args, field)
+#define ARG(field) DFS_FIELD(tasks_args, field)
 
 static const dfs_cli_option options[] = {
     DFS_OPTION("analyses", 'a', "NAME...", DFS_OPT_CALL,
@@ -164,30 +128,29 @@ static const dfs_cli_option options[] = {
                "critical_path or all (several names, or commas); always run\n"
                "in that order (default: DASF's three with --compat, else all)",
                .apply = set_analyses),
-    DFS_OPTION("databases", 'd', "PATH", DFS_OPT_INPUT, "an input (DASF's spelling; PATH arguments work as well)",
-               .offset = 0),
+    DFS_OPTION("databases", 'd', "PATH", DFS_OPT_INPUT, "an input (DASF's spelling; PATH arguments work as well)"),
     DFS_OPTION("output", 'o', "DIR", DFS_OPT_STRING,
                "also write <analysis>.csv into DIR (created if missing),\n"
                "each file atomically, with DASF's column names",
-               .offset = ARG(base.output)),
+               ARG(base.output)),
     DFS_OPTION("head", 0, "N", DFS_OPT_CALL, "rows printed per table (default 30, as DASF; 0 = all)",
                .apply = set_head),
-    DFS_OPTION("compat", 0, "dasf", DFS_OPT_CALL,
+    DFS_OPTION("compat", 0, "dasf", DFS_OPT_CHOICE,
                "DASF's exact numbers, quirks included (spec: per-worker\n"
                "percentages, resource window after the task end, first match\n"
                "by function name); default: DASF's bugs fixed",
-               .apply = set_compat),
-    DFS_OPTION("graph", 0, "FILE", DFS_OPT_CALL, "write the annotated task graph (.graphml, or .dot / .gv)",
-               .apply = set_graph),
-    DFS_OPTION("graph-format", 0, "F", DFS_OPT_CALL, "graphml | dot (default: from the file name)",
-               .apply = set_graph_format),
-    DFS_OPTION("format", 0, "F", DFS_OPT_FORMAT, "table (default) | json", .offset = ARG(base.format)),
+               ARG(opt.mode), .choices = dasf, .bad = "--compat knows only 'dasf', not"),
+    DFS_OPTION("graph", 0, "FILE", DFS_OPT_STRING, "write the annotated task graph (.graphml, or .dot / .gv)",
+               ARG(graph)),
+    DFS_OPTION("graph-format", 0, "F", DFS_OPT_CHOICE, "graphml | dot (default: from the file name)",
+               ARG(graph_format), .choices = graph_formats, .bad = "--graph-format is graphml or dot, not"),
+    DFS_OPTION("format", 0, "F", DFS_OPT_FORMAT, "table (default) | json", ARG(base.format)),
     DFS_OPTION("fill-seconds", 0, NULL, DFS_OPT_FLAG,
                "task_balance: a row for every second, each worker's value\n"
                "carried forward (default mode only)",
-               .offset = ARG(opt.fill_seconds)),
+               ARG(opt.fill_seconds)),
     DFS_OPTION("bucket", 0, "SECONDS", DFS_OPT_NUMBER, "task_balance slot width, e.g. 0.1 (default 1; default mode)",
-               .offset = ARG(opt.bucket_s), .lo = 0.001, .hi = 86400,
+               ARG(opt.bucket_s), .lo = 0.001, .hi = 86400,
                .bad = "--bucket takes seconds from 0.001 to 86400, not"),
     {0},
 };
@@ -195,7 +158,6 @@ static const dfs_cli_option options[] = {
 const dfs_cli_command dfs_cmd_tasks = {
     .name = "tasks",
     .summary = "DASF task analyses: function/task bottlenecks, worker balance, critical path",
-    .usage = "tasks [options] PATH...",
     .description = "DASF profiler traces (length-prefixed msgpack, or the older \"trace: <json>\" text):\n"
                    "the analyses of DASF's TraceAnalyser - function_bottleneck, task_bottleneck,\n"
                    "task_balance - with DASF's columns, units and sort order, plus the critical path of\n"
@@ -211,6 +173,7 @@ const dfs_cli_command dfs_cmd_tasks = {
     .claim = claim,
     .validate = validate,
     .analysis = &dfs_tasks_analysis,
-    .options_of = options_of,
+    .analysis_options = offsetof(tasks_args, opt),
     .clashes = clashes,
-    .write = write_report};
+    .write = write_report,
+    .emit = emit};

@@ -1,42 +1,34 @@
 /* cmd_timeline.c - `dfscope timeline PATH... --window START:END -o FILE.svg`: an SVG picture of a
- * time window (analyze/timeline/tlwindow.h reads, analyze/timeline/timeline.h draws). */
+ * time window (analyze/timeline/tlwindow.h reads, analyze/timeline/timeline.h draws; the window
+ * is resolved by windowing.c). */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/timeline/tlwindow.h"
-#include "cli/command.h"
+#include "cli/windowing.h"
 #include "output/timeline_report.h"
 
 typedef struct timeline_args {
     dfs_cli_args base;      /* base.output: the picture, NULL for stdout */
-    dfs_tl_window window;
-    const char *window_text, *picture, *title;
-    size_t lanes, width, depth;
+    const char *picture;    /* -o as given */
+    dfs_cli_windowing w;    /* --window */
     dfs_concept_overrides concepts;
-    int64_t start_ns, end_ns; /* the window, resolved */
-    bool quiet;               /* -q as given (the drawing pass is quiet after a measuring one) */
-    dfs_tlw_options opt;
-    dfs_file_clock *clocks;   /* of the measuring pass */
+    dfs_tlw_options opt;    /* the drawing pass's */
     char subtitle[512];
 } timeline_args;
 
 static void init(void *args)
 {
     timeline_args *a = args;
-    dfs_tl_parse_window(":", &a->window, NULL, 0);
     dfs_tlw_options_init(&a->opt);
+    dfs_cli_windowing_init(&a->w, &a->opt);
+    a->opt.draw.subtitle = a->subtitle;
+    a->opt.concepts = &a->concepts;
 }
 
 static int set_window(void *args, const char *cmd, const char *arg)
 {
-    timeline_args *a = args;
-    char err[256];
-    a->window_text = arg;
-    if (dfs_tl_parse_window(arg, &a->window, err, sizeof err))
-        return -1;
-    fprintf(stderr, "dfscope %s: --window: %s\n", cmd, err);
-    return DFS_EXIT_USAGE;
+    return dfs_cli_windowing_set(&((timeline_args *)args)->w, cmd, arg);
 }
 
 static int validate(void *args)
@@ -48,73 +40,6 @@ static int validate(void *args)
         return dfs_cli_usage_error("timeline", "no output given (-o FILE.svg)", NULL);
     a->base.output = strcmp(a->picture, "-") ? a->picture : NULL;
     return -1;
-}
-
-/* The trace's span as the user reads it back. */
-static void print_span(const char *what, int64_t a, int64_t b)
-{
-    char x[48], y[48];
-    fprintf(stderr, "%s %s to %s s", what, dfs_tl_fmt_seconds(x, sizeof x, a), dfs_tl_fmt_seconds(y, sizeof y, b));
-}
-
-static bool outside(const timeline_args *a, const dfs_tlw_result *r)
-{
-    if (!r->have_span) {
-        fprintf(stderr, "dfscope timeline: the inputs hold no timed spans or counters; nothing to draw\n");
-        return true;
-    }
-    if (a->end_ns > r->trace_start_ns && a->start_ns <= r->trace_end_ns)
-        return false;
-    fprintf(stderr, "dfscope timeline: ");
-    print_span("the window", a->start_ns, a->end_ns);
-    print_span(" lies outside the trace, which spans", r->trace_start_ns, r->trace_end_ns);
-    fprintf(stderr, "; nothing written\n");
-    return true;
-}
-
-/* A first pass for a relative or open window: the trace's span, and every file's final clock and
- * source for the drawing pass. Returns an exit code; DFS_EXIT_OK lets the drawing go on. */
-static int measure_trace(timeline_args *a)
-{
-    dfs_cli_args *b = &a->base;
-    bool bad_path;
-    int rc;
-    dfs_run *run = dfs_cli_open(&b->common, "timeline", b->paths, b->npaths, &bad_path, &rc);
-    if (!run)
-        return rc;
-    dfs_tlw_options bo;
-    dfs_tlw_options_init(&bo);
-    bo.bounds_only = true;
-    char err[256];
-    dfs_tlw *w = dfs_tlw_new(&bo, err, sizeof err);
-    rc = DFS_EXIT_OUTPUT;
-    if (w) {
-        dfs_consumer *cs[] = {dfs_tlw_consumer(w)};
-        rc = dfs_cli_read(&b->common, run, cs, 1, bad_path);
-    }
-    const dfs_tlw_result *r = w && rc != DFS_EXIT_OUTPUT ? dfs_tlw_finish(w, run) : NULL;
-    a->clocks = r ? dfs_run_final_clocks(run) : NULL;
-    a->opt.sources = r ? dfs_tlw_final_sources(run) : NULL;
-    a->opt.clocks = a->clocks;
-    a->opt.nfiles = dfs_run_file_count(run);
-    if (!r || !a->clocks || !a->opt.sources) {
-        fprintf(stderr, "dfscope timeline: out of memory\n");
-        rc = DFS_EXIT_OUTPUT;
-    } else if (!r->have_span) {
-        fprintf(stderr, "dfscope timeline: the inputs hold no timed spans or counters; nothing to draw\n");
-        rc = DFS_EXIT_USAGE;
-    } else if (!dfs_tl_window_resolve(&a->window, r->trace_start_ns, r->trace_end_ns, &a->start_ns, &a->end_ns,
-                                      err, sizeof err)) {
-        fprintf(stderr, "dfscope timeline: --window %s: %s\n", a->window_text ? a->window_text : ":", err);
-        rc = DFS_EXIT_USAGE;
-    } else {
-        /* known before drawing: no second reading. Damage and missing paths: the drawing pass
-         * reads the same inputs and gives their exit code. */
-        rc = outside(a, r) ? DFS_EXIT_USAGE : DFS_EXIT_OK;
-    }
-    dfs_tlw_free(w);
-    dfs_run_free(run);
-    return rc;
 }
 
 /* "inputs: a.json, b.json and 3 more" */
@@ -132,71 +57,44 @@ static void inputs_text(const dfs_cli_args *b, char *buf, size_t n)
     }
 }
 
-/* The window in absolute times (a first pass when it depends on the trace), then the options. */
+/* The window in absolute times (a first pass when it depends on the trace), and the inputs. */
 static int begin(void *args)
 {
     timeline_args *a = args;
-    char err[256];
-    a->quiet = a->base.common.quiet;
-    if (dfs_tl_window_needs_span(&a->window)) {
-        int rc = measure_trace(a);
-        a->base.common.quiet = true; /* the problems are reported once */
-        if (rc != DFS_EXIT_OK)
-            return rc;
-    } else if (!dfs_tl_window_resolve(&a->window, 0, 0, &a->start_ns, &a->end_ns, err, sizeof err)) {
-        fprintf(stderr, "dfscope timeline: --window %s: %s\n", a->window_text, err);
-        return DFS_EXIT_USAGE;
-    }
+    int rc = dfs_cli_windowing_resolve(&a->w, &a->base);
+    if (rc != DFS_EXIT_OK)
+        return rc;
     inputs_text(&a->base, a->subtitle, sizeof a->subtitle);
-    dfs_tlw_options *o = &a->opt;
-    o->draw.start_ns = a->start_ns;
-    o->draw.end_ns = a->end_ns;
-    o->draw.width_px = a->width ? (unsigned)a->width : 1200;
-    o->draw.max_lanes = (unsigned)a->lanes;
-    o->draw.max_depth = a->depth ? (unsigned)a->depth : 6;
-    o->draw.title = a->title;
-    o->draw.subtitle = a->subtitle;
-    o->concepts = &a->concepts;
     return -1;
 }
-
-static void *options_of(void *args) { return &((timeline_args *)args)->opt; }
 
 static int write_report(void *args, const dfs_cli_result *res)
 {
     const timeline_args *a = args;
     const dfs_tlw_result *r = res->result;
-    if (outside(a, r))
+    const dfs_tl_options *d = &a->opt.draw;
+    if (dfs_cli_windowing_misses(&a->w, r))
         return DFS_EXIT_USAGE;
     char err[512];
-    if (!a->base.output) {
-        if (dfs_tl_write(r->tl, stdout) == DFS_OK)
-            return DFS_EXIT_OK;
-        fprintf(stderr, "dfscope timeline: cannot write the picture\n");
-        return DFS_EXIT_OUTPUT;
-    }
-    if (dfs_tl_write_file(r->tl, a->base.output, err, sizeof err) != 0) {
-        fprintf(stderr, "dfscope timeline: %s\n", err);
-        return DFS_EXIT_OUTPUT;
-    }
-    if (!dfs_tl_write_summary(stdout, a->base.format == DFS_CLI_JSON, a->picture, a->start_ns, a->end_ns, r)) {
-        fprintf(stderr, "dfscope timeline: out of memory\n");
-        return DFS_EXIT_OUTPUT;
-    }
+    if (!a->base.output)
+        return dfs_tl_write(r->tl, stdout) == DFS_OK
+                   ? DFS_EXIT_OK
+                   : dfs_cli_error("timeline", DFS_EXIT_OUTPUT, "cannot write the picture");
+    if (dfs_tl_write_file(r->tl, a->base.output, err, sizeof err) != 0)
+        return dfs_cli_error("timeline", DFS_EXIT_OUTPUT, err);
+    if (!dfs_tl_write_summary(stdout, a->base.format == DFS_CLI_JSON, a->picture, d->start_ns, d->end_ns, r))
+        return dfs_cli_error("timeline", DFS_EXIT_OUTPUT, "out of memory");
     return fflush(stdout) != 0 || ferror(stdout) ? DFS_EXIT_OUTPUT : DFS_EXIT_OK;
 }
 
 static int end(void *args, int rc)
 {
-    timeline_args *a = args;
-    a->base.common.quiet = a->quiet;
-    free((void *)a->opt.sources);
-    free(a->clocks);
+    dfs_cli_windowing_free(&((timeline_args *)args)->w);
     return rc;
 }
 
-#define ARG(field) offsetof(timeline_args, field)
-#define CONCEPT(c) .offset = ARG(concepts.text[c])
+#define ARG(field) DFS_FIELD(timeline_args, field)
+#define CONCEPT(c) ARG(concepts.text[c])
 
 static const dfs_cli_option options[] = {
     DFS_OPTION("window", 'w', "START:END", DFS_OPT_CALL,
@@ -207,15 +105,15 @@ static const dfs_cli_option options[] = {
                "m, h: 1623142623.636:1623142623.812, +1.5:+2, +500ms:+700ms",
                .apply = set_window),
     DFS_OPTION("output", 'o', "FILE", DFS_OPT_STRING, "the SVG, written atomically ('-' = stdout, no summary)",
-               .offset = ARG(picture)),
-    DFS_OPTION("lanes", 0, "N", DFS_OPT_COUNT, "draw only the N busiest lanes (default: all)", .offset = ARG(lanes),
+               ARG(picture)),
+    DFS_OPTION("lanes", 0, "N", DFS_OPT_COUNT, "draw only the N busiest lanes (default: all)", ARG(opt.draw.max_lanes),
                .hi = 1000000, .bad = "--lanes takes a number, not"),
     DFS_OPTION("width", 0, "PX", DFS_OPT_COUNT, "width of the time area, 200..20000 (default 1200)",
-               .offset = ARG(width), .lo = 200, .hi = 20000, .bad = "--width takes 200..20000 pixels, not"),
-    DFS_OPTION("depth", 0, "N", DFS_OPT_COUNT, "nesting rows per lane, 1..64 (default 6)", .offset = ARG(depth),
+               ARG(opt.draw.width_px), .lo = 200, .hi = 20000, .bad = "--width takes 200..20000 pixels, not"),
+    DFS_OPTION("depth", 0, "N", DFS_OPT_COUNT, "nesting rows per lane, 1..64 (default 6)", ARG(opt.draw.max_depth),
                .lo = 1, .hi = 64, .bad = "--depth takes 1..64, not"),
-    DFS_OPTION("title", 0, "TEXT", DFS_OPT_STRING, "the picture's heading", .offset = ARG(title)),
-    DFS_OPTION("format", 0, "F", DFS_OPT_FORMAT, "summary as table (default) or json", .offset = ARG(base.format)),
+    DFS_OPTION("title", 0, "TEXT", DFS_OPT_STRING, "the picture's heading", ARG(opt.draw.title)),
+    DFS_OPTION("format", 0, "F", DFS_OPT_FORMAT, "summary as table (default) or json", ARG(base.format)),
     DFS_OPTION("data-wait", 0, "P", DFS_OPT_STRING,
                "replace a class's default predicate for every source\n"
                "(predicate language of docs/ANALYZE.md; 'off' = never)",
@@ -247,6 +145,6 @@ const dfs_cli_command dfs_cmd_timeline = {
     .validate = validate,
     .analysis = &dfs_timeline_analysis,
     .begin = begin,
-    .options_of = options_of,
+    .analysis_options = offsetof(timeline_args, opt),
     .write = write_report,
     .end = end};

@@ -198,6 +198,20 @@ static int write_result(dfs_cli_common *c, const dfs_cli_job *job, const dfs_cli
     return wrc != DFS_EXIT_OK ? wrc : rc;
 }
 
+/* Finishes a pass, timed for --timing: false when out of memory (said, and *rc set). */
+static bool finish_pass(dfs_cli_common *c, const dfs_cli_job *job, void *obj, const dfs_run *run,
+                        const void **result, int *rc)
+{
+    double t0 = dfs_cli_now();
+    *result = job->an->finish(obj, run);
+    c->finish_s += dfs_cli_now() - t0;
+    if (!out_of_memory(job->an, obj, *result))
+        return true;
+    fprintf(stderr, "dfscope %s: out of memory\n", job->cmd);
+    *rc = DFS_EXIT_OUTPUT;
+    return false;
+}
+
 typedef struct pass {
     dfs_run *run;
     void *obj;
@@ -234,17 +248,7 @@ static bool run_pass(dfs_cli_common *c, char **paths, int npaths, const dfs_cli_
     }
     dfs_consumer *consumers[] = {an->consumer(p->obj)};
     p->rc = dfs_cli_read(c, p->run, consumers, 1, bad_path);
-    if (p->rc == DFS_EXIT_OUTPUT)
-        return false;
-    double t1 = dfs_cli_now();
-    p->result = an->finish(p->obj, p->run);
-    c->finish_s += dfs_cli_now() - t1;
-    if (out_of_memory(an, p->obj, p->result)) {
-        fprintf(stderr, "dfscope %s: out of memory\n", job->cmd);
-        p->rc = DFS_EXIT_OUTPUT;
-        return false;
-    }
-    return true;
+    return p->rc != DFS_EXIT_OUTPUT && finish_pass(c, job, p->obj, p->run, &p->result, &p->rc);
 }
 
 static int dist_run_analysis(dfs_cli_common *c, char **paths, int npaths, const dfs_cli_job *job);
@@ -515,13 +519,7 @@ static void conclude_pass(dfs_cli_common *c, const dfs_cli_job *job, dist_pass *
         fprintf(stderr, "dfscope: out of memory while reading; no result is written\n");
         return;
     }
-    double t0 = dfs_cli_now();
-    p->result = job->an->finish(p->obj, p->run);
-    c->finish_s += dfs_cli_now() - t0;
-    if (out_of_memory(job->an, p->obj, p->result)) {
-        fprintf(stderr, "dfscope %s: out of memory\n", job->cmd);
-        p->rc = DFS_EXIT_OUTPUT;
-    }
+    finish_pass(c, job, p->obj, p->run, &p->result, &p->rc);
 }
 
 /* The inputs a rank could not read, named by that rank (the report of rank 0 names them too). */

@@ -88,22 +88,4 @@ int dfs_cli_preview(dfs_cli_common *c, const char *cmd, char **paths, int npaths
 /* The end of a command: under MPI every rank agrees on one exit code (rank 0's, unless a rank
  * failed on its own) and MPI is finalised. Returns the code to exit with. */
 int dfs_cli_done(dfs_cli_common *c, int rc);
-
-/* ---- before reading, for the commands that take a preset (presetting.c) ---- */
-typedef struct dfs_cli_presetting {
-    double started;     /* when the preview began (--timing) */
-    bool previewed;     /* pv holds the preview */
-    dfs_preview pv;
-    dfs_preset *preset; /* the preset chosen, or NULL */
-    const char *source; /* "given" or "auto-detected" */
-} dfs_cli_presetting;
-
-/* Previews the inputs (dfs_cli_preview, `bytes` of each) and chooses the preset: `given` (a name
- * or a file), else the first shipped one whose categories appear, else posix; an auto-detected
- * one is said on stderr. DFS_EXIT_OK, or the exit code to stop with (said). Free ps either way. */
-int dfs_cli_choose_preset(dfs_cli_common *c, const char *cmd, char **paths, int npaths, const char *output,
-                          uint64_t bytes, const char *given, dfs_cli_presetting *ps);
-void dfs_cli_presetting_free(dfs_cli_presetting *ps);
-/* --timing's line on stderr (rank 0): wall seconds since `started`, finishing, writing, peak RSS. */
-void dfs_cli_print_timing(const dfs_cli_common *c, const char *cmd, double started);
 #endif

@@ -35,11 +35,21 @@ static void print_option(FILE *out, const char *left, const char *help)
     }
 }
 
+/* The usage line after "dfscope ". */
+static const char *usage(const dfs_cli_command *cmd, char *buf, size_t n)
+{
+    if (cmd->usage)
+        return cmd->usage;
+    snprintf(buf, n, "%s [options] PATH...", cmd->name);
+    return buf;
+}
+
 void dfs_cli_help(const dfs_cli_command *cmd, FILE *out)
 {
     dfs_cli_optlist list;
     dfs_cli_collect_options(cmd, &list);
-    fprintf(out, "usage: dfscope %s\n\n%s\n\n", cmd->usage, cmd->description);
+    char buf[64];
+    fprintf(out, "usage: dfscope %s\n\n%s\n\n", usage(cmd, buf, sizeof buf), cmd->description);
     if (!list.n || !list.v[0]->section)
         fprintf(out, "options:\n");
     for (size_t i = 0; i < list.n; i++) {
@@ -53,8 +63,7 @@ void dfs_cli_help(const dfs_cli_command *cmd, FILE *out)
         print_option(out, left, o->help);
     }
     print_option(out, "-h, --help", "this help");
-    if (cmd->epilogue)
-        fprintf(out, "\n%s", cmd->epilogue);
+    fprintf(out, "\n%s", cmd->epilogue ? cmd->epilogue : DFS_CLI_EXIT_CODES);
 }
 
 /* Text for a Markdown table cell: lines joined, '|' escaped. */
@@ -93,7 +102,8 @@ void dfs_cli_help_markdown(const dfs_cli_command *cmd, FILE *out)
     size_t own = 0;
     while (cmd->options && cmd->options[own].name)
         own++;
-    fprintf(out, "`dfscope %s`\n\n", cmd->usage);
+    char buf[64];
+    fprintf(out, "`dfscope %s`\n\n", usage(cmd, buf, sizeof buf));
     markdown_rows(out, list.v, own);
     if (cmd->groups & DFS_CLI_READING)
         fprintf(out, "\nAnd the options shared by every reading command (above)%s.\n",

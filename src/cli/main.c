@@ -22,9 +22,7 @@ static void usage(FILE *out)
                  "Composer, SageMaker Debugger, Chrome JSON, DASF).\n\ncommands:\n");
     for (size_t i = 0; i < COUNT(commands); i++)
         fprintf(out, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
-    fprintf(out, "\nRun 'dfscope <command> --help' for the options of a command.\n"
-                 "Exit codes: 0 ok, 1 damaged input skipped, 2 usage or unreadable input,\n"
-                 "            3 --strict and damage found, 4 output error.\n");
+    fprintf(out, "\nRun 'dfscope <command> --help' for the options of a command.\n" DFS_CLI_EXIT_CODES);
 }
 
 static const dfs_cli_command *find(const char *name)

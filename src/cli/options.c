@@ -1,6 +1,7 @@
 /* options.c - applying an option's value to a command's args struct, by the option's kind, and
  * the shared option groups (reading, MPI) every reading command takes. A bad value is said once,
- * "dfscope CMD: ..." on stderr, and stops the command with exit code 2. */
+ * "dfscope CMD: ..." on stderr, and stops the command with exit code 2. An integer goes into its
+ * field by the field's size (DFS_FIELD): a bool, an enum, an unsigned or a uint64_t alike. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -23,71 +24,6 @@ static int set_jobs(void *args, const char *cmd, const char *value)
     return DFS_EXIT_USAGE;
 }
 
-static int set_examples(void *args, const char *cmd, const char *value)
-{
-    uint64_t n;
-    if (dfs_cli_parse_size(value, &n) && n <= 1000) {
-        common_of(args)->opt.max_examples = (unsigned)n;
-        return -1;
-    }
-    fprintf(stderr, "dfscope %s: --examples takes a number from 0 to 1000, not '%s'\n", cmd, value);
-    return DFS_EXIT_USAGE;
-}
-
-/* --chunk and --max-record: at least 4k. */
-static int set_bytes(const char *cmd, const char *option, const char *value, uint64_t *out)
-{
-    uint64_t n;
-    if (dfs_cli_parse_size(value, &n) && n >= 4096) {
-        *out = n;
-        return -1;
-    }
-    fprintf(stderr, "dfscope %s: %s takes a size of at least 4k (e.g. 32M), not '%s'\n", cmd, option, value);
-    return DFS_EXIT_USAGE;
-}
-
-static int set_chunk(void *args, const char *cmd, const char *value)
-{
-    return set_bytes(cmd, "--chunk", value, &common_of(args)->opt.chunk_bytes);
-}
-
-static int set_max_record(void *args, const char *cmd, const char *value)
-{
-    return set_bytes(cmd, "--max-record", value, &common_of(args)->opt.max_record);
-}
-
-static int set_strict(void *args, const char *cmd, const char *value)
-{
-    (void)cmd;
-    (void)value;
-    common_of(args)->opt.strict = true;
-    return -1;
-}
-
-static int set_dedup(void *args, const char *cmd, const char *value)
-{
-    (void)cmd;
-    (void)value;
-    common_of(args)->opt.dedup = true;
-    return -1;
-}
-
-static int set_progress(void *args, const char *cmd, const char *value)
-{
-    (void)cmd;
-    (void)value;
-    common_of(args)->progress = 1;
-    return -1;
-}
-
-static int set_no_progress(void *args, const char *cmd, const char *value)
-{
-    (void)cmd;
-    (void)value;
-    common_of(args)->progress = 0;
-    return -1;
-}
-
 static int set_verbose(void *args, const char *cmd, const char *value)
 {
     (void)cmd;
@@ -96,27 +32,32 @@ static int set_verbose(void *args, const char *cmd, const char *value)
     return -1;
 }
 
-#define COMMON(field) offsetof(dfs_cli_args, common.field)
+#define COMMON(field) DFS_FIELD(dfs_cli_args, common.field)
 
 static const dfs_cli_option reading_options[] = {
     DFS_OPTION("jobs", 'j', "N", DFS_OPT_CALL, "worker threads (default: all cores)", .apply = set_jobs),
-    DFS_OPTION("strict", 0, NULL, DFS_OPT_CALL, "fail (exit 3) when the input has damage", .apply = set_strict),
-    DFS_OPTION("dedup", 0, NULL, DFS_OPT_CALL, "drop byte-identical duplicate records", .apply = set_dedup),
-    DFS_OPTION("examples", 0, "N", DFS_OPT_CALL, "examples listed per problem kind (default 5)", .apply = set_examples),
-    DFS_OPTION("chunk", 0, "SIZE", DFS_OPT_CALL, "read large uncompressed files in pieces of SIZE (default: automatic)",
-        .apply = set_chunk),
-    DFS_OPTION("max-record", 0, "SIZE", DFS_OPT_CALL, "longest record accepted (default 64M)", .apply = set_max_record),
-    DFS_OPTION("progress", 0, NULL, DFS_OPT_CALL, "progress on stderr (default: when stderr is a terminal)",
-        .apply = set_progress, .label = "--progress, --no-progress"),
-    DFS_OPTION("no-progress", 0, NULL, DFS_OPT_CALL, NULL, .apply = set_no_progress),
+    DFS_OPTION("strict", 0, NULL, DFS_OPT_FLAG, "fail (exit 3) when the input has damage", COMMON(opt.strict)),
+    DFS_OPTION("dedup", 0, NULL, DFS_OPT_FLAG, "drop byte-identical duplicate records", COMMON(opt.dedup)),
+    DFS_OPTION("examples", 0, "N", DFS_OPT_SIZE, "examples listed per problem kind (default 5)",
+        COMMON(opt.max_examples), .hi = 1000, .bad = "--examples takes a number from 0 to 1000, not",
+        .flags = DFS_OPT_TERSE),
+    DFS_OPTION("chunk", 0, "SIZE", DFS_OPT_SIZE, "read large uncompressed files in pieces of SIZE (default: automatic)",
+        COMMON(opt.chunk_bytes), .lo = 4096, .hi = DFS_CLI_NO_LIMIT,
+        .bad = "--chunk takes a size of at least 4k (e.g. 32M), not", .flags = DFS_OPT_TERSE),
+    DFS_OPTION("max-record", 0, "SIZE", DFS_OPT_SIZE, "longest record accepted (default 64M)", COMMON(opt.max_record),
+        .lo = 4096, .hi = DFS_CLI_NO_LIMIT, .bad = "--max-record takes a size of at least 4k (e.g. 32M), not",
+        .flags = DFS_OPT_TERSE),
+    DFS_OPTION("progress", 0, NULL, DFS_OPT_FLAG, "progress on stderr (default: when stderr is a terminal)",
+        COMMON(progress), .label = "--progress, --no-progress"),
+    DFS_OPTION("no-progress", 0, NULL, DFS_OPT_CONST, NULL, COMMON(progress), .value = 0),
     DFS_OPTION("verbose", 'v', NULL, DFS_OPT_CALL, "also list legal variants among the problems", .apply = set_verbose),
-    DFS_OPTION("quiet", 'q', NULL, DFS_OPT_FLAG, "no problem report on stderr", .offset = COMMON(quiet)),
+    DFS_OPTION("quiet", 'q', NULL, DFS_OPT_FLAG, "no problem report on stderr", COMMON(quiet)),
     {0},
 };
 
 static const dfs_cli_option mpi_options[] = {
     DFS_OPTION("mpi-stats", 0, NULL, DFS_OPT_FLAG, "a line per MPI rank on stderr: pieces, bytes, events, seconds",
-        .offset = COMMON(mpi_stats)),
+        COMMON(mpi_stats)),
     {0},
 };
 
@@ -138,13 +79,69 @@ void dfs_cli_collect_options(const dfs_cli_command *cmd, dfs_cli_optlist *out)
 
 /* ---- values by kind ---- */
 
+/* "--NAME takes a, b or c, not". */
+static void choices_message(const dfs_cli_option *o, char *buf, size_t n)
+{
+    size_t used = (size_t)snprintf(buf, n, "--%s takes", o->name);
+    for (const dfs_cli_choice *c = o->choices; c->name && used < n; c++) {
+        const char *sep = c == o->choices ? " " : c[1].name ? ", " : " or ";
+        used += (size_t)snprintf(buf + used, n - used, "%s%s", sep, c->name);
+    }
+    if (used < n)
+        snprintf(buf + used, n - used, ", not");
+}
+
 static int bad_value(const dfs_cli_command *cmd, const dfs_cli_option *o, const char *value)
 {
-    if (o->flags & DFS_OPT_TERSE) {
-        fprintf(stderr, "dfscope %s: %s '%s'\n", cmd->name, o->bad, value);
+    char message[256];
+    const char *what = o->bad;
+    if (!what && o->kind == DFS_OPT_CHOICE) {
+        choices_message(o, message, sizeof message);
+        what = message;
+    }
+    if (cmd->flags & DFS_CLI_RUN_HELP) {
+        fprintf(stderr, "dfscope %s: %s '%s'\nRun 'dfscope %s --help' for the options.\n", cmd->name, what, value,
+                cmd->name);
         return DFS_EXIT_USAGE;
     }
-    return dfs_cli_usage_error(cmd->name, o->bad, value);
+    if (o->flags & DFS_OPT_TERSE) {
+        fprintf(stderr, "dfscope %s: %s '%s'\n", cmd->name, what, value);
+        return DFS_EXIT_USAGE;
+    }
+    return dfs_cli_usage_error(cmd->name, what, value);
+}
+
+/* An integer into a field of o->size bytes (bool, int, an enum, uint64_t, ...). */
+static int store(const dfs_cli_command *cmd, const dfs_cli_option *o, void *field, uint64_t v)
+{
+    uint8_t u8 = (uint8_t)v;
+    uint16_t u16 = (uint16_t)v;
+    uint32_t u32 = (uint32_t)v;
+    switch (o->size) {
+    case 1: memcpy(field, &u8, 1); return -1;
+    case 2: memcpy(field, &u16, 2); return -1;
+    case 4: memcpy(field, &u32, 4); return -1;
+    case 8: memcpy(field, &v, 8); return -1;
+    }
+    fprintf(stderr, "dfscope %s: internal error: --%s has no integer field\n", cmd->name, o->name);
+    return DFS_EXIT_OUTPUT;
+}
+
+/* The value of an integer kind, within [lo, hi]. */
+static bool read_integer(const dfs_cli_option *o, const char *value, uint64_t *u)
+{
+    bool ok = o->parse                  ? o->parse(value, u)
+              : o->kind == DFS_OPT_SIZE ? dfs_cli_parse_size(value, u)
+                                        : dfs_cli_parse_uint(value, 0, UINT64_MAX, u);
+    return ok && (double)*u >= o->lo && (double)*u <= o->hi;
+}
+
+static int choose(const dfs_cli_command *cmd, const dfs_cli_option *o, void *field, const char *value)
+{
+    for (const dfs_cli_choice *c = o->choices; c->name; c++)
+        if (strcmp(value, c->name) == 0)
+            return store(cmd, o, field, (uint64_t)(int64_t)c->value);
+    return bad_value(cmd, o, value);
 }
 
 int dfs_cli_apply_option(const dfs_cli_command *cmd, const dfs_cli_option *o, void *args, const char *value)
@@ -154,7 +151,9 @@ int dfs_cli_apply_option(const dfs_cli_command *cmd, const dfs_cli_option *o, vo
     double d;
     int64_t ns;
     switch (o->kind) {
-    case DFS_OPT_FLAG: *(bool *)field = true; return -1;
+    case DFS_OPT_FLAG: return store(cmd, o, field, 1);
+    case DFS_OPT_CONST: return store(cmd, o, field, (uint64_t)(int64_t)o->value);
+    case DFS_OPT_CHOICE: return choose(cmd, o, field, value);
     case DFS_OPT_STRING: *(const char **)field = value; return -1;
     case DFS_OPT_INPUT: { /* the skeleton made room for every argument */
         dfs_cli_args *base = args;
@@ -167,19 +166,15 @@ int dfs_cli_apply_option(const dfs_cli_command *cmd, const dfs_cli_option *o, vo
         return rc ? rc : -1;
     }
     case DFS_OPT_SIZE:
-        if (!dfs_cli_parse_size(value, &u) || (double)u < o->lo || (double)u > o->hi)
-            return bad_value(cmd, o, value);
-        *(uint64_t *)field = u;
-        return -1;
     case DFS_OPT_COUNT:
-        if (!dfs_cli_parse_uint(value, (uint64_t)o->lo, (uint64_t)o->hi, &u))
+        if (!read_integer(o, value, &u))
             return bad_value(cmd, o, value);
-        *(size_t *)field = (size_t)u;
-        return -1;
+        return store(cmd, o, field, u);
     case DFS_OPT_NUMBER:
+    case DFS_OPT_PERCENT:
         if (!dfs_cli_parse_double(value, o->lo, o->hi, &d))
             return bad_value(cmd, o, value);
-        *(double *)field = d;
+        *(double *)field = o->kind == DFS_OPT_PERCENT ? d / 100 : d;
         return -1;
     case DFS_OPT_DURATION:
         if (!dfs_parse_duration_ns(value, &ns))

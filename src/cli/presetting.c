@@ -1,10 +1,11 @@
 /* presetting.c - what `analyze` and `overlap` do before reading: preview the inputs (the time
  * origin, the categories), choose the preset (the one named, or the first shipped one whose
- * categories appear, else posix) and say which was auto-detected; and their --timing line. */
+ * categories appear, else posix) and say which was auto-detected; their --timing line; and
+ * analyze's listing of the shipped presets. */
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/common.h"
+#include "cli/command.h"
 
 static bool has_category(const dfs_preview *pv, const dfs_string_list *l)
 {
@@ -30,13 +31,14 @@ static dfs_preset *choose(const char *given, const dfs_preview *pv, dfs_preset_e
     return dfs_preset_load("posix", err);
 }
 
-int dfs_cli_choose_preset(dfs_cli_common *c, const char *cmd, char **paths, int npaths, const char *output,
-                          uint64_t bytes, const char *given, dfs_cli_presetting *ps)
+int dfs_cli_choose_preset(dfs_cli_args *b, const char *cmd, uint64_t bytes, const char *given,
+                          dfs_cli_presetting *ps)
 {
+    dfs_cli_common *c = &b->common;
     memset(ps, 0, sizeof *ps);
     ps->started = dfs_cli_now();
     ps->source = given ? "given" : "auto-detected";
-    int rc = dfs_cli_preview(c, cmd, paths, npaths, output, bytes, &ps->pv);
+    int rc = dfs_cli_preview(c, cmd, b->paths, b->npaths, b->output, bytes, &ps->pv);
     if (rc != DFS_EXIT_OK)
         return rc;
     ps->previewed = true;
@@ -53,17 +55,40 @@ int dfs_cli_choose_preset(dfs_cli_common *c, const char *cmd, char **paths, int 
     return DFS_EXIT_OK;
 }
 
-void dfs_cli_presetting_free(dfs_cli_presetting *ps)
+int dfs_cli_presetting_end(const dfs_cli_args *b, const char *cmd, dfs_cli_presetting *ps, bool timing, int rc)
 {
+    const dfs_cli_common *c = &b->common;
+    if (timing && dfs_cli_is_rank0(c))
+        fprintf(stderr, "dfscope %s: %.3f s wall (finishing %.3f, writing %.3f), peak RSS %llu MB\n", cmd,
+                dfs_cli_now() - ps->started, c->finish_s, c->write_s,
+                (unsigned long long)(dfs_cli_peak_rss_kb() / 1024));
     dfs_preset_free(ps->preset);
     if (ps->previewed)
         dfs_preview_free(&ps->pv);
     memset(ps, 0, sizeof *ps);
+    return rc;
 }
 
-void dfs_cli_print_timing(const dfs_cli_common *c, const char *cmd, double started)
+int dfs_cli_list_presets(void *args, const char *cmd, const char *value)
 {
-    if (dfs_cli_is_rank0(c))
-        fprintf(stderr, "dfscope %s: %.3f s wall (finishing %.3f, writing %.3f), peak RSS %llu MB\n", cmd,
-                dfs_cli_now() - started, c->finish_s, c->write_s, (unsigned long long)(dfs_cli_peak_rss_kb() / 1024));
+    (void)args, (void)cmd, (void)value;
+    for (size_t i = 0; i < dfs_preset_builtin_count(); i++) {
+        dfs_preset_error err;
+        dfs_preset *p = dfs_preset_load(dfs_preset_builtin_name(i), &err);
+        printf("%-8s %s\n", dfs_preset_builtin_name(i), p && p->description ? p->description : "");
+        dfs_preset_free(p);
+    }
+    return DFS_EXIT_OK;
+}
+
+int dfs_cli_show_preset(void *args, const char *cmd, const char *name)
+{
+    (void)args;
+    const char *text = dfs_preset_builtin_text(name);
+    if (!text) {
+        fprintf(stderr, "dfscope %s: no shipped preset named '%s' (see --list-presets)\n", cmd, name);
+        return DFS_EXIT_USAGE;
+    }
+    fputs(text, stdout);
+    return DFS_EXIT_OK;
 }

@@ -1,16 +1,15 @@
 /* skeleton.c - runs a declared command (command.h): builds the getopt_long table from the
- * declaration, parses (inputs keep the order given), answers -h/--help, checks, then runs the
- * command or reads its analysis and writes. Also the writing helpers every command shares.
+ * declaration, parses (inputs keep the order given), answers -h/--help, checks (an input, -o DIR
+ * for a CSV directory), then runs the command or reads its analysis and writes: the command's
+ * report to -o or stdout, or its CSV directory.
  *
  * Invariants: every exit code is an enum dfs_exit; a usage error is said once on stderr; under
  * MPI every rank ends through dfs_cli_done (one agreed exit code). */
 #include "cli/command.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli/command_internal.h"
 #include "output/atomic.h"
@@ -86,21 +85,59 @@ static int parse(const dfs_cli_command *cmd, void *args, int argc, char **argv)
     return -1;
 }
 
+/* What the reading driver hands back to the command's hooks. */
+typedef struct running {
+    const dfs_cli_command *cmd;
+    void *args;
+} running;
+
+static bool clashes(const void *user, const dfs_run *run)
+{
+    const running *x = user;
+    return x->cmd->clashes(x->args, run);
+}
+
+static int write_csv_dir(const dfs_cli_command *cmd, const dfs_cli_args *base, const dfs_cli_result *r);
+
+static int write_result(void *user, const dfs_cli_result *r)
+{
+    const running *x = user;
+    const dfs_cli_args *base = x->args;
+    if (x->cmd->write)
+        return x->cmd->write(x->args, r);
+    if (base->format == DFS_CLI_CSV && x->cmd->csv_files)
+        return write_csv_dir(x->cmd, base, r);
+    return dfs_cli_emit(x->cmd, x->args, r, base->output);
+}
+
 static int run_analysis(const dfs_cli_command *cmd, void *args)
 {
     dfs_cli_args *base = args;
     int rc = cmd->begin ? cmd->begin(args) : -1;
     if (rc < 0) {
+        running x = {cmd, args};
         const dfs_cli_job job = {.cmd = cmd->name,
                                  .an = cmd->analysis,
-                                 .opt = cmd->options_of ? cmd->options_of(args) : NULL,
+                                 .opt = cmd->analysis_options ? (char *)args + cmd->analysis_options : NULL,
                                  .output = base->output,
-                                 .clashes = cmd->clashes,
-                                 .write = cmd->write,
-                                 .user = args};
+                                 .clashes = cmd->clashes ? clashes : NULL,
+                                 .write = write_result,
+                                 .user = &x};
         rc = dfs_cli_run_analysis(&base->common, base->paths, base->npaths, &job);
     }
     return cmd->end ? cmd->end(args, rc) : rc;
+}
+
+/* The checks every command gets right after parsing: -1 to go on, else the exit code (said). */
+static int check(const dfs_cli_command *cmd, const dfs_cli_args *base)
+{
+    if ((cmd->flags & DFS_CLI_NEEDS_INPUT) && base->npaths == 0)
+        return dfs_cli_no_input(cmd->name);
+    if (cmd->csv_dir && base->format == DFS_CLI_CSV && !base->output) {
+        fprintf(stderr, "dfscope %s: --format csv writes %s: give -o DIR\n", cmd->name, cmd->csv_dir);
+        return DFS_EXIT_USAGE;
+    }
+    return -1;
 }
 
 int dfs_cli_main(const dfs_cli_command *cmd, int argc, char **argv)
@@ -118,8 +155,8 @@ int dfs_cli_main(const dfs_cli_command *cmd, int argc, char **argv)
     if (cmd->init)
         cmd->init(base);
     int rc = parse(cmd, base, argc, argv);
-    if (rc < 0 && (cmd->flags & DFS_CLI_NEEDS_INPUT) && base->npaths == 0)
-        rc = dfs_cli_no_input(cmd->name);
+    if (rc < 0)
+        rc = check(cmd, base);
     if (rc < 0 && cmd->validate)
         rc = cmd->validate(base);
     if (rc < 0) {
@@ -135,35 +172,42 @@ int dfs_cli_main(const dfs_cli_command *cmd, int argc, char **argv)
 
 /* ---- writing ---- */
 
-static int output_error(const char *cmd, const char *why)
+int dfs_cli_error(const char *cmd, int rc, const char *why)
 {
     fprintf(stderr, "dfscope %s: %s\n", cmd, why);
-    return DFS_EXIT_OUTPUT;
+    return rc;
 }
 
-int dfs_cli_write_output(const char *cmd, const char *output, void (*emit)(FILE *out, const void *ctx),
-                         const void *ctx)
+static int output_error(const char *cmd, const char *why)
+{
+    return dfs_cli_error(cmd, DFS_EXIT_OUTPUT, why);
+}
+
+int dfs_cli_emit(const dfs_cli_command *cmd, const void *args, const dfs_cli_result *r, const char *output)
 {
     if (!output) {
-        emit(stdout, ctx);
-        return fflush(stdout) == 0 && !ferror(stdout) ? DFS_EXIT_OK : output_error(cmd, "cannot write the output");
+        cmd->emit(stdout, args, r);
+        return fflush(stdout) == 0 && !ferror(stdout) ? DFS_EXIT_OK
+                                                      : output_error(cmd->name, "cannot write the output");
     }
     char err[512];
     dfs_atomic_file af;
     if (dfs_atomic_open(&af, output, err, sizeof err) != 0)
-        return output_error(cmd, err);
-    emit(af.fp, ctx);
+        return output_error(cmd->name, err);
+    cmd->emit(af.fp, args, r);
     if (dfs_atomic_close(&af, true, err, sizeof err) != 0)
-        return output_error(cmd, err);
+        return output_error(cmd->name, err);
     return DFS_EXIT_OK;
 }
 
-int dfs_cli_make_dir(const char *cmd, const char *dir)
+static int write_csv_dir(const dfs_cli_command *cmd, const dfs_cli_args *base, const dfs_cli_result *r)
 {
-    if (mkdir(dir, 0777) == 0 || errno == EEXIST)
-        return DFS_EXIT_OK;
-    fprintf(stderr, "dfscope %s: cannot create %s: %s\n", cmd, dir, strerror(errno));
-    return DFS_EXIT_OUTPUT;
+    dfs_csv_file files[DFS_CLI_MAX_CSV_FILES];
+    size_t n = cmd->csv_files(base, r, files);
+    char err[512];
+    if (dfs_csv_dir_write(base->output, false, files, n, r->result, err, sizeof err) != 0)
+        return output_error(cmd->name, err);
+    return DFS_EXIT_OK;
 }
 
 int dfs_cli_no_input(const char *cmd)

@@ -13,6 +13,7 @@
 #include "analyze/timeline/timeline.h"
 #include "output/atomic.h"
 #include "output/csv.h"
+#include "output/csv_dir.h"
 #include "output/format.h"
 #include "output/json.h"
 
@@ -720,36 +721,27 @@ static bool csv_window_metrics(FILE *out, const dfs_run *run, const dfs_dl_resul
     return true;
 }
 
-typedef bool (*csv_writer)(FILE *out, const dfs_run *run, const dfs_dl_result *r);
+typedef struct csv_source {
+    const dfs_run *run;
+    const dfs_dl_result *r;
+} csv_source;
 
-static int write_one(const char *dir, const char *name, csv_writer fn, const dfs_run *run, const dfs_dl_result *r,
-                     char *err, size_t errlen)
+static bool write_csv(FILE *out, const void *ctx, size_t which)
 {
-    char path[4096];
-    if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path) {
-        snprintf(err, errlen, "output path too long");
-        return -1;
-    }
-    dfs_atomic_file af;
-    if (dfs_atomic_open(&af, path, err, errlen) != 0)
-        return -1;
-    bool ok = fn(af.fp, run, r);
-    return dfs_atomic_close(&af, ok, err, errlen) == 0 && ok ? 0 : -1;
+    static bool (*const writers[])(FILE *, const dfs_run *, const dfs_dl_result *) = {
+        csv_summary, csv_outliers, csv_rows, csv_window_metrics};
+    const csv_source *x = ctx;
+    return writers[which](out, x->run, x->r);
 }
 
 int dfs_dl_write_csv_dir(const char *dir, const dfs_run *run, const dfs_dl_result *r, char *err, size_t errlen)
 {
-    static const struct {
-        const char *name;
-        csv_writer fn;
-    } files[] = {{"summary.csv", csv_summary}, {"outliers.csv", csv_outliers}, {"rows.csv", csv_rows},
-                 {"window_metrics.csv", csv_window_metrics}};
-    if (dfs_make_dirs(dir, err, errlen) != 0)
-        return -1;
-    for (size_t i = 0; i < sizeof files / sizeof *files; i++)
-        if (write_one(dir, files[i].name, files[i].fn, run, r, err, errlen) != 0)
-            return -1;
-    return 0;
+    static const dfs_csv_file files[] = {{"summary.csv", write_csv, 0},
+                                         {"outliers.csv", write_csv, 1},
+                                         {"rows.csv", write_csv, 2},
+                                         {"window_metrics.csv", write_csv, 3}};
+    const csv_source x = {run, r};
+    return dfs_csv_dir_write(dir, true, files, sizeof files / sizeof *files, &x, err, errlen);
 }
 
 /* ---- window slices and pictures --------------------------------------------------------------- */

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "output/atomic.h"
+#include "output/csv_dir.h"
 #include "output/json.h"
 #include "util/bytebuf.h"
 #include "util/shortest.h"
@@ -376,20 +377,9 @@ bool dfs_tasks_write_csv(FILE *out, const dfs_tk_table *t)
     return !l.oom;
 }
 
-static int write_csv_file(const char *dir, const dfs_tk_table *t, char *err, size_t errlen)
+static bool write_table(FILE *out, const void *tables, size_t which)
 {
-    char path[4096];
-    if (snprintf(path, sizeof path, "%s/%s.csv", dir, t->name) >= (int)sizeof path) {
-        snprintf(err, errlen, "output path too long");
-        return -1;
-    }
-    dfs_atomic_file af;
-    if (dfs_atomic_open(&af, path, err, errlen) != 0)
-        return -1;
-    bool ok = dfs_tasks_write_csv(af.fp, t);
-    if (!ok)
-        snprintf(err, errlen, "out of memory writing %s", path);
-    return dfs_atomic_close(&af, ok, err, errlen) == 0 && ok ? 0 : -1;
+    return dfs_tasks_write_csv(out, ((const dfs_tk_table *const *)tables)[which]);
 }
 
 /* The tables that ran, in DASF's order. */
@@ -414,13 +404,13 @@ static size_t tables_of(const dfs_tasks_result *r, const dfs_tk_table **out)
 int dfs_tasks_write_csv_dir(const char *dir, const dfs_tasks_result *r, char *err, size_t errlen)
 {
     const dfs_tk_table *tabs[4];
+    dfs_csv_file files[4];
     size_t n = tables_of(r, tabs);
-    if (dfs_make_dirs(dir, err, errlen) != 0)
-        return -1;
-    for (size_t i = 0; i < n; i++)
-        if (write_csv_file(dir, tabs[i], err, errlen) != 0)
-            return -1;
-    return 0;
+    for (size_t i = 0; i < n; i++) {
+        files[i] = (dfs_csv_file){.write = write_table, .which = i};
+        snprintf(files[i].name, sizeof files[i].name, "%s.csv", tabs[i]->name);
+    }
+    return dfs_csv_dir_write(dir, true, files, n, tabs, err, errlen);
 }
 
 /* ---- the report ------------------------------------------------------------------------------- */
