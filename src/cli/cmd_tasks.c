@@ -136,7 +136,7 @@ static const dfs_cli_option options[] = {
     DFS_OPTION("head", 0, "N", DFS_OPT_CALL, "rows printed per table (default 30, as DASF; 0 = all)",
                .apply = set_head),
     DFS_OPTION("compat", 0, "dasf", DFS_OPT_CHOICE,
-               "DASF's exact numbers, quirks included (spec: per-worker\n"
+               "DASF's exact numbers, quirks included (per-worker\n"
                "percentages, resource window after the task end, first match\n"
                "by function name); default: DASF's bugs fixed",
                ARG(opt.mode), .choices = dasf, .bad = "--compat knows only 'dasf', not"),

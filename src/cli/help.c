@@ -66,16 +66,25 @@ void dfs_cli_help(const dfs_cli_command *cmd, FILE *out)
     fprintf(out, "\n%s", cmd->epilogue ? cmd->epilogue : DFS_CLI_EXIT_CODES);
 }
 
-/* Text for a Markdown table cell: lines joined, '|' escaped. */
+/* Text for a Markdown table cell: '|' escaped, runs of blanks folded (Markdown would fold them
+ * anyway), and the help's lines joined: a line indented by exactly two blanks starts an item of a
+ * list in the terminal (gen's --format), so it starts a new line of the cell; any other line goes
+ * on the one before. */
 static void cell(FILE *out, const char *text)
 {
     for (const char *c = text; *c; c++) {
-        if (*c == '\n')
+        if (*c == '\n') {
+            size_t indent = strspn(c + 1, " ");
+            fputs(indent == 2 ? "<br>" : " ", out);
+            c += indent;
+        } else if (*c == ' ') {
             fputc(' ', out);
-        else if (*c == '|')
+            c += strspn(c + 1, " ");
+        } else if (*c == '|') {
             fputs("\\|", out);
-        else
+        } else {
             fputc(*c, out);
+        }
     }
 }
 
