@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # mapping.sh DFSCOPE TRACES - reading under an address-space limit (ulimit -v): plain files are read
 # with read() instead of mapped, and said so (unmapped_read); merge fits its sort budget to the
-# limit, and spills sooner when memory runs short anyway, with the same output as without a limit.
+# limit, and spills sooner when memory runs short anyway; steps fits where it used to need twice its
+# kept events; the same outputs as without a limit.
 # Files that change while read are tested in tests/unit/test_mapping.c (a hook at a known point).
 set -u
 DFSCOPE=$1
@@ -38,6 +39,12 @@ code 0 "merge --memory 1G under ulimit -v 100000" \
   limited 100000 "$DFSCOPE" merge -j 2 --memory 1G -o "$T/squeezed.json" "$trace"
 check "spilling sooner is said" grep -q 'memory ran short while reading' "$T/err"
 check "the same merged trace" cmp -s "$T/free.json" "$T/squeezed.json"
+
+# --- steps: the kept events are turned into intervals in place, not copied ---------------------------
+code 0 "steps without a limit" "$DFSCOPE" steps -j 1 "$trace"
+cp "$T/out" "$T/steps.free"
+code 0 "steps under ulimit -v 80000" limited 80000 "$DFSCOPE" steps -j 1 "$trace"
+check "the same steps report" cmp -s "$T/steps.free" "$T/out"
 
 echo "mapping.sh: $pass passed, $fail failed"
 [ "$fail" = 0 ]
