@@ -168,33 +168,12 @@ static int problem_named(const char *code)
 
 /* ---- files that shrink or grow while they are read ------------------------------------------------ */
 
-static void shrink_inside_the_window(void **state)
+/* Reads a 40 MB trace at -j 1, truncated to `cut` at the first batch: the records before the cut
+ * are read, the rest is not, and the cut is reported where it is, as damage. */
+static dfs_run *read_cut_at(const char *name, uint64_t cut)
 {
-    (void)state;
-    const char *path = trace_path("inside");
+    const char *path = trace_path(name);
     make_trace(path, 40u << 20);
-    const uint64_t cut = 1500000; /* beyond the first 1 MiB view, inside the first window */
-    hook h = {.path = path, .what = ACT_TRUNCATE, .arg = cut};
-    dfs_run *run = tu_run(1, 0, 0);
-    int verdict = read_with(run, &h);
-    assert_int_equal(verdict, DFS_EXIT_DAMAGED);
-    assert_int_equal(atomic_load(&h.events), records_within(cut));
-    const dfs_example *ex = example_with(run, DFS_PROB_INCOMPLETE_FILE, "shrank");
-    assert_non_null(ex);
-    assert_int_equal(ex->offset, cut);
-    assert_non_null(example_with(run, DFS_PROB_INCOMPLETE_FILE, "last line is cut"));
-    assert_true(dfs_run_file(run, 0)->incomplete);
-    assert_int_equal(dfs_run_problem_count(run, DFS_PROB_UNREADABLE), 0);
-    dfs_run_free(run);
-    unlink(path);
-}
-
-static void shrink_between_windows(void **state)
-{
-    (void)state;
-    const char *path = trace_path("between");
-    make_trace(path, 40u << 20);
-    const uint64_t cut = (16u << 20) + 1000; /* the first window stays whole; the second is cut */
     hook h = {.path = path, .what = ACT_TRUNCATE, .arg = cut};
     dfs_run *run = tu_run(1, 0, 0);
     assert_int_equal(read_with(run, &h), DFS_EXIT_DAMAGED);
@@ -202,9 +181,26 @@ static void shrink_between_windows(void **state)
     const dfs_example *ex = example_with(run, DFS_PROB_INCOMPLETE_FILE, "shrank");
     assert_non_null(ex);
     assert_int_equal(ex->offset, cut);
+    assert_true(dfs_run_file(run, 0)->incomplete);
     assert_int_equal(dfs_run_problem_count(run, DFS_PROB_UNREADABLE), 0);
-    dfs_run_free(run);
     unlink(path);
+    return run;
+}
+
+static void shrink_inside_the_window(void **state)
+{
+    (void)state;
+    /* beyond the first 1 MiB view, inside the first window: its pages vanish under the reader */
+    dfs_run *run = read_cut_at("inside", 1500000);
+    assert_non_null(example_with(run, DFS_PROB_INCOMPLETE_FILE, "last line is cut"));
+    dfs_run_free(run);
+}
+
+static void shrink_between_windows(void **state)
+{
+    (void)state;
+    /* the first window stays whole; the second is cut */
+    dfs_run_free(read_cut_at("between", (16u << 20) + 1000));
 }
 
 static void shrink_while_read_in_pieces(void **state)
@@ -363,20 +359,33 @@ static void in_child(int (*fn)(void))
 #endif
 }
 
-static int read_under_a_limit(void)
+/* Reads a trace of `bytes` with the hook (what, arg) at -j 1. 0 when every record is read, the
+ * verdict is 0 and unmapped_read says `why` at offset 0 (from_start) or further on; else a code
+ * that says what failed (the child's exit status). */
+static int read_unmapped(const char *name, size_t bytes, act what, uint64_t arg, const char *why, bool from_start)
 {
-    const char *path = trace_path("limit");
-    unsigned n = make_trace(path, 20u << 20);
-    set_address_limit(virtual_size() + (512u << 20));
-    hook h = {.path = path};
+    const char *path = trace_path(name);
+    unsigned n = make_trace(path, bytes);
+    hook h = {.path = path, .what = what, .arg = arg};
+    if (what == ACT_NONE)
+        set_address_limit(virtual_size() + (512u << 20));
     dfs_run *run = tu_run(1, 0, 0);
     int verdict = read_with(run, &h);
     int kind = problem_named("unmapped_read");
-    const dfs_example *ex = kind < 0 ? NULL : example_with(run, (dfs_problem)kind, "ulimit -v");
-    int rc = verdict != DFS_EXIT_OK ? 10 + verdict : atomic_load(&h.events) != n ? 20 : !ex ? 21 : ex->offset ? 22 : 0;
+    const dfs_example *ex = kind < 0 ? NULL : example_with(run, (dfs_problem)kind, why);
+    int rc = verdict != DFS_EXIT_OK ? 10 + verdict
+             : atomic_load(&h.events) != n ? 20
+             : !ex ? 21
+             : (ex->offset == 0) != from_start ? 22
+             : 0;
     dfs_run_free(run);
     unlink(path);
     return rc;
+}
+
+static int read_under_a_limit(void)
+{
+    return read_unmapped("limit", 20u << 20, ACT_NONE, 0, "ulimit -v", true);
 }
 
 static void limit_reads_without_mapping(void **state)
@@ -387,18 +396,8 @@ static void limit_reads_without_mapping(void **state)
 
 static int window_cannot_be_mapped(void)
 {
-    const char *path = trace_path("nomap");
-    unsigned n = make_trace(path, 40u << 20);
     /* after the first window goes, 12 MiB are left: no room for a 16 MiB window, enough for read() */
-    hook h = {.path = path, .what = ACT_LIMIT, .arg = 4u << 20};
-    dfs_run *run = tu_run(1, 0, 0);
-    int verdict = read_with(run, &h);
-    int kind = problem_named("unmapped_read");
-    const dfs_example *ex = kind < 0 ? NULL : example_with(run, (dfs_problem)kind, "cannot map");
-    int rc = verdict != DFS_EXIT_OK ? 10 + verdict : atomic_load(&h.events) != n ? 20 : !ex ? 21 : !ex->offset ? 22 : 0;
-    dfs_run_free(run);
-    unlink(path);
-    return rc;
+    return read_unmapped("nomap", 40u << 20, ACT_LIMIT, 4u << 20, "cannot map", false);
 }
 
 static void window_failure_reads_on_with_read(void **state)
