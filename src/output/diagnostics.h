@@ -6,6 +6,7 @@
 #include "dfscope.h"
 
 /* One line per problem kind with its count and first examples (file:line, offset, detail).
- * Legal variants (class V) are only listed when verbose. */
+ * Legal variants (class V) are only listed when verbose, except not_a_trace (an input skipped)
+ * and unmapped_read (files read the slower way, under a memory limit). */
 void dfs_report_problems(FILE *out, const dfs_run *run, int verbose);
 #endif

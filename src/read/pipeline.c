@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "read/pipeline.h"
+#include "util/memlimit.h"
 
 /* ---- the pool ------------------------------------------------------------------------------------- */
 
@@ -452,6 +453,19 @@ static bool exchange_carry(pool *pl, bool ok)
     return ok && exchanged;
 }
 
+/* Under an address-space limit (ulimit -v) plain files are read with read() into the workers'
+ * 1 MiB buffers rather than through 16 MiB mapping windows: slower, but what the analyses may
+ * take is left to them (docs/FORMATS.md, "Files that change while they are read"). */
+static void choose_reading(pool *pl)
+{
+    dfs_memlimit lim;
+    if (!dfs_memlimit_get(&lim))
+        return;
+    snprintf(pl->unmapped_why, sizeof pl->unmapped_why, "address space limited to %llu MiB (ulimit -v)",
+             (unsigned long long)(lim.limit >> 20));
+    pl->unmapped = pl->unmapped_why;
+}
+
 static unsigned default_jobs(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -578,6 +592,7 @@ int dfs_run_read(dfs_run *run, dfs_consumer *const *consumers, size_t n_consumer
     pthread_mutex_init(&pl.lock, NULL);
     pthread_cond_init(&pl.cond, NULL);
     compile_wants(&pl.want, run->strs, consumers, n_consumers);
+    choose_reading(&pl);
     unsigned nworkers = dfs_run_jobs(run);
     pl.prep = calloc(run->inputs.n ? run->inputs.n : 1, sizeof *pl.prep);
     worker *workers = calloc(nworkers, sizeof *workers);

@@ -2,7 +2,8 @@
  *   pipeline.c  the worker pool, the phases, planning the tasks, folding the results;
  *   prepare.c   phase 1: sniffing each file and finding where it can be cut;
  *   prescan.c   the hash definitions of earlier chunks of a cut file;
- *   task.c      reading one task (a file, a chunk or a gzip segment) into its stream. */
+ *   task.c      reading one task (a file, a chunk or a gzip segment) into its stream;
+ *   mapguard.c  (mapguard.h) mapped windows of files that shrink while they are read. */
 #ifndef DFS_PIPELINE_H
 #define DFS_PIPELINE_H
 #include <pthread.h>
@@ -39,6 +40,7 @@ typedef struct task {
     char *head, *tail;
     size_t head_len, tail_len;
     uint64_t tail_offset;
+    bool shrank;               /* its file was found shorter than listed (reported) */
 } task;
 
 typedef DFS_VEC(dfs_stream *) stream_vec;
@@ -93,6 +95,10 @@ typedef struct pool {
     atomic_uint_fast64_t bytes_done;
     atomic_uint_fast64_t files_done;
     atomic_int failed_alloc;
+    /* Why plain files are read with read() rather than mapped (the address space is limited),
+     * or NULL when they are mapped. Points into unmapped_why. */
+    const char *unmapped;
+    char unmapped_why[64];
     pthread_mutex_t lock;
     pthread_cond_t cond;
     unsigned running;

@@ -3,6 +3,7 @@
  * to the worker's consumer states block by block. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "parse/dasf.h"
+#include "read/mapguard.h"
 #include "read/pipeline.h"
 
 /* ---- byte sources ------------------------------------------------------------------------------ */
@@ -173,7 +175,43 @@ static void count_bytes(worker *w, task *t, uint64_t n)
     t->st.bytes_in += n;
 }
 
-/* Reads a task from a decompressing (or unmappable) source through the worker's buffer. */
+/* ---- a file that changes while it is read -------------------------------------------------------
+ * A task reads the bytes its file had when the inputs were listed: bytes appended later are not
+ * read. A file found shorter than that (truncated, rotated, rewritten in place) ends the task's
+ * read where its bytes end now, reported once per task as incomplete_file at that offset; the
+ * line cut there is reported as the torn last line of any crashed file. */
+
+static void cut_short(task *t, int fd, uint64_t pos, uint64_t *end, uint64_t at)
+{
+    struct stat now;
+    bool known = fstat(fd, &now) == 0;
+    if (known && (uint64_t)now.st_size < at)
+        at = (uint64_t)now.st_size;
+    if (at < pos)
+        at = pos; /* the parser has taken those bytes already */
+    if (at >= *end)
+        return;
+    *end = at;
+    if (t->shrank)
+        return;
+    t->shrank = true;
+    if (known)
+        dfs_diag_add(&t->st.diag, DFS_PROB_INCOMPLETE_FILE, t->file, 0, at,
+                     "the file shrank to %llu bytes while it was read", (unsigned long long)now.st_size);
+    else
+        dfs_diag_add(&t->st.diag, DFS_PROB_INCOMPLETE_FILE, t->file, 0, at, "the file shrank while it was read");
+}
+
+/* Says that a plain file (from `offset` on) is read with read() into the worker's buffer rather
+ * than through a mapping, and why (a legal variant: information, never damage). */
+static void note_unmapped(task *t, uint64_t offset, const char *why)
+{
+    dfs_diag_add(&t->st.diag, DFS_PROB_UNMAPPED_READ, t->file, 0, offset, "%s: read with read(), not mapped",
+                 why);
+}
+
+/* Reads a task from a decompressing source, or a plain file that is not mapped (from src->pos),
+ * through the worker's buffer. */
 static void read_buffered(worker *w, task *t, source *src, feeder *f)
 {
     const uint64_t max_record = w->pool->run->opt.max_record;
@@ -182,7 +220,7 @@ static void read_buffered(worker *w, task *t, source *src, feeder *f)
     uint64_t offset = t->kind == TASK_GZ_SEGMENT && t->chunk > 0 ? t->start << 24 : t->start;
     bool need_head = t->kind == TASK_GZ_SEGMENT && t->chunk > 0;
     bool keeps_tail = t->kind == TASK_GZ_SEGMENT && t->chunk + 1 < t->nchunks;
-    if (t->kind == TASK_RANGE)
+    if (!src->gz)
         offset = src->pos;
     for (;;) {
         if (!dfs_worker_buffer(w, have + BLOCK)) {
@@ -194,6 +232,8 @@ static void read_buffered(worker *w, task *t, source *src, feeder *f)
             dfs_diag_add(&t->st.diag, DFS_PROB_UNREADABLE, t->file, 0, offset + have,
                          "read error: %s", strerror(errno));
             n = 0;
+        } else if (n == 0 && !src->gz && src->pos < src->end) {
+            cut_short(t, src->fd, src->pos, &src->end, src->pos);
         }
         count_bytes(w, t, (uint64_t)n);
         have += (size_t)n;
@@ -231,63 +271,98 @@ static void read_buffered(worker *w, task *t, source *src, feeder *f)
     finish_stream(w, t, f);
 }
 
-/* Reads the byte range [pos, end) of a plain file through a sliding read-only mapping, so the
- * bytes are parsed where the page cache holds them instead of being copied. The file's size is
- * checked before each window: a file truncated while it is read ends the read (reported) rather
- * than faulting, except in the moment between the check and the parse of that window. The parser is fed
- * views of about BLOCK bytes; a view that ends inside a record is fed again, longer. The window
+/* A mapped read of the byte range [pos, end) of a plain file. */
+typedef struct mapped {
+    worker *w;
+    task *t;
+    feeder *f;
+    int fd;
+    uint64_t pos, end;
+} mapped;
+
+/* Feeds the window [wstart, wend), mapped at `map` and guarded by g, from m->pos in views of
+ * about BLOCK bytes; a view that ends inside a record is fed again, longer. Each view is touched
+ * before it is parsed, so a file cut short is found before its vanished bytes reach the parser;
+ * if it is cut while the view is parsed, the parser read NULs past the cut (reported as damage of
+ * that view, never a crash) and the read ends there too. Returns true when the stream ended, false
+ * when the record at m->pos goes on past the window. */
+static bool feed_window(mapped *m, dfs_mapguard *g, const char *map, uint64_t wstart, uint64_t wend)
+{
+    const uint64_t max_record = m->w->pool->run->opt.max_record;
+    uint64_t view = BLOCK;
+    for (;;) {
+        uint64_t limit = wend < m->end ? wend : m->end;
+        uint64_t vend = limit - m->pos > view ? m->pos + view : limit;
+        uint64_t present = wstart + dfs_mapguard_touch(g, (size_t)(m->pos - wstart), (size_t)(vend - wstart));
+        if (present < vend) {
+            cut_short(m->t, m->fd, m->pos, &m->end, present);
+            vend = limit = m->end;
+        }
+        bool final = vend == m->end;
+        size_t len = (size_t)(vend - m->pos);
+        int flags = final ? DFS_FEED_FINAL : (len >= max_record ? DFS_FEED_FULL : 0);
+        size_t used = feed_piece(m->w, m->t, m->f, map + (m->pos - wstart), len, m->pos, flags);
+        count_bytes(m->w, m->t, used);
+        m->pos += used;
+        size_t gone;
+        if (dfs_mapguard_vanished(g, &gone))
+            cut_short(m->t, m->fd, m->pos, &m->end, wstart + gone);
+        if (final)
+            return true;
+        if (used == 0 && vend == wend)
+            return false;
+        view = used == 0 ? view * 2 : BLOCK;
+    }
+}
+
+/* Reads the byte range [src->pos, src->end) of a plain file through a sliding read-only mapping,
+ * so the bytes are parsed where the page cache holds them instead of being copied. The window
  * moves on as the parser advances and grows only for records longer than it (up to max_record),
- * so at most one window per worker is mapped. Returns false, having read nothing, when the file
- * cannot be mapped. */
-static bool read_mapped(worker *w, task *t, int fd, uint64_t pos, uint64_t end, feeder *f)
+ * so at most one window per worker is mapped. The file's size is checked before each window and
+ * the window is guarded (mapguard.h), so a file that shrinks ends the read, reported, instead of
+ * faulting. Returns false when a window cannot be mapped: src->pos is then where reading must go
+ * on, with read() (said as unmapped_read, but silently when even the first window of the file
+ * cannot be mapped for another reason than memory: a file that does not support mapping). */
+static bool read_mapped(worker *w, task *t, source *src, feeder *f)
 {
     const uint64_t max_record = w->pool->run->opt.max_record;
     const uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+    mapped m = {w, t, f, src->fd, src->pos, src->end};
     uint64_t window = MAP_WINDOW;
     bool first = true;
-    while (pos < end || first) {
-        struct stat now;
-        if (fstat(fd, &now) == 0 && (uint64_t)now.st_size < end) {
-            /* the file shrank under us (rotated, rewritten): mapping past its end would fault */
-            dfs_diag_add(&t->st.diag, DFS_PROB_UNREADABLE, t->file, 0, (uint64_t)now.st_size,
-                         "the file shrank while it was read");
-            end = (uint64_t)now.st_size > pos ? (uint64_t)now.st_size : pos;
+    for (;;) {
+        cut_short(t, m.fd, m.pos, &m.end, m.end);
+        if (m.pos == m.end) {
+            feed_piece(w, t, f, "", 0, m.pos, DFS_FEED_FINAL);
+            break;
         }
-        uint64_t wstart = pos & ~(page - 1);
-        uint64_t wend = end - wstart > window ? wstart + window : end;
+        uint64_t wstart = m.pos & ~(page - 1);
+        uint64_t wend = m.end - wstart > window ? wstart + window : m.end;
         size_t wlen = (size_t)(wend - wstart);
-        char *map = wlen ? mmap(NULL, wlen, PROT_READ, MAP_PRIVATE, fd, (off_t)wstart) : NULL;
-        if (wlen && map == MAP_FAILED) {
-            if (first)
-                return false;
-            dfs_diag_add(&t->st.diag, DFS_PROB_UNREADABLE, t->file, 0, pos, "cannot map: %s",
-                         strerror(errno));
-            break;
+        char *map = mmap(NULL, wlen, PROT_READ, MAP_PRIVATE, m.fd, (off_t)wstart);
+        dfs_mapguard g;
+        if (map == MAP_FAILED || !dfs_mapguard_begin(&g, map, wlen)) {
+            int err = errno;
+            if (map != MAP_FAILED)
+                munmap(map, wlen);
+            if (!first || err == ENOMEM) {
+                char why[64];
+                snprintf(why, sizeof why, "cannot map (%s)", strerror(err));
+                note_unmapped(t, m.pos, why);
+            }
+            src->pos = m.pos;
+            src->end = m.end;
+            return false;
         }
-        if (wlen)
-            madvise(map, wlen, MADV_SEQUENTIAL);
         first = false;
-        uint64_t started_at = pos;
-        uint64_t view = BLOCK;
-        for (;;) {
-            uint64_t vend = wend - pos > view ? pos + view : wend;
-            bool final = vend == end;
-            size_t len = (size_t)(vend - pos);
-            int flags = final ? DFS_FEED_FINAL : (len >= max_record ? DFS_FEED_FULL : 0);
-            size_t used = feed_piece(w, t, f, map + (pos - wstart), len, pos, flags);
-            count_bytes(w, t, used);
-            pos += used;
-            if (final)
-                break;
-            if (used == 0 && vend == wend)
-                break; /* the record goes on past the window */
-            view = used == 0 ? view * 2 : BLOCK;
-        }
-        if (wlen)
-            munmap(map, wlen);
-        if (pos == end)
+        madvise(map, wlen, MADV_SEQUENTIAL);
+        uint64_t started_at = m.pos;
+        bool ended = feed_window(&m, &g, map, wstart, wend);
+        dfs_mapguard_end(&g);
+        munmap(map, wlen);
+        if (ended)
             break;
-        if (pos == started_at) { /* a record longer than the window: map more of it */
+        if (m.pos == started_at) { /* a record longer than the window: map more of it */
             uint64_t cap = max_record + 2 * page + BLOCK;
             window = window * 2 < cap ? window * 2 : cap;
         }
@@ -340,7 +415,10 @@ void dfs_task_run(worker *w, task *t)
                 .line_mode = pr->sniff.format != DFS_FMT_DASF && !pr->sniff.structural};
     if (f.format != DFS_FMT_DASF)
         dfs_framer_init(&f.framer, pr->sniff.format, pr->sniff.structural);
-    if (src.gz || !read_mapped(w, t, fd, src.pos, src.end, &f))
+    bool map = !src.gz && !w->pool->unmapped;
+    if (!src.gz && w->pool->unmapped && t->chunk == 0)
+        note_unmapped(t, src.pos, w->pool->unmapped);
+    if (!map || !read_mapped(w, t, &src, &f))
         read_buffered(w, t, &src, &f);
     if (src.gz) {
         /* complete members: a cut last member is reported as truncation, not as a member */

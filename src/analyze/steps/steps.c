@@ -546,22 +546,34 @@ static bool pair_edges(const dfs_steps *s, const dfs_run *run, st_ev_vec *out, d
     return ok;
 }
 
-/* The intervals of every run in absolute ns: complete events and paired B/E. */
+/* The intervals of every run in absolute ns: complete events and paired B/E, in that order. They
+ * are built in the kept events' own array, the analysis's largest allocation, which is handed over
+ * to `out` instead of being copied: the pairs, made first, take no more room than the begins and
+ * ends they come from. */
 static bool build_intervals(dfs_steps *s, const dfs_run *run, st_ev_vec *out, dfs_steps_run *runs)
 {
+    st_ev_vec paired = {0};
+    if (!pair_edges(s, run, &paired, runs)) {
+        dfs_vec_free(&paired);
+        return false;
+    }
+    size_t w = 0;
     for (size_t i = 0; i < s->evs.n; i++) {
-        st_ev *k = &s->evs.v[i];
+        const st_ev *k = &s->evs.v[i];
         if (k->phase != DFS_PHASE_COMPLETE)
             continue;
         if (k->end < k->start) {
             runs[k->run].counts.negative++;
             continue;
         }
-        if (!dfs_vec_push(out, *k))
-            return false;
+        s->evs.v[w++] = *k;
     }
-    if (!pair_edges(s, run, out, runs))
-        return false;
+    if (paired.n)
+        memcpy(s->evs.v + w, paired.v, paired.n * sizeof *paired.v);
+    s->evs.n = w + paired.n;
+    dfs_vec_free(&paired);
+    *out = s->evs;
+    memset(&s->evs, 0, sizeof s->evs);
     for (size_t i = 0; i < out->n; i++) {
         const dfs_file_info *f = dfs_run_file(run, out->v[i].file);
         out->v[i].start = dfs_file_abs_ns(f, out->v[i].start);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "output/merge/merge_internal.h"
+#include "util/memlimit.h"
 
 /* Top-level keys the model has no field for that a Chrome viewer needs (instant scope, flow
  * binding, flow v2) and the value of an smdebug system-metric sample. */
@@ -14,7 +15,22 @@ static const char *const no_extra[] = {NULL};
 void dfs_merge_options_init(dfs_merge_options *o)
 {
     memset(o, 0, sizeof *o);
-    o->memory = DFS_MERGE_DEFAULT_MEMORY;
+}
+
+/* The default budget; under an address-space limit, a quarter of what is left of it (sorted runs
+ * are spilled sooner), leaving the rest to the reading threads (a stack, an allocator arena and a
+ * read buffer each), the string table and the lanes. */
+static uint64_t default_budget(uint64_t *limit)
+{
+    dfs_memlimit lim;
+    *limit = 0;
+    if (!dfs_memlimit_get(&lim))
+        return DFS_MERGE_DEFAULT_MEMORY;
+    uint64_t quarter = dfs_memlimit_left(&lim) / 4;
+    if (quarter >= DFS_MERGE_DEFAULT_MEMORY)
+        return DFS_MERGE_DEFAULT_MEMORY;
+    *limit = lim.limit;
+    return quarter < DFS_MERGE_MIN_MEMORY ? DFS_MERGE_MIN_MEMORY : quarter;
 }
 
 /* ---- encoding ------------------------------------------------------------------------------------- */
@@ -361,6 +377,21 @@ static void *worker_begin(void *user)
     return w;
 }
 
+/* Encodes an event into the thread's buffer. When memory runs short first (a limit the budget
+ * did not foresee), the buffer is spilled, its blocks kept for reuse, and the thread's share
+ * lowered to what it held: reading goes on in the memory there is, spilling sooner. */
+static bool encode_or_spill(mworker *w, const dfs_event *ev)
+{
+    if (encode(&w->buf, ev))
+        return true;
+    uint64_t held = w->buf.bytes;
+    if (!held || !mstore_spill(&w->m->store, &w->buf))
+        return false;
+    w->share = held;
+    atomic_store(&w->m->squeezed, 1);
+    return encode(&w->buf, ev);
+}
+
 static void on_batch(void *ws, const dfs_run *run, const dfs_batch *batch)
 {
     mworker *w = ws;
@@ -371,7 +402,7 @@ static void on_batch(void *ws, const dfs_run *run, const dfs_batch *batch)
         w->share = m->opt.memory / (m->nworkers ? m->nworkers : 1);
     for (size_t i = 0; i < batch->count; i++) {
         const dfs_event *ev = &batch->events[i];
-        bool ok = see_event(&w->seen, run, ev) && (m->opt.compat_composer || encode(&w->buf, ev));
+        bool ok = see_event(&w->seen, run, ev) && (m->opt.compat_composer || encode_or_spill(w, ev));
         if (ok && w->buf.bytes >= w->share)
             ok = mstore_spill(&m->store, &w->buf);
         if (!ok) {
@@ -398,22 +429,27 @@ static void worker_end(void *user, const dfs_run *run, void *ws)
 
 dfs_merge *dfs_merge_new(const dfs_merge_options *o, char *err, size_t errlen)
 {
-    if (o->memory < DFS_MERGE_MIN_MEMORY) {
+    if (o->memory && o->memory < DFS_MERGE_MIN_MEMORY) {
         snprintf(err, errlen, "the memory budget must be at least 64k");
         return NULL;
     }
+    uint64_t limit = 0;
+    uint64_t memory = o->memory ? o->memory : default_budget(&limit);
     const char *tmp = o->tmpdir ? o->tmpdir : getenv("TMPDIR");
     if (!tmp || !*tmp)
         tmp = "/tmp";
     dfs_merge *m = calloc(1, sizeof *m);
-    if (!m || !mstore_init(&m->store, o->memory, tmp)) {
+    if (!m || !mstore_init(&m->store, memory, tmp)) {
         free(m);
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
     m->opt = *o;
+    m->opt.memory = memory;
+    m->limit = limit;
     m->opt.tmpdir = m->store.tmpdir;
     atomic_init(&m->failed, 0);
+    atomic_init(&m->squeezed, 0);
     seen_init(&m->seen);
     m->consumer.user = m;
     m->consumer.worker_begin = worker_begin;
@@ -450,12 +486,22 @@ dfs_status dfs_merge_write(dfs_merge *m, const dfs_run *run, FILE *out, dfs_merg
     if (!rep)
         rep = &local;
     memset(rep, 0, sizeof *rep);
+    dfs_status st;
     if (atomic_load(&m->failed)) {
-        snprintf(err, errlen, "%s", m->store.err ? m->store.errmsg : "out of memory while reading");
-        return m->store.err ? DFS_ERR_IO : DFS_ERR_NOMEM;
+        snprintf(err, errlen, "%s", m->store.err ? m->store.errmsg
+                                                 : "out of memory while reading (a smaller --memory spills sooner)");
+        st = m->store.err ? DFS_ERR_IO : DFS_ERR_NOMEM;
+    } else {
+        st = m->opt.compat_composer ? dfs_merge_write_composer(m, run, out, rep, err, errlen)
+                                    : mwrite_default(m, run, out, rep, err, errlen);
     }
-    dfs_status st = m->opt.compat_composer ? dfs_merge_write_composer(m, run, out, rep, err, errlen)
-                                           : mwrite_default(m, run, out, rep, err, errlen);
+    if (atomic_load(&m->squeezed))
+        mreport_warn(rep, "memory ran short while reading: sorted runs were spilled sooner than --memory asks");
+    if (m->limit && !m->opt.compat_composer)
+        mreport_warn(rep, "the address space is limited to %llu MiB (ulimit -v): sorting in %llu MiB, not %u MiB "
+                          "(--memory sets it)",
+                     (unsigned long long)(m->limit >> 20), (unsigned long long)(m->opt.memory >> 20),
+                     DFS_MERGE_DEFAULT_MEMORY >> 20);
     if (rep == &local)
         dfs_merge_report_free(&local);
     return st;

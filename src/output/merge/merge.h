@@ -34,7 +34,9 @@
 #define DFS_MERGE_DEFAULT_MEMORY (256u << 20)
 
 typedef struct dfs_merge_options {
-    uint64_t memory;      /* budget in bytes (>= DFS_MERGE_MIN_MEMORY) */
+    uint64_t memory;      /* budget in bytes (>= DFS_MERGE_MIN_MEMORY); 0 (the default): 256 MiB,
+                             or under an address-space limit (ulimit -v) a quarter of what is left
+                             of it, said in the report's warnings */
     const char *tmpdir;   /* where runs are spilled; NULL: $TMPDIR, else /tmp */
     bool compat_composer; /* byte-compatible Composer merge (nothing is buffered) */
 } dfs_merge_options;

@@ -226,6 +226,8 @@ struct dfs_merge {
     mseen seen;                /* every thread's, merged at worker_end */
     unsigned nworkers;         /* worker_begin calls */
     atomic_int failed;         /* out of memory or a spill error while reading */
+    atomic_int squeezed;       /* a thread spilled early because memory ran short */
+    uint64_t limit;            /* the address-space limit the default budget was fitted to (0: none) */
 };
 
 /* merge.c: keys and predicates shared with the writer. */
