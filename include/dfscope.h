@@ -159,6 +159,15 @@ const dfs_value *dfs_event_arg(const dfs_event *ev, dfs_str key);
 /* Integer view of a value (numbers, numeric strings already parsed); false if not numeric. */
 bool dfs_value_int(const dfs_value *v, int64_t *out);
 
+/* The end of a span [start, start + dur) in ns; false when it does not fit int64. Every end time
+ * is computed here, on the file's clock or after it: the reader flags an event whose end does not
+ * fit as a time_overflow (DFS_EF_BAD_TIME), and an analysis whose clock pushes an end out of range
+ * leaves that event out as it leaves out every event with bad times. Inline: it runs per event. */
+static inline bool dfs_span_end(int64_t start, int64_t dur, int64_t *end)
+{
+    return !__builtin_add_overflow(start, dur, end);
+}
+
 /* ---------------------------------------------------------------------------------------------
  * Inputs
  * ------------------------------------------------------------------------------------------- */

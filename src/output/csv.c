@@ -1,25 +1,16 @@
+/* csv.c - CSV fields (csv.h); the characters of a text field are output/escape.c's CSV rules. */
 #include "output/csv.h"
 
 #include <math.h>
 #include <string.h>
 
+#include "output/escape.h"
 #include "util/shortest.h"
 
 void dfs_csv_text(FILE *out, const char *s)
 {
-    if (!s)
-        return;
-    if (!strpbrk(s, ",\"\n\r")) {
-        fputs(s, out);
-        return;
-    }
-    fputc('"', out);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', out);
-        fputc(*s, out);
-    }
-    fputc('"', out);
+    if (s)
+        dfs_csv_escape(dfs_put_file, out, s, strlen(s));
 }
 
 void dfs_csv_num(FILE *out, double v)

@@ -14,6 +14,7 @@
 #include "output/atomic.h"
 #include "output/csv.h"
 #include "output/csv_dir.h"
+#include "output/escape.h"
 #include "output/format.h"
 #include "output/json.h"
 
@@ -96,6 +97,10 @@ static const char *file_path(const dfs_run *run, uint32_t file)
     return fi ? fi->path : "?";
 }
 
+/* Text of the trace (names, nodes, paths) as the terminal shows it (output/escape.h). */
+typedef char term_buf[DFS_TERM_STR_MAX];
+#define TERM(buf, s) dfs_term_str((buf), sizeof(buf), (s))
+
 static const char *sys_status_name(dfs_dl_sys_status s)
 {
     return s == DFS_DL_SYS_LAST_LINE_SKIPPED ? "last_line_skipped" : s == DFS_DL_SYS_REJECTED ? "rejected" : "ok";
@@ -120,6 +125,7 @@ static void set_patterns_text(const dfs_dl_result *r, dfs_dl_set set, char *buf,
 static void text_inputs(FILE *out, const dfs_run *run, const dfs_dl_result *r)
 {
     char a[32], b[32], t[64];
+    term_buf p;
     uint64_t sys_samples = 0;
     for (size_t i = 0; i < r->nsysfiles; i++)
         sys_samples += r->sysfiles[i].samples;
@@ -128,7 +134,7 @@ static void text_inputs(FILE *out, const dfs_run *run, const dfs_dl_result *r)
             dfs_fmt_count(b, sizeof b, sys_samples));
     if (r->origin_file >= 0)
         fprintf(out, "time origin of the *_us columns: %s (%s), the first system-metric file\n",
-                dfs_dl_fmt_time(t, sizeof t, r->origin), file_path(run, (uint32_t)r->origin_file));
+                dfs_dl_fmt_time(t, sizeof t, r->origin), TERM(p, file_path(run, (uint32_t)r->origin_file)));
     else
         fprintf(out, "time origin of the *_us columns: none (no system-metric file): absolute microseconds\n");
     if (r->orphan_ends || r->unclosed_begins || r->negative_durations || r->bad_times || r->samples_without_value)
@@ -140,10 +146,10 @@ static void text_inputs(FILE *out, const dfs_run *run, const dfs_dl_result *r)
         const dfs_dl_sysfile *s = &r->sysfiles[i];
         if (s->status == DFS_DL_SYS_LAST_LINE_SKIPPED)
             fprintf(out, "system file %s: corrupt last line skipped (%" PRIu64 " samples read)\n",
-                    file_path(run, s->file), s->samples);
+                    TERM(p, file_path(run, s->file)), s->samples);
         else if (s->status == DFS_DL_SYS_REJECTED)
             fprintf(out, "error: system file %s: %" PRIu64 " corrupt lines, not only the last one: the file is "
-                         "left out (smdebug fails on it)\n", file_path(run, s->file), s->bad_lines);
+                         "left out (smdebug fails on it)\n", TERM(p, file_path(run, s->file)), s->bad_lines);
     }
 }
 
@@ -189,12 +195,13 @@ static void text_row_outliers(FILE *out, const dfs_dl_result *r, const dfs_dl_ro
     for (size_t k = 0; k < st->noutliers; k++) {
         const dfs_dl_row *row = &rows[st->outliers[k]];
         char a[48], b[48], c[32];
+        term_buf node;
         fprintf(out, "    %-26s  %-26s  %12s", dfs_dl_fmt_time(a, sizeof a, row->start),
                 dfs_dl_fmt_time(b, sizeof b, row->end), us_text(c, sizeof c, row->end - row->start));
         if (cols & COL_WORKER)
             fprintf(out, "  %9" PRId64, row->worker_id);
         if (cols & COL_WHERE)
-            fprintf(out, "  %s / %" PRId64, dfs_dl_label(r, row->node), row->pid);
+            fprintf(out, "  %s / %" PRId64, TERM(node, dfs_dl_label(r, row->node)), row->pid);
         fputc('\n', out);
     }
 }
@@ -258,9 +265,10 @@ static void text_batches(FILE *out, const dfs_dl_result *r)
         const dfs_dl_gap *g = &r->gaps[r->batch.outliers[k]];
         const dfs_dl_row *row = &r->rows[DFS_DL_GETNEXT][g->row];
         char t1[48], t2[48], s[48];
+        term_buf node;
         fprintf(out, "    %-26s  %-26s  %20s  %9" PRId64 "  %s / %" PRId64 "\n", dfs_dl_fmt_time(t1, sizeof t1, g->prev_start),
                 dfs_dl_fmt_time(t2, sizeof t2, g->start), sec_text(s, sizeof s, g->gap), row->worker_id,
-                dfs_dl_label(r, row->node), row->pid);
+                TERM(node, dfs_dl_label(r, row->node)), row->pid);
     }
 }
 
@@ -275,9 +283,10 @@ static void text_window_metrics(FILE *out, const dfs_run *run, const dfs_dl_resu
     for (size_t i = 0; i < w->nmetrics; i++) {
         const dfs_dl_metric *m = &w->metrics[i];
         char a[48], b[48], c[48];
-        fprintf(out, "      %-16s  %-22s  %-8s  %6zu  %10s  %10s  %10s\n", dfs_dl_label(r, m->node), str_of(run, m->dim),
-                dfs_dl_label(r, m->name), m->count, num_text(a, sizeof a, m->min), num_text(b, sizeof b, m->mean),
-                num_text(c, sizeof c, m->max));
+        term_buf node, dim, name;
+        fprintf(out, "      %-16s  %-22s  %-8s  %6zu  %10s  %10s  %10s\n", TERM(node, dfs_dl_label(r, m->node)),
+                TERM(dim, str_of(run, m->dim)), TERM(name, dfs_dl_label(r, m->name)), m->count,
+                num_text(a, sizeof a, m->min), num_text(b, sizeof b, m->mean), num_text(c, sizeof c, m->max));
     }
 }
 
@@ -291,9 +300,11 @@ static void text_window_events(FILE *out, const dfs_run *run, const dfs_dl_resul
         const dfs_dl_event *e = &r->events[w->events[i]];
         bool inside = e->end >= w->start && e->end <= w->end;
         char a[48], c[32];
+        term_buf name, phase, node;
         fprintf(out, "    %c %-26s  %12s us  %s  [%s]  %s / %" PRId64 "\n", inside ? '*' : ' ',
-                dfs_dl_fmt_time(a, sizeof a, e->start), us_text(c, sizeof c, e->end - e->start), str_of(run, e->name),
-                phase_of(run, r, w->events[i]), dfs_dl_label(r, e->node), e->pid);
+                dfs_dl_fmt_time(a, sizeof a, e->start), us_text(c, sizeof c, e->end - e->start),
+                TERM(name, str_of(run, e->name)), TERM(phase, phase_of(run, r, w->events[i])),
+                TERM(node, dfs_dl_label(r, e->node)), e->pid);
     }
     if (n < w->nevents)
         fprintf(out, "      ... and %zu more (--window-events 0 lists all)\n", w->nevents - n);

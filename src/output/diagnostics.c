@@ -2,6 +2,8 @@
 
 #include <inttypes.h>
 
+#include "output/escape.h"
+
 void dfs_report_problems(FILE *out, const dfs_run *run, int verbose)
 {
     for (int p = 0; p < DFS_PROB__COUNT; p++) {
@@ -16,12 +18,13 @@ void dfs_report_problems(FILE *out, const dfs_run *run, int verbose)
         size_t k = dfs_run_problem_examples(run, (dfs_problem)p, &ex);
         for (size_t i = 0; i < k; i++) {
             const dfs_file_info *f = dfs_run_file(run, ex[i].file);
-            const char *path = f ? f->path : "?";
+            fputs("  ", out);
+            dfs_term_puts(out, f ? f->path : "?"); /* a path or a detail may quote the trace */
             if (ex[i].line)
-                fprintf(out, "  %s:%" PRIu64 " (offset %" PRIu64 "): %s\n", path, ex[i].line,
-                        ex[i].offset, ex[i].detail);
-            else
-                fprintf(out, "  %s (offset %" PRIu64 "): %s\n", path, ex[i].offset, ex[i].detail);
+                fprintf(out, ":%" PRIu64, ex[i].line);
+            fprintf(out, " (offset %" PRIu64 "): ", ex[i].offset);
+            dfs_term_puts(out, ex[i].detail);
+            fputc('\n', out);
         }
         if (n > k && k)
             fprintf(out, "  ... and %" PRIu64 " more\n", n - k);

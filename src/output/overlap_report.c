@@ -5,8 +5,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "output/format.h"
 #include "output/csv.h"
+#include "output/escape.h"
+#include "output/format.h"
 #include "output/json.h"
 
 #define MAX_FIELDS (24 + 8 * DFS_OVERLAP_MAX_EXTRA)
@@ -593,7 +594,9 @@ static void unit_row(FILE *out, const char *name, int width, const dfs_overlap_v
 {
     const dfs_overlap_class_values *C = &v->cls[DFS_OVC_COMPUTE], *I = &v->cls[DFS_OVC_IO],
                                    *A = &v->cls[DFS_OVC_APP_IO];
-    fprintf(out, "  %-*s %12.6f %12.6f %12.6f %12.6f %12.6f %12.6f %12.6f %12.6f\n", width, name, secs(v->total_time),
+    fputs("  ", out);
+    dfs_term_pad(out, name, strlen(name), (size_t)width); /* unit keys and epoch labels quote the trace */
+    fprintf(out, " %12.6f %12.6f %12.6f %12.6f %12.6f %12.6f %12.6f %12.6f\n", secs(v->total_time),
             secs(C->time), secs(I->time), secs(I->unoverlapped), secs(I->compute_unoverlapped), secs(A->time),
             secs(A->unoverlapped), secs(A->compute_unoverlapped));
 }
@@ -601,9 +604,10 @@ static void unit_row(FILE *out, const char *name, int width, const dfs_overlap_v
 static int key_width(const dfs_overlap_unit *u, size_t n, int least)
 {
     int w = least;
-    for (size_t i = 0; i < n; i++)
-        if ((int)strlen(u[i].key) > w)
-            w = (int)strlen(u[i].key);
+    for (size_t i = 0; i < n; i++) {
+        int k = (int)dfs_term_len(u[i].key, strlen(u[i].key)); /* as the table shows it */
+        w = k > w ? k : w;
+    }
     return w > 60 ? 60 : w;
 }
 
@@ -663,7 +667,9 @@ static void text_functions(FILE *out, const dfs_overlap_result *r)
         const double x[6] = {f->min, f->p25, f->mean, f->median, f->p75, f->max};
         for (int k = 0; k < 6; k++)
             dfs_overlap_fmt_size(v[k], sizeof v[k], x[k]);
-        fprintf(out, "  %-20s %10s %8s %8s %8s %8s %8s %8s\n", f->short_name, dfs_fmt_count(c, sizeof c, f->count),
+        fputs("  ", out);
+        dfs_term_pad(out, f->short_name, strlen(f->short_name), 20);
+        fprintf(out, " %10s %8s %8s %8s %8s %8s %8s\n", dfs_fmt_count(c, sizeof c, f->count),
                 v[0], v[1], v[2], v[3], v[4], v[5]);
     }
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "output/csv.h"
+#include "output/escape.h"
 #include "output/format.h"
 #include "output/json.h"
 #include "util/shortest.h"
@@ -158,7 +159,7 @@ static void text_scalar(FILE *out, const dfs_rv *v)
     case DFS_RV_BOOL: fputs(v->as.b ? "True" : "False", out); break;
     case DFS_RV_INT: fprintf(out, "%lld", (long long)v->as.i); break;
     case DFS_RV_NUM: text_double(out, v->as.d); break;
-    case DFS_RV_STR: fputs(v->as.s, out); break;
+    case DFS_RV_STR: dfs_term_puts(out, v->as.s); break; /* details quote the trace */
     default: fputs(v->type == DFS_RV_OBJ ? "{...}" : "[...]", out); break;
     }
 }
@@ -179,8 +180,10 @@ static void text_inline(FILE *out, const dfs_rv *v)
             break;
         }
         fputs(k ? ", " : "", out);
-        if (c->key)
-            fprintf(out, "%s: ", c->key);
+        if (c->key) {
+            dfs_term_puts(out, c->key);
+            fputs(": ", out);
+        }
         if (is_scalar(c))
             text_scalar(out, c);
         else
@@ -205,7 +208,9 @@ static void text_tree(FILE *out, const dfs_rv *v, int depth)
             fprintf(out, "%*s... %zu more\n", 2 * depth, "", v->n - k);
             break;
         }
-        fprintf(out, "%*s%s%s", 2 * depth, "", c->key ? c->key : "-", c->key ? ":" : "");
+        fprintf(out, "%*s", 2 * depth, "");
+        dfs_term_puts(out, c->key ? c->key : "-");
+        fputs(c->key ? ":" : "", out);
         if (is_scalar(c)) {
             fputc(' ', out);
             text_scalar(out, c);
@@ -244,18 +249,26 @@ void dfs_rules_write_text(FILE *out, const dfs_rules_result *r)
             "datapoints", "note");
     for (size_t i = 0; i < r->nrules; i++) {
         const dfs_rule_result *x = &r->rules[i];
-        fprintf(out, "%-22s %-9s %9llu %10llu %10llu  %s\n", x->name, x->evaluated ? "yes" : "no",
+        fprintf(out, "%-22s %-9s %9llu %10llu %10llu  ", x->name, x->evaluated ? "yes" : "no",
                 (unsigned long long)x->triggered, (unsigned long long)x->violations,
-                (unsigned long long)x->datapoints, x->reason ? x->reason : x->summary ? x->summary : "");
+                (unsigned long long)x->datapoints);
+        dfs_term_puts(out, x->reason ? x->reason : x->summary ? x->summary : "");
+        fputc('\n', out);
     }
     for (size_t i = 0; i < r->nrules; i++) {
         const dfs_rule_result *x = &r->rules[i];
         fprintf(out, "\n%s: %s\n", x->name,
                 !x->evaluated ? "not evaluated" : x->triggered ? "TRIGGERED" : "not triggered");
-        if (x->reason)
-            fprintf(out, "  reason: %s\n", x->reason);
-        if (x->summary && *x->summary)
-            fprintf(out, "  %s\n", x->summary);
+        if (x->reason) {
+            fputs("  reason: ", out);
+            dfs_term_puts(out, x->reason);
+            fputc('\n', out);
+        }
+        if (x->summary && *x->summary) {
+            fputs("  ", out);
+            dfs_term_puts(out, x->summary);
+            fputc('\n', out);
+        }
         fputs("  parameters: ", out);
         for (const char *p = x->parameters; *p; p++)
             fputs(*p == '\n' ? ", " : (char[2]){*p, 0}, out);

@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "output/escape.h"
 #include "output/format.h"
 #include "output/json.h"
 
@@ -83,8 +84,9 @@ static void text_names(FILE *out, const dfs_run *run, const char *title, const d
         const char *name = str(run, with_name ? v[i].name : v[i].cat, &ln);
         const char *cat = str(run, v[i].cat, &lc);
         int64_t mean = v[i].count ? v[i].dur_ns / (int64_t)v[i].count : 0;
-        fprintf(out, "  %-40.*s %-16.*s %14s %14s %12s\n", (int)(ln > 40 ? 40 : ln), name,
-                with_name ? (int)(lc > 16 ? 16 : lc) : 0, cat, dfs_fmt_count(c1, sizeof c1, v[i].count),
+        char nb[41], cb[17]; /* cells of 40 and 16 bytes */
+        fprintf(out, "  %-40s %-16s %14s %14s %12s\n", dfs_term_cell(nb, sizeof nb, name, ln),
+                dfs_term_cell(cb, with_name ? sizeof cb : 1, cat, lc), dfs_fmt_count(c1, sizeof c1, v[i].count),
                 dfs_fmt_duration(c2, sizeof c2, v[i].dur_ns), dfs_fmt_duration(c3, sizeof c3, mean));
     }
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "output/csv.h"
+#include "output/escape.h"
 #include "output/format.h"
 #include "output/json.h"
 
@@ -151,8 +152,9 @@ static void print_verdicts(FILE *out, const dfs_run *run, const dfs_steps_run *r
             if (it->name) {
                 size_t n;
                 const char *s = dfs_str_get(run, it->name, &n);
-                fprintf(out, "  %24s %-20.*s %8llu calls %12.3f ms in waits\n", "", (int)n, s,
-                        (unsigned long long)it->count, it->value / 1e6);
+                fprintf(out, "  %24s ", "");
+                dfs_term_pad(out, s, n, 20);
+                fprintf(out, " %8llu calls %12.3f ms in waits\n", (unsigned long long)it->count, it->value / 1e6);
             } else if (it->step >= 0) {
                 fprintf(out, "  %24s step %-8" PRId64 " %12.3f ms  from %s\n", "", it->step, it->value / 1e6,
                         dfs_fmt_time(t, sizeof t, it->start));
@@ -185,7 +187,9 @@ static void print_counts(FILE *out, const dfs_steps_counts *c)
 
 static void print_run(FILE *out, const dfs_run *run, const dfs_steps_run *r, size_t head)
 {
-    fprintf(out, "run %s\n  source %s, steps by %s", r->name, dfs_concept_source_name(r->source),
+    fputs("run ", out);
+    dfs_term_puts(out, r->name); /* a path */
+    fprintf(out, "\n  source %s, steps by %s", dfs_concept_source_name(r->source),
             dfs_step_strategy_name(r->strategy));
     if (r->rank >= 0)
         fprintf(out, ", rank %" PRId64, r->rank);

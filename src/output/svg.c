@@ -1,41 +1,23 @@
+/* svg.c - XML-safe SVG text and compact numbers (svg.h). The characters are output/escape.c's XML
+ * rules, on one line, apostrophes escaped; this file only counts and cuts. */
 #include "output/svg.h"
 
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "output/escape.h"
 #include "util/utf8.h"
 
-static const char replacement[] = "\xEF\xBF\xBD"; /* U+FFFD */
-
-/* True for a valid sequence XML 1.0 cannot carry: U+FFFE and U+FFFF. */
-static int is_nonchar(const unsigned char *p, size_t len)
+/* The bytes of the first `chars` characters of s (an invalid byte counts as one character). */
+static size_t char_prefix(const unsigned char *p, size_t n, size_t chars)
 {
-    return len == 3 && p[0] == 0xEF && p[1] == 0xBF && (p[2] == 0xBE || p[2] == 0xBF);
-}
-
-/* Writes one character starting at p (at most `left` bytes); returns the bytes consumed. */
-static size_t put_char(FILE *out, const unsigned char *p, size_t left)
-{
-    unsigned c = p[0];
-    switch (c) {
-    case '&': fputs("&amp;", out); return 1;
-    case '<': fputs("&lt;", out); return 1;
-    case '>': fputs("&gt;", out); return 1;
-    case '"': fputs("&quot;", out); return 1;
-    case '\'': fputs("&apos;", out); return 1;
-    case '\t':
-    case '\n':
-    case '\r': fputs("&#x20;", out); return 1; /* one line: titles and labels */
-    default: break;
+    size_t i = 0;
+    for (; i < n && chars; chars--) {
+        size_t len = dfs_utf8_len(p + i, n - i);
+        i += len ? len : 1;
     }
-    size_t len = dfs_utf8_len(p, left);
-    if (len == 0 || c < 0x20 || c == 0x7F || is_nonchar(p, len)) {
-        fputs(replacement, out);
-        return len ? len : 1;
-    }
-    fwrite(p, 1, len, out);
-    return len;
+    return i;
 }
 
 size_t dfs_svg_chars(const char *s, size_t n)
@@ -51,11 +33,9 @@ size_t dfs_svg_chars(const char *s, size_t n)
 
 void dfs_svg_text(FILE *out, const char *s, size_t n, size_t max_chars)
 {
-    const unsigned char *p = (const unsigned char *)s;
     bool cut = max_chars > 0 && dfs_svg_chars(s, n) > max_chars;
-    size_t keep = cut ? max_chars - 1 : SIZE_MAX;
-    for (size_t i = 0, chars = 0; i < n && chars < keep; chars++)
-        i += put_char(out, p + i, n - i);
+    size_t keep = cut ? char_prefix((const unsigned char *)s, n, max_chars - 1) : n;
+    dfs_xml_escape(dfs_put_file, out, s, keep, DFS_XML_APOS | DFS_XML_ONE_LINE);
     if (cut)
         fputs("\xE2\x80\xA6", out); /* U+2026 */
 }

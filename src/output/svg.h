@@ -1,7 +1,8 @@
 /* svg.h - the little an SVG writer needs beyond fprintf: XML-safe text and compact numbers.
- * Whatever bytes a trace holds, the output stays well-formed XML 1.0: markup characters are
- * escaped, invalid UTF-8 becomes U+FFFD, and characters XML 1.0 forbids even as references
- * (control characters other than tab and line breaks, U+FFFE, U+FFFF) become U+FFFD too. */
+ * Whatever bytes a trace holds, the output stays well-formed XML 1.0 (output/escape.h's XML
+ * rules): markup characters are escaped, invalid UTF-8 and the characters XML 1.0 forbids even as
+ * references (control characters other than tab and line breaks, DEL, U+FFFE, U+FFFF) become
+ * U+FFFD, and tab and line breaks a space: SVG text here is one line. */
 #ifndef DFS_SVG_H
 #define DFS_SVG_H
 #include <stddef.h>

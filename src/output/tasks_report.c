@@ -17,6 +17,7 @@
 
 #include "output/atomic.h"
 #include "output/csv_dir.h"
+#include "output/escape.h"
 #include "output/json.h"
 #include "util/bytebuf.h"
 #include "util/shortest.h"
@@ -132,6 +133,20 @@ static size_t tc_len(const textcol *c, size_t i)
     return (i + 1 < c->n ? c->off[i + 1] : c->len) - c->off[i] - 1;
 }
 
+/* A text cell as the terminal shows it (output/escape.h), with pandas' leading space. */
+static bool add_text_cell(textcol *raw, const char *s, size_t n)
+{
+    char local[256], *buf = local;
+    size_t cap = 4 * n + 1; /* an escape is at most 4 bytes a byte */
+    if (cap > sizeof local && !(buf = malloc(cap)))
+        return false;
+    dfs_term_cell(buf, cap, s, n);
+    bool ok = tc_add(raw, buf, strlen(buf), 1, 0);
+    if (buf != local)
+        free(buf);
+    return ok;
+}
+
 /* A cell as pandas shows it: text and integers with a leading space, floats with %.5f. */
 static bool add_shown_cell(const dfs_tk_table *t, size_t row, size_t col, textcol *raw)
 {
@@ -147,7 +162,7 @@ static bool add_shown_cell(const dfs_tk_table *t, size_t row, size_t col, textco
     else if (t->types[col] == DFS_TK_FLOAT)
         n = isnan(c.f) ? snprintf(buf, sizeof buf, "NaN") : snprintf(buf, sizeof buf, "%.5f", c.f);
     else
-        return tc_add(raw, c.s, c.len, 1, 0);
+        return add_text_cell(raw, c.s, c.len);
     return tc_add(raw, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1, 0, 0);
 }
 
@@ -315,23 +330,12 @@ typedef dfs_bytebuf line;
 
 static void line_char(line *l, char c) { dfs_bytebuf_put(l, &c, 1); }
 
+static void line_sink(void *l, const char *s, size_t n) { dfs_bytebuf_put(l, s, n); }
+
 /* Python's csv: a field with a comma, a quote or a line break is quoted, quotes doubled. */
 static void csv_text(line *l, const char *s, size_t n)
 {
-    bool quote = false;
-    for (size_t i = 0; i < n && !quote; i++)
-        quote = s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r';
-    if (!quote) {
-        dfs_bytebuf_put(l, s, n);
-        return;
-    }
-    line_char(l, '"');
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '"')
-            line_char(l, '"');
-        line_char(l, s[i]);
-    }
-    line_char(l, '"');
+    dfs_csv_escape(line_sink, l, s, n);
 }
 
 static void csv_cell(line *l, const dfs_tk_table *t, size_t row, size_t col)
@@ -527,40 +531,15 @@ void dfs_tasks_write_json(FILE *out, const dfs_tasks_result *r, size_t head)
 
 /* ---- the task graph ------------------------------------------------------------------------------ */
 
-/* XML 1.0 text: markup escaped, characters XML cannot hold and bad UTF-8 as U+FFFD. */
-static void xml_text(FILE *out, const char *str, size_t n)
+/* GraphML character data and DOT quoted strings: output/escape.h's rules. */
+static void xml_text(FILE *out, const char *s, size_t n)
 {
-    const unsigned char *s = (const unsigned char *)str;
-    for (size_t i = 0; i < n;) {
-        unsigned char c = s[i];
-        size_t k = dfs_utf8_len(s + i, n - i);
-        if (c == '&')
-            fputs("&amp;", out);
-        else if (c == '<')
-            fputs("&lt;", out);
-        else if (c == '>')
-            fputs("&gt;", out);
-        else if (c == '"')
-            fputs("&quot;", out);
-        else if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || k == 0)
-            fputs("\xef\xbf\xbd", out);
-        else
-            fwrite(s + i, 1, k, out);
-        i += k ? k : 1;
-    }
+    dfs_xml_escape(dfs_put_file, out, s, n, 0);
 }
 
-/* DOT quoted string body. */
 static void dot_text(FILE *out, const char *s, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '"' || s[i] == '\\')
-            fputc('\\', out);
-        if (s[i] == '\n')
-            fputs("\\n", out);
-        else if ((unsigned char)s[i] >= 0x20 || s[i] == '\t')
-            fputc(s[i], out);
-    }
+    dfs_dot_escape(dfs_put_file, out, s, n);
 }
 
 typedef void (*text_fn)(FILE *, const char *, size_t);

@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
+#include "output/escape.h"
 #include "output/format.h"
 #include "output/json.h"
 
@@ -140,7 +141,9 @@ static void write_table(FILE *out, const summary *x)
         for (int k = 0; k < DFS_TL_NCLASS; k++)
             total += x->lanes[i].spans[k];
         lane_name(&x->lanes[i], name, sizeof name);
-        fprintf(out, "  %s %s: %s spans\n", x->lanes[i].drawn ? " " : "-", name, dfs_fmt_count(c, sizeof c, total));
+        fprintf(out, "  %s ", x->lanes[i].drawn ? " " : "-");
+        dfs_term_puts(out, name); /* hosts, processes and threads as the trace names them */
+        fprintf(out, ": %s spans\n", dfs_fmt_count(c, sizeof c, total));
     }
 }
 

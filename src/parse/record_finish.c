@@ -208,6 +208,13 @@ static void check_times(rec *r)
         ev->flags |= DFS_EF_BAD_TIME;
         problem(r, DFS_PROB_ABSURD_DUR, "dur %lld us is over 7 days", (long long)(ev->dur / 1000));
     }
+    /* An aggregated record's dur is a sum, not a span: it has no end. */
+    int64_t end;
+    if ((ev->flags & (DFS_EF_HAS_TS | DFS_EF_BAD_TIME)) == DFS_EF_HAS_TS && ev->phase != DFS_PHASE_AGGREGATED &&
+        !dfs_span_end(ev->ts, ev->dur, &end)) {
+        ev->flags |= DFS_EF_BAD_TIME;
+        problem(r, DFS_PROB_TIME_OVERFLOW, "ts + dur outside the int64 ns range");
+    }
 }
 
 static void set_type(rec *r)

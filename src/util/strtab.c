@@ -1,6 +1,7 @@
 #include "util/strtab.h"
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -137,10 +138,50 @@ void dfs_strtab_free(dfs_strtab *t)
     free(t);
 }
 
+/* ---- NUL ----------------------------------------------------------------------------------- */
+
+/* A string with a NUL byte (raw, or \u0000 decoded) is stored with U+FFFD in its place: every
+ * C-string view of an interned string is then the whole string. */
+typedef struct nul_free {
+    const char *s;
+    size_t n;
+    char *heap;
+    char local[256];
+} nul_free;
+
+/* False when out of memory; free c->heap in any case. */
+static bool without_nul(nul_free *c, const char *s, size_t n)
+{
+    size_t nuls = 0;
+    for (const char *p = s, *end = s + n; (p = memchr(p, 0, (size_t)(end - p))) != NULL; p++)
+        nuls++;
+    c->n = n + 2 * nuls;
+    c->heap = c->n <= sizeof c->local ? NULL : malloc(c->n);
+    char *out = c->n <= sizeof c->local ? c->local : c->heap;
+    c->s = out;
+    if (!out)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i]) {
+            *out++ = s[i];
+        } else {
+            memcpy(out, "\xEF\xBF\xBD", 3);
+            out += 3;
+        }
+    }
+    return true;
+}
+
 dfs_str dfs_strtab_intern(dfs_strtab *t, const char *s, size_t n)
 {
     if (n == 0)
         return 0;
+    if (memchr(s, 0, n)) {
+        nul_free c;
+        dfs_str id = without_nul(&c, s, n) ? dfs_strtab_intern(t, c.s, c.n) : 0;
+        free(c.heap);
+        return id;
+    }
     uint64_t h = dfs_hash64(s, n);
     pthread_mutex_lock(&t->lock);
     dfs_str id = insert_locked(t, s, n, h);
@@ -152,6 +193,12 @@ dfs_str dfs_strtab_find(dfs_strtab *t, const char *s, size_t n)
 {
     if (n == 0)
         return 0;
+    if (memchr(s, 0, n)) {
+        nul_free c;
+        dfs_str id = without_nul(&c, s, n) ? dfs_strtab_find(t, c.s, c.n) : 0;
+        free(c.heap);
+        return id;
+    }
     size_t slot;
     pthread_mutex_lock(&t->lock);
     dfs_str id = lookup_locked(t, s, n, dfs_hash64(s, n), &slot);
@@ -262,6 +309,12 @@ dfs_str dfs_strcache_intern(dfs_strcache *c, const char *s, size_t n)
         const entry *e = entry_at(c->table, c->slots[i].id);
         if (e->len == n && memcmp(e->s, s, n) == 0)
             return c->slots[i].id;
+    }
+    if (memchr(s, 0, n)) { /* only on a miss: the table holds the string without its NULs */
+        nul_free clean;
+        dfs_str id = without_nul(&clean, s, n) ? dfs_strcache_intern(c, clean.s, clean.n) : 0;
+        free(clean.heap);
+        return id;
     }
     pthread_mutex_lock(&c->table->lock);
     dfs_str id = insert_locked(c->table, s, n, h);

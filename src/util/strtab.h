@@ -3,7 +3,11 @@
  * Interning must not serialise the workers: each worker asks its own cache first, and takes the
  * table's lock only for a string it has not met before. Strings never move once stored, and the
  * id -> string index is a two-level array that never reallocates, so readers need no lock for an
- * id they obtained (the lock or a queue hand-off orders the accesses). */
+ * id they obtained (the lock or a queue hand-off orders the accesses).
+ *
+ * No stored string holds a NUL byte: a NUL (a raw byte, or \u0000 decoded) is stored as U+FFFD,
+ * so that a string used as a C string (names, paths, labels in the analyses and outputs) is
+ * always whole. Strings with a NUL are looked up the same way, so they still intern to one id. */
 #ifndef DFS_STRTAB_H
 #define DFS_STRTAB_H
 #include <stddef.h>

@@ -195,12 +195,13 @@ static bool file_events(dfs_dataloader *d, size_t from, size_t to)
     size_t nm = 0;
     bool ok = true;
     for (size_t i = from; i < to && ok; i++) {
+        int64_t end;
         if (evs[i].ph != 'X')
             marks[nm++] = mark_of(&evs[i], i, fi->dialect);
-        else if (__builtin_add_overflow(evs[i].ts, evs[i].dur, &(int64_t){0}))
+        else if (!dfs_span_end(evs[i].ts, evs[i].dur, &end))
             d->bad_times++;
         else
-            ok = add_event(d, fi, &evs[i], evs[i].ts + evs[i].dur, evs[i].bad_time);
+            ok = add_event(d, fi, &evs[i], end, evs[i].bad_time);
     }
     ok = ok && pair_marks(d, fi, marks, nm);
     free(marks);

@@ -468,14 +468,14 @@ static uint64_t *recent_file(worker_state *w, uint64_t key)
     return w->files[((key ^ key >> 29) * UINT64_C(0x9e3779b97f4a7c15) >> 32) % FILE_MEMO];
 }
 
-static void raw_stats(worker_state *w, acc *a, const lev *e)
+static void raw_stats(worker_state *w, acc *a, const lev *e, int64_t end)
 {
     a->events++;
     a->have_time = true;
     if (e->ts < a->min_ts)
         a->min_ts = e->ts;
-    if (e->ts + e->dur > a->max_end)
-        a->max_end = e->ts + e->dur;
+    if (end > a->max_end)
+        a->max_end = end;
     /* files and hosts by hash, or by name where the trace writes names (2023 format). A file
      * not added lately is appended to a sortset: most files are new, tens of thousands of them,
      * and a hash set's probe, or a table by name id, cost a cache miss for each one
@@ -561,8 +561,13 @@ static void on_event(worker_state *w, const dfs_run *run, const dfs_event *ev, c
         return;
     }
     lev e;
+    int64_t end;
     to_lev(ev, clk, &e);
-    raw_stats(w, a, &e);
+    if (!dfs_span_end(e.ts, e.dur, &end)) { /* the file's clock took the end out of int64 */
+        a->bad_time++;
+        return;
+    }
+    raw_stats(w, a, &e, end);
     if (ev->ts < fs->min_raw)
         fs->min_raw = ev->ts;
     fs->have = true;

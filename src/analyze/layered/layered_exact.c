@@ -111,13 +111,15 @@ void dfs_layered_exact_add(const dfs_layered *la, acc *a, uint32_t p, const lev 
             a->last_classes |= UINT64_C(1) << la->ovl_class[__builtin_ctzll(m)];
         a->last_mask = mask;
     }
-    if (!dfs_ovl_add_mask(*o, a->last_classes, e->ts, e->ts + e->dur, (double)size)) {
+    int64_t end;
+    (void)dfs_span_end(e->ts, e->dur, &end); /* it fits: the reading left out ends that do not */
+    if (!dfs_ovl_add_mask(*o, a->last_classes, e->ts, end, (double)size)) {
         a->failed = true;
         return;
     }
     a->xs.v[p].pinned |= in_pieces;
     if (!la->opt.no_streaming && a->streaming && !a->xs.v[p].pinned)
-        note_stream(la, a, p, e->ts, e->ts + e->dur);
+        note_stream(la, a, p, e->ts, end);
 }
 
 void dfs_layered_exact_input_changed(acc *a)

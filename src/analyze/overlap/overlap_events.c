@@ -502,15 +502,19 @@ void dfs_ov_analyse(wstate *w, const dfs_run *run, oev *e)
 
 /* ===== reading =================================================================================== */
 
-static void to_oev(const dfs_event *ev, const dfs_file_clock *clk, int64_t dur, oev *e)
+/* false when the file's clock takes the end out of int64: the event is then left out as bad time */
+static bool to_oev(const dfs_event *ev, const dfs_file_clock *clk, int64_t dur, oev *e)
 {
-    int64_t ts = dfs_clock_apply(clk, ev->ts);
+    int64_t ts = dfs_clock_apply(clk, ev->ts), end;
+    if (!dfs_span_end(ts, dfs_clock_scale(clk, dur), &end))
+        return false;
     /* field by field: a memset of the whole record costs more than the copies (per event) */
-    *e = (oev){.ts = ts, .end = sat_add(ts, dfs_clock_scale(clk, dur)), .fhash = ev->fhash, .hhash = ev->hhash,
+    *e = (oev){.ts = ts, .end = end, .fhash = ev->fhash, .hhash = ev->hhash,
                .offset = ev->offset, .pid = ev->pid, .tid = ev->tid, .cat = ev->cat, .name = ev->name,
                .fname = ev->fname, .host = ev->host, .pid_str = ev->pid_str, .tid_str = ev->tid_str,
                .file = ev->file};
     read_args(e, ev);
+    return true;
 }
 
 /* Allocation and dataset counts (overlap.md §2.4) on every complete event. */
@@ -554,7 +558,10 @@ static void on_event(wstate *w, const dfs_run *run, const dfs_event *ev, const d
         return;
     }
     oev e;
-    to_oev(ev, clk, dur, &e);
+    if (!to_oev(ev, clk, dur, &e)) {
+        w->bad_time++;
+        return;
+    }
     raw_stats(w, &e);
     fs->min_raw = min64(fs->min_raw, ev->ts);
     fs->have = true;

@@ -871,8 +871,9 @@ static bool convert_events(dfs_rules *rs, relabel *rl, const uint32_t *rank, boo
             ok = pair_marker(rs, rl, &b, i, file_node);
             continue;
         }
-        int64_t start = dfs_file_abs_ns(dfs_run_file(rl->run, r->file), r->ts);
-        fill_event(rs, rl, r, start, start + r->dur, file_node);
+        int64_t start = dfs_file_abs_ns(dfs_run_file(rl->run, r->file), r->ts), end;
+        if (dfs_span_end(start, r->dur, &end)) /* else the file's clock took the end out of int64 */
+            fill_event(rs, rl, r, start, end, file_node);
     }
     for (size_t i = 0; i < b.st.n; i++) {
         b.open += b.st.v[i].n;

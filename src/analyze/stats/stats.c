@@ -128,10 +128,10 @@ static void count_event(part *p, const dfs_event *ev)
     else if (ev->fname || ev->fhash)
         note_reference(p, ev, DFS_HASH_FILE, ev->fhash, ev->fname);
     p->last_fname = ev->fname;
-    if ((ev->flags & DFS_EF_HAS_TS) && !(ev->flags & DFS_EF_BAD_TIME)) {
-        int64_t end = ev->ts + (dur > 0 && ev->phase != DFS_PHASE_AGGREGATED ? dur : 0);
+    int64_t end;
+    if ((ev->flags & DFS_EF_HAS_TS) && !(ev->flags & DFS_EF_BAD_TIME) &&
+        dfs_span_end(ev->ts, dur > 0 && ev->phase != DFS_PHASE_AGGREGATED ? dur : 0, &end))
         dfs_stats_add_span(p, ev->file, ev->ts, end);
-    }
 }
 
 static void *worker_begin(void *user)

@@ -142,7 +142,8 @@ static bool worth_keeping(st_part *p, const dfs_run *run, dfs_concept_source src
     return dfs_concepts_match(p->concepts, run, src, ev) != 0;
 }
 
-static st_ev kept_event(const dfs_run *run, dfs_concept_source src, const dfs_event *ev)
+/* The event as kept; false when its end does not fit int64 (the reader counted a time_overflow). */
+static bool kept_event(const dfs_run *run, dfs_concept_source src, const dfs_event *ev, st_ev *out)
 {
     st_ev k = {
         .start = ev->ts,
@@ -165,8 +166,8 @@ static st_ev kept_event(const dfs_run *run, dfs_concept_source src, const dfs_ev
         .host = ev->host,
         .phase = ev->phase,
     };
-    if (ev->phase == DFS_PHASE_COMPLETE && (ev->flags & DFS_EF_HAS_DUR))
-        k.end = ev->ts + ev->dur;
+    if (ev->phase == DFS_PHASE_COMPLETE && (ev->flags & DFS_EF_HAS_DUR) && !dfs_span_end(ev->ts, ev->dur, &k.end))
+        return false;
     if (k.ext == ST_NONE && src == DFS_CSRC_KINETO)
         k.ext = arg_int_named(run, ev, extra_keys[0]);
     if (src == DFS_CSRC_SMDEBUG) { /* spec §1.1: args.pid / args.thread_id replace pid / tid */
@@ -174,7 +175,8 @@ static st_ev kept_event(const dfs_run *run, dfs_concept_source src, const dfs_ev
         k.lane_pid = pid != ST_NONE ? pid : k.lane_pid;
         k.lane_tid = tid != ST_NONE ? tid : k.lane_tid;
     }
-    return k;
+    *out = k;
+    return true;
 }
 
 static void on_batch(void *state, const dfs_run *run, const dfs_batch *b)
@@ -185,7 +187,8 @@ static void on_batch(void *state, const dfs_run *run, const dfs_batch *b)
     dfs_concept_source src = dfs_concept_source_of(dfs_run_file(run, b->file)->dialect);
     for (size_t i = 0; i < b->count && !p->failed; i++) {
         const dfs_event *ev = &b->events[i];
-        if (worth_keeping(p, run, src, ev) && !dfs_vec_push(&p->evs, kept_event(run, src, ev)))
+        st_ev k;
+        if (worth_keeping(p, run, src, ev) && kept_event(run, src, ev, &k) && !dfs_vec_push(&p->evs, k))
             p->failed = true;
     }
 }

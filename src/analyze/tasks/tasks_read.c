@@ -190,7 +190,9 @@ static bool written_time(const part *p, const dfs_event *ev, double *out)
     }
     if (!(ev->flags & DFS_EF_HAS_TS))
         return false;
-    int64_t ns = ev->ts + (ev->phase == DFS_PHASE_COMPLETE && (ev->flags & DFS_EF_HAS_DUR) ? ev->dur : 0);
+    int64_t ns;
+    if (!dfs_span_end(ev->ts, ev->phase == DFS_PHASE_COMPLETE && (ev->flags & DFS_EF_HAS_DUR) ? ev->dur : 0, &ns))
+        return false;
     *out = (double)ns / 1e9;
     return true;
 }

@@ -200,7 +200,7 @@ dfs_status dfs_tl_add_span(dfs_timeline *tl, uint32_t lane, int64_t start, int64
     if (lane >= tl->lanes.n || (unsigned)cls >= DFS_TL_NCLASS || dur < 0)
         return DFS_ERR_USAGE;
     int64_t end;
-    if (__builtin_add_overflow(start, dur, &end))
+    if (!dfs_span_end(start, dur, &end))
         end = INT64_MAX;
     int64_t ws = tl->opt.start_ns, we = tl->opt.end_ns;
     bool inside = dur == 0 ? start >= ws && start < we : start < we && end > ws;

@@ -359,8 +359,8 @@ static dfs_tl_class class_of(part *p, const dfs_run *run, uint8_t source, const 
 static bool overlaps(const dfs_tl_options *o, int64_t start, int64_t dur)
 {
     int64_t end;
-    if (__builtin_add_overflow(start, dur, &end))
-        end = INT64_MAX;
+    if (!dfs_span_end(start, dur, &end))
+        return false; /* the file's clock took the end out of int64: left out, as bad times are */
     return dur == 0 ? start >= o->start_ns && start < o->end_ns : start < o->end_ns && end > o->start_ns;
 }
 
@@ -436,7 +436,7 @@ static void on_event(part *p, const dfs_tlw *w, const dfs_run *run, file_fact *f
     case DFS_PHASE_COMPLETE:
         if (!timed(p, ev, true))
             return;
-        note_extent(f, ev->ts, __builtin_add_overflow(ev->ts, ev->dur, &end) ? INT64_MAX : end);
+        note_extent(f, ev->ts, dfs_span_end(ev->ts, ev->dur, &end) ? end : INT64_MAX);
         if (p->tl && p->late_class[f->source]) { /* classed after reading, with the process names */
             if (overlaps(&w->opt.draw, dfs_clock_apply(&f->clock, ev->ts), dfs_clock_scale(&f->clock, ev->dur)))
                 hold(p, ev);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "output/escape.h"
 #include "output/format.h"
 #include "output/json.h"
 #include "output/merge/merge_internal.h"
@@ -55,10 +56,12 @@ void dfs_merge_report_text(FILE *out, const dfs_merge_report *rep, const dfs_run
         const dfs_file_info *fi = dfs_run_file(run, f);
         char shift[40];
         snprintf(shift, sizeof shift, "%s%.3f", m->aligned ? "" : "!", (double)m->shift_ns / 1000.0);
-        fprintf(out, "%-10s %-10s %-18s %12s %12s %9u %14u %s\n",
+        fprintf(out, "%-10s %-10s %-18s %12s %12s %9u %14u ",
                 dfs_fmt_count(a, sizeof a, m->events_in), dfs_fmt_count(b, sizeof b, m->events_out),
                 dfs_dialect_name(fi->dialect), dfs_fmt_count(c, sizeof c, m->dropped), shift,
-                m->lanes, m->remapped, fi->path);
+                m->lanes, m->remapped);
+        dfs_term_puts(out, fi->path);
+        fputc('\n', out);
     }
     fprintf(out, "total: %s events read, %s written, %s dropped, %s metadata records inserted\n",
             dfs_fmt_count(a, sizeof a, rep->events_in), dfs_fmt_count(b, sizeof b, rep->events_out),
@@ -67,8 +70,11 @@ void dfs_merge_report_text(FILE *out, const dfs_merge_report *rep, const dfs_run
         fprintf(out, "spilled: %s runs, %s, %u intermediate merge(s)\n",
                 dfs_fmt_count(a, sizeof a, rep->runs_spilled),
                 dfs_fmt_bytes(b, sizeof b, rep->bytes_spilled), rep->merge_passes);
-    for (size_t i = 0; i < rep->nwarnings; i++)
-        fprintf(out, "warning: %s\n", rep->warnings[i]);
+    for (size_t i = 0; i < rep->nwarnings; i++) {
+        fputs("warning: ", out);
+        dfs_term_puts(out, rep->warnings[i]); /* they quote paths and names */
+        fputc('\n', out);
+    }
 }
 
 void dfs_merge_report_json(FILE *out, const dfs_merge_report *rep, const dfs_run *run)
