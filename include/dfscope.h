@@ -264,8 +264,10 @@ typedef struct dfs_options {
     uint64_t preview_bytes;   /* 0: read everything. Else read only about the first preview_bytes
                                  of each input (decompressed), ending at a line start: a cheap
                                  look at the heads (damage at the cut is counted as usual) */
+    /* Called about four times a second while reading and once at the end: bytes_done counts the
+       bytes read (decompressed), disk_done the bytes of the files they came from, of disk_total. */
     void (*progress)(void *ctx, uint64_t files_done, uint64_t files_total, uint64_t bytes_done,
-                     uint64_t bytes_total);
+                     uint64_t disk_done, uint64_t disk_total);
     void *progress_ctx;
 } dfs_options;
 

@@ -68,18 +68,24 @@ uint64_t dfs_cli_peak_rss_kb(void)
     return getrusage(RUSAGE_SELF, &ru) == 0 ? (uint64_t)ru.ru_maxrss : 0;
 }
 
+/* The bytes read, and for decompressed input the file bytes they came from; the time left is
+ * estimated from the file bytes, which are what there is to do whatever the compression. */
 static void show_progress(void *ctx, uint64_t files_done, uint64_t files_total, uint64_t bytes_done,
-                          uint64_t bytes_total)
+                          uint64_t disk_done, uint64_t disk_total)
 {
     dfs_cli_common *c = ctx;
     double elapsed = dfs_cli_now() - c->started;
     double rate = elapsed > 0 ? (double)bytes_done / elapsed : 0;
-    /* bytes_done counts decompressed bytes and bytes_total disk bytes: the estimate is rough for
-     * gzip input, so it is only shown for the fraction of files still to do. */
-    double left = rate > 0 && bytes_total > bytes_done ? (double)(bytes_total - bytes_done) / rate : 0;
-    fprintf(stderr, "\r\033[Kdfscope: %llu/%llu files, %.0f MB, %.0f MB/s, ~%.0f s left",
-            (unsigned long long)files_done, (unsigned long long)files_total, (double)bytes_done / 1e6,
-            rate / 1e6, files_done == files_total ? 0.0 : left);
+    double disk_rate = elapsed > 0 ? (double)disk_done / elapsed : 0;
+    double left = disk_rate > 0 && disk_total > disk_done ? (double)(disk_total - disk_done) / disk_rate : 0;
+    fprintf(stderr, "\r\033[Kdfscope: %llu/%llu files, ", (unsigned long long)files_done,
+            (unsigned long long)files_total);
+    if (bytes_done == disk_done)
+        fprintf(stderr, "%.0f of %.0f MB", (double)bytes_done / 1e6, (double)disk_total / 1e6);
+    else
+        fprintf(stderr, "%.0f MB decompressed from %.1f of %.1f MB", (double)bytes_done / 1e6,
+                (double)disk_done / 1e6, (double)disk_total / 1e6);
+    fprintf(stderr, ", %.0f MB/s, ~%.0f s left", rate / 1e6, files_done == files_total ? 0.0 : left);
     if (files_done == files_total)
         fprintf(stderr, "\r\033[K");
     fflush(stderr);

@@ -19,8 +19,10 @@
  *
  * Feeding: the caller passes consecutive pieces of the stream. feed() returns how many bytes it
  * consumed; the caller keeps the rest and passes it again, followed by more bytes. A piece always
- * ends where the caller's buffer ended, so a record may be cut; feed() then stops before it (a
- * structural scan resumes where it stopped, it does not rescan). Results do not depend on how
+ * ends where the caller's buffer ended, so a record may be cut; feed() then stops before it, and
+ * resumes its scan where it stopped (the search for the end of that line, or of that structural
+ * unit): the bytes passed again must be the same, and no byte is scanned twice however long the
+ * record grows. Blank lines cost their bytes only (no work per line). Results do not depend on how
  * the stream is cut into pieces. The bytes after a record in the caller's buffer may be read
  * (never written) by the record parser's fast paths.
  * With DFS_FEED_FULL the caller cannot grow its buffer (the record exceeds opt->max_record):

@@ -406,6 +406,7 @@ ssize_t dfs_gz_read(dfs_gzreader *r, char *out, size_t cap)
 uint32_t dfs_gz_members(const dfs_gzreader *r) { return r->members; }
 bool dfs_gz_truncated(const dfs_gzreader *r) { return r->truncated; }
 uint64_t dfs_gz_end(const dfs_gzreader *r) { return r->end; }
+uint64_t dfs_gz_consumed(const dfs_gzreader *r) { return window_pos(r); }
 
 void dfs_gz_close(dfs_gzreader *r)
 {

@@ -40,6 +40,8 @@ bool dfs_gz_truncated(const dfs_gzreader *r);     /* the last member was cut */
  * the member boundary >= stop; before trailing garbage: where it starts), the end of the input
  * for a truncated member, or about where invalid deflate data was found. */
 uint64_t dfs_gz_end(const dfs_gzreader *r);
+/* Compressed offset of the next byte the reader will consume (progress in the file). */
+uint64_t dfs_gz_consumed(const dfs_gzreader *r);
 void dfs_gz_close(dfs_gzreader *r);
 
 /* Split points for parallel decoding of a multi-member file: compressed offsets where a member

@@ -1,6 +1,10 @@
 /* inputs.c - turning the paths a user names into the run's input files.
  * A path is a file, a directory (walked recursively, entries in name order so runs are
- * reproducible) or a glob pattern. The same file named twice is read once. */
+ * reproducible) or a glob pattern. The same file named twice is read once. Nothing met on a walk
+ * is skipped in silence: an entry that cannot be read (a folder that cannot be opened or listed,
+ * a dangling or looping symlink, a folder nested too deep) becomes an unreadable input, reported
+ * and failing the run (exit 2) like an unreadable file; only FIFOs, sockets and devices, which
+ * are not traces, and a symlink back to a folder being walked (read already) are passed over. */
 #include <dirent.h>
 #include <errno.h>
 #include <glob.h>
@@ -41,6 +45,20 @@ static dfs_status add_file(dfs_run *run, const char *path, const struct stat *st
     return append_input(run, path, (uint64_t)st->st_size);
 }
 
+/* An entry of a walked directory that cannot be read, as an unreadable input saying why. */
+static dfs_status add_unreadable(dfs_run *run, const char *path, const char *why, int err)
+{
+    char text[512];
+    snprintf(text, sizeof text, "%s%s%s", why, err ? ": " : "", err ? strerror(err) : "");
+    const char *kept = dfs_run_keep_text(run, text, strlen(text));
+    if (!kept || append_input(run, path, 0) != DFS_OK)
+        return DFS_ERR_NOMEM;
+    dfs_input *in = &run->inputs.v[run->inputs.n - 1];
+    in->info.unreadable = true;
+    in->info.error = kept;
+    return DFS_OK;
+}
+
 dfs_status dfs_run_add_listed(dfs_run *run, const char *path, uint64_t size)
 {
     if (run->read_done)
@@ -53,29 +71,39 @@ static int compare_names(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+enum { MAX_DEPTH = 64 };
+
 /* Directories met on the current walk, to stop symlink loops. */
 typedef struct walk_stack {
-    uint64_t dev[64], ino[64];
+    uint64_t dev[MAX_DEPTH], ino[MAX_DEPTH];
     int depth;
 } walk_stack;
 
 static dfs_status add_any(dfs_run *run, const char *path, bool named, walk_stack *ws);
 
-static dfs_status add_directory(dfs_run *run, const char *path, const struct stat *st, walk_stack *ws)
+/* A named directory that cannot be read is the caller's error; one met on a walk is an input. */
+static dfs_status directory_fails(dfs_run *run, const char *path, bool named, const char *why, int err)
+{
+    if (!named)
+        return add_unreadable(run, path, why, err);
+    snprintf(run->error, sizeof run->error, "%s: %s%s%s", path, why, err ? ": " : "", err ? strerror(err) : "");
+    return DFS_ERR_INPUT;
+}
+
+static dfs_status add_directory(dfs_run *run, const char *path, const struct stat *st, bool named,
+                                walk_stack *ws)
 {
     for (int i = 0; i < ws->depth; i++)
         if (ws->dev[i] == (uint64_t)st->st_dev && ws->ino[i] == (uint64_t)st->st_ino)
             return DFS_OK; /* a loop through a symlink */
-    if (ws->depth == 64)
-        return DFS_OK;
+    if (ws->depth == MAX_DEPTH)
+        return directory_fails(run, path, named, "directory nested too deep (more than 64 levels): not read", 0);
     DIR *d = opendir(path);
-    if (!d) {
-        snprintf(run->error, sizeof run->error, "%s: cannot open directory: %s", path, strerror(errno));
-        return DFS_ERR_INPUT;
-    }
+    if (!d)
+        return directory_fails(run, path, named, "cannot open directory", errno);
     DFS_VEC(char *) names = {0};
     dfs_status rc = DFS_OK;
-    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+    for (struct dirent *e; errno = 0, (e = readdir(d)) != NULL;) {
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
             continue;
         size_t n = strlen(path) + strlen(e->d_name) + 2;
@@ -87,7 +115,10 @@ static dfs_status add_directory(dfs_run *run, const char *path, const struct sta
         }
         snprintf(child, n, "%s%s%s", path, path[strlen(path) - 1] == '/' ? "" : "/", e->d_name);
     }
+    int list_error = rc == DFS_OK ? errno : 0; /* readdir's end (0) or its failure */
     closedir(d);
+    /* what was listed before a failure is still read */
+    dfs_status listed = list_error ? directory_fails(run, path, named, "cannot list directory", list_error) : DFS_OK;
     if (names.n) /* an empty directory has no array, and qsort's pointer must not be NULL */
         qsort(names.v, names.n, sizeof *names.v, compare_names);
     ws->dev[ws->depth] = (uint64_t)st->st_dev;
@@ -103,18 +134,20 @@ static dfs_status add_directory(dfs_run *run, const char *path, const struct sta
     }
     ws->depth--;
     dfs_vec_free(&names);
-    return rc;
+    return rc == DFS_OK ? listed : rc;
 }
 
 static dfs_status add_any(dfs_run *run, const char *path, bool named, walk_stack *ws)
 {
     struct stat st;
     if (stat(path, &st) != 0) {
+        if (!named) /* a dangling or looping symlink, a name too long... */
+            return add_unreadable(run, path, strerror(errno), 0);
         snprintf(run->error, sizeof run->error, "%s: %s", path, strerror(errno));
         return DFS_ERR_INPUT;
     }
     if (S_ISDIR(st.st_mode))
-        return add_directory(run, path, &st, ws);
+        return add_directory(run, path, &st, named, ws);
     if (S_ISREG(st.st_mode))
         return add_file(run, path, &st);
     /* FIFOs, sockets and devices found while walking a directory are not traces; named

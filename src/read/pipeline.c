@@ -63,12 +63,12 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-static void report_progress(pool *pl, uint64_t bytes_total)
+static void report_progress(pool *pl, uint64_t disk_total)
 {
     const dfs_options *o = &pl->run->opt;
     if (o->progress)
         o->progress(o->progress_ctx, atomic_load(&pl->files_done), pl->run->inputs.n,
-                    atomic_load(&pl->bytes_done), bytes_total);
+                    atomic_load(&pl->bytes_done), atomic_load(&pl->disk_done), disk_total);
 }
 
 /* Runs the current phase on all workers and waits, reporting progress meanwhile. */

@@ -33,6 +33,8 @@ typedef struct task {
     uint32_t nchunks;
     task_kind kind;
     uint64_t start, stop;      /* RANGE: nominal byte range; GZ_SEGMENT: compressed range */
+    uint64_t from, to;         /* RANGE: the line-aligned range read, once range_known */
+    bool range_known;
     size_t piece;              /* share mode: the piece of run->share it reads */
     dfs_stream st;
     /* A gzip segment cannot know whether the previous one ended inside a line: it keeps its
@@ -92,7 +94,8 @@ typedef struct pool {
     size_t nitems;
     int phase;                 /* 1 prepare, 2 read, 3 pre-scan */
     bool seams;                /* some input is read in pieces: worker 0 parses their seams last */
-    atomic_uint_fast64_t bytes_done;
+    atomic_uint_fast64_t bytes_done;  /* read (decompressed) */
+    atomic_uint_fast64_t disk_done;   /* of the files, what the bytes read came from */
     atomic_uint_fast64_t files_done;
     atomic_int failed_alloc;
     /* Why plain files are read with read() rather than mapped (the address space is limited),
@@ -116,7 +119,10 @@ void dfs_prepare_file(pool *pl, size_t i);
 
 /* task.c */
 ssize_t dfs_source_read(source *s, char *out, size_t cap);
-uint64_t dfs_line_start_at_or_after(int fd, uint64_t pos, uint64_t size);
+uint64_t dfs_line_start_at_or_after(int fd, uint64_t pos, uint64_t limit);
+/* Sets a RANGE task's from and to (once: the pre-scan and the read share them). A byte is scanned
+ * a bounded number of times whatever the chunking, also inside a line longer than many chunks. */
+void dfs_task_range(task *t, int fd, uint64_t size);
 bool dfs_worker_buffer(worker *w, size_t need);
 void dfs_worker_begin_stream(worker *w, dfs_stream *st);
 /* Hands the worker's batch of events of `file` to the consumers (dfs_batch.in_pieces as given). */

@@ -51,6 +51,8 @@ void dfs_prepare_file(pool *pl, size_t i)
     dfs_input *in = &pl->run->inputs.v[i];
     prepared *pr = &pl->prep[i];
     pr->npoints = 1;
+    if (in->info.unreadable)
+        return; /* found so while listing the inputs (inputs.c), with the reason */
     int fd = open(in->path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         mark_unreadable(in, errno == EACCES ? "permission denied" : "cannot open");

@@ -1,7 +1,9 @@
 /* prescan.c - the hash definitions of the earlier chunks of a file read in pieces.
  * A chunk after the first cannot see the FH/HH/SH records before it, so every chunk but the last
  * is scanned first for its definition lines only (cheap: a 16-byte compare finds the few lines
- * that may define), and each chunk is handed its predecessors' definitions (model/stream.h). */
+ * that may define), and each chunk is handed its predecessors' definitions (model/stream.h).
+ * Each byte of a chunk is read once and a line is never held past max_record bytes, so a chunk
+ * costs one pass whatever its lines (a NUL tail of gigabytes is one line). */
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
@@ -44,8 +46,9 @@ static bool line_may_define(const char *line, size_t len)
     return false;
 }
 
-/* Parses the definition lines of complete lines in buf into the scratch stream (w->pctx.st). */
-static void scan_block(worker *w, const char *buf, size_t len, uint64_t offset)
+/* Parses the definition lines of the lines in buf into the scratch stream (w->pctx.st), but for
+ * those longer than max_record, which the read skips. */
+static void scan_block(worker *w, const char *buf, size_t len, uint64_t offset, uint64_t max_record)
 {
     size_t at = 0;
     while (at < len) {
@@ -57,7 +60,7 @@ static void scan_block(worker *w, const char *buf, size_t len, uint64_t offset)
             start--;
         const char *end = memchr(hit, '\n', (size_t)(buf + len - hit));
         size_t line_len = (size_t)((end ? end : buf + len) - start);
-        const char *brace = memchr(start, '{', line_len);
+        const char *brace = line_len <= max_record ? memchr(start, '{', line_len) : NULL;
         if (brace && line_may_define(start, line_len)) {
             size_t n = line_len - (size_t)(brace - start);
             while (n > 0 && (brace[n - 1] == ' ' || brace[n - 1] == '\r' || brace[n - 1] == ',' ||
@@ -70,37 +73,58 @@ static void scan_block(worker *w, const char *buf, size_t len, uint64_t offset)
     }
 }
 
+/* The end of the complete lines in buf[0..have + n) when buf[0..have) holds no '\n' (0: none):
+ * only the n new bytes are searched, so a long line is scanned once however many reads it takes. */
+static size_t complete_lines(const char *buf, size_t have, size_t n)
+{
+    const char *nl = memrchr(buf + have, '\n', n);
+    return nl ? (size_t)(nl - buf) + 1 : 0;
+}
+
+/* Reads the task's range and scans its complete lines. A line longer than max_record is not
+ * scanned, as the read skips it (record_too_large), and is not kept either: once it outgrows
+ * max_record its bytes are dropped as they come. A line still going at the nominal stop goes on
+ * to the end of the range (dfs_task_range), so when the line dropped is one, the pre-scan stops:
+ * it reads at most about max_record bytes past the stop, however long the line. */
 void dfs_task_prescan(worker *w, task *t, dfs_u64map carry[3])
 {
     dfs_input *in = &w->pool->run->inputs.v[t->file];
+    const uint64_t max_record = w->pool->run->opt.max_record;
     int fd = open(in->path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return; /* the read phase reports it */
     dfs_stream scratch;
     dfs_stream_init(&scratch, t->file, t->chunk, 0);
     dfs_worker_begin_stream(w, &scratch);
-    source src = {.fd = fd};
-    src.pos = dfs_line_start_at_or_after(fd, t->start, in->info.size);
-    src.end = dfs_line_start_at_or_after(fd, t->stop, in->info.size);
-    uint64_t offset = src.pos;
-    size_t have = 0;
-    for (;;) {
-        if (!dfs_worker_buffer(w, have + BLOCK))
-            break;
+    dfs_task_range(t, fd, in->info.size);
+    source src = {.fd = fd, .pos = t->from, .end = t->to};
+    uint64_t offset = src.pos; /* of w->buf[0] */
+    size_t have = 0;           /* bytes of an unfinished line at w->buf (none while dropping) */
+    bool dropping = false;
+    while (dfs_worker_buffer(w, have + BLOCK)) {
         ssize_t n = dfs_source_read(&src, w->buf + have, BLOCK);
         if (n <= 0) {
-            scan_block(w, w->buf, have, offset);
+            scan_block(w, w->buf, have, offset, max_record);
             break;
         }
+        size_t complete = complete_lines(w->buf, have, (size_t)n);
         have += (size_t)n;
-        size_t complete = have;
-        while (complete > 0 && w->buf[complete - 1] != '\n')
-            complete--;
-        if (complete == 0 && have < w->pool->run->opt.max_record)
+        if (complete == 0) {
+            if (!dropping && have <= max_record)
+                continue;
+            dropping = true;
+            offset += have;
+            have = 0;
+            if (src.pos >= t->stop)
+                break;
             continue;
-        if (complete == 0)
-            complete = have; /* an absurd line: scan it as it is */
-        scan_block(w, w->buf, complete, offset);
+        }
+        size_t from = 0;
+        if (dropping) { /* the dropped line ends in these bytes */
+            from = (size_t)((const char *)memchr(w->buf, '\n', complete) - w->buf) + 1;
+            dropping = false;
+        }
+        scan_block(w, w->buf + from, complete - from, offset + from, max_record);
         offset += complete;
         have -= complete;
         memmove(w->buf, w->buf + complete, have);
@@ -111,4 +135,3 @@ void dfs_task_prescan(worker *w, task *t, dfs_u64map carry[3])
     w->pctx.st = NULL;
     close(fd);
 }
-

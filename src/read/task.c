@@ -33,24 +33,38 @@ ssize_t dfs_source_read(source *s, char *out, size_t cap)
     return n;
 }
 
-/* The first line start at or after pos: pos itself when it follows a '\n', else the byte after
- * the next '\n'. Both neighbours of a chunk boundary compute the same answer. */
-uint64_t dfs_line_start_at_or_after(int fd, uint64_t pos, uint64_t size)
+/* The first line start at or after pos (pos itself when it follows a '\n', else the byte after
+ * the next '\n'), or limit when none comes before it: the scan reads no further than limit, which
+ * is at most the file size. Both neighbours of a chunk boundary compute the same answer. */
+uint64_t dfs_line_start_at_or_after(int fd, uint64_t pos, uint64_t limit)
 {
-    if (pos == 0 || pos >= size)
-        return pos >= size ? size : 0;
+    if (pos == 0 || pos >= limit)
+        return pos >= limit ? limit : 0;
     char buf[65536];
     uint64_t at = pos - 1;
-    while (at < size) {
-        ssize_t n = pread(fd, buf, sizeof buf, (off_t)at);
+    while (at < limit) {
+        size_t want = limit - at < sizeof buf ? (size_t)(limit - at) : sizeof buf;
+        ssize_t n = pread(fd, buf, want, (off_t)at);
         if (n <= 0)
-            return size;
+            return limit;
         char *nl = memchr(buf, '\n', (size_t)n);
         if (nl)
             return at + (uint64_t)(nl - buf) + 1;
         at += (uint64_t)n;
     }
-    return size;
+    return limit;
+}
+
+void dfs_task_range(task *t, int fd, uint64_t size)
+{
+    if (t->range_known)
+        return;
+    uint64_t stop = t->stop < size ? t->stop : size;
+    /* No line starts before the nominal stop: the search for the stop would end at the same line
+     * start, so the range is empty and only the task where that line begins scans it to its end. */
+    t->from = dfs_line_start_at_or_after(fd, t->start, stop);
+    t->to = t->from >= stop ? t->from : dfs_line_start_at_or_after(fd, t->stop, size);
+    t->range_known = true;
 }
 
 /* ---- phase 2: read ------------------------------------------------------------------------------- */
@@ -169,11 +183,16 @@ static void finish_stream(worker *w, task *t, feeder *f)
     }
 }
 
-static void count_bytes(worker *w, task *t, uint64_t n)
+/* Counts n bytes read (decompressed) and the bytes of the file they took, for the progress line. */
+static void count_bytes(worker *w, task *t, uint64_t n, uint64_t on_disk)
 {
     atomic_fetch_add(&w->pool->bytes_done, n);
+    atomic_fetch_add(&w->pool->disk_done, on_disk);
     t->st.bytes_in += n;
 }
+
+/* Where a source is in its file: the compressed bytes consumed, or the plain position. */
+static uint64_t disk_position(const source *s) { return s->gz ? dfs_gz_consumed(s->gz) : s->pos; }
 
 /* ---- a file that changes while it is read -------------------------------------------------------
  * A task reads the bytes its file had when the inputs were listed: bytes appended later are not
@@ -222,6 +241,7 @@ static void read_buffered(worker *w, task *t, source *src, feeder *f)
     bool keeps_tail = t->kind == TASK_GZ_SEGMENT && t->chunk + 1 < t->nchunks;
     if (!src->gz)
         offset = src->pos;
+    uint64_t disk_at = disk_position(src);
     for (;;) {
         if (!dfs_worker_buffer(w, have + BLOCK)) {
             atomic_store(&w->pool->failed_alloc, 1);
@@ -235,7 +255,9 @@ static void read_buffered(worker *w, task *t, source *src, feeder *f)
         } else if (n == 0 && !src->gz && src->pos < src->end) {
             cut_short(t, src->fd, src->pos, &src->end, src->pos);
         }
-        count_bytes(w, t, (uint64_t)n);
+        uint64_t disk_now = disk_position(src);
+        count_bytes(w, t, (uint64_t)n, disk_now > disk_at ? disk_now - disk_at : 0);
+        disk_at = disk_now;
         have += (size_t)n;
         bool final = n == 0;
         if (preview && t->st.bytes_in >= preview && !final) {
@@ -302,7 +324,7 @@ static bool feed_window(mapped *m, dfs_mapguard *g, const char *map, uint64_t ws
         size_t len = (size_t)(vend - m->pos);
         int flags = final ? DFS_FEED_FINAL : (len >= max_record ? DFS_FEED_FULL : 0);
         size_t used = feed_piece(m->w, m->t, m->f, map + (m->pos - wstart), len, m->pos, flags);
-        count_bytes(m->w, m->t, used);
+        count_bytes(m->w, m->t, used, used);
         m->pos += used;
         size_t gone;
         if (dfs_mapguard_vanished(g, &gone))
@@ -398,8 +420,9 @@ void dfs_task_run(worker *w, task *t)
     }
     source src = {.fd = fd, .pos = 0, .end = in->info.size};
     if (t->kind == TASK_RANGE) {
-        src.pos = dfs_line_start_at_or_after(fd, t->start, in->info.size);
-        src.end = dfs_line_start_at_or_after(fd, t->stop, in->info.size);
+        dfs_task_range(t, fd, in->info.size);
+        src.pos = t->from;
+        src.end = t->to;
     } else if (run->opt.preview_bytes && !pr->gzip && src.end > run->opt.preview_bytes) {
         src.end = dfs_line_start_at_or_after(fd, run->opt.preview_bytes, in->info.size);
     } else if (pr->gzip) {
