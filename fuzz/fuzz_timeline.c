@@ -3,8 +3,8 @@
  * `dfscope timeline` drives it.
  *
  * Input: a first line "WINDOW [WIDTH [DEPTH [LANES]]]" (the --window text and the drawing options;
- * width 200..2000 here, to keep runs short), then either a trace (any text: written to a file and
- * read by the library with one worker, measured first when the window is relative or open, drawn,
+ * width 200..2000 here, to keep runs short), then either a trace (any text: written to a memory
+ * file and read by the library with one worker, measured first when the window is relative or open, drawn,
  * and read again with the final clocks when the drawing pass asks to) or, after a NUL byte, binary
  * spans and counter samples given to the picture directly, split between two pictures that are
  * then merged (20 bytes each: start and duration as int64, lane, kind, name). The binary form
@@ -16,15 +16,15 @@
  * than INT64_MAX ns); the SVG and the summary stay under 64 MiB (far above what the
  * bounds of timeline.h allow for these inputs: the writer aborts the run as soon as it passes). */
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* fopencookie */
+#define _GNU_SOURCE /* fopencookie, memfd_create */
 #endif
 #include <errno.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "analyze/common/clocks.h"
@@ -38,7 +38,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
 #define MAX_OUTPUT ((uint64_t)64 << 20)
 #define RECORD 20
 
-static char work_dir[128], trace_path[256];
+static int trace_fd = -1; /* a memory file: nothing is left on disk, even when a run aborts */
+static char trace_path[64]; /* /proc/self/fd/N, which the library opens as any path */
 
 static void die(const char *what)
 {
@@ -215,8 +216,7 @@ static bool resolve(const dfs_tl_window *win, int64_t *start, int64_t *end, dfs_
 
 static void draw_trace(const settings *s, const dfs_tl_window *win, const uint8_t *trace, size_t len)
 {
-    int fd = open(trace_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0 || (len && write(fd, trace, len) != (ssize_t)len) || close(fd) != 0)
+    if (ftruncate(trace_fd, 0) != 0 || (len && pwrite(trace_fd, trace, len, 0) != (ssize_t)len))
         die("cannot write the trace");
     int64_t start, end;
     dfs_file_clock *clocks = NULL;
@@ -348,22 +348,14 @@ static void draw_records(const settings *s, const dfs_tl_window *win, const uint
     dfs_tl_free(b);
 }
 
-static void remove_work_dir(void)
-{
-    unlink(trace_path);
-    rmdir(work_dir);
-}
-
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    const char *base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
-    snprintf(work_dir, sizeof work_dir, "%s/fuzz_timeline.XXXXXX", base);
-    if (!mkdtemp(work_dir))
+    trace_fd = memfd_create("trace.json", 0);
+    if (trace_fd < 0)
         die(strerror(errno));
-    snprintf(trace_path, sizeof trace_path, "%s/trace.json", work_dir);
-    atexit(remove_work_dir);
+    snprintf(trace_path, sizeof trace_path, "/proc/self/fd/%d", trace_fd);
     return 0;
 }
 
