@@ -58,11 +58,13 @@ clean:
 # --- reliability (docs/RELIABILITY.md) ------------------------------------------------------------
 #   make fuzz            every libFuzzer target for FUZZ_SECONDS each (default 600), one after the
 #                        other; results appended to fuzz/results.md, findings in build-fuzz/fuzz-artifacts
+#   make fuzz-long       every target for 10 minutes, whatever FUZZ_SECONDS says (the reliability
+#                        round's run, about 80 minutes; not in CI)
 #   make fuzz-smoke      the same for 20 s each (CI); skipped when clang's libFuzzer is not available
 #   make test-valgrind   the unit tests under valgrind memcheck
 FUZZ_SECONDS ?= 600
-FUZZ_TARGETS ?= lines chrome gzip dasf predicate preset cli
-.PHONY: fuzz-build fuzz-smoke test-valgrind
+FUZZ_TARGETS ?= lines chrome gzip dasf predicate preset cli timeline
+.PHONY: fuzz-build fuzz-long fuzz-smoke test-valgrind
 
 fuzz-build: deps-test
 	@fuzz/have-libfuzzer.sh
@@ -71,6 +73,9 @@ fuzz-build: deps-test
 
 fuzz: fuzz-build
 	fuzz/run.sh build-fuzz $(FUZZ_SECONDS) fuzz/results.md $(FUZZ_TARGETS)
+
+fuzz-long:
+	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=600
 
 fuzz-smoke:
 	@if fuzz/have-libfuzzer.sh; then $(MAKE) --no-print-directory fuzz-build && \

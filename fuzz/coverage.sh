@@ -8,7 +8,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 corpus=$(cd "${1:?usage: coverage.sh CORPUS OUT [TARGET...]}" && pwd)
 out=${2:?out}
 shift 2
-targets=${*:-lines chrome gzip dasf predicate preset cli}
+targets=${*:-lines chrome gzip dasf predicate preset cli timeline}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 CC=clang cmake -S "$here/.." -B "$out/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDFS_FUZZ=ON \
@@ -24,6 +24,7 @@ files() { # the library files a target is about
     predicate) echo "$src/analyze/common/predicate.c" ;;
     preset) echo "$src/analyze/common/preset*.c" ;;
     cli) echo "$src/cli/*.c" ;;
+    timeline) echo "$src/analyze/timeline/*.c $src/output/timeline_*.c" ;;
   esac
 }
 for t in $targets; do

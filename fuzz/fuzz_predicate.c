@@ -1,7 +1,10 @@
 /* fuzz_predicate.c - the predicate language (analyze/common/predicate.c): any text either compiles or
  * fails with an error that has a message and a column inside the text; compiled predicates are
  * evaluated on a few rows (nulls included), and a set of them answers the same through its memo
- * as directly. Input: predicate texts, one per line (the first is also compiled alone). */
+ * as directly, unless a regular expression reached its bound (predicate.h: then the predicate
+ * has failed, with a message, and its answers no longer count). A value of 40 a's and an X makes
+ * exponential patterns such as (a+)+$ reach it. Input: predicate texts, one per line (the first is
+ * also compiled alone). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +21,8 @@ static void die(const char *what)
 
 /* Strings the rows use; a row's text id is the index here, so equal ids mean equal strings. */
 static const char *const pool[] = {"POSIX", "read", "/data/train/img_1.npz", "python3", "node1",
-                                   "", "STDIO", "open64", "a.b", "\xff\xfe"};
+                                   "", "STDIO", "open64", "a.b", "\xff\xfe",
+                                   "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaX"};
 #define POOL_N (sizeof pool / sizeof *pool)
 
 static void make_row(unsigned seed, dfs_pred_row *row, uint32_t *ids)
@@ -47,6 +51,14 @@ static void check_error(const dfs_pred_error *err, size_t textlen)
         die("an error column beyond the text");
 }
 
+/* A predicate whose regular expression reached its bound says which, and where. */
+static void check_failure(const dfs_pred_error *err, size_t textlen)
+{
+    check_error(err, textlen);
+    if (!err->column || !strstr(err->message, "the regular expression"))
+        die("a failure that does not name its regular expression");
+}
+
 static void one_predicate(const char *text)
 {
     dfs_pred_error err;
@@ -62,6 +74,8 @@ static void one_predicate(const char *text)
         make_row(seed, &row, ids);
         (void)dfs_pred_match(p, &row);
     }
+    if (dfs_pred_failed(p, &err))
+        check_failure(&err, strlen(text));
     if (dfs_pred_matches_all(p) && dfs_pred_columns(p) != 0)
         die("a match-all predicate reads columns");
     dfs_pred_free(p);
@@ -83,9 +97,15 @@ static void predicate_set(const char *const *texts, size_t n)
             dfs_pred_row row;
             uint32_t ids[DFS_PRED_NTEXT] = {0};
             make_row(seed, &row, ids);
-            if (dfs_pred_set_eval(s, &row, ids) != dfs_pred_set_eval_direct(s, &row))
+            uint64_t memo = dfs_pred_set_eval(s, &row, ids), direct = dfs_pred_set_eval_direct(s, &row);
+            if (memo != direct && !dfs_pred_set_failed(s, NULL))
                 die("the memo answers differently from direct evaluation");
         }
+    if (dfs_pred_set_failed(s, &err)) {
+        if (err.index >= n)
+            die("a failure names a member that does not exist");
+        check_failure(&err, strlen(texts[err.index]));
+    }
     dfs_pred_set_free(s);
 }
 

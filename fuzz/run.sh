@@ -11,12 +11,14 @@ build=${1:?usage: run.sh BUILD SECONDS RESULTS [TARGET...]}
 seconds=${2:?seconds}
 results=${3:?results file}
 shift 3
-targets=${*:-lines chrome gzip dasf predicate preset cli}
+targets=${*:-lines chrome gzip dasf predicate preset cli timeline}
 build=$(cd "$build" && pwd)
 corpus=$build/corpus
 artifacts=$build/fuzz-artifacts
 mkdir -p "$artifacts"
-[ -d "$corpus/lines.seeds" ] || "$here/seeds.sh" "$corpus" >/dev/null
+for t in $targets; do # seeds for every target (a corpus made before a target existed lacks its own)
+  [ -d "$corpus/$t.seeds" ] || { "$here/seeds.sh" "$corpus" >/dev/null; break; }
+done
 
 max_len() {
   case $1 in
@@ -25,7 +27,7 @@ max_len() {
 }
 dict() {
   case $1 in
-    lines|chrome) echo "-dict=$here/json.dict" ;; predicate|preset) echo "-dict=$here/predicate.dict" ;;
+    lines|chrome|timeline) echo "-dict=$here/json.dict" ;; predicate|preset) echo "-dict=$here/predicate.dict" ;;
     cli) echo "-dict=$here/cli.dict" ;;
   esac
 }

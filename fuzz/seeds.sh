@@ -2,15 +2,18 @@
 # seeds.sh OUT [TRACES] - seed corpora for the fuzz targets, one folder per target under OUT,
 # made from the shared trace corpus (default ../shared/traces beside the checkout): small files
 # whole, slices of large ones (whole lines, and cuts inside a line), and hand-written inputs for the
-# predicate, preset and command-line targets. Re-running replaces the seeds (not what the fuzzers
-# added to the corpus folders they run on).
+# predicate, preset, command-line and timeline targets, among them the hostile inputs of issue 29:
+# timestamps at and past the edges of int64 (1e400, NaN, Infinity, +-9223372036854775807,
+# 18446744073709551615), events 292 years apart, ts + dur overflowing, --window texts, regular
+# expressions that backtrack exponentially, and YAML nested a thousand levels deep. Re-running
+# replaces the seeds (not what the fuzzers added to the corpus folders they run on).
 set -eu   # no pipefail: `zcat | head` ends zcat with SIGPIPE on purpose
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:?usage: seeds.sh OUT [TRACES]}
 traces=${2:-$here/../../shared/traces}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-for t in lines chrome gzip dasf predicate preset cli; do
+for t in lines chrome gzip dasf predicate preset cli timeline; do
   rm -rf "$out/$t.seeds"
   mkdir -p "$out/$t.seeds"
 done
@@ -105,4 +108,70 @@ for args in 'stats' 'stats\n--json' 'stats\n--json\n--top\n0\n-j\n2' 'stats\n-o\
             'tasks\n--help' 'overlap\n--help' 'gen\n--help' 'frobnicate'; do
   printf -- "$args" | seed cli args
 done
+# --- hostile numbers (issue 29, items 1 and 2): as DFTracer lines, Chrome arrays and timelines ------
+# "ts" values, one trace each, beside an ordinary event; then pairs 292 years apart, and ts + dur
+# past INT64_MAX (in us, the unit of both formats).
+hostile_ts='1e400 NaN Infinity -Infinity 9223372036854775807 -9223372036854775807 -9223372036854775808
+  18446744073709551615 9223372036854775 "9223372036854775807" 1.7976931348623157e308 -0 4.9e-324'
+n=0
+for ts in $hostile_ts; do
+  n=$((n + 1))
+  printf '{"id":1,"name":"read","cat":"POSIX","pid":1,"tid":1,"ts":10,"dur":5,"ph":"X"}\n{"id":2,"name":"write","cat":"POSIX","pid":1,"tid":1,"ts":%s,"dur":%s,"ph":"X"}\n' "$ts" "$ts" |
+    seed lines "ts-$n"
+  printf '{"traceEvents":[{"name":"a","cat":"cpu_op","ph":"X","ts":10,"dur":1,"pid":1,"tid":1},{"name":"b","cat":"kernel","ph":"X","ts":%s,"dur":1,"pid":1,"tid":2},{"name":"c","ph":"C","ts":%s,"pid":1,"args":{"v":%s}}]}' "$ts" "$ts" "$ts" |
+    seed chrome "ts-$n"
+done
+apart='{"traceEvents":[{"name":"a","cat":"cpu_op","ph":"X","ts":10,"dur":1,"pid":1,"tid":1},{"name":"b","cat":"cpu_op","ph":"X","ts":9223372036854775,"dur":1,"pid":1,"tid":1}]}'
+overflow='{"id":1,"name":"read","cat":"POSIX","pid":1,"tid":1,"ts":9223372036854775000,"dur":9223372036854775000,"ph":"X"}
+{"id":2,"name":"open","cat":"POSIX","pid":1,"tid":1,"ts":9223372036854,"dur":9223372036854775807,"ph":"X"}
+{"id":3,"name":"close","cat":"POSIX","pid":1,"tid":1,"ts":-9223372036854775807,"dur":-9223372036854775807,"ph":"X"}'
+begin_end='[{"name":"s","ph":"B","ts":-9223372036854775807,"pid":1,"tid":1},{"name":"s","ph":"E","ts":9223372036854775807,"pid":1,"tid":1},{"name":"x","ph":"X","ts":1,"dur":18446744073709551615,"pid":1,"tid":1}]'
+printf '%s' "$apart" | seed chrome apart-292-years
+printf '%s' "$begin_end" | seed chrome begin-end-apart
+printf '%s\n' "$overflow" | seed lines ts-plus-dur-overflow
+
+# --- timeline: a --window line (and width, depth, lanes), then a trace or, after a NUL, binary spans
+for w in ':' '+1.5:+2' '+500ms:+700ms' '0:9223372036' '1623142623.636:1623142623.812' ':+1ns' '+0:+0.000000001' \
+         '9223372036.854775807:' '0:9223372036.854775807' '+9223372036854775807ns:' '1h:2h' '-5:' '::' '+1e3:'; do
+  { printf '%s\n' "$w"; printf '%s' "$apart"; } | seed timeline window
+done
+{ printf ': 200 1 1\n'; printf '%s' "$begin_end"; } | seed timeline begin-end
+{ printf ': 2000 64 0\n'; printf '%s\n' "$overflow"; } | seed timeline overflow
+for ts in $hostile_ts; do
+  printf ':\n{"traceEvents":[{"name":"a","ph":"X","ts":10,"dur":1,"pid":1,"tid":1},{"name":"b","ph":"X","ts":%s,"dur":1,"pid":1,"tid":1}]}' "$ts" |
+    seed timeline ts
+done
+if [ -d "$traces/dftracer" ]; then
+  { printf ':\n'; head -n 40 "$traces/dftracer/dlio-unet3d-hdf5-8rank/trace-0-of-8.pfw"; } | seed timeline dlio
+  { printf '+1ms:+3ms 600\n'; cat "$traces/chrome-json/$(ls "$traces/chrome-json" | head -1)"; } | seed timeline chrome
+fi
+if command -v python3 >/dev/null; then # binary spans: int64 start and dur, lane, kind, name (fuzz_timeline.c)
+  python3 - "$out/timeline.seeds" <<'PY'
+import struct, sys
+M, m = 2**63 - 1, -2**63
+sets = {
+  "spans": [(0, 10, 0, 0), (5, 100, 1, 1), (50, 1, 2, 2), (60, 0, 3, 3), (70, 30, 4, 4), (80, 7, 5, 5)],
+  "edges": [(m, M, 0, 0), (M, M, 1, 1), (m, 1, 2, 2), (M - 1, 1, 3, 5), (0, -1, 4, 0), (-5, 10, 5, 1)],
+  "apart": [(10, 1, 0, 0), (9223372036854775000, 1, 1, 0), (0, 2**62, 2, 3)],
+}
+for k, (name, recs) in enumerate(sets.items()):
+    for window in (":", "0:9223372036", "+1ns:+3ns"):
+        body = b"".join(struct.pack("<qqBBH", s, d, l, c, 7) for s, d, l, c in recs)
+        open("%s/9%02d-bin-%s-%d" % (sys.argv[1], k, name, len(window)), "wb").write(window.encode() + b"\n\0" + body)
+PY
+fi
+
+# --- regular expressions that backtrack exponentially (issue 29, item 5) ---------------------------
+for p in 'func_name.str.contains("(a+)+$|X")' 'cat.str.contains("(x+x+)+y")' \
+         'func_name.str.contains("^(a|aa)+$") | file_name.str.contains("(.*a){12}")'; do
+  printf '%s' "$p" | seed predicate redos
+done
+
+# --- deep YAML (issue 29, item 6): flow, mixed and block nesting far past 64 levels, and at 64 -----
+deep() { local i; for ((i = 0; i < $2; i++)); do printf '%s' "$1"; done; }
+{ printf 'name: deep\ndefinitions: '; deep '[' 30000; printf '\n'; } | seed preset deep-flow
+{ printf 'name: deep\nbase: posix\ndefinitions: '; deep '{a: [' 3000; printf '\n'; } | seed preset deep-mixed
+{ printf 'name: deep\ndefinitions:\n'; deep '- ' 10000; printf 'x\n'; } | seed preset deep-block
+{ printf 'name: deep\nbase: posix\ndefinitions: '; deep '[' 63; printf 1; deep ']' 63; printf '\n'; } | seed preset deep-64
+
 echo "seeds in $out/*.seeds: $(find "$out" -path '*.seeds/*' -type f | wc -l) files"

@@ -189,6 +189,17 @@ static bool refuses_output(const dfs_cli_job *job, const dfs_run *run)
     return true;
 }
 
+/* Did the input void the analysis' result (analysis.h: failure)? Said; the exit code is 2. */
+static bool refused(const dfs_cli_job *job, void *obj, int *rc)
+{
+    const char *why = job->an->failure ? job->an->failure(obj) : NULL;
+    if (!why)
+        return false;
+    fprintf(stderr, "dfscope %s: %s\n", job->cmd, why);
+    *rc = DFS_EXIT_USAGE;
+    return true;
+}
+
 /* Did the pass end without a result, and without a reason to read again? */
 static bool out_of_memory(const dfs_analysis *an, void *obj, const void *result)
 {
@@ -211,6 +222,10 @@ static bool finish_pass(dfs_cli_common *c, const dfs_cli_job *job, void *obj, co
     double t0 = dfs_cli_now();
     *result = job->an->finish(obj, run);
     c->finish_s += dfs_cli_now() - t0;
+    if (refused(job, obj, rc)) {
+        *result = NULL;
+        return false;
+    }
     if (!out_of_memory(job->an, obj, *result))
         return true;
     fprintf(stderr, "dfscope %s: out of memory\n", job->cmd);
@@ -580,7 +595,7 @@ static void dist_pass_run(dfs_cli_common *c, dfs_cli_dist *d, const dfs_partitio
         p->rc = p->run ? DFS_EXIT_USAGE : DFS_EXIT_OUTPUT;
     } else if (!ok) {
         fprintf(stderr, "dfscope %s: %s\n", job->cmd, p->info.why[0] ? p->info.why : "a rank failed");
-        p->rc = DFS_EXIT_OUTPUT;
+        p->rc = p->info.refused ? DFS_EXIT_USAGE : DFS_EXIT_OUTPUT;
     } else {
         conclude_pass(c, job, p, d->listing.bad_path);
     }
@@ -656,7 +671,8 @@ static void decide(dfs_cli_dist *d, decision *x, dist_pass *p)
     x->pass = p;
     if (d->rank == 0) {
         x->rc = p->rc;
-        bool stop = p->rc == DFS_EXIT_OUTPUT || !p->obj || out_of_memory(x->an, p->obj, NULL);
+        bool stop = p->rc == DFS_EXIT_OUTPUT || !p->obj || out_of_memory(x->an, p->obj, NULL) ||
+                    (x->an->failure && x->an->failure(p->obj));
         x->what = p->result ? GO_WRITE : stop ? GO_STOP : GO_RERUN;
     }
     void *buf = NULL;

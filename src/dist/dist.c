@@ -564,10 +564,12 @@ typedef struct combine_ctx {
     dfs_dist_pass *out;
 } combine_ctx;
 
-static void note_failure(dfs_dist_pass *out, const char *why)
+static void note_failure(dfs_dist_pass *out, const char *why, bool refused)
 {
-    if (!out->failed || !out->why[0])
+    if (!out->failed || !out->why[0]) {
         snprintf(out->why, sizeof out->why, "%s", why);
+        out->refused = refused;
+    }
     out->failed = true;
 }
 
@@ -611,6 +613,7 @@ static bool pack_combined(void *ctx, void **buf, size_t *len)
     dfs_pack w;
     dfs_pack_init(&w, x->run);
     dfs_pack_bool(&w, x->out->failed);
+    dfs_pack_bool(&w, x->out->refused);
     dfs_pack_cstr(&w, x->out->why);
     if (!x->out->failed) {
         dfs_pack_results(&w, x->run);
@@ -626,22 +629,22 @@ static bool merge_combined(void *ctx, const void *buf, size_t len)
 {
     combine_ctx *x = ctx;
     if (!len) {
-        note_failure(x->out, "a rank could not send its results (out of memory)");
+        note_failure(x->out, "a rank could not send its results (out of memory)", false);
         return false;
     }
     dfs_unpack r;
     dfs_unpack_init(&r, x->run, buf, len);
-    bool failed = dfs_unpack_bool(&r);
+    bool failed = dfs_unpack_bool(&r), refused = dfs_unpack_bool(&r);
     dfs_arena tmp;
     dfs_arena_init(&tmp, 1024);
     const char *why = dfs_unpack_cstr(&r, &tmp);
     if (failed)
-        note_failure(x->out, why && *why ? why : "a rank failed");
+        note_failure(x->out, why && *why ? why : "a rank failed", refused);
     else if (!x->out->failed && (!dfs_unpack_results(&r, x->run) || !x->an->merge(x->obj, x->run, &r)))
         r.bad = true;
     bool ok = !r.bad && (failed || x->out->failed || dfs_unpack_ok(&r));
     if (!ok)
-        note_failure(x->out, "a rank's results could not be merged (damaged message or out of memory)");
+        note_failure(x->out, "a rank's results could not be merged (damaged message or out of memory)", false);
     dfs_arena_free(&tmp);
     dfs_unpack_free(&r);
     return ok && !failed;
@@ -699,6 +702,17 @@ static bool read_share(dfs_comm *c, dfs_run *run, const dfs_partition *part, dfs
     return dfs_run_read(run, cs, 1) == DFS_EXIT_OK;
 }
 
+/* Has the input voided the analysis here (analysis.h: failure)? Then that is this rank's failure. */
+static bool voided(void *obj, const dfs_analysis *an, int rank, dfs_dist_pass *out)
+{
+    const char *why = obj && an->failure ? an->failure(obj) : NULL;
+    if (why) {
+        out->refused = true;
+        snprintf(out->why, sizeof out->why, "rank %d: %s", rank, why);
+    }
+    return why != NULL;
+}
+
 bool dfs_dist_read(dfs_comm *c, dfs_run *run, const dfs_partition *part, dfs_consumer *consumer, void *obj,
                    const dfs_analysis *an, const void *opt, dfs_dist_pass *out)
 {
@@ -712,6 +726,8 @@ bool dfs_dist_read(dfs_comm *c, dfs_run *run, const dfs_partition *part, dfs_con
     out->mine.read_s = now_s() - t0;
     if (!ok)
         snprintf(out->why, sizeof out->why, "rank %d: out of memory while reading its share", rank);
+    else if (voided(obj, an, rank, out))
+        ok = false;
     double t1 = now_s();
     if (ok && an->fold_share && rank != 0) {
         dfs_run_fold_results(run); /* the facts of its own files; the verdict is rank 0's to make */
@@ -720,7 +736,8 @@ bool dfs_dist_read(dfs_comm *c, dfs_run *run, const dfs_partition *part, dfs_con
     }
     if (dfs_analysis_takes_census(an, opt) && !unit_census(c, run, obj, an, ok) && ok) {
         ok = false;
-        snprintf(out->why, sizeof out->why, "rank %d: the unit census failed (out of memory)", rank);
+        if (!voided(obj, an, rank, out)) /* finish_local found it */
+            snprintf(out->why, sizeof out->why, "rank %d: the unit census failed (out of memory)", rank);
     }
     out->failed = !ok;
     combine_ctx cx = {run, obj, an, out};

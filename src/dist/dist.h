@@ -92,6 +92,7 @@ typedef struct dfs_dist_rank_stats {
 
 typedef struct dfs_dist_pass {
     bool failed;                    /* some rank failed (what rank 0 knows of every rank) */
+    bool refused;                   /* ...because its input voids the analysis (analysis.h: failure) */
     char why[512];                  /* the first failure, with its rank */
     dfs_dist_rank_stats mine;       /* this rank's part */
     size_t own_results;             /* run->results[0, own_results) are this rank's pieces */

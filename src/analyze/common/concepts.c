@@ -310,6 +310,24 @@ uint32_t dfs_concepts_match(dfs_concepts *c, const dfs_run *run, dfs_concept_sou
     return bits;
 }
 
+bool dfs_concepts_failed(const dfs_concepts *c, char *buf, size_t n)
+{
+    for (unsigned s = 0; c && s < DFS_CSRC_COUNT; s++) {
+        const source_preds *sp = &c->src[s];
+        dfs_pred_error err;
+        if (!sp->set || !dfs_pred_set_failed(sp->set, &err))
+            continue;
+        for (unsigned k = 0; k < DFS_CONCEPT_COUNT; k++)
+            if (sp->bit[k] == (int8_t)err.index) {
+                char what[64];
+                snprintf(what, sizeof what, "concept %s", dfs_concept_name((dfs_concept)k));
+                dfs_pred_note_failure(buf, n, what, sp->text[k], &err);
+            }
+        return true;
+    }
+    return false;
+}
+
 dfs_event_class dfs_event_class_of(uint32_t bits)
 {
     if (bits & DFS_CONCEPT_BIT(DFS_CONCEPT_DATA_WAIT))

@@ -118,6 +118,9 @@ uint32_t dfs_concepts_match(dfs_concepts *c, const dfs_run *run, dfs_concept_sou
 /* The event's class under source s (see dfs_event_class for the priority). */
 dfs_event_class dfs_concepts_classify(dfs_concepts *c, const dfs_run *run, dfs_concept_source s,
                                       const dfs_event *ev);
+/* Has a predicate's regular expression reached its bound (predicate.h)? Then the answers are void,
+ * and, when buf is empty, buf gets the user's message naming the concept and its predicate. */
+bool dfs_concepts_failed(const dfs_concepts *c, char *buf, size_t n);
 /* The class of a dfs_concepts_match answer. */
 dfs_event_class dfs_event_class_of(uint32_t concept_bits);
 #endif

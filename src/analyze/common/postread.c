@@ -75,6 +75,22 @@ bool dfs_layer_plan_init(dfs_layer_plan *plan, const dfs_preset *preset, const d
     return true;
 }
 
+void dfs_layer_plan_user(const dfs_layer_plan *plan, size_t text, const char *noun, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s ?", noun);
+    for (size_t l = 0; l < plan->nlayers; l++) {
+        if (plan->layer_text[l] == (int)text) {
+            snprintf(buf, n, "%s %s", noun, plan->layers[l].name);
+            return;
+        }
+        for (size_t d = 0; d < plan->layers[l].nderived && d < DFS_PRESET_MAX_DERIVED; d++)
+            if (plan->derived_text[l][d] == (int)text) {
+                snprintf(buf, n, "%s %s, derived metric %s", noun, plan->layers[l].name, plan->layers[l].derived[d].name);
+                return;
+            }
+    }
+}
+
 /* ----- the classifier ------------------------------------------------------------------------ */
 
 typedef struct file_rules {
@@ -386,6 +402,17 @@ static bool classify_key(dfs_postread *c, const dfs_run *run, const dfs_pr_input
         pe->match = dfs_pred_set_eval(c->preds, &row, ids);
         pe->layers = layers_of(c->plan, pe->match);
     }
+    return true;
+}
+
+bool dfs_postread_failed(const dfs_postread *c, const char *noun, char *buf, size_t n)
+{
+    dfs_pred_error err;
+    if (!c || !dfs_pred_set_failed(c->preds, &err))
+        return false;
+    char what[160];
+    dfs_layer_plan_user(c->plan, err.index, noun, what, sizeof what);
+    dfs_pred_note_failure(buf, n, what, c->plan->texts[err.index], &err);
     return true;
 }
 

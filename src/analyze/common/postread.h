@@ -37,6 +37,10 @@ typedef struct dfs_layer_plan {
 bool dfs_layer_plan_init(dfs_layer_plan *plan, const dfs_preset *preset, const dfs_preset_layer *layers,
                          size_t nlayers, dfs_pred_error *err);
 
+/* "<noun> <layer>" (or "<noun> <layer>, derived metric <name>") for the first layer that uses
+ * plan->texts[text], for messages; "<noun> ?" when none does. */
+void dfs_layer_plan_user(const dfs_layer_plan *plan, size_t text, const char *noun, char *buf, size_t n);
+
 /* Where an event's size comes from (§3.5). */
 typedef enum dfs_size_rule {
     DFS_SIZE_NONE,
@@ -123,6 +127,12 @@ static inline bool dfs_pr_front_find(const dfs_pr_front *front, dfs_str cat, dfs
     *out = s->ev;
     return true;
 }
+
+/* Has a layer or derived-metric predicate reached its regular-expression bound (predicate.h)?
+ * Then the classifications are void, and, when buf is empty, buf gets the user's message naming
+ * the predicate and the layer that uses it ("<noun> <layer>: predicate ...": noun is what the
+ * caller calls its layers, e.g. "layer" or "class"). */
+bool dfs_postread_failed(const dfs_postread *c, const char *noun, char *buf, size_t n);
 
 const char *dfs_postread_cat_text(const dfs_postread *c, uint32_t cat, size_t *len);
 uint32_t dfs_postread_cat_count(const dfs_postread *c);

@@ -2,10 +2,16 @@
  *
  * A predicate compiles to a small tree of nodes kept in one array and linked by index. "&" and "|"
  * chains become one n-ary node, so only parentheses and negations deepen the tree: their nesting is
- * bounded at parse time, which bounds the recursion of both the parser and the evaluator. */
+ * bounded at parse time, which bounds the recursion of both the parser and the evaluator.
+ *
+ * Every regular-expression search of dfscope runs in regex_search, under the bounds of
+ * predicate.h. A search that reaches one has no answer: the predicate records the failure (which
+ * analyses turn into an error naming it) and runs no more searches, so a failure costs one bounded
+ * search and never passes for "no match". */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "analyze/common/predicate.h"
 
+#include <inttypes.h>
 #include <pcre2.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -40,7 +46,8 @@ typedef struct pred_node {
     dfs_pred_text *strs; /* N_ISIN, sorted (owned copies) */
     int64_t *nums;       /* N_ISIN, sorted */
     size_t nitems;
-    pcre2_code *re;      /* N_CONTAINS */
+    pcre2_code *re;      /* N_CONTAINS; its pattern is in str, for messages */
+    size_t column;       /* N_CONTAINS: 1-based column of the pattern's string literal */
 } pred_node;
 
 struct dfs_pred {
@@ -49,7 +56,10 @@ struct dfs_pred {
     uint32_t root; /* NO_NODE: match all */
     unsigned columns;
     pcre2_match_data *match; /* shared by this predicate's regexes; makes it single-threaded */
+    pcre2_match_context *bounds; /* the limits of predicate.h, set per search */
     uint64_t regex_evals;
+    bool failed;                 /* a search reached a bound: answers no longer count */
+    dfs_pred_error failure;
 };
 
 static const char *const col_names[DFS_PRED_NCOLS] = {
@@ -461,6 +471,8 @@ void dfs_pred_free(dfs_pred *p)
     free(p->nodes);
     if (p->match)
         pcre2_match_data_free(p->match);
+    if (p->bounds)
+        pcre2_match_context_free(p->bounds);
     free(p);
 }
 
@@ -604,17 +616,25 @@ static bool compile_regex(parser *ps, pred_node *n, const token *t)
         fail(ps, pos, "invalid regular expression at column %zu: %s", pos + 1, (const char *)msg);
     }
     free(map);
-    free(pat);
-    return n->re != NULL;
+    if (!n->re) {
+        free(pat);
+        return false;
+    }
+    n->str = (dfs_pred_text){pat, len}; /* freed with the node */
+    n->column = t->pos + 1;
+    return true;
 }
 
 static bool ensure_match_data(parser *ps)
 {
-    if (!ps->pred->match)
-        ps->pred->match = pcre2_match_data_create(1, NULL);
-    if (!ps->pred->match)
+    dfs_pred *p = ps->pred;
+    if (!p->match)
+        p->match = pcre2_match_data_create(1, NULL);
+    if (!p->bounds && (p->bounds = pcre2_match_context_create(NULL)) != NULL)
+        pcre2_set_heap_limit(p->bounds, DFS_PRED_REGEX_HEAP_KIB);
+    if (!p->match || !p->bounds)
         fail_nomem(ps);
-    return ps->pred->match != NULL;
+    return p->match && p->bounds;
 }
 
 /* ".str.contains(...)" or ".str.startswith(...)", from the method name on. */
@@ -846,6 +866,22 @@ uint64_t dfs_pred_regex_evals(const dfs_pred *p)
     return p->regex_evals;
 }
 
+bool dfs_pred_failed(const dfs_pred *p, dfs_pred_error *err)
+{
+    if (p->failed && err)
+        *err = p->failure;
+    return p->failed;
+}
+
+void dfs_pred_note_failure(char *buf, size_t n, const char *what, const char *text, const dfs_pred_error *err)
+{
+    if (!n || buf[0])
+        return;
+    size_t len = strlen(text);
+    int shown = len > 80 ? 77 : (int)len;
+    snprintf(buf, n, "%s: predicate %.*s%s: %s", what, shown, text, len > 80 ? "..." : "", err->message);
+}
+
 /* ------------------------------------------------------------------------------------------------
  * Evaluation
  * ---------------------------------------------------------------------------------------------- */
@@ -868,6 +904,68 @@ static truth apply_op(cmp_op op, int c)
     return TV_FALSE;
 }
 
+uint32_t dfs_pred_regex_step_limit(size_t len)
+{
+    uint64_t share = DFS_PRED_REGEX_BUDGET / ((uint64_t)len + 1), linear = (uint64_t)len + DFS_PRED_REGEX_MIN_STEPS;
+    uint64_t limit = share > linear ? share : linear;
+    return limit > UINT32_MAX ? UINT32_MAX : (uint32_t)limit;
+}
+
+/* At most `max` bytes of a value as text for a message: control and non-ASCII bytes as '?'. */
+static void quote_value(dfs_pred_text v, char *buf, size_t n, size_t max)
+{
+    size_t o = 0, len = v.len < max ? v.len : max;
+    for (size_t i = 0; i < len && o + 4 < n; i++) {
+        unsigned char c = (unsigned char)v.s[i];
+        buf[o++] = c < 0x20 || c >= 0x7f ? '?' : (char)c;
+    }
+    if (len < v.len && o + 4 < n) {
+        memcpy(buf + o, "...", 3);
+        o += 3;
+    }
+    buf[o] = '\0';
+}
+
+static void record_failure(dfs_pred *p, const pred_node *n, dfs_pred_text v, int rc, uint32_t limit)
+{
+    char bound[64], value[40], pattern[40], text[sizeof p->failure.message + 128];
+    if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT)
+        snprintf(bound, sizeof bound, "over %" PRIu32 " backtracking steps from one position", limit);
+    else if (rc == PCRE2_ERROR_HEAPLIMIT)
+        snprintf(bound, sizeof bound, "over %u KiB of backtracking memory", DFS_PRED_REGEX_HEAP_KIB);
+    else if (rc == PCRE2_ERROR_NOMEMORY)
+        snprintf(bound, sizeof bound, "out of memory");
+    else
+        snprintf(bound, sizeof bound, "PCRE2 error %d", rc);
+    quote_value(v, value, sizeof value, 24);
+    quote_value(n->str, pattern, sizeof pattern, 24);
+    snprintf(text, sizeof text, "the regular expression '%s' gave up on %s '%s' (%zu bytes): %s", pattern,
+             col_names[n->col], value, v.len, bound);
+    size_t len = strnlen(text, sizeof p->failure.message - 1); /* cut short rather than fail */
+    memcpy(p->failure.message, text, len);
+    p->failure.message[len] = '\0';
+    p->failure.column = n->column;
+    p->failed = true;
+}
+
+/* The one place where a regular expression runs: bounded by p->bounds, with every outcome other
+ * than a match or a clean non-match recorded as the predicate's failure (UNKNOWN, never FALSE). */
+static truth regex_search(dfs_pred *p, const pred_node *n, dfs_pred_text v)
+{
+    if (p->failed)
+        return TV_UNKNOWN;
+    p->regex_evals++;
+    uint32_t limit = dfs_pred_regex_step_limit(v.len);
+    pcre2_set_match_limit(p->bounds, limit);
+    int rc = pcre2_match(n->re, (PCRE2_SPTR)v.s, v.len, 0, 0, p->match, p->bounds);
+    if (rc >= 0)
+        return TV_TRUE;
+    if (rc == PCRE2_ERROR_NOMATCH)
+        return TV_FALSE;
+    record_failure(p, n, v, rc, limit);
+    return TV_UNKNOWN;
+}
+
 static truth test_text(dfs_pred *p, const pred_node *n, dfs_pred_text v)
 {
     switch (n->kind) {
@@ -878,9 +976,7 @@ static truth test_text(dfs_pred *p, const pred_node *n, dfs_pred_text v)
     case N_STARTSWITH:
         return truth_of(v.len >= n->str.len && (n->str.len == 0 || memcmp(v.s, n->str.s, n->str.len) == 0));
     case N_CONTAINS:
-        p->regex_evals++;
-        /* Match-limit and other PCRE2 failures count as "no match". */
-        return truth_of(pcre2_match(n->re, (PCRE2_SPTR)v.s, v.len, 0, 0, p->match, NULL) >= 0);
+        return regex_search(p, n, v);
     default:
         return TV_FALSE;
     }
@@ -1126,8 +1222,20 @@ uint64_t dfs_pred_set_eval(dfs_pred_set *s, const dfs_pred_row *row, const uint3
     }
     s->misses++;
     uint64_t answer = dfs_pred_set_eval_direct(s, row);
-    memo_insert(s, key, answer);
+    if (!dfs_pred_set_failed(s, NULL)) /* a failed member's answer is no answer to remember */
+        memo_insert(s, key, answer);
     return answer;
+}
+
+bool dfs_pred_set_failed(const dfs_pred_set *s, dfs_pred_error *err)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (dfs_pred_failed(s->preds[i], err)) {
+            if (err)
+                err->index = i;
+            return true;
+        }
+    return false;
 }
 
 void dfs_pred_set_stats_get(const dfs_pred_set *s, dfs_pred_set_stats *out)

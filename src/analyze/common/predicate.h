@@ -24,6 +24,14 @@
  * UNKNOWN are UNKNOWN. A row matches only when the whole predicate is TRUE. So neither `test` nor
  * `~test` matches a null value, and `~(a & b)` still matches when b alone is known to be FALSE.
  *
+ * Regular expressions run under bounds (docs/RELIABILITY.md): a search of a value of n bytes may
+ * take dfs_pred_regex_step_limit(n) backtracking steps from each start position (PCRE2's match
+ * limit; about DFS_PRED_REGEX_BUDGET steps in all for values up to a few kB) and
+ * DFS_PRED_REGEX_HEAP_KIB of backtracking memory (which also bounds its depth). A search that
+ * reaches a bound has no answer: the test is UNKNOWN, the predicate is failed for good (it runs no
+ * more searches) and dfs_pred_failed says why. Whoever evaluates predicates must check for that
+ * and refuse its result: a failure never passes for "no match".
+ *
  * Threads: a dfs_pred and a dfs_pred_set keep mutable state (PCRE2 match data, counters, the memo),
  * so each worker thread parses its own. There is no global mutable state.
  */
@@ -52,6 +60,9 @@ typedef enum dfs_pred_col {
 #define DFS_PRED_NNUM ((int)DFS_PRED_NCOLS - (int)DFS_PRED_IO_CAT) /* integer columns */
 #define DFS_PRED_COL_BIT(c) (1u << (unsigned)(c))
 #define DFS_PRED_MAX_SET 64 /* predicates in one dfs_pred_set (one bit each in the answer) */
+#define DFS_PRED_REGEX_BUDGET 10000000u /* backtracking steps a search may share out among positions */
+#define DFS_PRED_REGEX_MIN_STEPS 1000u  /* per position, beyond the value's length */
+#define DFS_PRED_REGEX_HEAP_KIB 16384u  /* backtracking memory of one search (kept by its match data) */
 
 typedef struct dfs_pred_text {
     const char *s; /* NULL: the value is null */
@@ -108,6 +119,18 @@ bool dfs_pred_matches_all(const dfs_pred *p);
 bool dfs_pred_match(dfs_pred *p, const dfs_pred_row *row);
 /* Number of regular-expression searches run so far (a debug counter). */
 uint64_t dfs_pred_regex_evals(const dfs_pred *p);
+/* Did a search reach a bound? Then *err (if not NULL) says which regular expression (its column
+ * in err->column) on which value, and which bound: the message names no predicate, which the
+ * caller adds (dfs_pred_note_failure). */
+bool dfs_pred_failed(const dfs_pred *p, dfs_pred_error *err);
+/* The match limit of one search of a value of len bytes: max(DFS_PRED_REGEX_BUDGET / (len + 1),
+ * len + DFS_PRED_REGEX_MIN_STEPS) steps from each start position, so that a search costs about
+ * the budget in all, and a pattern that takes linear time from a position never reaches it. */
+uint32_t dfs_pred_regex_step_limit(size_t len);
+/* The user's message for a failed predicate, "<what>: predicate <text>: <err's message>" (text
+ * shortened), written into buf only when buf is empty, so that the first failure among an
+ * analysis' workers is the one kept. */
+void dfs_pred_note_failure(char *buf, size_t n, const char *what, const char *text, const dfs_pred_error *err);
 const char *dfs_pred_col_name(dfs_pred_col c);
 
 /* A set of up to 64 predicates answered together as a bitmask (bit i = texts[i] matches), with a
@@ -130,6 +153,9 @@ unsigned dfs_pred_set_columns(const dfs_pred_set *s);
 uint64_t dfs_pred_set_eval(dfs_pred_set *s, const dfs_pred_row *row, const uint32_t *text_ids);
 /* The same answer without the memo (for checking). */
 uint64_t dfs_pred_set_eval_direct(dfs_pred_set *s, const dfs_pred_row *row);
+/* Has a member failed (dfs_pred_failed)? *err (if not NULL) as there, err->index = the member. Its
+ * answers since then are not memoised. */
+bool dfs_pred_set_failed(const dfs_pred_set *s, dfs_pred_error *err);
 
 typedef struct dfs_pred_set_stats {
     uint64_t lookups;     /* dfs_pred_set_eval calls */

@@ -24,6 +24,7 @@
 #include "util/arena.h"
 
 #define MAX_YAML_BYTES ((size_t)1 << 20) /* a preset is a few KiB; more is a mistake */
+#define MAX_YAML_DEPTH 64                /* nested sequences and mappings; a preset needs 6 */
 
 /* Generated from the presets/ folder by cmake/embed_presets.cmake (build/generated/presets_builtin.c). */
 extern const char *const dfs_preset_builtin_names_[];
@@ -553,6 +554,36 @@ static bool yaml_error(builder *b, ydoc *d, const yaml_parser_t *ps)
                        ps->problem_mark.column + 1, ps->problem ? ps->problem : "?");
 }
 
+/* Refuses a text nested deeper than MAX_YAML_DEPTH at the collection that goes too deep, from
+ * libyaml's events, before anything is loaded: yaml_parser_load would build the whole tree first,
+ * and libyaml's scanner spends time in the depth on every token (a megabyte of '[' takes minutes).
+ * The pass stops there, so it costs a few tokens of that depth. Syntax errors are left to the
+ * load, which reports them. */
+static bool check_depth(builder *b, const ydoc *d)
+{
+    yaml_parser_t ps;
+    if (!yaml_parser_initialize(&ps))
+        return preset_fail_nomem(b);
+    yaml_parser_set_input_string(&ps, (const unsigned char *)d->text, d->len);
+    bool ok = true, end = false;
+    for (int depth = 0; ok && !end;) {
+        yaml_event_t ev;
+        if (!yaml_parser_parse(&ps, &ev))
+            break;
+        if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT) {
+            if (++depth > MAX_YAML_DEPTH)
+                ok = preset_fail(b, "%s:%zu:%zu: nested deeper than %d sequences and mappings", d->origin,
+                                 ev.start_mark.line + 1, ev.start_mark.column + 1, MAX_YAML_DEPTH);
+        } else if (ev.type == YAML_SEQUENCE_END_EVENT || ev.type == YAML_MAPPING_END_EVENT) {
+            depth--;
+        }
+        end = ev.type == YAML_STREAM_END_EVENT;
+        yaml_event_delete(&ev);
+    }
+    yaml_parser_delete(&ps);
+    return ok;
+}
+
 /* Parses one YAML document; a second document in the same text is refused. */
 static bool load_doc(builder *b, ydoc *d, const char *origin, const char *text, size_t len, ynode *root)
 {
@@ -561,6 +592,8 @@ static bool load_doc(builder *b, ydoc *d, const char *origin, const char *text, 
     d->len = len;
     if (len > MAX_YAML_BYTES)
         return preset_fail(b, "%s: %zu bytes, a preset has at most %zu", d->origin, len, MAX_YAML_BYTES);
+    if (!check_depth(b, d))
+        return false;
     yaml_parser_t ps;
     if (!yaml_parser_initialize(&ps))
         return preset_fail_nomem(b);

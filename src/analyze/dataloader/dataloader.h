@@ -216,8 +216,11 @@ typedef struct dfs_dataloader dfs_dataloader;
 dfs_dataloader *dfs_dl_new(const dfs_dl_options *o, char *err, size_t errlen);
 void dfs_dl_free(dfs_dataloader *d);
 dfs_consumer *dfs_dl_consumer(dfs_dataloader *d);
-/* After dfs_run_read; NULL when out of memory. The result lives as long as d. */
+/* After dfs_run_read; NULL when out of memory or on a failure. The result lives as long as d. */
 const dfs_dl_result *dfs_dl_finish(dfs_dataloader *d, const dfs_run *run);
+/* Why there is no result when a set's regular expression or a concept predicate reached its
+ * bound (the message names the pattern: analyze/common/predicate.h); NULL otherwise. */
+const char *dfs_dl_failure(const dfs_dataloader *d);
 
 /* Text of a label; "" when out of range. */
 const char *dfs_dl_label(const dfs_dl_result *r, uint32_t label);

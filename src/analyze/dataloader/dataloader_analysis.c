@@ -8,6 +8,8 @@ static void *create(const void *opt, char *err, size_t errlen) { return dfs_dl_n
 static void destroy(void *obj) { dfs_dl_free(obj); }
 static dfs_consumer *consumer(void *obj) { return dfs_dl_consumer(obj); }
 static const void *finish(void *obj, const dfs_run *run) { return dfs_dl_finish(obj, run); }
+static const char *failure(const void *obj) { return dfs_dl_failure(obj); }
 
 const dfs_analysis dfs_dataloader_analysis = {
-    .name = "dataloader", .create = create, .destroy = destroy, .consumer = consumer, .finish = finish};
+    .name = "dataloader", .create = create, .destroy = destroy, .consumer = consumer, .finish = finish,
+    .failure = failure};

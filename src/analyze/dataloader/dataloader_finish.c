@@ -403,6 +403,20 @@ static bool classify_events(dfs_dataloader *d, map_count *mc)
     return ok;
 }
 
+/* Did a regular expression reach its bound while classifying (predicate.h)? Then the sets are
+ * void, and d->failure names the pattern or concept. */
+static bool matching_failed(dfs_dataloader *d)
+{
+    dfs_pred_error err;
+    if (dfs_pred_set_failed(d->match, &err)) {
+        dfs_dl_set s = (dfs_dl_set)err.index;
+        snprintf(d->failure, sizeof d->failure, "the %s pattern '%s': %s", dfs_dl_set_name(s),
+                 d->opt.pattern[s] ? d->opt.pattern[s] : dfs_dl_default_pattern(s), err.message);
+        return true;
+    }
+    return dfs_concepts_failed(d->concepts, d->failure, sizeof d->failure);
+}
+
 static const char *mapping_pattern(dfs_dataloader *d, int set, int kind)
 {
     switch (kind) {
@@ -658,6 +672,11 @@ static bool per_file_tables(dfs_dataloader *d)
     return true;
 }
 
+const char *dfs_dl_failure(const dfs_dataloader *d)
+{
+    return d->failure[0] ? d->failure : NULL;
+}
+
 const dfs_dl_result *dfs_dl_finish(dfs_dataloader *d, const dfs_run *run)
 {
     if (d->finished || d->failed)
@@ -666,7 +685,7 @@ const dfs_dl_result *dfs_dl_finish(dfs_dataloader *d, const dfs_run *run)
     map_count mc;
     memset(&mc, 0, sizeof mc);
     bool ok = !d->total.failed && per_file_tables(d) && build_events(d) && classify_events(d, &mc) &&
-              list_mappings(d, &mc);
+              !matching_failed(d) && list_mappings(d, &mc);
     for (int s = 0; ok && s < DFS_DL_NSETS; s++)
         dedup_rows(d, s);
     ok = ok && check_system_files(d) && build_samples(d);

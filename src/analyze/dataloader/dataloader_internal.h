@@ -96,6 +96,7 @@ struct dfs_dataloader {
     size_t nowned;
     dfs_dl_result result;
     bool finished, failed;
+    char failure[512];        /* a regex over its bound: no result (dataloader.h) */
 };
 
 /* Three-way comparison of two integers. */

@@ -829,6 +829,7 @@ static void worker_end(void *user, const dfs_run *run, void *state)
         la->total.failed = true;
         return;
     }
+    dfs_postread_failed(w->cls, "layer", la->failure, sizeof la->failure);
     dfs_stage_flush(la, &w->a, &w->stage);
     if (acc_is_empty(&la->total)) { /* the first worker's state becomes the total: no copy */
         acc empty = la->total;
@@ -1101,6 +1102,11 @@ dfs_consumer *dfs_layered_consumer(dfs_layered *la)
     return &la->consumer;
 }
 
+const char *dfs_layered_failure(const dfs_layered *la)
+{
+    return la->failure[0] ? la->failure : NULL;
+}
+
 /* Events whose file hash was defined in another piece or file: resolved now, then analysed. */
 static bool analyse_pending(dfs_layered *la, const dfs_run *run)
 {
@@ -1117,6 +1123,7 @@ static bool analyse_pending(dfs_layered *la, const dfs_run *run)
         analyse(w, la, &la->total, run, &e);
     }
     dfs_stage_flush(la, &la->total, &w->stage);
+    dfs_postread_failed(w->cls, "layer", la->failure, sizeof la->failure);
     worker_retire(la, w);
     return !la->total.failed;
 }
@@ -1159,7 +1166,7 @@ static bool categories_missing(dfs_layered *la)
 
 const dfs_layered_result *dfs_layered_finish(dfs_layered *la, const dfs_run *run)
 {
-    if (la->total.failed || !analyse_pending(la, run))
+    if (la->total.failed || !analyse_pending(la, run) || la->failure[0])
         return NULL;
     const acc *a = &la->total;
     int64_t shift = 0;

@@ -134,8 +134,12 @@ typedef struct dfs_layered dfs_layered;
 dfs_layered *dfs_layered_new(const dfs_layered_options *opt, char *err, size_t errlen);
 void dfs_layered_free(dfs_layered *la);
 dfs_consumer *dfs_layered_consumer(dfs_layered *la);
-/* After dfs_run_read. Returns NULL when out of memory or when a rerun is needed. */
+/* After dfs_run_read. Returns NULL when out of memory, when a rerun is needed or on a failure. */
 const dfs_layered_result *dfs_layered_finish(dfs_layered *la, const dfs_run *run);
+/* Why there is no result when a layer or derived-metric predicate's regular expression reached
+ * its bound (the message names the layer and predicate: analyze/common/predicate.h); NULL
+ * otherwise. */
+const char *dfs_layered_failure(const dfs_layered *la);
 /* After a NULL finish: true when the provisional assumptions failed; *origin_ns is the true
  * origin and *categories the complete category list (auto) to read again with. */
 bool dfs_layered_needs_rerun(const dfs_layered *la, int64_t *origin_ns);

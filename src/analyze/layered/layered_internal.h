@@ -263,6 +263,7 @@ struct dfs_layered {
     bool rerun;
     bool rerun_no_streaming;  /* the rerun must not flush while streaming */
     const char *rerun_reason; /* static text */
+    char failure[512];        /* a predicate over its regex bound: no result (layered.h) */
     int64_t true_origin;
     char **all_categories;
     size_t nall_categories;

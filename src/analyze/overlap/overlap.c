@@ -144,14 +144,6 @@ static bool check_extra_name(const dfs_overlap *ov, const char *name, char *err,
     return true;
 }
 
-static const char *layer_of_text(const dfs_overlap *ov, size_t t)
-{
-    for (size_t l = 0; l < ov->nlayers; l++)
-        if (ov->plan.layer_text[l] == (int)t)
-            return ov->layers[l].name;
-    return "?";
-}
-
 static bool build_plan(dfs_overlap *ov, char *err, size_t errlen)
 {
     const dfs_overlap_options *o = &ov->opt;
@@ -175,7 +167,9 @@ static bool build_plan(dfs_overlap *ov, char *err, size_t errlen)
         return false;
     dfs_pred_error perr;
     if (!dfs_layer_plan_init(&ov->plan, &ov->raw_preset, ov->layers, ov->nlayers, &perr)) {
-        snprintf(err, errlen, "class %s: %s", layer_of_text(ov, perr.index), perr.message);
+        char what[160];
+        dfs_layer_plan_user(&ov->plan, perr.index, "class", what, sizeof what);
+        snprintf(err, errlen, "%s: %s", what, perr.message);
         return false;
     }
     unsigned file_cols = DFS_PRED_COL_BIT(DFS_PRED_CAT) | DFS_PRED_COL_BIT(DFS_PRED_FILE_NAME);

@@ -218,8 +218,11 @@ typedef struct dfs_overlap dfs_overlap;
 dfs_overlap *dfs_overlap_new(const dfs_overlap_options *opt, char *err, size_t errlen);
 void dfs_overlap_free(dfs_overlap *ov);
 dfs_consumer *dfs_overlap_consumer(dfs_overlap *ov);
-/* After dfs_run_read. NULL when out of memory or when a second pass is needed. */
+/* After dfs_run_read. NULL when out of memory, when a second pass is needed, or on a failure. */
 const dfs_overlap_result *dfs_overlap_finish(dfs_overlap *ov, const dfs_run *run);
+/* Why there is no result when a class predicate's regular expression reached its bound (the
+ * message names the class and predicate: analyze/common/predicate.h); NULL otherwise. */
+const char *dfs_overlap_failure(const dfs_overlap *ov);
 
 typedef struct dfs_overlap_rerun {
     int64_t origin_ns;   /* the true origin */

@@ -620,6 +620,7 @@ void dfs_ov_worker_end(void *user, const dfs_run *run, void *state)
         ov->total.failed = true;
         return;
     }
+    dfs_postread_failed(w->cls, "class", ov->failure, sizeof ov->failure);
     dfs_overlap_merge_state(&ov->total, w);
     dfs_overlap_wstate_free(w);
     free(w);

@@ -32,6 +32,7 @@ static bool analyse_pending(dfs_overlap *ov, const dfs_run *run)
         dfs_ov_analyse(t, run, &e);
     }
     dfs_vec_free(&t->pending);
+    dfs_postread_failed(t->cls, "class", ov->failure, sizeof ov->failure);
     return !t->failed;
 }
 
@@ -554,7 +555,7 @@ const dfs_overlap_result *dfs_overlap_finish(dfs_overlap *ov, const dfs_run *run
 {
     wstate *t = &ov->total;
     t->no_stream = true;
-    if (t->failed || !analyse_pending(ov, run))
+    if (t->failed || !analyse_pending(ov, run) || ov->failure[0])
         return NULL;
     finalize_all(t);
     if (t->failed)
@@ -564,6 +565,11 @@ const dfs_overlap_result *dfs_overlap_finish(dfs_overlap *ov, const dfs_run *run
     if (ov->rerun || !build_result(ov, run, shift))
         return NULL;
     return &ov->result;
+}
+
+const char *dfs_overlap_failure(const dfs_overlap *ov)
+{
+    return ov->failure[0] ? ov->failure : NULL;
 }
 
 bool dfs_overlap_needs_rerun(const dfs_overlap *ov, dfs_overlap_rerun *out)

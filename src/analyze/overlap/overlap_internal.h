@@ -186,6 +186,7 @@ struct dfs_overlap {
     wstate total;
     bool rerun;
     dfs_overlap_rerun rerun_info;
+    char failure[512];             /* a class predicate over its regex bound: no result (overlap.h) */
     dfs_arena mem;                 /* the result */
     dfs_overlap_result result;
 };

@@ -203,6 +203,7 @@ static void worker_end(void *user, const dfs_run *run, void *state)
         return;
     }
     s->failed |= p->failed;
+    dfs_concepts_failed(p->concepts, s->failure, sizeof s->failure);
     if (!s->evs.n) {
         s->evs = p->evs;
         p->evs.v = NULL;
@@ -261,6 +262,7 @@ void dfs_steps_free(dfs_steps *s)
 
 dfs_consumer *dfs_steps_consumer(dfs_steps *s) { return &s->consumer; }
 const dfs_concepts *dfs_steps_concepts(const dfs_steps *s) { return s->concepts; }
+const char *dfs_steps_failure(const dfs_steps *s) { return s->failure[0] ? s->failure : NULL; }
 
 /* ---- classification under the final dialects ---------------------------------------------- */
 
@@ -682,6 +684,9 @@ bool st_finish_runs(dfs_steps *s, const dfs_run *run, const uint8_t *skip, st_do
     bool ok = run_of && assign_runs(s, run, skip, &l, run_of);
     if (ok) {
         classify_all(s, run);
+        ok = !dfs_concepts_failed(s->concepts, s->failure, sizeof s->failure);
+    }
+    if (ok) {
         events_to_runs(s, run_of, nfiles);
         ok = split_ranks(s, run, &l) && build_intervals(s, run, &iv, l.runs.v) &&
              analyse_runs(s, run, l.runs.v, l.runs.n, &iv) && hand_over(&l, run_of, nfiles, out, covered);
@@ -707,7 +712,7 @@ static int cmp_keys(const void *pa, const void *pb)
 /* The runs finished elsewhere (distributed runs) and here, in one process's order. */
 const dfs_steps_result *dfs_steps_finish(dfs_steps *s, const dfs_run *run)
 {
-    if (s->failed)
+    if (s->failed || s->failure[0])
         return NULL;
     size_t nfiles = dfs_run_file_count(run);
     uint8_t *skip = calloc(nfiles ? nfiles : 1, 1);

@@ -251,9 +251,13 @@ typedef struct dfs_steps dfs_steps;
 dfs_steps *dfs_steps_new(const dfs_steps_options *o, dfs_pred_error *err, dfs_concept *bad);
 void dfs_steps_free(dfs_steps *s);
 dfs_consumer *dfs_steps_consumer(dfs_steps *s);
-/* After dfs_run_read. NULL when out of memory. The result lives as long as `s` and `run`. */
+/* After dfs_run_read. NULL when out of memory or on a failure. The result lives as long as `s`
+ * and `run`. */
 const dfs_steps_result *dfs_steps_finish(dfs_steps *s, const dfs_run *run);
 const dfs_concepts *dfs_steps_concepts(const dfs_steps *s);
+/* Why there is no result when a concept predicate's regular expression reached its bound (the
+ * message names the concept and predicate: analyze/common/predicate.h); NULL otherwise. */
+const char *dfs_steps_failure(const dfs_steps *s);
 
 /* Distributed runs (steps_pack.c, docs/MPI.md, docs/STEPS.md). Inputs are never cut between ranks.
  * A rank other than 0 has its own files folded before the census (dfs_analysis.fold_share) and

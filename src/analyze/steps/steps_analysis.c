@@ -26,6 +26,7 @@ static void *create(const void *opt, char *err, size_t errlen)
 static void destroy(void *obj) { dfs_steps_free(obj); }
 static dfs_consumer *consumer(void *obj) { return dfs_steps_consumer(obj); }
 static const void *finish(void *obj, const dfs_run *run) { return dfs_steps_finish(obj, run); }
+static const char *failure(const void *obj) { return dfs_steps_failure(obj); }
 static bool pack(void *obj, const dfs_run *run, dfs_pack *w) { return dfs_steps_pack(obj, run, w); }
 static bool merge(void *obj, dfs_run *run, dfs_unpack *r) { return dfs_steps_merge_packed(obj, run, r); }
 static bool census(void *obj, const dfs_run *run, dfs_u64vec *units) { return dfs_steps_census(obj, run, units); }
@@ -38,4 +39,4 @@ static bool finish_local(void *obj, const dfs_run *run, const uint64_t *shared, 
 
 const dfs_analysis dfs_steps_analysis = {
     .name = "steps", .create = create, .destroy = destroy, .consumer = consumer, .finish = finish,
-    .pack = pack, .merge = merge, .census = census, .finish_local = finish_local, .fold_share = fold_share};
+    .failure = failure, .pack = pack, .merge = merge, .census = census, .finish_local = finish_local, .fold_share = fold_share};

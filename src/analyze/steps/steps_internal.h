@@ -56,6 +56,7 @@ struct dfs_steps {
     dfs_concepts *concepts; /* the finishing thread's classifier */
     st_ev_vec evs;          /* kept events of every worker (not yet finished) */
     bool failed;
+    char failure[512];      /* a concept predicate over its regex bound: no result (steps.h) */
     bool folded;            /* a distributed rank other than 0: its files are folded before the census */
     st_owned owned;
     st_done_vec done;       /* runs finished where they were read (distributed runs, steps_pack.c) */

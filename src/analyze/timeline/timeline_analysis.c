@@ -11,6 +11,7 @@ static void *create(const void *opt, char *err, size_t errlen) { return dfs_tlw_
 static void destroy(void *obj) { dfs_tlw_free(obj); }
 static dfs_consumer *consumer(void *obj) { return dfs_tlw_consumer(obj); }
 static const void *finish(void *obj, const dfs_run *run) { return dfs_tlw_finish(obj, run); }
+static const char *failure(const void *obj) { return dfs_tlw_failure(obj); }
 static bool needs_rerun(const void *obj) { return dfs_tlw_needs_rerun(obj); }
 
 static const char *prepare_rerun(const void *obj, const dfs_run *run, const dfs_file_clock *clocks, void *opt_)
@@ -26,4 +27,4 @@ static const char *prepare_rerun(const void *obj, const dfs_run *run, const dfs_
 
 const dfs_analysis dfs_timeline_analysis = {
     .name = "timeline", .create = create, .destroy = destroy, .consumer = consumer, .finish = finish,
-    .needs_rerun = needs_rerun, .prepare_rerun = prepare_rerun};
+    .failure = failure, .needs_rerun = needs_rerun, .prepare_rerun = prepare_rerun};

@@ -171,6 +171,7 @@ struct dfs_tlw {
     part main;
     dfs_tlw_result result;
     bool rerun;
+    char failure[512]; /* a concept predicate over its regex bound: no result (tlwindow.h) */
 };
 
 static const char *const wanted_extra[] = {"Value", NULL};
@@ -540,8 +541,10 @@ static void worker_end(void *user, const dfs_run *run, void *state)
     part *p = state;
     if (!p || p->failed || !merge_part(&w->main, run, p))
         w->main.failed = true;
-    if (p)
+    if (p) {
+        dfs_concepts_failed(p->concepts, w->failure, sizeof w->failure);
         part_free(p);
+    }
     free(p);
 }
 
@@ -664,7 +667,7 @@ static bool name_lanes(part *p, const dfs_run *run)
 const dfs_tlw_result *dfs_tlw_finish(dfs_tlw *w, const dfs_run *run)
 {
     part *p = &w->main;
-    if (p->failed)
+    if (p->failed || w->failure[0])
         return NULL;
     if (p->tl && facts_moved(p, w, run)) {
         w->rerun = true;
@@ -675,6 +678,8 @@ const dfs_tlw_result *dfs_tlw_finish(dfs_tlw *w, const dfs_run *run)
     trace_span(p, w, run, r);
     if (p->tl && ((p->files && !draw_held_records(p, run)) || !name_lanes(p, run)))
         return NULL; /* out of memory (no files: nothing was read) */
+    if (dfs_concepts_failed(p->concepts, w->failure, sizeof w->failure))
+        return NULL;
     r->tl = p->tl;
     r->unmatched_begin = p->unmatched_begin;
     r->unmatched_end = p->unmatched_end;
@@ -685,6 +690,11 @@ const dfs_tlw_result *dfs_tlw_finish(dfs_tlw *w, const dfs_run *run)
 bool dfs_tlw_needs_rerun(const dfs_tlw *w)
 {
     return w->rerun;
+}
+
+const char *dfs_tlw_failure(const dfs_tlw *w)
+{
+    return w->failure[0] ? w->failure : NULL;
 }
 
 dfs_tlw *dfs_tlw_new(const dfs_tlw_options *opt, char *err, size_t errlen)

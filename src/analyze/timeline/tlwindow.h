@@ -88,9 +88,13 @@ typedef struct dfs_tlw dfs_tlw;
 dfs_tlw *dfs_tlw_new(const dfs_tlw_options *opt, char *err, size_t errlen);
 void dfs_tlw_free(dfs_tlw *w);
 dfs_consumer *dfs_tlw_consumer(dfs_tlw *w);
-/* After dfs_run_read. NULL when a second pass is needed (dfs_tlw_needs_rerun) or out of memory. */
+/* After dfs_run_read. NULL when a second pass is needed (dfs_tlw_needs_rerun), on a failure
+ * (dfs_tlw_failure) or out of memory. */
 const dfs_tlw_result *dfs_tlw_finish(dfs_tlw *w, const dfs_run *run);
 bool dfs_tlw_needs_rerun(const dfs_tlw *w);
+/* Why there is no result when a concept predicate's regular expression reached its bound (the
+ * message names the concept and predicate: analyze/common/predicate.h); NULL otherwise. */
+const char *dfs_tlw_failure(const dfs_tlw *w);
 /* After a NULL finish that needs a rerun: fills the final clocks' companion, every file's concept
  * source ([dfs_run_file_count], malloc'd; NULL when out of memory). */
 uint8_t *dfs_tlw_final_sources(const dfs_run *run);
