@@ -366,14 +366,27 @@ static void write_header(FILE *out, const layout *L)
     write_legend(out, L, y + 22);
 }
 
-/* A tick every 1, 2 or 5 x 10^k ns, about every 110 px. */
-static int64_t tick_step(const dfs_timeline *tl)
+/* The grid: a tick every `step` ns from the window start (1, 2 or 5 x 10^k ns, about every 110 px),
+ * `count` of them. The count is computed, never found by stepping, and tick i sits at i x step <=
+ * span: no window, up to the whole int64 clock, can make the loop long or the arithmetic overflow. */
+typedef struct axis_ticks {
+    int64_t step, count;
+} axis_ticks;
+
+static axis_ticks tick_plan(const dfs_timeline *tl)
 {
     double raw = (double)tl->span_ns * 110.0 / tl->width;
     double mag = pow(10, floor(log10(raw > 1 ? raw : 1)));
     double f = raw / mag;
     double step = (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * mag;
-    return step < 1 ? 1 : (int64_t)llround(step);
+    axis_ticks t;
+    if (step >= 0x1p63) /* the second tick lies beyond any window */
+        return (axis_ticks){INT64_MAX, 1};
+    t.step = step < 1 ? 1 : (int64_t)llround(step);
+    t.count = tl->span_ns / t.step + 1; /* about width / 110 + 1 */
+    if (t.count > tl->width)            /* never: at most one tick per pixel, whatever the rounding */
+        t.count = tl->width;
+    return t;
 }
 
 /* "+1.4 s", "+20 ms": in the largest unit the window reaches, with the decimals the step needs. */
@@ -396,13 +409,13 @@ static void tick_label(char *buf, size_t n, int64_t off, int64_t step, int64_t s
 static void write_axis(FILE *out, const layout *L)
 {
     const dfs_timeline *tl = L->tl;
-    int64_t step = tick_step(tl);
+    axis_ticks t = tick_plan(tl);
     double bottom = L->charts_y + tl->counters.n * (CHART_H + CHART_GAP);
     fprintf(out, "<text x=\"%d\" y=\"", MARGIN);
     dfs_svg_num(out, L->axis_y);
     fputs("\" class=\"ax\">time from the window start</text>\n<g class=\"grid\">\n", out);
-    for (int64_t off = 0; off <= tl->span_ns && off >= 0; off += step) {
-        double x = L->x0 + x_of(tl, tl->opt.start_ns + off);
+    for (int64_t i = 0; i < t.count; i++) {
+        double x = L->x0 + x_of(tl, tl->opt.start_ns + i * t.step);
         fputs("<line", out);
         attr_num(out, "x1", x);
         attr_num(out, "x2", x);
@@ -412,15 +425,13 @@ static void write_axis(FILE *out, const layout *L)
     }
     fputs("</g>\n", out);
     char lab[48];
-    for (int64_t off = 0; off <= tl->span_ns && off >= 0; off += step) {
-        double x = L->x0 + x_of(tl, tl->opt.start_ns + off);
-        tick_label(lab, sizeof lab, off, step, tl->span_ns);
+    for (int64_t i = 0; i < t.count; i++) {
+        double x = L->x0 + x_of(tl, tl->opt.start_ns + i * t.step);
+        tick_label(lab, sizeof lab, i * t.step, t.step, tl->span_ns);
         fputs("<text class=\"ax\" text-anchor=\"middle\"", out);
         attr_num(out, "x", x);
         attr_num(out, "y", L->axis_y);
         fprintf(out, ">%s</text>\n", lab);
-        if (off > INT64_MAX - step)
-            break;
     }
 }
 
@@ -494,7 +505,7 @@ static void write_span(FILE *out, const layout *L, const lane_draw *d, size_t i)
     fputs("><title>", out);
     dfs_svg_text(out, name->s, name->len, 200);
     fprintf(out, "&#10;%s&#10;start %s (%s)&#10;duration %s</title></rect>\n", dfs_tl_class_name(s->cls),
-            fmt_offset(a, sizeof a, s->start - tl->opt.start_ns), fmt_clock(L, c, sizeof c, s->start),
+            fmt_offset(a, sizeof a, dfs_tl_offset(tl, s->start)), fmt_clock(L, c, sizeof c, s->start),
             dfs_fmt_duration(b, sizeof b, s->end - s->start));
     if (w < 5 * CHAR_W)
         return;
@@ -519,7 +530,7 @@ static busy_px busy_at(const dfs_timeline *tl, const lane_draw *d, unsigned p)
     busy_px r = {0, 0, 0, false};
     int64_t total = 0;
     for (int c = 0; c < DFS_TL_NCLASS; c++) {
-        total += b->ns[c];
+        total = dfs_tl_sat_add(total, b->ns[c]);
         r.used |= b->count[c] > 0;
         if (b->ns[c] > b->ns[r.cls] || (b->ns[r.cls] == 0 && b->count[c] > b->count[r.cls]))
             r.cls = c;
@@ -542,7 +553,7 @@ static void write_busy_run(FILE *out, const layout *L, const lane_draw *d, unsig
         for (int c = 0; c < DFS_TL_NCLASS; c++) {
             counts[c] += d->lane->busy[p].count[c];
             total += d->lane->busy[p].count[c];
-            ns += d->lane->busy[p].ns[c];
+            ns = dfs_tl_sat_add(ns, d->lane->busy[p].ns[c]);
         }
     int64_t lo = dfs_tl_pixel_bound(tl, p0), hi = dfs_tl_pixel_end(tl, p1 - 1);
     char k[16], a[48], b[48];

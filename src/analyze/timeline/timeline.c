@@ -188,7 +188,7 @@ static bool add_busy(dfs_timeline *tl, tl_lane *l, int64_t cs, int64_t ce, dfs_t
         int64_t lo = dfs_tl_pixel_bound(tl, i), hi = dfs_tl_pixel_end(tl, i);
         int64_t part = (ce < hi ? ce : hi) - (cs > lo ? cs : lo);
         if (part > 0)
-            l->busy[i].ns[cls] += part;
+            l->busy[i].ns[cls] = dfs_tl_sat_add(l->busy[i].ns[cls], part);
     }
     l->n_aggregated++;
     return true;
@@ -209,7 +209,7 @@ dfs_status dfs_tl_add_span(dfs_timeline *tl, uint32_t lane, int64_t start, int64
     tl_lane *l = &tl->lanes.v[lane];
     int64_t cs = start > ws ? start : ws, ce = end < we ? end : we;
     l->n_class[cls]++;
-    l->busy_ns += ce - cs;
+    l->busy_ns = dfs_tl_sat_add(l->busy_ns, ce - cs);
     if (narrow(tl, cs, ce))
         return add_busy(tl, l, cs, ce, cls) ? DFS_OK : DFS_ERR_NOMEM;
     uint32_t id = intern_name(tl, name ? name : "", name ? name_len : 0);
@@ -284,12 +284,12 @@ static dfs_status merge_lane(dfs_timeline *into, const dfs_timeline *from, const
     for (int c = 0; c < DFS_TL_NCLASS; c++)
         m->n_class[c] += l->n_class[c];
     m->n_aggregated += l->n_aggregated;
-    m->busy_ns += l->busy_ns;
+    m->busy_ns = dfs_tl_sat_add(m->busy_ns, l->busy_ns);
     if (l->busy && !m->busy && !(m->busy = calloc(into->width, sizeof *m->busy)))
         return DFS_ERR_NOMEM;
     for (unsigned p = 0; l->busy && p < into->width; p++)
         for (int c = 0; c < DFS_TL_NCLASS; c++) {
-            m->busy[p].ns[c] += l->busy[p].ns[c];
+            m->busy[p].ns[c] = dfs_tl_sat_add(m->busy[p].ns[c], l->busy[p].ns[c]);
             m->busy[p].count[c] += l->busy[p].count[c];
         }
     return DFS_OK;

@@ -63,13 +63,30 @@ struct dfs_timeline {
     dfs_keymap counter_index; /* name -> counter */
 };
 
+/* Busy times are sums of durations over many spans and lanes: they saturate instead of wrapping
+ * (a window may span the whole int64 clock). a, b >= 0. */
+static inline int64_t dfs_tl_sat_add(int64_t a, int64_t b)
+{
+    int64_t r;
+    return __builtin_add_overflow(a, b, &r) ? INT64_MAX : r;
+}
+
+/* t - the window start, saturated: a span may start long before the window. */
+static inline int64_t dfs_tl_offset(const dfs_timeline *tl, int64_t t)
+{
+    int64_t r;
+    if (!__builtin_sub_overflow(t, tl->opt.start_ns, &r))
+        return r;
+    return t < tl->opt.start_ns ? INT64_MIN : INT64_MAX;
+}
+
 /* ----- pixels: column i covers [bound(i), bound(i + 1)) ----- */
 
 static inline unsigned dfs_tl_pixel_of(const dfs_timeline *tl, int64_t t)
 {
     if (t <= tl->opt.start_ns)
         return 0;
-    __int128 p = (__int128)(t - tl->opt.start_ns) * tl->width / tl->span_ns;
+    __int128 p = ((__int128)t - tl->opt.start_ns) * tl->width / tl->span_ns; /* t may be far past the end */
     return p >= tl->width ? tl->width - 1 : (unsigned)p;
 }
 

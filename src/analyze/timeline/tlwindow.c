@@ -116,6 +116,12 @@ bool dfs_tl_window_resolve(const dfs_tl_window *w, int64_t trace_start, int64_t 
         snprintf(err, errlen, "the window is empty: its end is not after its start");
         return false;
     }
+    int64_t span;
+    if (__builtin_sub_overflow(*end, *start, &span)) { /* a trace with absurd times, whole */
+        snprintf(err, errlen, "the window is longer than 292 years, more than the clock measures; give a shorter "
+                              "one (--window START:END)");
+        return false;
+    }
     return true;
 }
 
@@ -603,9 +609,10 @@ static bool draw_held_records(part *p, const dfs_run *run)
             p->unmatched_end++;
         } else {
             const held *b = &p->held.v[top];
+            int64_t dur;
             tops.v[st] = below[top];
-            if (h->ts >= b->ts)
-                draw_held(p, run, b, h->ts - b->ts);
+            if (h->ts >= b->ts && !__builtin_sub_overflow(h->ts, b->ts, &dur))
+                draw_held(p, run, b, dur);
             else
                 p->bad_time++;
         }

@@ -55,7 +55,8 @@ bool dfs_tl_parse_window(const char *text, dfs_tl_window *out, char *err, size_t
 /* Whether resolving needs the trace's span (an open or relative bound). */
 bool dfs_tl_window_needs_span(const dfs_tl_window *w);
 /* The absolute window; trace_start/end are read only when needed. false and err when the window
- * is empty or inverted. An open end is the trace's end (one ns past the start at least). */
+ * is empty, inverted, or longer than INT64_MAX ns. An open end is the trace's end (one ns past the
+ * start at least). */
 bool dfs_tl_window_resolve(const dfs_tl_window *w, int64_t trace_start, int64_t trace_end, int64_t *start,
                            int64_t *end, char *err, size_t errlen);
 

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# reliability_timeline.sh DFSCOPE TRACES - bounds of `timeline`, `overlap` and `analyze` whatever the
+# input (docs/RELIABILITY.md): a window up to the whole int64 clock draws a bounded axis, times no
+# int64 holds are damage where they are parsed, lanes beyond the drawing limit share one row, and
+# time bins beyond their limit are refused before the work with a coarser granularity suggested.
+# Every input is built here and small; every run is under `timeout`, so a hang fails, not stalls.
+set -u
+DFSCOPE=$1
+source "$(dirname "$0")/testlib.bash"
+PY=$(python3 -c 'import sys; print(sys.executable)') || { echo "SKIP: python3 is needed" >&2; exit 77; }
+json_field() { "$PY" -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
+run() { timeout "${RUN_TIMEOUT:-60}" "$DFSCOPE" "$@"; } # a hang shows as exit 124
+
+# Two complete events of a Chrome array: ts1, ts2 in µs (written as given, any JSON number).
+two_events() {
+  printf '[\n{"name":"a","cat":"c","ph":"X","pid":1,"tid":1,"ts":%s,"dur":1},\n' "$1"
+  printf '{"name":"b","cat":"c","ph":"X","pid":1,"tid":1,"ts":%s,"dur":1}\n]\n' "$2"
+}
+grid_lines() { grep -c '<line' "$1"; }
+
+# --- item 1: the axis of a window as wide as the clock ------------------------------------------
+two_events 10 9223372036854775 > "$T/far.json"        # 292 years apart
+two_events -9223372036854775 10 > "$T/far-neg.json"   # the same, before the epoch
+code 0 "two events 292 years apart are drawn" run timeline -o "$T/far.svg" "$T/far.json"
+check "the axis has a bounded number of grid lines" [ "$(grid_lines "$T/far.svg" 2>/dev/null || echo 0)" -le 200 ]
+check "no temporary file left" [ -z "$(ls "$T" | grep '\.tmp\.')" ]
+code 0 "the same before the epoch, in a window" run timeline -w 0:9223372036 -o "$T/far-neg.svg" "$T/far-neg.json"
+check "its axis is bounded too" [ "$(grid_lines "$T/far-neg.svg" 2>/dev/null || echo 0)" -le 200 ]
+# the whole of that trace is longer than the clock measures: said, not drawn wrong
+code 2 "a whole trace longer than 292 years" run timeline -o "$T/far-neg.svg" "$T/far-neg.json"
+check "the window's length is named" grep -q 'longer than 292 years' "$T/err"
+two_events 1000000 1000010 > "$T/small.json"
+for w in 0:9223372036 0:9223372036.854775807; do
+  code 0 "--window $w on an ordinary trace" run timeline -w "$w" -o "$T/w.svg" "$T/small.json"
+  check "--window $w: bounded grid" [ "$(grid_lines "$T/w.svg" 2>/dev/null || echo 0)" -le 200 ]
+done
+code 2 "a relative window beyond the clock" run timeline -w +0:+9223372036.854 -o "$T/w.svg" "$T/small.json"
+check "said so" grep -q "beyond the clock's range" "$T/err"
+for px in 200 20000; do
+  code 0 "--width $px over the whole clock" run timeline --width "$px" -w 0:9223372036.854775807 -o "$T/w.svg" \
+    "$T/small.json"
+  check "--width $px: at most one grid line per 100 px" [ "$(grid_lines "$T/w.svg")" -le $((px / 100 + 2)) ]
+done
+# a B/E pair whose duration no int64 holds: not a span, counted as skipped
+printf '[\n{"name":"p","ph":"B","pid":1,"tid":1,"ts":-9223372036854775},\n{"name":"p","ph":"E","pid":1,"tid":1,"ts":9223372036854775},\n{"name":"a","ph":"X","pid":1,"tid":1,"ts":5,"dur":1}\n]\n' > "$T/be.json"
+code 0 "a B/E pair 584 years long" run timeline -w 0:0.001 --format json -o "$T/be.svg" "$T/be.json"
+check "the pair is left out as a bad time" [ "$(json_field "$T/out" "d['bad_time']")" = 1 ]
+
+# --- item 1: timestamps no int64 ns holds are damage where they are parsed ------------------------
+for v in 1e400 NaN Infinity -Infinity 9223372036854775807 -9223372036854775807 18446744073709551615; do
+  two_events 10 "$v" > "$T/v.json"
+  code 1 "ts $v: damage (exit 1)" run stats --json "$T/v.json"
+  check "ts $v: counted as time_overflow" [ "$(json_field "$T/out" "d['problems'].get('time_overflow', 0)")" = 1 ]
+  check "ts $v: the diagnostic names file and line" grep -q 'v.json:3 (offset' "$T/err"
+  code 1 "ts $v: timeline draws the rest" run timeline --format json -o "$T/v.svg" "$T/v.json"
+  check "ts $v: one span in the picture" [ "$(json_field "$T/out" "sum(d['spans'].values())")" = 1 ]
+  printf '[\n{"name":"a","cat":"c","ph":"X","pid":1,"tid":1,"ts":10,"dur":%s}\n]\n' "$v" > "$T/d.json"
+  code 1 "dur $v: damage (exit 1)" run stats --json "$T/d.json"
+  check "dur $v: counted as time_overflow" [ "$(json_field "$T/out" "d['problems'].get('time_overflow', 0)")" = 1 ]
+done
+
+echo "reliability_timeline.sh: $pass passed, $fail failed"
+[ "$fail" = 0 ]
