@@ -191,6 +191,7 @@ static int end(void *args, int rc)
     timeline_args *a = args;
     a->base.common.quiet = a->quiet;
     free((void *)a->opt.sources);
+    free((void *)a->opt.draw.kept); /* the busiest lanes of a second pass (timeline_analysis.c) */
     free(a->clocks);
     return rc;
 }

@@ -46,12 +46,13 @@ typedef struct lane_draw {
     double y;          /* top of the lane (below its group header, if any) */
     bool header;       /* first lane of a process with several: a header row above */
     bool solo;         /* the only lane of its process: no header, the process in its label */
+    bool other;        /* the row "other lanes": the folded lanes' busy bars, last */
 } lane_draw;
 
 typedef struct layout {
     const dfs_timeline *tl;
     lane_draw *lanes;
-    size_t nlanes, total_lanes;
+    size_t nlanes, total_lanes; /* nlanes: rows drawn, the other row included */
     double width, height;
     double x0;         /* left edge of the time area */
     double axis_y;     /* the tick labels' baseline */
@@ -155,15 +156,22 @@ static bool make_layout(const dfs_timeline *tl, layout *L)
     memset(L, 0, sizeof *L);
     L->tl = tl;
     dfs_tl_summarize(tl, &L->sum);
-    const tl_lane **v = dfs_tl_lanes_in_order(tl, true, &L->nlanes, &L->total_lanes);
+    size_t own;
+    const tl_lane **v = dfs_tl_lanes_in_order(tl, true, &own, &L->total_lanes);
+    bool other = dfs_tl_other_drawn(tl);
+    L->nlanes = own + other;
     L->lanes = calloc(L->nlanes ? L->nlanes : 1, sizeof *L->lanes);
     bool ok = v && L->lanes;
-    for (size_t i = 0; ok && i < L->nlanes; i++) {
+    for (size_t i = 0; ok && i < own; i++) {
         L->lanes[i].lane = v[i];
         bool first = i == 0 || !dfs_tl_same_group(v[i - 1], v[i]);
-        L->lanes[i].solo = first && (i + 1 == L->nlanes || !dfs_tl_same_group(v[i], v[i + 1]));
+        L->lanes[i].solo = first && (i + 1 == own || !dfs_tl_same_group(v[i], v[i + 1]));
         L->lanes[i].header = first && !L->lanes[i].solo;
         ok = prepare_lane(tl, &L->lanes[i]);
+    }
+    if (ok && other) {
+        L->lanes[own] = (lane_draw){.lane = &tl->other, .solo = true, .other = true};
+        ok = prepare_lane(tl, &L->lanes[own]);
     }
     free(v);
     L->absolute = tl->opt.start_ns >= INT64_C(100000000000000000); /* after 1973: an epoch clock */
@@ -272,9 +280,17 @@ static size_t write_notes(FILE *out, const layout *L)
     for (size_t i = 0; i < L->nlanes; i++)
         folded += L->lanes[i].folded;
     notes ns = {out, L->notes_y, 0};
-    if (L->total_lanes > L->nlanes)
+    size_t omitted = L->sum.lanes - L->sum.lanes_drawn - L->sum.lanes_other;
+    if (omitted)
         note(&ns, "%s lanes omitted: the %zu busiest of %zu are drawn (busy = summed span time in the window)",
-             dfs_fmt_count(c, sizeof c, L->total_lanes - L->nlanes), L->nlanes, L->total_lanes);
+             dfs_fmt_count(c, sizeof c, omitted), L->sum.lanes_drawn, L->sum.lanes);
+    if (L->sum.lanes_other && tl->crowded)
+        note(&ns, "more than %u lanes: all %s are drawn together as busy bars in one row, 'other lanes'",
+             tl->lane_limit, dfs_fmt_count(c, sizeof c, L->sum.lanes_other));
+    else if (L->sum.lanes_other)
+        note(&ns, "%s lanes beyond the busiest %zu share the last row, 'other lanes' (a picture draws at most %u "
+                  "lanes on their own)", dfs_fmt_count(c, sizeof c, L->sum.lanes_other), L->sum.lanes_drawn,
+             tl->lane_limit);
     if (L->sum.spans_aggregated)
         note(&ns,
              "%s spans narrower than one pixel (%s) are drawn as per-pixel busy bars; "
@@ -478,6 +494,14 @@ static void write_lane_frame(FILE *out, const layout *L, const lane_draw *d, siz
     group_text(d->lane, group, sizeof group);
     lane_text(d->lane, lane, sizeof lane);
     double width = L->x0 + L->tl->width - MARGIN;
+    if (d->other) {
+        char n[32];
+        snprintf(both, sizeof both, "%s other lanes", dfs_fmt_count(n, sizeof n, L->sum.lanes_other));
+        rect(out, MARGIN, d->y, width, lane_height(d), index % 2 ? "bg1" : "bg0");
+        fputs("/>\n", out);
+        label(out, "g", MARGIN + 4, d->y + LANE_PAD + ROW_H - 3, both, (LABEL_W - 24) / CHAR_W);
+        return;
+    }
     if (d->header) {
         rect(out, MARGIN, d->y - GROUP_H, width, GROUP_H, "gh");
         fputs("/>\n", out);
@@ -559,8 +583,8 @@ static void write_busy_run(FILE *out, const layout *L, const lane_draw *d, unsig
     char k[16], a[48], b[48];
     snprintf(k, sizeof k, "k%d", r.cls);
     rect(out, L->x0 + p0, d->y + LANE_PAD + r.row * ROW_H, p1 - p0, ROW_H - 2, k);
-    fprintf(out, " fill-opacity=\"%.2f\"><title>%" PRIu64 " spans under 1 px from %s to %s:", r.level * 0.25,
-            total, fmt_offset(a, sizeof a, lo - tl->opt.start_ns),
+    fprintf(out, " fill-opacity=\"%.2f\"><title>%" PRIu64 " spans %s from %s to %s:", r.level * 0.25, total,
+            d->other ? "of other lanes" : "under 1 px", fmt_offset(a, sizeof a, lo - tl->opt.start_ns),
             fmt_offset(b, sizeof b, hi - tl->opt.start_ns));
     for (int c = 0; c < DFS_TL_NCLASS; c++)
         if (counts[c])

@@ -59,5 +59,45 @@ for v in 1e400 NaN Infinity -Infinity 9223372036854775807 -9223372036854775807 1
   check "dur $v: counted as time_overflow" [ "$(json_field "$T/out" "d['problems'].get('time_overflow', 0)")" = 1 ]
 done
 
+# --- item 9: lanes beyond what a picture draws share one row -------------------------------------
+# 1,500 threads, one span each (thread i busy for i+1 µs): the busiest 1000 are drawn on their own.
+"$PY" - "$T/lanes.json" <<'PYEOF'
+import sys
+with open(sys.argv[1], "w") as f:
+    f.write("[\n" + ",\n".join('{"name":"f","ph":"X","pid":1,"tid":%d,"ts":%d,"dur":%d}' % (i, 1000 + 7 * i, i + 1)
+                                for i in range(1500)) + "\n]\n")
+PYEOF
+code 0 "1,500 lanes" run timeline -j 1 -o "$T/lanes.svg" "$T/lanes.json"
+check "1000 drawn, 500 in one row" grep -q "lanes      1000 drawn of 1500, 500 more together in one row" "$T/out"
+check "the row is labelled" grep -q '>500 other lanes</text>' "$T/lanes.svg"
+check "a note says why" grep -q "500 lanes beyond the busiest 1000 share the last row" "$T/lanes.svg"
+check "the busiest thread is drawn" grep -q '>tid 1499<' "$T/lanes.svg"
+check "the least busy is not" [ "$(grep -c '>tid 0<' "$T/lanes.svg")" = 0 ]
+check "the least busy is marked in the summary" grep -q '^  ~ pid 1 / tid 0: 1 spans' "$T/out"
+for j in 2 3; do
+  code 0 "1,500 lanes at -j $j" run timeline -j "$j" -o "$T/lanes-$j.svg" "$T/lanes.json"
+  check "-j $j draws the same picture" cmp -s "$T/lanes.svg" "$T/lanes-$j.svg"
+done
+code 0 "1,500 lanes, JSON" run timeline --format json -o "$T/lanes.svg" "$T/lanes.json"
+check "lanes_other_row in the JSON" [ "$(json_field "$T/out" "d['lanes_other_row']")" = 500 ]
+check "every lane is listed" [ "$(json_field "$T/out" "len(d['lanes'])")" = 1500 ]
+code 0 "--lanes 10 of 1,500" run timeline --lanes 10 -o "$T/lanes.svg" "$T/lanes.json"
+check "--lanes 10: ten drawn, no other row" grep -q "^lanes      10 drawn of 1500$" "$T/out"
+check "--lanes 10: the rest left out as before" grep -q "1,490 lanes omitted" "$T/lanes.svg"
+code 0 "--width 20000: 200 lanes on their own" run timeline --width 20000 -o "$T/lanes.svg" "$T/lanes.json"
+check "--width 20000: 200 drawn" grep -q "lanes      200 drawn of 1500, 1300 more" "$T/out"
+# a window given absolutely (one reading, then the second for the lanes) and B/E pairs on the lanes
+"$PY" - "$T/pairs.json" <<'PYEOF'
+import sys
+with open(sys.argv[1], "w") as f:
+    recs = []
+    for i in range(1200):
+        recs.append('{"name":"p","ph":"B","pid":2,"tid":%d,"ts":%d}' % (i, 1000 + i))
+        recs.append('{"name":"p","ph":"E","pid":2,"tid":%d,"ts":%d}' % (i, 3000 + 3 * i))
+    f.write("[\n" + ",\n".join(recs) + "\n]\n")
+PYEOF
+code 0 "1,200 lanes of B/E pairs, absolute window" run timeline -w 0:1 -o "$T/pairs.svg" "$T/pairs.json"
+check "B/E lanes: 1000 drawn, 200 in one row" grep -q "lanes      1000 drawn of 1200, 200 more" "$T/out"
+
 echo "reliability_timeline.sh: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -177,6 +177,8 @@ struct dfs_tlw {
     part main;
     dfs_tlw_result result;
     bool rerun;
+    uint64_t *kept; /* a rerun for the lanes: the busiest, to keep on their own */
+    size_t nkept;
 };
 
 static const char *const wanted_extra[] = {"Value", NULL};
@@ -668,20 +670,38 @@ static bool name_lanes(part *p, const dfs_run *run)
     return true;
 }
 
+/* Too many lanes in a first pass: the busiest are kept on their own in the second. */
+static bool choose_lanes(dfs_tlw *w, const dfs_timeline *tl)
+{
+    unsigned limit = dfs_tl_lane_limit(w->opt.draw.width_px);
+    unsigned k = w->opt.draw.max_lanes && w->opt.draw.max_lanes < limit ? w->opt.draw.max_lanes : limit;
+    w->kept = dfs_tl_busiest(tl, k, &w->nkept);
+    return w->kept != NULL;
+}
+
 const dfs_tlw_result *dfs_tlw_finish(dfs_tlw *w, const dfs_run *run)
 {
     part *p = &w->main;
     if (p->failed)
         return NULL;
-    if (p->tl && facts_moved(p, w, run)) {
+    bool moved = p->tl && facts_moved(p, w, run);
+    /* the B/E pairs are drawn before the lanes are judged: they are spans on lanes too */
+    if (p->tl && p->files && !draw_held_records(p, run))
+        return NULL; /* out of memory (no files: nothing was read) */
+    if (p->tl && dfs_tl_crowded(p->tl) && !w->opt.last_pass) {
+        if (!choose_lanes(w, p->tl))
+            return NULL;
+        w->rerun = true;
+    }
+    if (moved || w->rerun) {
         w->rerun = true;
         return NULL;
     }
     dfs_tlw_result *r = &w->result;
     memset(r, 0, sizeof *r);
     trace_span(p, w, run, r);
-    if (p->tl && ((p->files && !draw_held_records(p, run)) || !name_lanes(p, run)))
-        return NULL; /* out of memory (no files: nothing was read) */
+    if (p->tl && !name_lanes(p, run))
+        return NULL; /* out of memory */
     r->tl = p->tl;
     r->unmatched_begin = p->unmatched_begin;
     r->unmatched_end = p->unmatched_end;
@@ -692,6 +712,12 @@ const dfs_tlw_result *dfs_tlw_finish(dfs_tlw *w, const dfs_run *run)
 bool dfs_tlw_needs_rerun(const dfs_tlw *w)
 {
     return w->rerun;
+}
+
+const uint64_t *dfs_tlw_kept_lanes(const dfs_tlw *w, size_t *n)
+{
+    *n = w->nkept;
+    return w->kept;
 }
 
 dfs_tlw *dfs_tlw_new(const dfs_tlw_options *opt, char *err, size_t errlen)
@@ -721,6 +747,7 @@ void dfs_tlw_free(dfs_tlw *w)
     if (!w)
         return;
     part_free(&w->main);
+    free(w->kept);
     free(w);
 }
 
