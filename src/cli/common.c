@@ -189,6 +189,14 @@ static bool out_of_memory(const dfs_analysis *an, void *obj, const void *result)
     return !result && !(an->needs_rerun && an->needs_rerun(obj));
 }
 
+/* Says why such a pass has no result: a bound the options exceed (exit 2), else out of memory. */
+static int no_result(const dfs_cli_job *job, void *obj)
+{
+    const char *why = job->an->refusal ? job->an->refusal(obj) : NULL;
+    fprintf(stderr, "dfscope %s: %s\n", job->cmd, why ? why : "out of memory");
+    return why ? DFS_EXIT_USAGE : DFS_EXIT_OUTPUT;
+}
+
 /* Writes through the job's writer, timed for --timing; the exit code is rc unless writing fails. */
 static int write_result(dfs_cli_common *c, const dfs_cli_job *job, const dfs_cli_result *r, int rc)
 {
@@ -240,8 +248,7 @@ static bool run_pass(dfs_cli_common *c, char **paths, int npaths, const dfs_cli_
     p->result = an->finish(p->obj, p->run);
     c->finish_s += dfs_cli_now() - t1;
     if (out_of_memory(an, p->obj, p->result)) {
-        fprintf(stderr, "dfscope %s: out of memory\n", job->cmd);
-        p->rc = DFS_EXIT_OUTPUT;
+        p->rc = no_result(job, p->obj);
         return false;
     }
     return true;
@@ -518,10 +525,8 @@ static void conclude_pass(dfs_cli_common *c, const dfs_cli_job *job, dist_pass *
     double t0 = dfs_cli_now();
     p->result = job->an->finish(p->obj, p->run);
     c->finish_s += dfs_cli_now() - t0;
-    if (out_of_memory(job->an, p->obj, p->result)) {
-        fprintf(stderr, "dfscope %s: out of memory\n", job->cmd);
-        p->rc = DFS_EXIT_OUTPUT;
-    }
+    if (out_of_memory(job->an, p->obj, p->result))
+        p->rc = no_result(job, p->obj);
 }
 
 /* The inputs a rank could not read, named by that rank (the report of rank 0 names them too). */

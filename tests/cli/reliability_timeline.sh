@@ -99,5 +99,57 @@ PYEOF
 code 0 "1,200 lanes of B/E pairs, absolute window" run timeline -w 0:1 -o "$T/pairs.svg" "$T/pairs.json"
 check "B/E lanes: 1000 drawn, 200 in one row" grep -q "lanes      1000 drawn of 1200, 200 more" "$T/out"
 
+# --- item 9: time bins beyond the bound are refused before the work --------------------------------
+# 3 processes, each busy for 1 s in 10 ms calls (300 POSIX reads and 300 compute calls): spread
+# over bins, 1ns asks for about 4e9 (the run's second and each process's), 100ns for 4e7, 1us
+# for 3.7e6 (fits).
+"$PY" - "$T/bins.pfw" <<'PYEOF'
+import sys
+with open(sys.argv[1], "w") as f:
+    f.write("[\n")
+    i = 0
+    for pid in (1, 2, 3):
+        for k in range(100):
+            ts = 1000000 + 10000 * k
+            f.write('{"id":%d,"name":"read","cat":"POSIX","pid":%d,"tid":%d,"ts":%d,"dur":4000,"ph":"X","args":{"ret":4096}}\n' % (i, pid, pid, ts))
+            f.write('{"id":%d,"name":"step","cat":"ai_framework","pid":%d,"tid":%d,"ts":%d,"dur":5000,"ph":"X"}\n' % (i + 1, pid, pid, ts + 4500))
+            i += 2
+PYEOF
+# Refused where events are spread over their bins (overlap's exact engines, analyze's columns)...
+for cmd in "overlap --granularity 1ns" "overlap --scope thread --granularity 1ns" \
+           "analyze --format json --granularity 1ns" "analyze --format csv -o $T/csv --granularity 1ns" \
+           "overlap --granularity 100ns"; do
+  # shellcheck disable=SC2086
+  code 2 "$cmd: refused (exit 2)" run $cmd "$T/bins.pfw"
+  check "$cmd: the bound is named" grep -q 'time bins .*more than the 4000000 an analysis keeps' "$T/err"
+  check "$cmd: a coarser granularity is suggested" grep -q 'use --granularity [0-9]*[mun]*s or coarser' "$T/err"
+  check "$cmd: nothing on stdout" [ ! -s "$T/out" ]
+done
+check "the suggestion is the finest that fits: 1us" grep -q 'use --granularity 1us or coarser' "$T/err"
+check "a refused CSV run leaves no folder" [ ! -e "$T/csv" ]
+# ...not where a bin holds the events that start in it (their number bounds the bins)
+for cmd in "overlap --granularity 1us" "analyze --format json --granularity 1us" "overlap --granularity 1ms" \
+           "overlap --method approximate --granularity 1ns" "overlap --method g0-exact --granularity 1ns" \
+           "analyze --granularity 1ns"; do
+  # shellcheck disable=SC2086
+  code 0 "$cmd: fits" run $cmd "$T/bins.pfw"
+done
+# a sparse run, two traces a year apart: the bins are where the events are, not the whole span
+"$PY" - "$T/sparse.pfw" <<'PYEOF'
+import sys
+with open(sys.argv[1], "w") as f:
+    f.write("[\n")
+    for i, ts in enumerate((1000000, 1000000 + 365 * 86400 * 10**6)):
+        f.write('{"id":%d,"name":"read","cat":"POSIX","pid":1,"tid":1,"ts":%d,"dur":4000,"ph":"X"}\n' % (i, ts))
+PYEOF
+code 0 "a year between two events at 1 s bins" run overlap --granularity 1s "$T/sparse.pfw"
+code 0 "the same through analyze" run analyze --format json --granularity 1s "$T/sparse.pfw"
+# the same answer at any -j (the refusal does not depend on how the work is split)
+for j in 1 2 3; do
+  code 2 "overlap --granularity 1ns -j $j" run overlap -j "$j" --granularity 1ns "$T/bins.pfw"
+  grep -v preset "$T/err" > "$T/refusal-$j"
+done
+check "-j 1, 2 and 3 give the same refusal" cmp -s "$T/refusal-1" "$T/refusal-3"
+
 echo "reliability_timeline.sh: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -9,6 +9,7 @@
  *
  * Required: create, destroy, consumer, finish. The rest is optional (NULL):
  *   - a second reading pass: needs_rerun and prepare_rerun (both or neither);
+ *   - refusal: why a pass has no result when memory is not the cause;
  *   - distributed runs under mpirun/srun: pack and merge make the analysis distributable; census
  *     and finish_local, fold_share, may_cut, rerun_pack and rerun_apply refine it.
  */
@@ -39,6 +40,10 @@ typedef struct dfs_analysis {
     /* Sets the second pass's options (origin, clocks: `clocks` holds every file's final clock and
      * outlives the pass) from the first pass's facts; returns why the rerun is needed. */
     const char *(*prepare_rerun)(const void *obj, const dfs_run *run, const dfs_file_clock *clocks, void *opt);
+
+    /* After a NULL finish that needs no rerun: the bound the options exceed, for the user (a usage
+     * error, exit 2: e.g. too many time bins, analyze/common/timebins.h), or NULL: out of memory. */
+    const char *(*refusal)(const void *obj);
 
     /* ---- distributed runs (docs/MPI.md) ---- */
     /* Everything the analysis learnt from this rank's share, after dfs_run_read. */

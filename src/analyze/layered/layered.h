@@ -65,6 +65,7 @@ typedef struct dfs_layered_options {
     const dfs_file_clock *clocks; /* a rerun: every file's final clock, indexed by file; else NULL */
     size_t nclocks;
     bool no_streaming;         /* exact u_: never flush before the end (a rerun; layered_exact.c) */
+    bool bins_settled;         /* a rerun: the run's time bins are known to fit (analyze/common/timebins.h) */
     uint64_t hold_intervals;   /* exact u_: intervals a worker holds before flushing; 0: default */
 } dfs_layered_options;
 
@@ -134,14 +135,21 @@ typedef struct dfs_layered dfs_layered;
 dfs_layered *dfs_layered_new(const dfs_layered_options *opt, char *err, size_t errlen);
 void dfs_layered_free(dfs_layered *la);
 dfs_consumer *dfs_layered_consumer(dfs_layered *la);
-/* After dfs_run_read. Returns NULL when out of memory or when a rerun is needed. */
+/* After dfs_run_read. Returns NULL when out of memory, when a rerun is needed, or when the time
+ * bins of granularity_ns would be too many (dfs_layered_refusal; analyze/common/timebins.h: the
+ * run's span, and each process's where its exact engine keeps bins for the columns). */
 const dfs_layered_result *dfs_layered_finish(dfs_layered *la, const dfs_run *run);
+/* After a NULL finish: why, for the user, when too many time bins were asked for; else NULL. */
+const char *dfs_layered_refusal(const dfs_layered *la);
 /* After a NULL finish: true when the provisional assumptions failed; *origin_ns is the true
  * origin and *categories the complete category list (auto) to read again with. */
 bool dfs_layered_needs_rerun(const dfs_layered *la, int64_t *origin_ns);
 /* After a NULL finish: must the rerun do without streaming flushes (exact u_ met events out of
  * the order it assumed)? */
 bool dfs_layered_rerun_no_streaming(const dfs_layered *la);
+/* After a NULL finish: the workers stopped at the bin bound, which the whole run does not pass:
+ * the rerun must not stop (dfs_layered_options.bins_settled). */
+bool dfs_layered_rerun_bins_settled(const dfs_layered *la);
 /* Why the rerun is needed (a static text), NULL without one. */
 const char *dfs_layered_rerun_reason(const dfs_layered *la);
 size_t dfs_layered_categories(const dfs_layered *la, const char *const **categories);

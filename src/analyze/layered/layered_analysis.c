@@ -14,6 +14,7 @@ static void destroy(void *obj) { dfs_layered_free(obj); }
 static dfs_consumer *consumer(void *obj) { return dfs_layered_consumer(obj); }
 static const void *finish(void *obj, const dfs_run *run) { return dfs_layered_finish(obj, run); }
 static bool needs_rerun(const void *obj) { return dfs_layered_needs_rerun(obj, NULL); }
+static const char *refusal(const void *obj) { return dfs_layered_refusal(obj); }
 
 static const char *prepare_rerun(const void *obj, const dfs_run *run, const dfs_file_clock *clocks, void *opt_)
 {
@@ -28,6 +29,7 @@ static const char *prepare_rerun(const void *obj, const dfs_run *run, const dfs_
     opt->clocks = clocks;
     opt->nclocks = dfs_run_file_count(run);
     opt->no_streaming |= dfs_layered_rerun_no_streaming(obj);
+    opt->bins_settled |= dfs_layered_rerun_bins_settled(obj);
     return dfs_layered_rerun_reason(obj);
 }
 
@@ -53,6 +55,7 @@ static bool rerun_pack(const void *obj, const dfs_run *run, dfs_pack *w)
     const char *why = dfs_layered_rerun_reason(obj);
     dfs_pack_i64(w, origin);
     dfs_pack_bool(w, dfs_layered_rerun_no_streaming(obj));
+    dfs_pack_bool(w, dfs_layered_rerun_bins_settled(obj));
     dfs_pack_text(w, why ? why : "", why ? strlen(why) : 0);
     dfs_pack_u64(w, n);
     for (size_t i = 0; i < n; i++)
@@ -67,6 +70,7 @@ static bool rerun_apply(void *opt_, dfs_unpack *r, const dfs_file_clock *clocks,
     dfs_layered_options *opt = opt_;
     opt->origin_ns = dfs_unpack_i64(r);
     opt->no_streaming |= dfs_unpack_bool(r);
+    opt->bins_settled |= dfs_unpack_bool(r);
     size_t why_len;
     const char *why = dfs_unpack_text(r, &why_len);
     if (r->bad || !(*reason = dfs_arena_strdup(keep, why, why_len)))
@@ -92,6 +96,6 @@ static bool rerun_apply(void *opt_, dfs_unpack *r, const dfs_file_clock *clocks,
 
 const dfs_analysis dfs_layered_analysis = {
     .name = "analyze", .create = create, .destroy = destroy, .consumer = consumer, .finish = finish,
-    .needs_rerun = needs_rerun, .prepare_rerun = prepare_rerun, .pack = pack, .merge = merge, .census = census,
+    .needs_rerun = needs_rerun, .prepare_rerun = prepare_rerun, .refusal = refusal, .pack = pack, .merge = merge, .census = census,
     .finish_local = finish_local, .exact_units = exact, .may_cut = may_cut, .rerun_pack = rerun_pack,
     .rerun_apply = rerun_apply};

@@ -122,6 +122,7 @@ typedef struct dfs_overlap_options {
     const dfs_file_clock *clocks;  /* a rerun: every file's final clock, indexed by file */
     size_t nclocks;
     bool no_streaming;             /* never flush before the end (a rerun) */
+    bool bins_settled;             /* a rerun: the run's time bins are known to fit (timebins.h) */
     uint64_t hold_intervals;       /* intervals a worker holds before flushing; 0: default */
 } dfs_overlap_options;
 
@@ -218,12 +219,16 @@ typedef struct dfs_overlap dfs_overlap;
 dfs_overlap *dfs_overlap_new(const dfs_overlap_options *opt, char *err, size_t errlen);
 void dfs_overlap_free(dfs_overlap *ov);
 dfs_consumer *dfs_overlap_consumer(dfs_overlap *ov);
-/* After dfs_run_read. NULL when out of memory or when a second pass is needed. */
+/* After dfs_run_read. NULL when out of memory, when a second pass is needed, or when the time
+ * bins of granularity_ns would be too many (dfs_overlap_refusal; analyze/common/timebins.h). */
 const dfs_overlap_result *dfs_overlap_finish(dfs_overlap *ov, const dfs_run *run);
+/* After a NULL finish: why, for the user, when too many time bins were asked for; else NULL. */
+const char *dfs_overlap_refusal(const dfs_overlap *ov);
 
 typedef struct dfs_overlap_rerun {
     int64_t origin_ns;   /* the true origin */
     bool no_streaming;   /* the streaming assumptions failed */
+    bool bins_settled;   /* the workers stopped at the bin bound, which the whole run does not pass */
     const char *reason;  /* for the user */
 } dfs_overlap_rerun;
 

@@ -11,6 +11,7 @@ static void destroy(void *obj) { dfs_overlap_free(obj); }
 static dfs_consumer *consumer(void *obj) { return dfs_overlap_consumer(obj); }
 static const void *finish(void *obj, const dfs_run *run) { return dfs_overlap_finish(obj, run); }
 static bool needs_rerun(const void *obj) { return dfs_overlap_needs_rerun(obj, NULL); }
+static const char *refusal(const void *obj) { return dfs_overlap_refusal(obj); }
 
 static const char *prepare_rerun(const void *obj, const dfs_run *run, const dfs_file_clock *clocks, void *opt_)
 {
@@ -19,6 +20,7 @@ static const char *prepare_rerun(const void *obj, const dfs_run *run, const dfs_
     dfs_overlap_needs_rerun(obj, &info);
     opt->origin_ns = info.origin_ns;
     opt->no_streaming |= info.no_streaming;
+    opt->bins_settled |= info.bins_settled;
     opt->clocks = clocks;
     opt->nclocks = dfs_run_file_count(run);
     return info.reason; /* static text */
@@ -43,6 +45,7 @@ static bool rerun_pack(const void *obj, const dfs_run *run, dfs_pack *w)
     dfs_overlap_needs_rerun(obj, &info);
     dfs_pack_i64(w, info.origin_ns);
     dfs_pack_bool(w, info.no_streaming);
+    dfs_pack_bool(w, info.bins_settled);
     dfs_pack_cstr(w, info.reason);
     return !w->failed;
 }
@@ -54,6 +57,7 @@ static bool rerun_apply(void *opt_, dfs_unpack *r, const dfs_file_clock *clocks,
     dfs_overlap_options *opt = opt_;
     opt->origin_ns = dfs_unpack_i64(r);
     opt->no_streaming |= dfs_unpack_bool(r);
+    opt->bins_settled |= dfs_unpack_bool(r);
     *reason = dfs_unpack_cstr(r, keep);
     opt->clocks = clocks;
     opt->nclocks = nclocks;
@@ -62,6 +66,6 @@ static bool rerun_apply(void *opt_, dfs_unpack *r, const dfs_file_clock *clocks,
 
 const dfs_analysis dfs_overlap_analysis = {
     .name = "overlap", .create = create, .destroy = destroy, .consumer = consumer, .finish = finish,
-    .needs_rerun = needs_rerun, .prepare_rerun = prepare_rerun, .pack = pack, .merge = merge, .census = census,
+    .needs_rerun = needs_rerun, .prepare_rerun = prepare_rerun, .refusal = refusal, .pack = pack, .merge = merge, .census = census,
     .finish_local = finish_local, .exact_units = exact, .may_cut = may_cut, .rerun_pack = rerun_pack,
     .rerun_apply = rerun_apply};
