@@ -183,18 +183,21 @@ static bool refuses_output(const dfs_cli_job *job, const dfs_run *run)
     return true;
 }
 
+/* Did the input void the analysis' result (analysis.h: failure)? Said; the exit code is 2. */
+static bool refused(const dfs_cli_job *job, void *obj, int *rc)
+{
+    const char *why = job->an->failure ? job->an->failure(obj) : NULL;
+    if (!why)
+        return false;
+    fprintf(stderr, "dfscope %s: %s\n", job->cmd, why);
+    *rc = DFS_EXIT_USAGE;
+    return true;
+}
+
 /* Did the pass end without a result, and without a reason to read again? */
 static bool out_of_memory(const dfs_analysis *an, void *obj, const void *result)
 {
     return !result && !(an->needs_rerun && an->needs_rerun(obj));
-}
-
-/* Says why such a pass has no result: a bound the options exceed (exit 2), else out of memory. */
-static int no_result(const dfs_cli_job *job, void *obj)
-{
-    const char *why = job->an->refusal ? job->an->refusal(obj) : NULL;
-    fprintf(stderr, "dfscope %s: %s\n", job->cmd, why ? why : "out of memory");
-    return why ? DFS_EXIT_USAGE : DFS_EXIT_OUTPUT;
 }
 
 /* Writes through the job's writer, timed for --timing; the exit code is rc unless writing fails. */
@@ -247,8 +250,13 @@ static bool run_pass(dfs_cli_common *c, char **paths, int npaths, const dfs_cli_
     double t1 = dfs_cli_now();
     p->result = an->finish(p->obj, p->run);
     c->finish_s += dfs_cli_now() - t1;
+    if (refused(job, p->obj, &p->rc)) {
+        p->result = NULL;
+        return false;
+    }
     if (out_of_memory(an, p->obj, p->result)) {
-        p->rc = no_result(job, p->obj);
+        fprintf(stderr, "dfscope %s: out of memory\n", job->cmd);
+        p->rc = DFS_EXIT_OUTPUT;
         return false;
     }
     return true;
@@ -525,8 +533,12 @@ static void conclude_pass(dfs_cli_common *c, const dfs_cli_job *job, dist_pass *
     double t0 = dfs_cli_now();
     p->result = job->an->finish(p->obj, p->run);
     c->finish_s += dfs_cli_now() - t0;
-    if (out_of_memory(job->an, p->obj, p->result))
-        p->rc = no_result(job, p->obj);
+    if (refused(job, p->obj, &p->rc))
+        p->result = NULL;
+    else if (out_of_memory(job->an, p->obj, p->result)) {
+        fprintf(stderr, "dfscope %s: out of memory\n", job->cmd);
+        p->rc = DFS_EXIT_OUTPUT;
+    }
 }
 
 /* The inputs a rank could not read, named by that rank (the report of rank 0 names them too). */
@@ -657,7 +669,8 @@ static void decide(dfs_cli_dist *d, decision *x, dist_pass *p)
     x->pass = p;
     if (d->rank == 0) {
         x->rc = p->rc;
-        bool stop = p->rc == DFS_EXIT_OUTPUT || !p->obj || out_of_memory(x->an, p->obj, NULL);
+        bool stop = p->rc == DFS_EXIT_OUTPUT || !p->obj || out_of_memory(x->an, p->obj, NULL) ||
+                    (x->an->failure && x->an->failure(p->obj));
         x->what = p->result ? GO_WRITE : stop ? GO_STOP : GO_RERUN;
     }
     void *buf = NULL;

@@ -8,8 +8,8 @@
  * between runs is in the options, which the hooks read.
  *
  * Required: create, destroy, consumer, finish. The rest is optional (NULL):
+ *   - failure, for an analysis that can refuse its result for a reason of its own;
  *   - a second reading pass: needs_rerun and prepare_rerun (both or neither);
- *   - refusal: why a pass has no result when memory is not the cause;
  *   - distributed runs under mpirun/srun: pack and merge make the analysis distributable; census
  *     and finish_local, fold_share, may_cut, rerun_pack and rerun_apply refine it.
  */
@@ -30,9 +30,14 @@ typedef struct dfs_analysis {
     void *(*create)(const void *opt, char *err, size_t errlen);
     void (*destroy)(void *obj);
     dfs_consumer *(*consumer)(void *obj);
-    /* The result after reading; NULL when a second pass is needed (needs_rerun says so) or when
-     * out of memory. */
+    /* The result after reading; NULL when a second pass is needed (needs_rerun says so), on a
+     * failure (failure says so) or when out of memory. */
     const void *(*finish)(void *obj, const dfs_run *run);
+    /* After reading (and again after finish): why the input makes this analysis' result void, for
+     * the user, naming what failed (a predicate's regular expression over its bound:
+     * analyze/common/predicate.h); NULL when nothing did. The command then exits
+     * DFS_EXIT_USAGE, as for a bad predicate. */
+    const char *(*failure)(const void *obj);
 
     /* ---- a second pass: the time origin was a guess from a preview, a file's clock may only be
      * known at its end ---- */
@@ -40,10 +45,6 @@ typedef struct dfs_analysis {
     /* Sets the second pass's options (origin, clocks: `clocks` holds every file's final clock and
      * outlives the pass) from the first pass's facts; returns why the rerun is needed. */
     const char *(*prepare_rerun)(const void *obj, const dfs_run *run, const dfs_file_clock *clocks, void *opt);
-
-    /* After a NULL finish that needs no rerun: the bound the options exceed, for the user (a usage
-     * error, exit 2: e.g. too many time bins, analyze/common/timebins.h), or NULL: out of memory. */
-    const char *(*refusal)(const void *obj);
 
     /* ---- distributed runs (docs/MPI.md) ---- */
     /* Everything the analysis learnt from this rank's share, after dfs_run_read. */

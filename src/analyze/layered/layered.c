@@ -1115,6 +1115,11 @@ dfs_consumer *dfs_layered_consumer(dfs_layered *la)
     return &la->consumer;
 }
 
+const char *dfs_layered_failure(const dfs_layered *la)
+{
+    return la->failure[0] ? la->failure : NULL;
+}
+
 /* Events whose file hash was defined in another piece or file: resolved now, then analysed. */
 static bool analyse_pending(dfs_layered *la, const dfs_run *run)
 {
@@ -1177,8 +1182,8 @@ static bool categories_missing(dfs_layered *la)
     return true;
 }
 
-/* The merged run's time bins (timebins.h) over the bound: the refusal in la->refusal. */
-static bool too_many_bins(dfs_layered *la)
+/* Are the merged run's time bins (timebins.h) over the bound? Said in la->failure when `say`. */
+static bool too_many_bins(dfs_layered *la, bool say)
 {
     const acc *a = &la->total;
     dfs_bin_tally b;
@@ -1191,7 +1196,8 @@ static bool too_many_bins(dfs_layered *la)
     }
     if (!dfs_bin_tally_over(&b))
         return false;
-    dfs_bin_tally_refusal(&b, "processes", la->refusal, sizeof la->refusal);
+    if (say)
+        dfs_bin_tally_refusal(&b, "processes", la->failure, sizeof la->failure);
     return true;
 }
 
@@ -1201,14 +1207,13 @@ const dfs_layered_result *dfs_layered_finish(dfs_layered *la, const dfs_run *run
         return NULL;
     /* times under a clock that moved are provisional: the second pass judges their bins */
     bool final_clocks = !clocks_moved(la, run);
-    la->total.bins_over |= too_many_bins(la); /* then the pending events reach no engine */
+    la->total.bins_over |= too_many_bins(la, false); /* then the pending events reach no engine */
     if (!analyse_pending(la, run))
         return NULL;
-    if (final_clocks && too_many_bins(la)) /* before any engine measures its bins */
+    if (final_clocks && too_many_bins(la, true)) /* before any engine measures its bins */
         return NULL;
-    la->refusal[0] = '\0';
     if (la->total.bins_over && final_clocks && la->opt.clocks) { /* a second pass cannot ask for a third */
-        dfs_bins_workers_refusal(la->refusal, sizeof la->refusal);
+        dfs_bins_workers_refusal(la->failure, sizeof la->failure);
         return NULL;
     }
     const acc *a = &la->total;
@@ -1260,10 +1265,6 @@ bool dfs_layered_rerun_bins_settled(const dfs_layered *la)
     return la->rerun_bins_settled;
 }
 
-const char *dfs_layered_refusal(const dfs_layered *la)
-{
-    return la->refusal[0] ? la->refusal : NULL;
-}
 
 const char *dfs_layered_rerun_reason(const dfs_layered *la)
 {

@@ -135,12 +135,12 @@ typedef struct dfs_layered dfs_layered;
 dfs_layered *dfs_layered_new(const dfs_layered_options *opt, char *err, size_t errlen);
 void dfs_layered_free(dfs_layered *la);
 dfs_consumer *dfs_layered_consumer(dfs_layered *la);
-/* After dfs_run_read. Returns NULL when out of memory, when a rerun is needed, or when the time
- * bins of granularity_ns would be too many (dfs_layered_refusal; analyze/common/timebins.h: the
- * run's span, and each process's where its exact engine keeps bins for the columns). */
+/* After dfs_run_read. Returns NULL when out of memory, when a rerun is needed or on a failure. */
 const dfs_layered_result *dfs_layered_finish(dfs_layered *la, const dfs_run *run);
-/* After a NULL finish: why, for the user, when too many time bins were asked for; else NULL. */
-const char *dfs_layered_refusal(const dfs_layered *la);
+/* Why there is no result when granularity_ns asks for more time bins than a run keeps (the run's,
+ * and each process's where its exact engine keeps bins for the columns; the message names the
+ * count and a granularity that fits: analyze/common/timebins.h); NULL otherwise. */
+const char *dfs_layered_failure(const dfs_layered *la);
 /* After a NULL finish: true when the provisional assumptions failed; *origin_ns is the true
  * origin and *categories the complete category list (auto) to read again with. */
 bool dfs_layered_needs_rerun(const dfs_layered *la, int64_t *origin_ns);

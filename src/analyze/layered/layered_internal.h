@@ -273,8 +273,8 @@ struct dfs_layered {
     bool rerun_no_streaming;  /* the rerun must not flush while streaming */
     bool rerun_bins_settled;  /* the rerun must not stop at the bin bound */
     atomic_uint_least64_t bins_counted; /* the workers' time bins together (timebins.h) */
-    char refusal[320];        /* why there is no result, when not memory: too many time bins */
     const char *rerun_reason; /* static text */
+    char failure[512];        /* too many time bins: no result (layered.h) */
     int64_t true_origin;
     char **all_categories;
     size_t nall_categories;

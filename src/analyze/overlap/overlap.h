@@ -219,11 +219,12 @@ typedef struct dfs_overlap dfs_overlap;
 dfs_overlap *dfs_overlap_new(const dfs_overlap_options *opt, char *err, size_t errlen);
 void dfs_overlap_free(dfs_overlap *ov);
 dfs_consumer *dfs_overlap_consumer(dfs_overlap *ov);
-/* After dfs_run_read. NULL when out of memory, when a second pass is needed, or when the time
- * bins of granularity_ns would be too many (dfs_overlap_refusal; analyze/common/timebins.h). */
+/* After dfs_run_read. NULL when out of memory, when a second pass is needed, or on a failure. */
 const dfs_overlap_result *dfs_overlap_finish(dfs_overlap *ov, const dfs_run *run);
-/* After a NULL finish: why, for the user, when too many time bins were asked for; else NULL. */
-const char *dfs_overlap_refusal(const dfs_overlap *ov);
+/* Why there is no result when granularity_ns asks for more time bins than a run keeps (the
+ * message names the count and a granularity that fits: analyze/common/timebins.h); NULL
+ * otherwise. */
+const char *dfs_overlap_failure(const dfs_overlap *ov);
 
 typedef struct dfs_overlap_rerun {
     int64_t origin_ns;   /* the true origin */

@@ -10,8 +10,8 @@ static void *create(const void *opt, char *err, size_t errlen) { return dfs_over
 static void destroy(void *obj) { dfs_overlap_free(obj); }
 static dfs_consumer *consumer(void *obj) { return dfs_overlap_consumer(obj); }
 static const void *finish(void *obj, const dfs_run *run) { return dfs_overlap_finish(obj, run); }
+static const char *failure(const void *obj) { return dfs_overlap_failure(obj); }
 static bool needs_rerun(const void *obj) { return dfs_overlap_needs_rerun(obj, NULL); }
-static const char *refusal(const void *obj) { return dfs_overlap_refusal(obj); }
 
 static const char *prepare_rerun(const void *obj, const dfs_run *run, const dfs_file_clock *clocks, void *opt_)
 {
@@ -66,6 +66,6 @@ static bool rerun_apply(void *opt_, dfs_unpack *r, const dfs_file_clock *clocks,
 
 const dfs_analysis dfs_overlap_analysis = {
     .name = "overlap", .create = create, .destroy = destroy, .consumer = consumer, .finish = finish,
-    .needs_rerun = needs_rerun, .prepare_rerun = prepare_rerun, .refusal = refusal, .pack = pack, .merge = merge, .census = census,
+    .failure = failure, .needs_rerun = needs_rerun, .prepare_rerun = prepare_rerun, .pack = pack, .merge = merge, .census = census,
     .finish_local = finish_local, .exact_units = exact, .may_cut = may_cut, .rerun_pack = rerun_pack,
     .rerun_apply = rerun_apply};

@@ -550,8 +550,8 @@ static bool build_result(dfs_overlap *ov, const dfs_run *run, int64_t shift)
 
 /* ===== the public API ============================================================================== */
 
-/* The merged run's time bins (timebins.h) over the bound: the refusal in ov->refusal. */
-static bool too_many_bins(dfs_overlap *ov)
+/* Are the merged run's time bins (timebins.h) over the bound? Said in ov->failure when `say`. */
+static bool too_many_bins(dfs_overlap *ov, bool say)
 {
     const wstate *t = &ov->total;
     if (!ov->need_bins)
@@ -569,7 +569,8 @@ static bool too_many_bins(dfs_overlap *ov)
     if (!dfs_bin_tally_over(&b))
         return false;
     const char *units = !ov->exact ? "threads" : t->threads.n ? "processes and threads" : "processes";
-    dfs_bin_tally_refusal(&b, units, ov->refusal, sizeof ov->refusal);
+    if (say)
+        dfs_bin_tally_refusal(&b, units, ov->failure, sizeof ov->failure);
     return true;
 }
 
@@ -582,14 +583,13 @@ const dfs_overlap_result *dfs_overlap_finish(dfs_overlap *ov, const dfs_run *run
     int64_t origin;
     /* times under a clock that moved are provisional: the second pass judges their bins */
     bool final_clocks = !clocks_moved(ov, run, &origin);
-    t->bins_over |= too_many_bins(ov); /* then the pending events only widen the spans */
+    t->bins_over |= too_many_bins(ov, false); /* then the pending events only widen the spans */
     if (!analyse_pending(ov, run))
         return NULL;
-    if (final_clocks && too_many_bins(ov)) /* before any bin is measured */
+    if (final_clocks && too_many_bins(ov, true)) /* before any bin is measured */
         return NULL;
-    ov->refusal[0] = '\0';
     if (t->bins_over && final_clocks && ov->opt.clocks) { /* a second pass cannot ask for a third */
-        dfs_bins_workers_refusal(ov->refusal, sizeof ov->refusal);
+        dfs_bins_workers_refusal(ov->failure, sizeof ov->failure);
         return NULL;
     }
     if (t->bins_over) { /* the workers stopped at the bound: read again without stopping */
@@ -609,9 +609,9 @@ const dfs_overlap_result *dfs_overlap_finish(dfs_overlap *ov, const dfs_run *run
     return &ov->result;
 }
 
-const char *dfs_overlap_refusal(const dfs_overlap *ov)
+const char *dfs_overlap_failure(const dfs_overlap *ov)
 {
-    return ov->refusal[0] ? ov->refusal : NULL;
+    return ov->failure[0] ? ov->failure : NULL;
 }
 
 bool dfs_overlap_needs_rerun(const dfs_overlap *ov, dfs_overlap_rerun *out)

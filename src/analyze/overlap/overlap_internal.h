@@ -194,7 +194,7 @@ struct dfs_overlap {
     wstate total;
     bool rerun;
     dfs_overlap_rerun rerun_info;
-    char refusal[320];             /* why there is no result, when not memory: too many time bins */
+    char failure[512];             /* too many time bins: no result (overlap.h) */
     atomic_uint_least64_t bins_counted; /* the workers' time bins together (timebins.h) */
     dfs_arena mem;                 /* the result */
     dfs_overlap_result result;
