@@ -9,9 +9,10 @@
  * over its bins (engines), of 1 where only its start bin holds it (time rows and cells, the
  * approximate methods). The first is tight for a busy unit, the second for a sparse one (traces
  * of different days in one run) and for start bins, which the events bound anyway: only the
- * spreading of long events over fine bins is refused. Neither depends on the bins' origin. Their sum over the merged run, taken at its end before any bin is
- * measured, is the verdict: over DFS_TIME_BINS_MAX the pass is refused, naming the count and a
- * granularity that fits. It depends on the events only, never on -j or on the input order.
+ * spreading of long events over fine bins is refused. Neither depends on the bins' origin. Their
+ * sum over the merged run, taken at its end before any bin is measured, is the verdict: over
+ * DFS_TIME_BINS_MAX the pass is refused, naming the count and a granularity that fits. It depends
+ * on the events only, never on -j or on the input order.
  *
  * While reading, the workers add what their own units gain to one shared count, which bounds the
  * bin state they hold together; over the bound they stop feeding engines and only follow the
@@ -20,7 +21,7 @@
  * asks for a second one that does not stop (bins_settled). So memory follows the bound, and the
  * answer the events.
  *
- * The bound: 4,000,000 bins (about 1.2 GB of overlap measures, 2 GB of analyze's), a million times
+ * The bound: 4,000,000 bins (about 1.2 GB of overlap measures, 3.5 GB of analyze's), a million times
  * coarser than the nanoseconds a 64 MB trace of 150 s would otherwise be cut into; a run of 1000
  * processes busy for an hour fits at 1 s. */
 #ifndef DFS_TIMEBINS_H
