@@ -63,10 +63,7 @@ clean:
 #   make fuzz-smoke      the same for 20 s each (CI); skipped when clang's libFuzzer is not available
 #   make test-valgrind   the unit tests under valgrind memcheck
 FUZZ_SECONDS ?= 600
-# fuzz_timeline is built and run on demand (make fuzz FUZZ_TARGETS=timeline): it finds the
-# timeline axis's overflow on a window as wide as the clock at once, until that is bounded
-# (docs/RELIABILITY.md); the smoke and long rounds take the targets that must pass.
-FUZZ_TARGETS ?= lines chrome gzip dasf predicate preset cli
+FUZZ_TARGETS ?= lines chrome gzip dasf predicate preset cli timeline
 .PHONY: fuzz-build fuzz-long fuzz-smoke test-valgrind
 
 fuzz-build: deps-test

@@ -89,7 +89,9 @@ static int write_report(void *args, const dfs_cli_result *res)
 
 static int end(void *args, int rc)
 {
-    dfs_cli_windowing_free(&((timeline_args *)args)->w);
+    timeline_args *a = args;
+    dfs_cli_windowing_free(&a->w);
+    free((void *)a->opt.draw.kept); /* the busiest lanes of a second pass (timeline_analysis.c) */
     return rc;
 }
 

@@ -73,9 +73,9 @@ static int measured(void *user, const dfs_cli_result *res)
     dfs_cli_windowing *w = user;
     const dfs_tlw_result *r = res->result;
     w->clocks = dfs_run_final_clocks(res->run);
-    if (w->clocks)
-        dfs_timeline_analysis.prepare_rerun(res->obj, res->run, w->clocks, w->opt);
-    if (!w->clocks || !w->opt->sources)
+    /* Not prepare_rerun: the drawing reading is the measuring one's successor, not the analysis'
+     * own second pass, and may itself need one (more lanes than a picture draws). */
+    if (!w->clocks || !dfs_tlw_options_use_run(w->opt, res->run, w->clocks))
         return dfs_cli_error("timeline", DFS_EXIT_OUTPUT, "out of memory");
     if (nothing_to_draw(r) || !resolve(w, r->trace_start_ns, r->trace_end_ns) || dfs_cli_windowing_misses(w, r))
         return DFS_EXIT_USAGE;

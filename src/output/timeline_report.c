@@ -65,6 +65,8 @@ static void write_json_lanes(dfs_jw *j, const dfs_tl_lane_info *lanes, size_t n)
         dfs_jw_cstr(j, "process", k->process);
         dfs_jw_cstr(j, "thread", k->thread);
         dfs_jw_bool(j, "drawn", lanes[i].drawn);
+        if (lanes[i].other)
+            dfs_jw_bool(j, "other_row", true);
         dfs_jw_object(j, "spans");
         for (int c = 0; c < DFS_TL_NCLASS; c++)
             dfs_jw_uint(j, class_keys[c], lanes[i].spans[c]);
@@ -95,12 +97,16 @@ static void write_json(FILE *out, const summary *x)
     dfs_jw_end(&j);
     dfs_jw_uint(&j, "lanes_total", s.lanes);
     dfs_jw_uint(&j, "lanes_drawn", s.lanes_drawn);
+    if (s.lanes_other) /* only then: the document of an ordinary picture stays as it was */
+        dfs_jw_uint(&j, "lanes_other_row", s.lanes_other);
     dfs_jw_object(&j, "spans");
     for (int c = 0; c < DFS_TL_NCLASS; c++)
         dfs_jw_uint(&j, class_keys[c], s.spans[c]);
     dfs_jw_end(&j);
     dfs_jw_uint(&j, "spans_drawn", s.spans_drawn);
     dfs_jw_uint(&j, "spans_aggregated", s.spans_aggregated);
+    if (s.lanes_other)
+        dfs_jw_uint(&j, "spans_other_row", s.spans_other);
     dfs_jw_uint(&j, "counters", s.counters);
     dfs_jw_uint(&j, "samples", s.samples);
     dfs_jw_uint(&j, "unmatched_begin", r->unmatched_begin);
@@ -122,7 +128,11 @@ static void write_table(FILE *out, const summary *x)
             dfs_tl_fmt_seconds(b, sizeof b, x->end_ns), dfs_fmt_duration(d, sizeof d, x->end_ns - x->start_ns));
     fprintf(out, "trace      %s to %s s\n", dfs_tl_fmt_seconds(a, sizeof a, r->trace_start_ns),
             dfs_tl_fmt_seconds(b, sizeof b, r->trace_end_ns));
-    fprintf(out, "lanes      %zu drawn of %zu\n", s.lanes_drawn, s.lanes);
+    fprintf(out, "lanes      %zu drawn of %zu", s.lanes_drawn, s.lanes);
+    if (s.lanes_other)
+        fprintf(out, ", %zu more together in one row, 'other lanes' (%s spans)", s.lanes_other,
+                dfs_fmt_count(c, sizeof c, s.spans_other));
+    fputc('\n', out);
     fprintf(out, "spans     ");
     for (int k = 0; k < DFS_TL_NCLASS; k++)
         fprintf(out, " %s %s%s", dfs_tl_class_name((dfs_tl_class)k), dfs_fmt_count(c, sizeof c, s.spans[k]),
@@ -141,7 +151,7 @@ static void write_table(FILE *out, const summary *x)
         for (int k = 0; k < DFS_TL_NCLASS; k++)
             total += x->lanes[i].spans[k];
         lane_name(&x->lanes[i], name, sizeof name);
-        fprintf(out, "  %s ", x->lanes[i].drawn ? " " : "-");
+        fprintf(out, "  %s ", x->lanes[i].drawn ? " " : x->lanes[i].other ? "~" : "-");
         dfs_term_puts(out, name); /* hosts, processes and threads as the trace names them */
         fprintf(out, ": %s spans\n", dfs_fmt_count(c, sizeof c, total));
     }

@@ -46,12 +46,13 @@ typedef struct lane_draw {
     double y;          /* top of the lane (below its group header, if any) */
     bool header;       /* first lane of a process with several: a header row above */
     bool solo;         /* the only lane of its process: no header, the process in its label */
+    bool other;        /* the row "other lanes": the folded lanes' busy bars, last */
 } lane_draw;
 
 typedef struct layout {
     const dfs_timeline *tl;
     lane_draw *lanes;
-    size_t nlanes, total_lanes;
+    size_t nlanes, total_lanes; /* nlanes: rows drawn, the other row included */
     double width, height;
     double x0;         /* left edge of the time area */
     double axis_y;     /* the tick labels' baseline */
@@ -155,15 +156,22 @@ static bool make_layout(const dfs_timeline *tl, layout *L)
     memset(L, 0, sizeof *L);
     L->tl = tl;
     dfs_tl_summarize(tl, &L->sum);
-    const tl_lane **v = dfs_tl_lanes_in_order(tl, true, &L->nlanes, &L->total_lanes);
+    size_t own;
+    const tl_lane **v = dfs_tl_lanes_in_order(tl, true, &own, &L->total_lanes);
+    bool other = dfs_tl_other_drawn(tl);
+    L->nlanes = own + other;
     L->lanes = calloc(L->nlanes ? L->nlanes : 1, sizeof *L->lanes);
     bool ok = v && L->lanes;
-    for (size_t i = 0; ok && i < L->nlanes; i++) {
+    for (size_t i = 0; ok && i < own; i++) {
         L->lanes[i].lane = v[i];
         bool first = i == 0 || !dfs_tl_same_group(v[i - 1], v[i]);
-        L->lanes[i].solo = first && (i + 1 == L->nlanes || !dfs_tl_same_group(v[i], v[i + 1]));
+        L->lanes[i].solo = first && (i + 1 == own || !dfs_tl_same_group(v[i], v[i + 1]));
         L->lanes[i].header = first && !L->lanes[i].solo;
         ok = prepare_lane(tl, &L->lanes[i]);
+    }
+    if (ok && other) {
+        L->lanes[own] = (lane_draw){.lane = &tl->other, .solo = true, .other = true};
+        ok = prepare_lane(tl, &L->lanes[own]);
     }
     free(v);
     L->absolute = tl->opt.start_ns >= INT64_C(100000000000000000); /* after 1973: an epoch clock */
@@ -272,9 +280,17 @@ static size_t write_notes(FILE *out, const layout *L)
     for (size_t i = 0; i < L->nlanes; i++)
         folded += L->lanes[i].folded;
     notes ns = {out, L->notes_y, 0};
-    if (L->total_lanes > L->nlanes)
+    size_t omitted = L->sum.lanes - L->sum.lanes_drawn - L->sum.lanes_other;
+    if (omitted)
         note(&ns, "%s lanes omitted: the %zu busiest of %zu are drawn (busy = summed span time in the window)",
-             dfs_fmt_count(c, sizeof c, L->total_lanes - L->nlanes), L->nlanes, L->total_lanes);
+             dfs_fmt_count(c, sizeof c, omitted), L->sum.lanes_drawn, L->sum.lanes);
+    if (L->sum.lanes_other && tl->crowded)
+        note(&ns, "more than %u lanes: all %s are drawn together as busy bars in one row, 'other lanes'",
+             tl->lane_limit, dfs_fmt_count(c, sizeof c, L->sum.lanes_other));
+    else if (L->sum.lanes_other)
+        note(&ns, "%s lanes beyond the busiest %zu share the last row, 'other lanes' (a picture draws at most %u "
+                  "lanes on their own)", dfs_fmt_count(c, sizeof c, L->sum.lanes_other), L->sum.lanes_drawn,
+             tl->lane_limit);
     if (L->sum.spans_aggregated)
         note(&ns,
              "%s spans narrower than one pixel (%s) are drawn as per-pixel busy bars; "
@@ -366,14 +382,27 @@ static void write_header(FILE *out, const layout *L)
     write_legend(out, L, y + 22);
 }
 
-/* A tick every 1, 2 or 5 x 10^k ns, about every 110 px. */
-static int64_t tick_step(const dfs_timeline *tl)
+/* The grid: a tick every `step` ns from the window start (1, 2 or 5 x 10^k ns, about every 110 px),
+ * `count` of them. The count is computed, never found by stepping, and tick i sits at i x step <=
+ * span: no window, up to the whole int64 clock, can make the loop long or the arithmetic overflow. */
+typedef struct axis_ticks {
+    int64_t step, count;
+} axis_ticks;
+
+static axis_ticks tick_plan(const dfs_timeline *tl)
 {
     double raw = (double)tl->span_ns * 110.0 / tl->width;
     double mag = pow(10, floor(log10(raw > 1 ? raw : 1)));
     double f = raw / mag;
     double step = (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * mag;
-    return step < 1 ? 1 : (int64_t)llround(step);
+    axis_ticks t;
+    if (step >= 0x1p63) /* the second tick lies beyond any window */
+        return (axis_ticks){INT64_MAX, 1};
+    t.step = step < 1 ? 1 : (int64_t)llround(step);
+    t.count = tl->span_ns / t.step + 1; /* about width / 110 + 1 */
+    if (t.count > tl->width)            /* never: at most one tick per pixel, whatever the rounding */
+        t.count = tl->width;
+    return t;
 }
 
 /* "+1.4 s", "+20 ms": in the largest unit the window reaches, with the decimals the step needs. */
@@ -396,13 +425,13 @@ static void tick_label(char *buf, size_t n, int64_t off, int64_t step, int64_t s
 static void write_axis(FILE *out, const layout *L)
 {
     const dfs_timeline *tl = L->tl;
-    int64_t step = tick_step(tl);
+    axis_ticks t = tick_plan(tl);
     double bottom = L->charts_y + tl->counters.n * (CHART_H + CHART_GAP);
     fprintf(out, "<text x=\"%d\" y=\"", MARGIN);
     dfs_svg_num(out, L->axis_y);
     fputs("\" class=\"ax\">time from the window start</text>\n<g class=\"grid\">\n", out);
-    for (int64_t off = 0; off <= tl->span_ns && off >= 0; off += step) {
-        double x = L->x0 + x_of(tl, tl->opt.start_ns + off);
+    for (int64_t i = 0; i < t.count; i++) {
+        double x = L->x0 + x_of(tl, tl->opt.start_ns + i * t.step);
         fputs("<line", out);
         attr_num(out, "x1", x);
         attr_num(out, "x2", x);
@@ -412,15 +441,13 @@ static void write_axis(FILE *out, const layout *L)
     }
     fputs("</g>\n", out);
     char lab[48];
-    for (int64_t off = 0; off <= tl->span_ns && off >= 0; off += step) {
-        double x = L->x0 + x_of(tl, tl->opt.start_ns + off);
-        tick_label(lab, sizeof lab, off, step, tl->span_ns);
+    for (int64_t i = 0; i < t.count; i++) {
+        double x = L->x0 + x_of(tl, tl->opt.start_ns + i * t.step);
+        tick_label(lab, sizeof lab, i * t.step, t.step, tl->span_ns);
         fputs("<text class=\"ax\" text-anchor=\"middle\"", out);
         attr_num(out, "x", x);
         attr_num(out, "y", L->axis_y);
         fprintf(out, ">%s</text>\n", lab);
-        if (off > INT64_MAX - step)
-            break;
     }
 }
 
@@ -467,6 +494,14 @@ static void write_lane_frame(FILE *out, const layout *L, const lane_draw *d, siz
     group_text(d->lane, group, sizeof group);
     lane_text(d->lane, lane, sizeof lane);
     double width = L->x0 + L->tl->width - MARGIN;
+    if (d->other) {
+        char n[32];
+        snprintf(both, sizeof both, "%s other lanes", dfs_fmt_count(n, sizeof n, L->sum.lanes_other));
+        rect(out, MARGIN, d->y, width, lane_height(d), index % 2 ? "bg1" : "bg0");
+        fputs("/>\n", out);
+        label(out, "g", MARGIN + 4, d->y + LANE_PAD + ROW_H - 3, both, (LABEL_W - 24) / CHAR_W);
+        return;
+    }
     if (d->header) {
         rect(out, MARGIN, d->y - GROUP_H, width, GROUP_H, "gh");
         fputs("/>\n", out);
@@ -494,7 +529,7 @@ static void write_span(FILE *out, const layout *L, const lane_draw *d, size_t i)
     fputs("><title>", out);
     dfs_svg_text(out, name->s, name->len, 200);
     fprintf(out, "&#10;%s&#10;start %s (%s)&#10;duration %s</title></rect>\n", dfs_tl_class_name(s->cls),
-            fmt_offset(a, sizeof a, s->start - tl->opt.start_ns), fmt_clock(L, c, sizeof c, s->start),
+            fmt_offset(a, sizeof a, dfs_tl_offset(tl, s->start)), fmt_clock(L, c, sizeof c, s->start),
             dfs_fmt_duration(b, sizeof b, s->end - s->start));
     if (w < 5 * CHAR_W)
         return;
@@ -519,7 +554,7 @@ static busy_px busy_at(const dfs_timeline *tl, const lane_draw *d, unsigned p)
     busy_px r = {0, 0, 0, false};
     int64_t total = 0;
     for (int c = 0; c < DFS_TL_NCLASS; c++) {
-        total += b->ns[c];
+        total = dfs_tl_sat_add(total, b->ns[c]);
         r.used |= b->count[c] > 0;
         if (b->ns[c] > b->ns[r.cls] || (b->ns[r.cls] == 0 && b->count[c] > b->count[r.cls]))
             r.cls = c;
@@ -542,14 +577,14 @@ static void write_busy_run(FILE *out, const layout *L, const lane_draw *d, unsig
         for (int c = 0; c < DFS_TL_NCLASS; c++) {
             counts[c] += d->lane->busy[p].count[c];
             total += d->lane->busy[p].count[c];
-            ns += d->lane->busy[p].ns[c];
+            ns = dfs_tl_sat_add(ns, d->lane->busy[p].ns[c]);
         }
     int64_t lo = dfs_tl_pixel_bound(tl, p0), hi = dfs_tl_pixel_end(tl, p1 - 1);
     char k[16], a[48], b[48];
     snprintf(k, sizeof k, "k%d", r.cls);
     rect(out, L->x0 + p0, d->y + LANE_PAD + r.row * ROW_H, p1 - p0, ROW_H - 2, k);
-    fprintf(out, " fill-opacity=\"%.2f\"><title>%" PRIu64 " spans under 1 px from %s to %s:", r.level * 0.25,
-            total, fmt_offset(a, sizeof a, lo - tl->opt.start_ns),
+    fprintf(out, " fill-opacity=\"%.2f\"><title>%" PRIu64 " spans %s from %s to %s:", r.level * 0.25, total,
+            d->other ? "of other lanes" : "under 1 px", fmt_offset(a, sizeof a, lo - tl->opt.start_ns),
             fmt_offset(b, sizeof b, hi - tl->opt.start_ns));
     for (int c = 0; c < DFS_TL_NCLASS; c++)
         if (counts[c])

@@ -340,8 +340,8 @@ const char *rec_time_value_slow(rec *r, const char *s, unsigned scale, unsigned 
         e = dfs_json_number(s, r->end, &num);
         if (!e)
             return rec_skip_value(r, s); /* null, true, an object...: no time */
-        if (num.nonfinite) {
-            r->jflags |= DFS_JF_NONFINITE;
+        if (num.nonfinite) { /* NaN or Infinity: no time, and damage like any unrepresentable one */
+            *overflow = true;
             return e;
         }
         text = s;

@@ -253,7 +253,7 @@ static uint32_t key_index(acc *a, dfs_keymap *map, void *vec_, const proc_key *k
         return UINT32_MAX;
     }
     if (*fresh) {
-        proc_info pi = {.key = *k, .file = e->file, .offset = e->offset};
+        proc_info pi = {.key = *k, .file = e->file, .offset = e->offset, .first = INT64_MAX, .last = INT64_MIN};
         if (!dfs_vec_push(vec, pi)) {
             a->failed = true;
             return UINT32_MAX;
@@ -381,6 +381,15 @@ static void count_files(worker_state *w, acc *a, uint64_t layers, int64_t bin, u
     s->layers |= layers;
 }
 
+/* A binned unit grew: with the workers' bins over the bound, this one's engines stop (timebins.h). */
+static void count_bins(dfs_layered *la, acc *a, uint64_t *counted, uint64_t events, int64_t start, int64_t end)
+{
+    uint64_t add = dfs_bins_grow(counted, events, start, end, la->opt.granularity_ns);
+    if (add && !la->opt.bins_settled &&
+        atomic_fetch_add_explicit(&la->bins_counted, add, memory_order_relaxed) + add > DFS_TIME_BINS_MAX)
+        a->bins_over = true;
+}
+
 /* (t: the event's thread, which remembers its process) */
 static void add_exact(worker_state *w, acc *a, thread_slot *t, const lev *e, uint64_t layers, uint64_t size)
 {
@@ -393,7 +402,16 @@ static void add_exact(worker_state *w, acc *a, thread_slot *t, const lev *e, uin
             return;
         t->process = proc + 1;
     }
-    dfs_layered_exact_add(w->la, a, t->process - 1, e, mask, size, w->in_pieces);
+    if (dfs_layered_needs_columns(&w->la->opt)) { /* its engine keeps bins: its span counts */
+        proc_info *pi = &a->pproc_v.v[t->process - 1];
+        int64_t end;
+        pi->first = e->ts < pi->first ? e->ts : pi->first;
+        pi->last = __builtin_add_overflow(e->ts, e->dur, &end) ? INT64_MAX : end > pi->last ? end : pi->last;
+        pi->bin_events = dfs_bins_add(pi->bin_events, dfs_bins_event(e->dur, w->la->opt.granularity_ns));
+        count_bins(w->la, a, &pi->bins, pi->bin_events, pi->first, pi->last);
+    }
+    if (!a->bins_over)
+        dfs_layered_exact_add(w->la, a, t->process - 1, e, mask, size, w->in_pieces);
 }
 
 static uint64_t lev_size(const dfs_pr_event *pe, const lev *e)
@@ -439,15 +457,17 @@ static void analyse(worker_state *w, dfs_layered *la, acc *a, const dfs_run *run
     if (!thread)
         return;
     uint32_t proc = thread->idx;
-    int64_t bin = bin_at(w, la, e->ts);
     uint64_t size = lev_size(&pe, e);
-    bool file_view = (la->opt.views >> DFS_VIEW_FILE_NAME) & 1;
-    dfs_stage_add(la, a, &w->stage, proc, bin, &pe, e->dur, size);
-    if (e->fname && (pe.layers & la->size_layers))
-        count_files(w, a, pe.layers & la->size_layers, bin, proc, e->fname);
-    if (e->fname && file_view)
-        for (uint64_t m = pe.layers; m; m &= m - 1)
-            add_to_layer(la, a, e, &pe, (unsigned)__builtin_ctzll(m), proc, (int64_t)e->fname, CELL_FILE, size);
+    if (!a->bins_over) { /* over the bin bound the pass is refused or read again: only spans matter */
+        int64_t bin = bin_at(w, la, e->ts);
+        bool file_view = (la->opt.views >> DFS_VIEW_FILE_NAME) & 1;
+        dfs_stage_add(la, a, &w->stage, proc, bin, &pe, e->dur, size);
+        if (e->fname && (pe.layers & la->size_layers))
+            count_files(w, a, pe.layers & la->size_layers, bin, proc, e->fname);
+        if (e->fname && file_view)
+            for (uint64_t m = pe.layers; m; m &= m - 1)
+                add_to_layer(la, a, e, &pe, (unsigned)__builtin_ctzll(m), proc, (int64_t)e->fname, CELL_FILE, size);
+    }
     if (la->opt.compat == DFS_COMPAT_NONE)
         add_exact(w, a, thread, e, pe.layers, size);
 }
@@ -568,6 +588,8 @@ static void on_event(worker_state *w, const dfs_run *run, const dfs_event *ev, c
         return;
     }
     raw_stats(w, a, &e, end);
+    a->run_bin_events = dfs_bins_add(a->run_bin_events, 1); /* time rows and cells: by start bin */
+    count_bins(w->la, a, &a->run_bins, a->run_bin_events, a->min_ts, a->max_end);
     if (ev->ts < fs->min_raw)
         fs->min_raw = ev->ts;
     fs->have = true;
@@ -664,6 +686,8 @@ void dfs_layered_merge_counters(acc *into, const acc *from)
     into->layer_events += from->layer_events;
     into->failed |= from->failed;
     into->stream_conflict |= from->stream_conflict;
+    into->bins_over |= from->bins_over;
+    into->run_bin_events = dfs_bins_add(into->run_bin_events, from->run_bin_events);
     into->cells_repeat |= from->cells_repeat;
     into->flushes += from->flushes;
     if (from->have_time) {
@@ -724,10 +748,7 @@ static void merge_cells(acc *into, acc *from, const uint32_t *procmap)
 static void merge_processes(acc *into, acc *from)
 {
     for (size_t p = 0; p < from->pproc_v.n && !into->failed; p++) {
-        const proc_info *pi = &from->pproc_v.v[p];
-        lev e = {.hhash = pi->key.hhash, .host = pi->key.host, .pid = pi->key.pid, .file = pi->file,
-                 .offset = pi->offset};
-        uint32_t idx = process_index(into, &e);
+        uint32_t idx = dfs_layered_add_proc(into, &from->pproc_v.v[p], true);
         if (idx == UINT32_MAX)
             return;
         dfs_layered_exact_merge(into, idx, &from->ovl.v[p]);
@@ -738,13 +759,16 @@ uint32_t dfs_layered_add_proc(acc *a, const proc_info *pi, bool process)
 {
     lev e = {.hhash = pi->key.hhash, .host = pi->key.host, .pid = pi->key.pid, .tid = pi->key.tid,
              .file = pi->file, .offset = pi->offset};
-    if (process)
-        return process_index(a, &e);
-    uint32_t idx = proc_index(a, &e);
+    uint32_t idx = process ? process_index(a, &e) : proc_index(a, &e);
     if (idx == UINT32_MAX)
         return idx;
+    proc_info *mine = process ? &a->pproc_v.v[idx] : &a->proc_v.v[idx];
+    mine->first = pi->first < mine->first ? pi->first : mine->first;
+    mine->last = pi->last > mine->last ? pi->last : mine->last;
+    mine->bin_events = dfs_bins_add(mine->bin_events, pi->bin_events);
+    if (process)
+        return idx;
     /* the earliest sighting wins, so late host resolution does not depend on -j */
-    proc_info *mine = &a->proc_v.v[idx];
     if (pi->file < mine->file || (pi->file == mine->file && pi->offset < mine->offset)) {
         mine->file = pi->file;
         mine->offset = pi->offset;
@@ -1019,6 +1043,7 @@ dfs_layered *dfs_layered_new(const dfs_layered_options *opt, char *err, size_t e
     la->opt = *opt;
     if (la->opt.granularity_ns <= 0)
         la->opt.granularity_ns = INT64_C(1000000000);
+    atomic_init(&la->bins_counted, 0);
     dfs_layered_acc_init(&la->total);
     const dfs_preset_layer *layers = opt->preset->layers;
     size_t nlayers = opt->preset->nlayers;
@@ -1125,6 +1150,7 @@ static bool analyse_pending(dfs_layered *la, const dfs_run *run)
     dfs_stage_flush(la, &la->total, &w->stage);
     dfs_postread_failed(w->cls, "layer", la->failure, sizeof la->failure);
     worker_retire(la, w);
+    la->total.pending.n = 0; /* analysed once: a later call must not count them again */
     return !la->total.failed;
 }
 
@@ -1164,10 +1190,40 @@ static bool categories_missing(dfs_layered *la)
     return true;
 }
 
+/* Are the merged run's time bins (timebins.h) over the bound? Said in la->failure when `say`. */
+static bool too_many_bins(dfs_layered *la, bool say)
+{
+    const acc *a = &la->total;
+    dfs_bin_tally b;
+    dfs_bin_tally_init(&b, la->opt.granularity_ns);
+    if (a->have_time)
+        dfs_bin_tally_run(&b, a->min_ts, a->max_end, a->run_bin_events);
+    for (size_t p = 0; dfs_layered_needs_columns(&la->opt) && p < a->pproc_v.n; p++) {
+        const proc_info *pi = &a->pproc_v.v[p];
+        dfs_bin_tally_unit(&b, pi->first, pi->last, pi->bin_events);
+    }
+    if (!dfs_bin_tally_over(&b))
+        return false;
+    if (say)
+        dfs_bin_tally_refusal(&b, "processes", la->failure, sizeof la->failure);
+    return true;
+}
+
 const dfs_layered_result *dfs_layered_finish(dfs_layered *la, const dfs_run *run)
 {
-    if (la->total.failed || !analyse_pending(la, run) || la->failure[0])
+    if (la->total.failed)
         return NULL;
+    /* times under a clock that moved are provisional: the second pass judges their bins */
+    bool final_clocks = !clocks_moved(la, run);
+    la->total.bins_over |= too_many_bins(la, false); /* then the pending events reach no engine */
+    if (!analyse_pending(la, run) || la->failure[0])
+        return NULL;
+    if (final_clocks && too_many_bins(la, true)) /* before any engine measures its bins */
+        return NULL;
+    if (la->total.bins_over && final_clocks && la->opt.clocks) { /* a second pass cannot ask for a third */
+        dfs_bins_workers_refusal(la->failure, sizeof la->failure);
+        return NULL;
+    }
     const acc *a = &la->total;
     int64_t shift = 0;
     if (a->have_time) {
@@ -1187,7 +1243,11 @@ const dfs_layered_result *dfs_layered_finish(dfs_layered *la, const dfs_run *run
         la->rerun_reason = order;
     } else if (la->rerun) {
         la->rerun_reason = "time origin, file clocks or categories";
+    } else if (a->bins_over) { /* the workers stopped at the bound, which the whole run does not pass */
+        la->rerun = true;
+        la->rerun_reason = "the workers' time bins passed the bound together, the run's do not";
     }
+    la->rerun_bins_settled = a->bins_over && final_clocks;
     if (la->rerun)
         return NULL;
     if (!dfs_layered_build_views(la, run, shift))
@@ -1207,6 +1267,12 @@ bool dfs_layered_rerun_no_streaming(const dfs_layered *la)
 {
     return la->rerun_no_streaming;
 }
+
+bool dfs_layered_rerun_bins_settled(const dfs_layered *la)
+{
+    return la->rerun_bins_settled;
+}
+
 
 const char *dfs_layered_rerun_reason(const dfs_layered *la)
 {

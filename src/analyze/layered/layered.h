@@ -65,6 +65,7 @@ typedef struct dfs_layered_options {
     const dfs_file_clock *clocks; /* a rerun: every file's final clock, indexed by file; else NULL */
     size_t nclocks;
     bool no_streaming;         /* exact u_: never flush before the end (a rerun; layered_exact.c) */
+    bool bins_settled;         /* a rerun: the run's time bins are known to fit (analyze/common/timebins.h) */
     uint64_t hold_intervals;   /* exact u_: intervals a worker holds before flushing; 0: default */
 } dfs_layered_options;
 
@@ -136,9 +137,11 @@ void dfs_layered_free(dfs_layered *la);
 dfs_consumer *dfs_layered_consumer(dfs_layered *la);
 /* After dfs_run_read. Returns NULL when out of memory, when a rerun is needed or on a failure. */
 const dfs_layered_result *dfs_layered_finish(dfs_layered *la, const dfs_run *run);
-/* Why there is no result when a layer or derived-metric predicate's regular expression reached
- * its bound (the message names the layer and predicate: analyze/common/predicate.h); NULL
- * otherwise. */
+/* Why there is no result: a layer or derived-metric predicate's regular expression reached its
+ * bound (the message names the layer and predicate: analyze/common/predicate.h), or
+ * granularity_ns asks for more time bins than a run keeps (the run's, and each process's where its
+ * exact engine keeps bins for the columns; the message names the count and a granularity that
+ * fits: analyze/common/timebins.h); NULL otherwise. */
 const char *dfs_layered_failure(const dfs_layered *la);
 /* After a NULL finish: true when the provisional assumptions failed; *origin_ns is the true
  * origin and *categories the complete category list (auto) to read again with. */
@@ -146,6 +149,9 @@ bool dfs_layered_needs_rerun(const dfs_layered *la, int64_t *origin_ns);
 /* After a NULL finish: must the rerun do without streaming flushes (exact u_ met events out of
  * the order it assumed)? */
 bool dfs_layered_rerun_no_streaming(const dfs_layered *la);
+/* After a NULL finish: the workers stopped at the bin bound, which the whole run does not pass:
+ * the rerun must not stop (dfs_layered_options.bins_settled). */
+bool dfs_layered_rerun_bins_settled(const dfs_layered *la);
 /* Why the rerun is needed (a static text), NULL without one. */
 const char *dfs_layered_rerun_reason(const dfs_layered *la);
 size_t dfs_layered_categories(const dfs_layered *la, const char *const **categories);

@@ -29,6 +29,7 @@ static const char *prepare_rerun(const void *obj, const dfs_run *run, const dfs_
     opt->clocks = clocks;
     opt->nclocks = dfs_run_file_count(run);
     opt->no_streaming |= dfs_layered_rerun_no_streaming(obj);
+    opt->bins_settled |= dfs_layered_rerun_bins_settled(obj);
     return dfs_layered_rerun_reason(obj);
 }
 
@@ -54,6 +55,7 @@ static bool rerun_pack(const void *obj, const dfs_run *run, dfs_pack *w)
     const char *why = dfs_layered_rerun_reason(obj);
     dfs_pack_i64(w, origin);
     dfs_pack_bool(w, dfs_layered_rerun_no_streaming(obj));
+    dfs_pack_bool(w, dfs_layered_rerun_bins_settled(obj));
     dfs_pack_text(w, why ? why : "", why ? strlen(why) : 0);
     dfs_pack_texts(w, cats, n);
     return !w->failed;
@@ -66,6 +68,7 @@ static bool rerun_apply(void *opt_, dfs_unpack *r, const dfs_file_clock *clocks,
     dfs_layered_options *opt = opt_;
     opt->origin_ns = dfs_unpack_i64(r);
     opt->no_streaming |= dfs_unpack_bool(r);
+    opt->bins_settled |= dfs_unpack_bool(r);
     size_t why_len;
     const char *why = dfs_unpack_text(r, &why_len);
     if (r->bad || !(*reason = dfs_arena_strdup(keep, why, why_len)))

@@ -4,12 +4,14 @@
  * public interface. */
 #ifndef DFS_LAYERED_INTERNAL_H
 #define DFS_LAYERED_INTERNAL_H
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "analyze/common/clocks.h"
 #include "analyze/common/overlap_engine.h"
 #include "analyze/common/postread.h"
+#include "analyze/common/timebins.h"
 #include "analyze/common/watermark.h"
 #include "analyze/layered/layered.h"
 #include "util/keymap.h"
@@ -75,6 +77,9 @@ typedef struct proc_info {
     proc_key key;
     uint32_t file; /* where it was first seen, for late host resolution */
     uint64_t offset;
+    int64_t first, last; /* a process: the span of its engine's events (the bin bound, timebins.h) */
+    uint64_t bin_events; /* their bound on bins */
+    uint64_t bins;       /* its bins as counted in the shared count */
 } proc_info;
 
 /* What a cell sums, and how its block is laid out:
@@ -231,6 +236,10 @@ typedef struct acc {
     uint64_t layer_events; /* Σ over staged events of their layer count: the time cells' total count */
     bool have_time;
     int64_t min_ts, max_end;
+    /* the bound on time bins (timebins.h): the run's span and each process engine's, added to the
+     * shared count as they grow; over it, the engines take no more events (the spans still grow) */
+    uint64_t run_bin_events, run_bins;
+    bool bins_over;
     bool failed; /* out of memory */
 } acc;
 
@@ -262,8 +271,10 @@ struct dfs_layered {
     acc total;
     bool rerun;
     bool rerun_no_streaming;  /* the rerun must not flush while streaming */
+    bool rerun_bins_settled;  /* the rerun must not stop at the bin bound */
+    atomic_uint_least64_t bins_counted; /* the workers' time bins together (timebins.h) */
     const char *rerun_reason; /* static text */
-    char failure[512];        /* a predicate over its regex bound: no result (layered.h) */
+    char failure[512];        /* a predicate over its regex bound, or too many time bins: no result (layered.h) */
     int64_t true_origin;
     char **all_categories;
     size_t nall_categories;

@@ -22,6 +22,9 @@ static void pack_proc(dfs_pack *w, const proc_info *pi)
     dfs_pack_i64(w, pi->key.tid);
     dfs_pack_u64(w, pi->file);
     dfs_pack_u64(w, pi->offset);
+    dfs_pack_i64(w, pi->first);
+    dfs_pack_i64(w, pi->last);
+    dfs_pack_u64(w, pi->bin_events);
 }
 
 static void pack_lagg(dfs_pack *w, const lagg *a, bool sized)
@@ -107,6 +110,8 @@ static void pack_counters(dfs_pack *w, const acc *a)
     dfs_pack_i64(w, a->max_end);
     dfs_pack_bool(w, a->failed);
     dfs_pack_bool(w, a->stream_conflict);
+    dfs_pack_bool(w, a->bins_over);
+    dfs_pack_u64(w, a->run_bin_events);
     dfs_pack_u64(w, a->flushes);
 }
 
@@ -146,6 +151,9 @@ static void unpack_proc(dfs_unpack *r, proc_info *pi)
     pi->key.tid = dfs_unpack_i64(r);
     pi->file = dfs_unpack_u32(r);
     pi->offset = dfs_unpack_u64(r);
+    pi->first = dfs_unpack_i64(r);
+    pi->last = dfs_unpack_i64(r);
+    pi->bin_events = dfs_unpack_u64(r);
 }
 
 static void unpack_lagg(dfs_unpack *r, lagg *a, bool sized)
@@ -340,6 +348,8 @@ static void unpack_counters(dfs_unpack *r, acc *a)
     a->max_end = dfs_unpack_i64(r);
     a->failed = dfs_unpack_bool(r);
     a->stream_conflict = dfs_unpack_bool(r);
+    a->bins_over = dfs_unpack_bool(r);
+    a->run_bin_events = dfs_unpack_u64(r);
     a->flushes = dfs_unpack_u64(r);
 }
 

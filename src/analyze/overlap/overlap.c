@@ -276,6 +276,7 @@ dfs_overlap *dfs_overlap_new(const dfs_overlap_options *opt, char *err, size_t e
     ov->exact = opt->method == DFS_OVERLAP_EXACT;
     ov->want_global = !ov->exact || opt->global || opt->scope == DFS_OVERLAP_GLOBAL;
     ov->need_bins = opt->granularity_ns > 0;
+    atomic_init(&ov->bins_counted, 0);
     dfs_arena_init(&ov->mem, 64 << 10);
     dfs_overlap_wstate_init(&ov->total, ov);
     if (!build_plan(ov, err, errlen)) {

@@ -122,6 +122,7 @@ typedef struct dfs_overlap_options {
     const dfs_file_clock *clocks;  /* a rerun: every file's final clock, indexed by file */
     size_t nclocks;
     bool no_streaming;             /* never flush before the end (a rerun) */
+    bool bins_settled;             /* a rerun: the run's time bins are known to fit (timebins.h) */
     uint64_t hold_intervals;       /* intervals a worker holds before flushing; 0: default */
 } dfs_overlap_options;
 
@@ -220,13 +221,16 @@ void dfs_overlap_free(dfs_overlap *ov);
 dfs_consumer *dfs_overlap_consumer(dfs_overlap *ov);
 /* After dfs_run_read. NULL when out of memory, when a second pass is needed, or on a failure. */
 const dfs_overlap_result *dfs_overlap_finish(dfs_overlap *ov, const dfs_run *run);
-/* Why there is no result when a class predicate's regular expression reached its bound (the
- * message names the class and predicate: analyze/common/predicate.h); NULL otherwise. */
+/* Why there is no result: a class predicate's regular expression reached its bound (the message
+ * names the class and predicate: analyze/common/predicate.h), or granularity_ns asks for more time
+ * bins than a run keeps (the message names the count and a granularity that fits:
+ * analyze/common/timebins.h); NULL otherwise. */
 const char *dfs_overlap_failure(const dfs_overlap *ov);
 
 typedef struct dfs_overlap_rerun {
     int64_t origin_ns;   /* the true origin */
     bool no_streaming;   /* the streaming assumptions failed */
+    bool bins_settled;   /* the workers stopped at the bin bound, which the whole run does not pass */
     const char *reason;  /* for the user */
 } dfs_overlap_rerun;
 

@@ -20,6 +20,7 @@ static const char *prepare_rerun(const void *obj, const dfs_run *run, const dfs_
     dfs_overlap_needs_rerun(obj, &info);
     opt->origin_ns = info.origin_ns;
     opt->no_streaming |= info.no_streaming;
+    opt->bins_settled |= info.bins_settled;
     opt->clocks = clocks;
     opt->nclocks = dfs_run_file_count(run);
     return info.reason; /* static text */
@@ -44,6 +45,7 @@ static bool rerun_pack(const void *obj, const dfs_run *run, dfs_pack *w)
     dfs_overlap_needs_rerun(obj, &info);
     dfs_pack_i64(w, info.origin_ns);
     dfs_pack_bool(w, info.no_streaming);
+    dfs_pack_bool(w, info.bins_settled);
     dfs_pack_cstr(w, info.reason);
     return !w->failed;
 }
@@ -55,6 +57,7 @@ static bool rerun_apply(void *opt_, dfs_unpack *r, const dfs_file_clock *clocks,
     dfs_overlap_options *opt = opt_;
     opt->origin_ns = dfs_unpack_i64(r);
     opt->no_streaming |= dfs_unpack_bool(r);
+    opt->bins_settled |= dfs_unpack_bool(r);
     *reason = dfs_unpack_cstr(r, keep);
     opt->clocks = clocks;
     opt->nclocks = nclocks;

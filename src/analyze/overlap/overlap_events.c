@@ -157,6 +157,15 @@ static void note_stream(wstate *w, scope *s, bool thread, uint32_t idx, int64_t 
         dfs_ov_maybe_flush(w);
 }
 
+/* A binned unit grew: with the workers' bins over the bound, this one stops analysing (timebins.h). */
+static void count_bins(wstate *w, uint64_t *counted, uint64_t events, int64_t start, int64_t end)
+{
+    uint64_t add = dfs_bins_grow(counted, events, start, end, w->ov->opt.granularity_ns);
+    if (add && !w->ov->opt.bins_settled &&
+        atomic_fetch_add_explicit(&w->ov->bins_counted, add, memory_order_relaxed) + add > DFS_TIME_BINS_MAX)
+        w->bins_over = true;
+}
+
 /* Counters of a unit, and (exact method) its intervals. */
 static void unit_add(wstate *w, scope *s, bool thread, uint64_t cm, const oev *e)
 {
@@ -164,12 +173,18 @@ static void unit_add(wstate *w, scope *s, bool thread, uint64_t cm, const oev *e
     s->events++;
     s->start = min64(s->start, e->ts);
     s->end = max64(s->end, e->end);
+    if (dfs_ov_binned_units(ov, thread)) { /* engines spread an event over its bins, approx keys its start */
+        if (cm)
+            s->bin_events =
+                dfs_bins_add(s->bin_events, ov->exact ? dfs_bins_event(e->end - e->ts, ov->opt.granularity_ns) : 1);
+        count_bins(w, &s->bins, s->bin_events, s->start, s->end);
+    }
     for (uint64_t m = cm; m; m &= m - 1) {
         unsigned c = (unsigned)__builtin_ctzll(m);
         s->count[c]++;
         s->sum[c] = sat_add(s->sum[c], e->end - e->ts);
     }
-    if (!ov->exact || !cm)
+    if (!ov->exact || !cm || w->bins_over)
         return;
     if (!s->eng) {
         s->eng = w->spare ? w->spare : dfs_ov_unit_engine(ov);
@@ -478,12 +493,12 @@ void dfs_ov_analyse(wstate *w, const dfs_run *run, oev *e)
     if (!p)
         return;
     unit_add(w, p, false, cm, e);
-    for (unsigned k = 0; k < NMARKS && ov->exact; k++)
+    for (unsigned k = 0; k < NMARKS && ov->exact && !w->bins_over; k++)
         if (marks >> k & 1)
             add_marker(w, p, k, e);
     if (t)
         unit_add(w, t, true, cm, e);
-    if (!cm)
+    if (!cm || w->bins_over) /* over the bin bound: the units' spans are all that is followed */
         return;
     if (ov->exact) {
         if (ov->want_global)
@@ -563,6 +578,11 @@ static void on_event(wstate *w, const dfs_run *run, const dfs_event *ev, const d
         return;
     }
     raw_stats(w, &e);
+    if (w->ov->need_bins) { /* the exact method spreads an event over its bins, the others bin its start */
+        uint64_t reach = w->ov->exact ? dfs_bins_event(e.end - e.ts, w->ov->opt.granularity_ns) : 1;
+        w->run_bin_events = dfs_bins_add(w->run_bin_events, reach);
+        count_bins(w, &w->run_bins, w->run_bin_events, w->min_ts, w->max_end);
+    }
     fs->min_raw = min64(fs->min_raw, ev->ts);
     fs->have = true;
     if (e.fhash && !e.fname && w->ov->needs_fname) { /* defined elsewhere: resolved at the end */

@@ -551,12 +551,55 @@ static bool build_result(dfs_overlap *ov, const dfs_run *run, int64_t shift)
 
 /* ===== the public API ============================================================================== */
 
+/* Are the merged run's time bins (timebins.h) over the bound? Said in ov->failure when `say`. */
+static bool too_many_bins(dfs_overlap *ov, bool say)
+{
+    const wstate *t = &ov->total;
+    if (!ov->need_bins)
+        return false;
+    dfs_bin_tally b;
+    dfs_bin_tally_init(&b, ov->opt.granularity_ns);
+    if (t->have_time)
+        dfs_bin_tally_run(&b, t->min_ts, t->max_end, t->run_bin_events);
+    const scope_vec *vecs[2] = {&t->procs, &t->threads};
+    for (int k = 0; k < 2; k++)
+        for (size_t i = 0; dfs_ov_binned_units(ov, k == 1) && i < vecs[k]->n; i++) {
+            const scope *s = &vecs[k]->v[i];
+            dfs_bin_tally_unit(&b, s->start, s->end, s->bin_events);
+        }
+    if (!dfs_bin_tally_over(&b))
+        return false;
+    const char *units = !ov->exact ? "threads" : t->threads.n ? "processes and threads" : "processes";
+    if (say)
+        dfs_bin_tally_refusal(&b, units, ov->failure, sizeof ov->failure);
+    return true;
+}
+
 const dfs_overlap_result *dfs_overlap_finish(dfs_overlap *ov, const dfs_run *run)
 {
     wstate *t = &ov->total;
     t->no_stream = true;
-    if (t->failed || !analyse_pending(ov, run) || ov->failure[0])
+    if (t->failed)
         return NULL;
+    int64_t origin;
+    /* times under a clock that moved are provisional: the second pass judges their bins */
+    bool final_clocks = !clocks_moved(ov, run, &origin);
+    t->bins_over |= too_many_bins(ov, false); /* then the pending events only widen the spans */
+    if (!analyse_pending(ov, run) || ov->failure[0])
+        return NULL;
+    if (final_clocks && too_many_bins(ov, true)) /* before any bin is measured */
+        return NULL;
+    if (t->bins_over && final_clocks && ov->opt.clocks) { /* a second pass cannot ask for a third */
+        dfs_bins_workers_refusal(ov->failure, sizeof ov->failure);
+        return NULL;
+    }
+    if (t->bins_over) { /* the workers stopped at the bound: read again without stopping */
+        int64_t shift;
+        check_pass(ov, run, &shift);
+        ask_rerun(ov, "the workers' time bins passed the bound together, the run's do not", false);
+        ov->rerun_info.bins_settled = final_clocks;
+        return NULL;
+    }
     finalize_all(t);
     if (t->failed)
         return NULL;

@@ -5,12 +5,14 @@
  * and overlap_pack.c (the state on the wire, for distributed runs). Not a public interface. */
 #ifndef DFS_OVERLAP_INTERNAL_H
 #define DFS_OVERLAP_INTERNAL_H
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "analyze/common/clocks.h"
 #include "analyze/common/overlap_engine.h"
 #include "analyze/common/postread.h"
+#include "analyze/common/timebins.h"
 #include "analyze/common/watermark.h"
 #include "analyze/overlap/overlap.h"
 #include "util/arena.h"
@@ -58,6 +60,8 @@ typedef struct scope {
     uint32_t file;                  /* first sighting, for late host resolution */
     uint64_t offset;
     int64_t start, end;
+    uint64_t bin_events;            /* its class events' bound on bins (timebins.h) */
+    uint64_t bins;                  /* its bins as counted in the shared count */
     uint64_t events;
     int64_t sum[NCLS];
     uint64_t count[NCLS];
@@ -162,6 +166,10 @@ typedef struct wstate {
     uint32_t cur_file;
     DFS_VEC(active_ref) active;
     dfs_ovl *spare;                /* a retired unit's engine buffers, for the next unit (dfs_ovl_renew) */
+    /* the bound on time bins (timebins.h): the bins of the run's span and of each binned unit's,
+     * added to the shared count as they grow; over it, events only widen the spans */
+    uint64_t run_bin_events, run_bins;
+    bool bins_over;
     uint64_t since_check, check_every, budget, flushes;
     bool no_stream;                /* the merged state: events added at the end never flush */
     bool conflict, failed;
@@ -186,7 +194,8 @@ struct dfs_overlap {
     wstate total;
     bool rerun;
     dfs_overlap_rerun rerun_info;
-    char failure[512];             /* a class predicate over its regex bound: no result (overlap.h) */
+    char failure[512];             /* a class predicate over its regex bound, or too many time bins: no result (overlap.h) */
+    atomic_uint_least64_t bins_counted; /* the workers' time bins together (timebins.h) */
     dfs_arena mem;                 /* the result */
     dfs_overlap_result result;
 };
@@ -279,6 +288,12 @@ void dfs_ov_maybe_flush(wstate *w);
 void dfs_overlap_merge_state(wstate *into, wstate *from);
 
 /* ===== overlap_finish.c: values of the result ===================================================== */
+
+/* Whether units of this scope keep state by time bin (their spans count in the bin bound). */
+static inline bool dfs_ov_binned_units(const dfs_overlap *ov, bool thread)
+{
+    return ov->need_bins && (thread || ov->exact);
+}
 
 /* Empty values (span inverted, classes zero) with their class array in ov->mem; false on OOM. */
 bool dfs_ov_values_init(dfs_overlap *ov, dfs_overlap_values *v);

@@ -18,6 +18,7 @@
 static void merge_counters(scope *d, const scope *s)
 {
     d->events += s->events;
+    d->bin_events = dfs_bins_add(d->bin_events, s->bin_events);
     d->start = min64(d->start, s->start);
     d->end = max64(d->end, s->end);
     for (size_t c = 0; c < NCLS; c++) {
@@ -201,6 +202,8 @@ static void merge_scalars(wstate *into, const wstate *from)
     into->flushes += from->flushes;
     into->conflict |= from->conflict;
     into->failed |= from->failed;
+    into->bins_over |= from->bins_over;
+    into->run_bin_events = dfs_bins_add(into->run_bin_events, from->run_bin_events);
     if (from->have_time) {
         into->have_time = true;
         into->min_ts = min64(into->min_ts, from->min_ts);

@@ -41,6 +41,7 @@ static void pack_scope(const dfs_overlap *ov, dfs_pack *w, const scope *s)
     dfs_pack_i64(w, s->start);
     dfs_pack_i64(w, s->end);
     dfs_pack_u64(w, s->events);
+    dfs_pack_u64(w, s->bin_events);
     for (size_t c = 0; c < ov->nclasses; c++) {
         dfs_pack_i64(w, s->sum[c]);
         dfs_pack_u64(w, s->count[c]);
@@ -118,6 +119,8 @@ bool dfs_overlap_pack(const dfs_overlap *ov, const dfs_run *run, dfs_pack *w)
     dfs_pack_i64(w, t->min_ts);
     dfs_pack_i64(w, t->max_end);
     dfs_pack_bool(w, t->conflict);
+    dfs_pack_bool(w, t->bins_over);
+    dfs_pack_u64(w, t->run_bin_events);
     const scope_vec *vecs[2] = {&t->procs, &t->threads};
     for (int k = 0; k < 2; k++) {
         dfs_pack_u64(w, vecs[k]->n);
@@ -201,6 +204,7 @@ static bool unpack_scope(const dfs_overlap *ov, dfs_unpack *r, scope *s)
     s->start = dfs_unpack_i64(r);
     s->end = dfs_unpack_i64(r);
     s->events = dfs_unpack_u64(r);
+    s->bin_events = dfs_unpack_u64(r);
     for (size_t c = 0; c < ov->nclasses; c++) {
         s->sum[c] = dfs_unpack_i64(r);
         s->count[c] = dfs_unpack_u64(r);
@@ -334,6 +338,8 @@ static bool unpack_state(const dfs_overlap *ov, dfs_unpack *r, wstate *t)
     t->min_ts = dfs_unpack_i64(r);
     t->max_end = dfs_unpack_i64(r);
     t->conflict = dfs_unpack_bool(r);
+    t->bins_over = dfs_unpack_bool(r);
+    t->run_bin_events = dfs_unpack_u64(r);
     return unpack_units(ov, r, t, false) && unpack_units(ov, r, t, true) && unpack_engine(r, &t->global) &&
            unpack_approx(ov, r, t) && unpack_g0(r, t) && unpack_functions(r, t) &&
            dfs_unpack_named_keys(r, &t->files) && dfs_unpack_named_keys(r, &t->hosts) &&

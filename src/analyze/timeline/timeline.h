@@ -15,6 +15,14 @@
  * the spans at least one pixel wide (at most width x depth per lane for properly nested spans),
  * never with the number of events in the window.
  *
+ * Lanes are bounded too: at most dfs_tl_lane_limit(width) of them (1000, fewer on very wide
+ * pictures) are kept and drawn one by one. The others are folded: each keeps only its counts (for
+ * the summary), its spans go into the per-pixel busy bars of one shared row, "other lanes".
+ * Which lanes stand alone is the caller's choice (options.kept, say the busiest of an earlier
+ * collection: dfs_tl_busiest); without one, a timeline that receives spans on more lanes than the
+ * limit folds them all (dfs_tl_crowded), and the picture is that one row. Every decision depends on
+ * the set of spans only, never on the order they arrive or on how timelines were merged.
+ *
  * Not thread-safe: one dfs_timeline per thread, or the caller serialises. */
 #ifndef DFS_TIMELINE_H
 #define DFS_TIMELINE_H
@@ -45,9 +53,17 @@ typedef struct dfs_tl_options {
     unsigned max_depth;       /* rows per lane before deeper spans fold into the last row (default 6) */
     const char *title;        /* heading; NULL = "dfscope timeline" */
     const char *subtitle;     /* second line, e.g. the inputs; NULL = none */
+    const uint64_t *kept;     /* with nkept (at most the lane limit): the lanes kept on their own, by
+                                 dfs_tl_lane_fingerprint (copied); every other lane is folded. NULL:
+                                 every lane on its own up to the limit, all folded beyond */
+    size_t nkept;
 } dfs_tl_options;
 
 void dfs_tl_options_init(dfs_tl_options *o);
+
+/* The most lanes kept on their own at a width: 1000, and at most 4,000,000 lane pixels (200 lanes
+ * at 20,000 px), which bounds the busy bars' memory to about 240 MB per timeline. */
+unsigned dfs_tl_lane_limit(unsigned width_px);
 
 /* Identity and labels of a lane. Lanes with equal (source, host, pid, tid) are the same lane.
  * Lanes are ordered by source, host, pid, tid; a pid or tid written as a string (pid_str /
@@ -72,6 +88,8 @@ void dfs_tl_free(dfs_timeline *tl);
 /* The lane of key (created when new; names given later fill names still missing). Returns its
  * id, or UINT32_MAX when out of memory. */
 uint32_t dfs_tl_lane(dfs_timeline *tl, const dfs_tl_lane_key *key);
+/* A lane's identity (source, host, pid, tid) as a number, for dfs_tl_options.kept. */
+uint64_t dfs_tl_lane_fingerprint(const dfs_tl_lane_key *key);
 
 /* A span [start, start + dur) on a lane; ignored (DFS_OK) when it does not overlap the window.
  * dur 0 is an instant-like sliver. DFS_ERR_USAGE for a bad lane, class or negative dur. */
@@ -82,18 +100,26 @@ dfs_status dfs_tl_add_span(dfs_timeline *tl, uint32_t lane, int64_t start_ns, in
 dfs_status dfs_tl_add_counter(dfs_timeline *tl, const char *name, size_t name_len, int64_t t_ns,
                               double value);
 
-/* Adds everything of `from` (same window and width) into `into`: per-thread timelines of one
- * window are merged this way. DFS_ERR_USAGE when the windows or widths differ. */
+/* Adds everything of `from` (same window, width and kept lanes) into `into`: per-thread timelines
+ * of one window are merged this way. DFS_ERR_USAGE when the windows or widths differ. */
 dfs_status dfs_tl_merge(dfs_timeline *into, const dfs_timeline *from);
+
+/* Whether spans came on more lanes than the limit with no kept lanes given: every lane is folded. */
+bool dfs_tl_crowded(const dfs_timeline *tl);
+/* The fingerprints of the k busiest lanes (summed span time in the window, then lane order),
+ * sorted, for options.kept of a second collection. malloc'd, *n set; NULL when out of memory. */
+uint64_t *dfs_tl_busiest(const dfs_timeline *tl, size_t k, size_t *n);
 
 /* What the picture holds (after the adds; the same numbers the SVG shows). */
 typedef struct dfs_tl_summary {
     size_t lanes;                     /* lanes that received a span in the window */
-    size_t lanes_drawn;               /* after max_lanes */
+    size_t lanes_drawn;               /* on their own, after max_lanes */
+    size_t lanes_other;               /* drawn together in the row "other lanes" (0: no such row) */
     size_t counters;                  /* counter charts */
     uint64_t spans[DFS_TL_NCLASS];    /* spans overlapping the window, by class (all lanes) */
     uint64_t spans_drawn;             /* kept as their own rectangle (drawn lanes) */
     uint64_t spans_aggregated;        /* folded into busy bars (drawn lanes) */
+    uint64_t spans_other;             /* drawn in the row "other lanes" */
     uint64_t samples;                 /* counter samples in the window */
 } dfs_tl_summary;
 
@@ -104,7 +130,8 @@ typedef struct dfs_tl_lane_info {
     dfs_tl_lane_key key;              /* every string set */
     uint64_t spans[DFS_TL_NCLASS];    /* spans overlapping the window, by class */
     uint64_t aggregated;              /* of which folded into busy bars */
-    bool drawn;                       /* false: left out by max_lanes */
+    bool drawn;                       /* on its own; false: left out by max_lanes, or folded */
+    bool other;                       /* drawn in the row "other lanes" */
 } dfs_tl_lane_info;
 
 /* The lanes holding spans in the window, in drawing order (source, host, pid, tid): writes up to

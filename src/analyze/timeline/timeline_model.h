@@ -30,6 +30,7 @@ typedef struct tl_lane {
     uint64_t n_class[DFS_TL_NCLASS];
     uint64_t n_aggregated;
     int64_t busy_ns;     /* summed clipped durations: how busy the lane is, for max_lanes */
+    bool folded;         /* its spans go to the other row; spans and busy stay empty */
 } tl_lane;
 
 /* Counter samples folded into one pixel column. */
@@ -61,7 +62,30 @@ struct dfs_timeline {
     dfs_keymap name_index;    /* salted hash -> name */
     DFS_VEC(tl_counter) counters;
     dfs_keymap counter_index; /* name -> counter */
+    /* the lane bound (timeline.h) */
+    unsigned lane_limit;
+    uint64_t *kept;           /* sorted copy of opt.kept (NULL: none given) */
+    size_t lanes_used;        /* lanes with a span in the window */
+    bool crowded;             /* more than lane_limit of them, nothing kept: every lane folded */
+    tl_lane other;            /* the row "other lanes": busy bars only */
 };
+
+/* Busy times are sums of durations over many spans and lanes: they saturate instead of wrapping
+ * (a window may span the whole int64 clock). a, b >= 0. */
+static inline int64_t dfs_tl_sat_add(int64_t a, int64_t b)
+{
+    int64_t r;
+    return __builtin_add_overflow(a, b, &r) ? INT64_MAX : r;
+}
+
+/* t - the window start, saturated: a span may start long before the window. */
+static inline int64_t dfs_tl_offset(const dfs_timeline *tl, int64_t t)
+{
+    int64_t r;
+    if (!__builtin_sub_overflow(t, tl->opt.start_ns, &r))
+        return r;
+    return t < tl->opt.start_ns ? INT64_MIN : INT64_MAX;
+}
 
 /* ----- pixels: column i covers [bound(i), bound(i + 1)) ----- */
 
@@ -69,7 +93,7 @@ static inline unsigned dfs_tl_pixel_of(const dfs_timeline *tl, int64_t t)
 {
     if (t <= tl->opt.start_ns)
         return 0;
-    __int128 p = (__int128)(t - tl->opt.start_ns) * tl->width / tl->span_ns;
+    __int128 p = ((__int128)t - tl->opt.start_ns) * tl->width / tl->span_ns; /* t may be far past the end */
     return p >= tl->width ? tl->width - 1 : (unsigned)p;
 }
 
@@ -85,8 +109,11 @@ static inline int64_t dfs_tl_pixel_end(const dfs_timeline *tl, unsigned i)
     return i + 1 < tl->width ? dfs_tl_pixel_bound(tl, i + 1) : tl->opt.end_ns;
 }
 
-/* The lanes with spans in the window in key order; with `limit`, only the busiest max_lanes.
- * *total gets the count before the limit. NULL when out of memory. */
+/* Whether the row "other lanes" is drawn: lanes were folded by the lane bound (not by a max_lanes
+ * under it, whose lanes are left out as without the bound). */
+bool dfs_tl_other_drawn(const dfs_timeline *tl);
+/* The lanes with spans in the window in key order; with `limit`, only those drawn on their own:
+ * not folded, the busiest max_lanes. *total gets the count of them all. NULL when out of memory. */
 const tl_lane **dfs_tl_lanes_in_order(const dfs_timeline *tl, bool limit, size_t *n, size_t *total);
 /* Same input, host and process. */
 bool dfs_tl_same_group(const tl_lane *a, const tl_lane *b);

@@ -116,6 +116,12 @@ bool dfs_tl_window_resolve(const dfs_tl_window *w, int64_t trace_start, int64_t 
         snprintf(err, errlen, "the window is empty: its end is not after its start");
         return false;
     }
+    int64_t span;
+    if (__builtin_sub_overflow(*end, *start, &span)) { /* a trace with absurd times, whole */
+        snprintf(err, errlen, "the window is longer than 292 years, more than the clock measures; give a shorter "
+                              "one (--window START:END)");
+        return false;
+    }
     return true;
 }
 
@@ -172,6 +178,8 @@ struct dfs_tlw {
     dfs_tlw_result result;
     bool rerun;
     char failure[512]; /* a concept predicate over its regex bound: no result (tlwindow.h) */
+    uint64_t *kept; /* a rerun for the lanes: the busiest, to keep on their own */
+    size_t nkept;
 };
 
 static const char *const wanted_extra[] = {"Value", NULL};
@@ -240,6 +248,15 @@ uint8_t *dfs_tlw_final_sources(const dfs_run *run)
     for (size_t i = 0; s && i < n; i++)
         s[i] = (uint8_t)dfs_concept_source_of(dfs_run_file(run, i)->dialect);
     return s;
+}
+
+bool dfs_tlw_options_use_run(dfs_tlw_options *o, const dfs_run *run, const dfs_file_clock *clocks)
+{
+    free((void *)o->sources);
+    o->clocks = clocks;
+    o->sources = dfs_tlw_final_sources(run);
+    o->nfiles = o->sources ? dfs_run_file_count(run) : 0;
+    return o->sources != NULL;
 }
 
 static bool same_clock(const dfs_file_clock *a, const dfs_file_clock *b)
@@ -606,9 +623,10 @@ static bool draw_held_records(part *p, const dfs_run *run)
             p->unmatched_end++;
         } else {
             const held *b = &p->held.v[top];
+            int64_t dur;
             tops.v[st] = below[top];
-            if (h->ts >= b->ts)
-                draw_held(p, run, b, h->ts - b->ts);
+            if (h->ts >= b->ts && !__builtin_sub_overflow(h->ts, b->ts, &dur))
+                draw_held(p, run, b, dur);
             else
                 p->bad_time++;
         }
@@ -664,20 +682,38 @@ static bool name_lanes(part *p, const dfs_run *run)
     return true;
 }
 
+/* Too many lanes in a first pass: the busiest are kept on their own in the second. */
+static bool choose_lanes(dfs_tlw *w, const dfs_timeline *tl)
+{
+    unsigned limit = dfs_tl_lane_limit(w->opt.draw.width_px);
+    unsigned k = w->opt.draw.max_lanes && w->opt.draw.max_lanes < limit ? w->opt.draw.max_lanes : limit;
+    w->kept = dfs_tl_busiest(tl, k, &w->nkept);
+    return w->kept != NULL;
+}
+
 const dfs_tlw_result *dfs_tlw_finish(dfs_tlw *w, const dfs_run *run)
 {
     part *p = &w->main;
     if (p->failed || w->failure[0])
         return NULL;
-    if (p->tl && facts_moved(p, w, run)) {
+    bool moved = p->tl && facts_moved(p, w, run);
+    /* the B/E pairs are drawn before the lanes are judged: they are spans on lanes too */
+    if (p->tl && p->files && !draw_held_records(p, run))
+        return NULL; /* out of memory (no files: nothing was read) */
+    if (p->tl && dfs_tl_crowded(p->tl) && !w->opt.last_pass) {
+        if (!choose_lanes(w, p->tl))
+            return NULL;
+        w->rerun = true;
+    }
+    if (moved || w->rerun) {
         w->rerun = true;
         return NULL;
     }
     dfs_tlw_result *r = &w->result;
     memset(r, 0, sizeof *r);
     trace_span(p, w, run, r);
-    if (p->tl && ((p->files && !draw_held_records(p, run)) || !name_lanes(p, run)))
-        return NULL; /* out of memory (no files: nothing was read) */
+    if (p->tl && !name_lanes(p, run))
+        return NULL; /* out of memory */
     if (dfs_concepts_failed(p->concepts, w->failure, sizeof w->failure))
         return NULL;
     r->tl = p->tl;
@@ -695,6 +731,12 @@ bool dfs_tlw_needs_rerun(const dfs_tlw *w)
 const char *dfs_tlw_failure(const dfs_tlw *w)
 {
     return w->failure[0] ? w->failure : NULL;
+}
+
+const uint64_t *dfs_tlw_kept_lanes(const dfs_tlw *w, size_t *n)
+{
+    *n = w->nkept;
+    return w->kept;
 }
 
 dfs_tlw *dfs_tlw_new(const dfs_tlw_options *opt, char *err, size_t errlen)
@@ -724,6 +766,7 @@ void dfs_tlw_free(dfs_tlw *w)
     if (!w)
         return;
     part_free(&w->main);
+    free(w->kept);
     free(w);
 }
 

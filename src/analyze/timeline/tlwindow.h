@@ -19,6 +19,11 @@
  * clock and the concept source used per file; when either differs from the file's final one,
  * dfs_tlw_finish asks for a second pass with the final ones (dfs_tlw_needs_rerun).
  *
+ * Lanes: a window with spans on more lanes than the picture draws on their own (timeline.h) is
+ * read twice, like a moved clock: the first pass folds every lane but counts how busy each is,
+ * and the second keeps the busiest (--lanes N of them, else the limit), folding the rest into the
+ * row "other lanes". Memory stays that of the limit, whatever the number of lanes.
+ *
  * Trace span: the earliest start and latest end of the drawable records (spans, B/E records,
  * counter samples) under the final clocks, for relative and open windows and for the "window
  * outside the trace" check. A bounds_only pass measures just that (no args parsed). */
@@ -55,7 +60,8 @@ bool dfs_tl_parse_window(const char *text, dfs_tl_window *out, char *err, size_t
 /* Whether resolving needs the trace's span (an open or relative bound). */
 bool dfs_tl_window_needs_span(const dfs_tl_window *w);
 /* The absolute window; trace_start/end are read only when needed. false and err when the window
- * is empty or inverted. An open end is the trace's end (one ns past the start at least). */
+ * is empty, inverted, or longer than INT64_MAX ns. An open end is the trace's end (one ns past the
+ * start at least). */
 bool dfs_tl_window_resolve(const dfs_tl_window *w, int64_t trace_start, int64_t trace_end, int64_t *start,
                            int64_t *end, char *err, size_t errlen);
 
@@ -69,6 +75,8 @@ typedef struct dfs_tlw_options {
     const dfs_file_clock *clocks;
     const uint8_t *sources;
     size_t nfiles;
+    /* The reading that draws (a second pass): never asks for another; too many lanes then fold. */
+    bool last_pass;
 } dfs_tlw_options;
 
 void dfs_tlw_options_init(dfs_tlw_options *o);
@@ -98,6 +106,13 @@ const char *dfs_tlw_failure(const dfs_tlw *w);
 /* After a NULL finish that needs a rerun: fills the final clocks' companion, every file's concept
  * source ([dfs_run_file_count], malloc'd; NULL when out of memory). */
 uint8_t *dfs_tlw_final_sources(const dfs_run *run);
+/* Gives the options every file's final clock (borrowed) and concept source (owned by o, replacing
+ * what it held): what a reading after the one that measured run needs, whether or not that reading
+ * is the analysis' own second pass. False when out of memory. */
+bool dfs_tlw_options_use_run(dfs_tlw_options *o, const dfs_run *run, const dfs_file_clock *clocks);
+/* After a NULL finish that needs a rerun: the lanes the second pass keeps on its own (sorted
+ * fingerprints, for draw.kept; owned by w), or NULL with *n 0 when the lanes were not the reason. */
+const uint64_t *dfs_tlw_kept_lanes(const dfs_tlw *w, size_t *n);
 /* The analysis for its drivers (analyze/common/analysis.h; timeline_analysis.c), opt: dfs_tlw_options. */
 extern const struct dfs_analysis dfs_timeline_analysis;
 #endif
