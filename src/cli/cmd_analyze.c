@@ -113,6 +113,16 @@ static int end(void *args, int rc)
     return dfs_cli_presetting_end(&a->base, "analyze", &a->ps, a->timing && a->ps.preset, rc);
 }
 
+static bool found_nothing(const void *args, const dfs_cli_result *res, char *buf, size_t len)
+{
+    const analyze_args *a = args;
+    const dfs_layered_result *r = res->result;
+    if (r->layer_count_total)
+        return false;
+    snprintf(buf, len, "no event matches a layer of preset %s", a->ps.preset ? a->ps.preset->name : "(none)");
+    return true;
+}
+
 #define ARG(field) DFS_FIELD(analyze_args, field)
 
 static const dfs_cli_option options[] = {
@@ -172,6 +182,7 @@ const dfs_cli_command dfs_cmd_analyze = {
     .analysis = &dfs_layered_analysis,
     .begin = begin,
     .analysis_options = offsetof(analyze_args, opt),
+    .found_nothing = found_nothing,
     .emit = emit,
     .csv_files = csv_files,
     .end = end};

@@ -77,6 +77,17 @@ static int write_report(void *args, const dfs_cli_result *res)
     return rc;
 }
 
+static bool found_nothing(const void *args, const dfs_cli_result *res, char *buf, size_t len)
+{
+    (void)args;
+    const dfs_dl_result *r = res->result;
+    for (size_t s = 0; s < DFS_DL_NSETS; s++)
+        if (r->nrows[s])
+            return false;
+    snprintf(buf, len, "no data-loader event found (GetNext calls, iterator initializations, workers)");
+    return true;
+}
+
 #define ARG(field) DFS_FIELD(dl_args, field)
 
 static const dfs_cli_option options[] = {
@@ -130,4 +141,5 @@ const dfs_cli_command dfs_cmd_dataloader = {
     .analysis_options = offsetof(dl_args, opt),
     .clashes = clashes,
     .write = write_report,
+    .found_nothing = found_nothing,
     .emit = emit};

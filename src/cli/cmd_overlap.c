@@ -124,6 +124,17 @@ static int end(void *args, int rc)
     return dfs_cli_presetting_end(&a->base, "overlap", &a->ps, a->timing && a->ps.previewed, rc);
 }
 
+static bool found_nothing(const void *args, const dfs_cli_result *res, char *buf, size_t len)
+{
+    (void)args;
+    const dfs_overlap_result *r = res->result;
+    for (size_t c = 0; c < r->nclasses; c++)
+        if (r->summary.cls[c].events)
+            return false;
+    snprintf(buf, len, "no event is in any class (compute, I/O, app I/O)");
+    return true;
+}
+
 #define ARG(field) DFS_FIELD(overlap_args, field)
 
 static const dfs_cli_option options[] = {
@@ -187,6 +198,7 @@ const dfs_cli_command dfs_cmd_overlap = {
     .analysis = &dfs_overlap_analysis,
     .begin = begin,
     .analysis_options = offsetof(overlap_args, opt),
+    .found_nothing = found_nothing,
     .emit = emit,
     .csv_files = csv_files,
     .end = end,

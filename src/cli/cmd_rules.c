@@ -51,6 +51,17 @@ static void emit(FILE *out, const void *args, const dfs_cli_result *res)
         dfs_rules_write_text(out, res->result);
 }
 
+static bool found_nothing(const void *args, const dfs_cli_result *res, char *buf, size_t len)
+{
+    (void)args;
+    const dfs_rules_result *r = res->result;
+    for (size_t i = 0; i < r->nrules; i++)
+        if (r->rules[i].evaluated)
+            return false;
+    snprintf(buf, len, "no rule could be evaluated (no system samples or framework events they read)");
+    return true;
+}
+
 #define ARG(field) DFS_FIELD(rules_args, field)
 
 static const dfs_cli_option options[] = {
@@ -92,4 +103,5 @@ const dfs_cli_command dfs_cmd_rules = {
     .validate = validate,
     .analysis = &dfs_rules_analysis,
     .analysis_options = offsetof(rules_args, opt),
+    .found_nothing = found_nothing,
     .emit = emit};

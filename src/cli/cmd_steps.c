@@ -77,6 +77,16 @@ static int end(void *args, int rc)
     return rc;
 }
 
+static bool found_nothing(const void *args, const dfs_cli_result *res, char *buf, size_t len)
+{
+    (void)args;
+    const dfs_steps_result *r = res->result;
+    if (r->total.steps)
+        return false;
+    snprintf(buf, len, "no training step found");
+    return true;
+}
+
 #define ARG(field) DFS_FIELD(steps_args, field)
 #define CONCEPT(c) ARG(opt.concepts.text[c])
 
@@ -139,5 +149,6 @@ const dfs_cli_command dfs_cmd_steps = {
     .analysis = &dfs_steps_analysis,
     .begin = begin,
     .analysis_options = offsetof(steps_args, opt),
+    .found_nothing = found_nothing,
     .emit = emit,
     .end = end};

@@ -159,6 +159,10 @@ typedef struct dfs_cli_command {
     size_t analysis_options;
     /* Optional: true when some output would overwrite an input (else -o is checked). */
     bool (*clashes)(const void *args, const dfs_run *run);
+    /* Optional: after reading, when the command found nothing of what it looks for, says what in
+     * buf ("no event matches a layer of preset posix") and returns true; the skeleton then warns,
+     * before the report, what the inputs are and which commands read them (kinds.c). */
+    bool (*found_nothing)(const void *args, const dfs_cli_result *r, char *buf, size_t len);
     /* Optional: writes the result; returns an exit code (its failures said on stderr). Without it,
      * the report (emit) goes to -o, atomically, or to stdout; with --format csv and csv_files, the
      * files go into the directory -o. */
