@@ -1,6 +1,7 @@
 /* cmd_timeline.c - `dfscope timeline PATH... --window START:END -o FILE.svg`: an SVG picture of a
  * time window (analyze/timeline/tlwindow.h reads, analyze/timeline/timeline.h draws; the window
  * is resolved by windowing.c). */
+#include <limits.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,21 @@ static void init(void *args)
 static int set_window(void *args, const char *cmd, const char *arg)
 {
     return dfs_cli_windowing_set(&((timeline_args *)args)->w, cmd, arg);
+}
+
+static int set_step(void *args, const char *cmd, const char *arg)
+{
+    char *end;
+    long long n = strtoll(arg, &end, 10);
+    if (end == arg || *end || n < 0 || n == LLONG_MAX)
+        return dfs_cli_usage_error(cmd, "--step takes a step number (as 'dfscope steps' lists them), not", arg);
+    return dfs_cli_windowing_set_step(&((timeline_args *)args)->w, cmd, n, false);
+}
+
+static int set_slowest_step(void *args, const char *cmd, const char *arg)
+{
+    (void)arg;
+    return dfs_cli_windowing_set_step(&((timeline_args *)args)->w, cmd, 0, true);
 }
 
 static int validate(void *args)
@@ -64,7 +80,8 @@ static int begin(void *args)
     int rc = dfs_cli_windowing_resolve(&a->w, &a->base);
     if (rc != DFS_EXIT_OK)
         return rc;
-    inputs_text(&a->base, a->subtitle, sizeof a->subtitle);
+    size_t used = a->w.step_text[0] ? (size_t)snprintf(a->subtitle, sizeof a->subtitle, "%s; ", a->w.step_text) : 0;
+    inputs_text(&a->base, a->subtitle + used, sizeof a->subtitle - used);
     return -1;
 }
 
@@ -106,6 +123,14 @@ static const dfs_cli_option options[] = {
                "+TIME after the trace's start; units ns, us, ms, s (default),\n"
                "m, h: 1623142623.636:1623142623.812, +1.5:+2, +500ms:+700ms",
                .apply = set_window),
+    DFS_OPTION("step", 0, "N", DFS_OPT_CALL,
+               "the window is training step N (of every run that has it;\n"
+               "the numbers 'dfscope steps' lists), found by a first reading",
+               .apply = set_step),
+    DFS_OPTION("slowest-step", 0, NULL, DFS_OPT_CALL,
+               "the window is the slowest step of any run (warm-up and\n"
+               "last steps left out when there are others)",
+               .apply = set_slowest_step),
     DFS_OPTION("output", 'o', "FILE", DFS_OPT_STRING, "the SVG, written atomically ('-' = stdout, no summary)",
                ARG(picture)),
     DFS_OPTION("lanes", 0, "N", DFS_OPT_COUNT, "draw only the N busiest lanes (default: all)", ARG(opt.draw.max_lanes),

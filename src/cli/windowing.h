@@ -1,6 +1,7 @@
 /* windowing.h - what `dfscope timeline` does before drawing (windowing.c): its --window, resolved
  * to absolute times on the trace's clock, by a first pass over the inputs that measures the trace's
- * span when the window is relative or open; and the check of a result against that window. */
+ * span when the window is relative or open, or that finds the training step of --step N and
+ * --slowest-step; and the check of a result against that window. */
 #ifndef DFS_CLI_WINDOWING_H
 #define DFS_CLI_WINDOWING_H
 #include <stdbool.h>
@@ -15,12 +16,20 @@ typedef struct dfs_cli_windowing {
                                and after a measuring pass every file's final clock and source */
     dfs_file_clock *clocks; /* of the measuring pass */
     bool measured;          /* the measuring pass found the window within the trace */
+    /* --step N / --slowest-step: the window is a training step, found by a reading of the steps
+     * analysis with the picture's concepts (step_number 0 and !slowest_step: --window) */
+    int64_t step_number;
+    bool slowest_step;
+    char step_text[160];    /* the step chosen, for the picture's subtitle ("" for --window) */
 } dfs_cli_windowing;
 
 /* The whole trace, for the drawing options opt (which outlive w). */
 void dfs_cli_windowing_init(dfs_cli_windowing *w, dfs_tlw_options *opt);
 /* --window START:END: -1 to go on, or a usage error's code (said). */
 int dfs_cli_windowing_set(dfs_cli_windowing *w, const char *cmd, const char *text);
+/* --step N: the window is step N (on every run that has it); slowest: the longest step of any
+ * run, warm-up and last steps left out when others exist. -1 to go on, or a usage error (said). */
+int dfs_cli_windowing_set_step(dfs_cli_windowing *w, const char *cmd, int64_t number, bool slowest);
 /* The window in absolute times, after a measuring pass over the command's inputs when it needs
  * the trace's span (the drawing pass then reports no problem again: quiet). DFS_EXIT_OK, or the
  * exit code to stop with (said). */
