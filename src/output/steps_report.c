@@ -129,8 +129,13 @@ static void print_tb(FILE *out, const dfs_tb_result *tb)
             snprintf(cell, sizeof cell, "%.0f (%.2f%%)", tb->avg[r], tb->pct[r]);
             fprintf(out, " %13s", cell);
         }
-    fprintf(out, "\n  GPU utilization %.2f %%; %s removed by the tail rule\n", tb->gpu_utilization,
-            tb->tail_removed ? "steps" : "no step");
+    if (tb->device_events)
+        fprintf(out, "\n  GPU utilization %.2f %%; %s removed by the tail rule\n", tb->gpu_utilization,
+                tb->tail_removed ? "steps" : "no step");
+    else /* 0 % would read as an idle GPU */
+        fprintf(out, "\n  GPU utilization n/a: no device event (kernel, memory copy, memset) was recognised in this "
+                     "run; %s removed by the tail rule\n",
+                tb->tail_removed ? "steps" : "no step");
     if (tb->input_hint)
         fprintf(out, "  plugin: \"This run has high time cost on input data loading. %.1f%% of the step time is in "
                      "DataLoader.\"\n",
@@ -427,6 +432,7 @@ static void json_tb(dfs_jw *w, const dfs_tb_result *tb)
         dfs_jw_double(w, dfs_tb_role_name((dfs_tb_role)r), tb->pct[r]);
     dfs_jw_end(w);
     dfs_jw_double(w, "gpu_utilization_percent", tb->gpu_utilization);
+    dfs_jw_uint(w, "device_events", tb->device_events); /* 0: the utilization above means none was recognised */
     dfs_jw_bool(w, "input_data_loading_hint", tb->input_hint);
     dfs_jw_bool(w, "communication_hint", tb->comm_hint);
     dfs_jw_end(w);

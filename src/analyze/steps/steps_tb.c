@@ -95,6 +95,7 @@ typedef struct tb_work {
     dfs_u64map comm_ext;     /* External ids of communication operators */
     dfs_u64map launched;     /* correlation ids of runtime calls inside a step -> step + 1 */
     bool any_device_or_runtime;
+    uint64_t device_events;
 } tb_work;
 
 static bool type_events(tb_work *w, const st_ev *iv, size_t n)
@@ -111,6 +112,7 @@ static bool type_events(tb_work *w, const st_ev *iv, size_t n)
         t.comm = is_host_op(t.type) && is_comm_op(name, len);
         t.loader = is_host_op(t.type) && is_dataloader(name, len);
         w->any_device_or_runtime |= is_device(t.type) || t.type == T_RUNTIME;
+        w->device_events += is_device(t.type);
         if (!dfs_vec_push(&w->evs, t) || (t.step && !dfs_vec_push(&w->steps, w->evs.n - 1)) ||
             (t.comm && iv[i].ext != ST_NONE && !dfs_u64map_put(&w->comm_ext, (uint64_t)iv[i].ext, 1)))
             return false;
@@ -354,6 +356,7 @@ static void summarise(dfs_tb_result *res, const tb_work *w, int64_t kernel_in_st
         res->shown[DFS_TB_RUNTIME] = w->any_device_or_runtime;
     res->shown[DFS_TB_COMMUNICATION] = sum[DFS_TB_COMMUNICATION] > 0;
     res->gpu_utilization = total > 0 ? dfs_py_round(100 * (double)kernel_in_steps / total, 2) : 0;
+    res->device_events = w->device_events;
     res->input_hint = total > 0 && sum[DFS_TB_DATALOADER] / total > 0.05;
     res->comm_hint = total > 0 && sum[DFS_TB_COMMUNICATION] / total > 0.10;
 }
