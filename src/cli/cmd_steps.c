@@ -125,6 +125,9 @@ static const dfs_cli_option options[] = {
     DFS_OPTION("outlier-factor", 0, "F", DFS_OPT_NUMBER, "slow fetches / batches at >= F x median (default 2)",
                ARG(opt.outlier_factor), .lo = 1, .hi = 1e6,
                .bad = "--outlier-factor takes a factor of at least 1, not"),
+    DFS_OPTION("outlier-floor", 0, "TIME", DFS_OPT_DURATION,
+               "...and at least TIME long (default 1ms): a ratio of tiny\n"
+               "waits is not a slowness worth acting on", ARG(opt.outlier_floor_ns)),
     {0},
 };
 

@@ -98,6 +98,15 @@ static int bad_value(const dfs_cli_command *cmd, const dfs_cli_option *o, const 
     if (!what && o->kind == DFS_OPT_CHOICE) {
         choices_message(o, message, sizeof message);
         what = message;
+    } else if (!what) { /* an option without its own words: its kind says what it takes */
+        static const char *const takes[] = {[DFS_OPT_SIZE] = "a size such as 64k or 32M",
+                                            [DFS_OPT_COUNT] = "a count",
+                                            [DFS_OPT_NUMBER] = "a number",
+                                            [DFS_OPT_PERCENT] = "a percentage",
+                                            [DFS_OPT_DURATION] = "a duration above 0 such as 5s or 500ms"};
+        const char *t = (size_t)o->kind < sizeof takes / sizeof *takes && takes[o->kind] ? takes[o->kind] : "a value";
+        snprintf(message, sizeof message, "--%s takes %s, not", o->name, t);
+        what = message;
     }
     if (cmd->flags & DFS_CLI_RUN_HELP) {
         fprintf(stderr, "dfscope %s: %s '%s'\nRun 'dfscope %s --help' for the options.\n", cmd->name, what, value,

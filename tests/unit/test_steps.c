@@ -719,7 +719,10 @@ static void test_smdebug_node(void **state)
     paths[0] = tu_temp_file("_nodeA_pythontimeline.json", steps.s, steps.n);
     paths[1] = tu_temp_file("_nodeA_model_timeline.json", waits.s, waits.n);
     fixture f = {0};
-    const dfs_steps_result *r = analyse_paths(&f, paths, 2, NULL, 1, 0);
+    dfs_steps_options o;
+    dfs_steps_options_init(&o);
+    o.outlier_floor_ns = 1; /* microsecond waits: the ratio alone decides */
+    const dfs_steps_result *r = analyse_paths(&f, paths, 2, &o, 1, 0);
     assert_int_equal(r->nruns, 1);
     const dfs_steps_run *run = &r->runs[0];
     assert_string_equal(run->name, "nodeA");
@@ -743,6 +746,13 @@ static void test_smdebug_node(void **state)
     assert_int_equal(run->verdicts[DFS_V_STEP_OUTLIERS].datapoints, 4);
     assert_int_equal(run->verdicts[DFS_V_STORAGE_BOUND].state, DFS_VERDICT_UNAVAILABLE);
     fixture_free(&f);
+    /* by default a slow fetch is also at least 1 ms: the 30 µs wait is not one */
+    fixture g = {0};
+    r = analyse_paths(&g, paths, 2, NULL, 1, 0);
+    assert_int_equal(r->runs[0].verdicts[DFS_V_SLOW_FETCHES].state, DFS_VERDICT_NO);
+    assert_int_equal(r->runs[0].verdicts[DFS_V_SLOW_FETCHES].nitems, 0);
+    assert_true(r->runs[0].verdicts[DFS_V_SLOW_FETCHES].threshold == 1e6);
+    fixture_free(&g);
     free(steps.s);
     free(waits.s);
 }

@@ -298,11 +298,13 @@ static void test_smdebug_merge_traces(void **state)
         assert_true(b->items[i].value == (double)gaps[i] * US);
         assert_int_equal(us(b->items[i].start), from[i]);
     }
-    /* DoCompute durations: median 32, outliers 5332, 1969, 65 */
+    /* DoCompute durations: median 32, at least 2 x that 5332, 1969 and 65 µs; the 65 µs one is under
+     * the 1 ms floor (a ratio of tiny waits is no slowness) */
     const dfs_steps_verdict *w = &r->verdicts[DFS_V_SLOW_FETCHES];
     assert_true(w->reference == 32e3);
-    assert_int_equal(w->nitems, 3);
-    assert_true(w->items[0].value == 5332e3 && w->items[1].value == 1969e3 && w->items[2].value == 65e3);
+    assert_true(w->threshold == 1e6);
+    assert_int_equal(w->nitems, 2);
+    assert_true(w->items[0].value == 5332e3 && w->items[1].value == 1969e3);
     /* StepOutlier: not evaluated (<= 100 per mode); mean + 3 sigma of the 30 TRAIN steps */
     const dfs_steps_verdict *o = &r->verdicts[DFS_V_STEP_OUTLIERS];
     assert_int_equal(o->state, DFS_VERDICT_NOT_EVALUATED);

@@ -42,6 +42,7 @@ void dfs_steps_options_init(dfs_steps_options *o)
     memset(o, 0, sizeof *o);
     o->wait_threshold = 0.05;
     o->outlier_factor = 2.0;
+    o->outlier_floor_ns = 1000000;
     o->storage_threshold = 0.5;
     o->outlier_sigma = 3.0;
     o->outlier_min_steps = 100;

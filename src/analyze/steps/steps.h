@@ -43,6 +43,8 @@ typedef struct dfs_steps_options {
     bool include_flagged;        /* verdicts over every step, warm-up and last included */
     double wait_threshold;       /* input-bound: exposed wait share above this (default 0.05) */
     double outlier_factor;       /* slow fetches / batches: >= factor x median (default 2) */
+    int64_t outlier_floor_ns;    /* ...and at least this long (default 1 ms): a ratio of tiny times
+                                    is no slowness a user can act on */
     double storage_threshold;    /* storage-bound: io_in_wait / data_wait above this (0.5) */
     double outlier_sigma;        /* step outliers: > mean + sigma x stddev (3) */
     unsigned outlier_min_steps;  /* step outliers need more steps than this (100) */

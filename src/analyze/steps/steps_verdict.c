@@ -152,6 +152,14 @@ static bool composer_rule(dfs_steps_run *r, const dfs_steps_options *opt)
 
 /* ---- smdebug's outlier rules -------------------------------------------------------------- */
 
+/* An outlier is at least factor x the median and at least the floor: the ratio alone would call a
+ * 0.065 ms wait slow next to a 0.032 ms median. */
+static double outlier_limit(const dfs_steps_options *opt, double median)
+{
+    double by_ratio = opt->outlier_factor * median;
+    return by_ratio > (double)opt->outlier_floor_ns ? by_ratio : (double)opt->outlier_floor_ns;
+}
+
 static bool slow_fetches(dfs_steps_run *r, const dfs_steps_options *opt, st_owned *owned)
 {
     dfs_steps_verdict *v = &r->verdicts[DFS_V_SLOW_FETCHES];
@@ -172,7 +180,7 @@ static bool slow_fetches(dfs_steps_run *r, const dfs_steps_options *opt, st_owne
             w[n++] = (double)r->steps[i].m[DFS_SM_DATA_WAIT];
     v->datapoints = n;
     v->reference = dfs_median_inplace(w, n);
-    v->threshold = opt->outlier_factor * v->reference;
+    v->threshold = outlier_limit(opt, v->reference);
     for (size_t i = 0; n && i < r->nsteps; i++) {
         const dfs_step *s = &r->steps[i];
         double d = (double)s->m[DFS_SM_DATA_WAIT];
@@ -181,8 +189,8 @@ static bool slow_fetches(dfs_steps_run *r, const dfs_steps_options *opt, st_owne
     }
     v->value = (double)k;
     v->state = n == 0 ? DFS_VERDICT_NOT_EVALUATED : k ? DFS_VERDICT_YES : DFS_VERDICT_NO;
-    snprintf(v->evidence, sizeof v->evidence, "%zu of %zu data waits >= %.3g x the median %.3f ms", k, n,
-             opt->outlier_factor, ms(v->reference));
+    snprintf(v->evidence, sizeof v->evidence, "%zu of %zu data waits >= %.3g x the median %.3f ms and >= %.3f ms", k,
+             n, opt->outlier_factor, ms(v->reference), ms((double)opt->outlier_floor_ns));
     bool ok = keep_items(v, items, k, owned);
     free(w);
     free(items);
@@ -230,14 +238,15 @@ static bool slow_batches(dfs_steps_run *r, const st_verdict_input *in, st_owned 
         }
         v->datapoints = ng;
         v->reference = dfs_median_inplace(gaps, ng);
-        v->threshold = in->opt->outlier_factor * v->reference;
+        v->threshold = outlier_limit(in->opt, v->reference);
         for (size_t i = 0; i < ng; i++)
             if (items[i].value > 0 && items[i].value >= v->threshold)
                 items[k++] = items[i];
         v->value = (double)k;
         v->state = ng == 0 ? DFS_VERDICT_NOT_EVALUATED : k ? DFS_VERDICT_YES : DFS_VERDICT_NO;
-        snprintf(v->evidence, sizeof v->evidence, "%zu of %zu gaps between data-wait starts >= %.3g x the median %.3f ms",
-                 k, ng, in->opt->outlier_factor, ms(v->reference));
+        snprintf(v->evidence, sizeof v->evidence,
+                 "%zu of %zu gaps between data-wait starts >= %.3g x the median %.3f ms and >= %.3f ms", k, ng,
+                 in->opt->outlier_factor, ms(v->reference), ms((double)in->opt->outlier_floor_ns));
         ok = keep_items(v, items, k, owned);
     }
     free(mk);
