@@ -10,6 +10,7 @@ typedef struct steps_args {
     dfs_cli_args base;
     dfs_steps_options opt;
     size_t head;
+    bool details;
     bool list_concepts;
     dfs_steps *proto; /* an analysis of the options, for the predicates in force */
 } steps_args;
@@ -62,7 +63,8 @@ static int begin(void *args)
 static void emit(FILE *out, const void *args, const dfs_cli_result *res)
 {
     const steps_args *a = args;
-    dfs_steps_report_opts ro = {.head = a->head, .opt = &a->opt, .concepts = dfs_steps_concepts(a->proto)};
+    dfs_steps_report_opts ro = {
+        .head = a->head, .details = a->details, .opt = &a->opt, .concepts = dfs_steps_concepts(a->proto)};
     if (a->base.format == DFS_CLI_JSON)
         dfs_steps_write_json(out, res->run, res->result, &ro);
     else if (a->base.format == DFS_CLI_CSV)
@@ -94,6 +96,10 @@ static const dfs_cli_option options[] = {
     DFS_OPTION("format", 0, "F", DFS_OPT_FORMAT, "table (default) | json | csv (one row per step)",
                ARG(base.format), .hi = 1),
     DFS_OPTION("output", 'o', "FILE", DFS_OPT_STRING, "write to FILE (atomically) instead of stdout", ARG(base.output)),
+    DFS_OPTION("details", 0, NULL, DFS_OPT_FLAG,
+               "tables: every run's steps, epochs, verdicts and notes (one\n"
+               "run: always; several: one line each, slowest first, without it)",
+               ARG(details)),
     DFS_OPTION("head", 0, "N", DFS_OPT_CALL, "per-step rows shown per run in tables (default 50, 0 = all)",
                .apply = set_head),
     DFS_OPTION("step", 0, "PRED", DFS_OPT_STRING, "step markers (a span, or the marker opening a step)",

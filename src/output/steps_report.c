@@ -3,6 +3,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "output/csv.h"
@@ -223,21 +224,162 @@ static void print_run(FILE *out, const dfs_run *run, const dfs_steps_run *r, siz
     print_counts(out, &r->counts);
 }
 
+/* ---- the job first: its verdict, then the runs slowest first ---------------------------------- */
+
+/* The steps a run's verdicts use, or all of them when none is counted. */
+static const dfs_steps_agg *run_agg(const dfs_steps_run *r)
+{
+    return r->counted.steps ? &r->counted : &r->all;
+}
+
+static int64_t mean_step(const dfs_steps_run *r)
+{
+    const dfs_steps_agg *a = run_agg(r);
+    return a->steps ? a->sum[DFS_SM_STEP_TIME] / (int64_t)a->steps : 0;
+}
+
+/* order[] = the runs by mean step, slowest first, in run order among equals (a stable insertion
+ * sort: runs are ranks or files, a few thousand at most). */
+static void sort_slowest_first(const dfs_steps_run *runs, size_t *order, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        size_t j = i;
+        while (j > 0 && mean_step(&runs[order[j - 1]]) < mean_step(&runs[i])) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = i;
+    }
+}
+
+/* What each verdict says when it is yes, for a reader without docs/STEPS.md. */
+static const char *verdict_meaning(dfs_verdict_id v)
+{
+    static const char *const m[DFS_V_COUNT] = {
+        [DFS_V_INPUT_BOUND] = "exposed data wait above the threshold",
+        [DFS_V_COMPOSER] = "Composer's rule: the mean wait is over 1 % of the batch time and 1 ms",
+        [DFS_V_SLOW_FETCHES] = "some data waits are at least twice the median (and 1 ms)",
+        [DFS_V_SLOW_BATCHES] = "some batches take at least twice the median batch time",
+        [DFS_V_STEP_OUTLIERS] = "steps above the mean + 3 standard deviations",
+        [DFS_V_STORAGE_BOUND] = "I/O calls take most of the data wait",
+    };
+    return (unsigned)v < DFS_V_COUNT && m[v] ? m[v] : "";
+}
+
+/* The job's verdict: exposed data wait over the counted steps of every run. */
+static void print_job_verdict(FILE *out, const dfs_steps_result *r, const dfs_steps_report_opts *o)
+{
+    int64_t step = 0, exposed = 0;
+    bool any_wait = false;
+    for (size_t i = 0; i < r->nruns; i++) {
+        const dfs_steps_agg *a = run_agg(&r->runs[i]);
+        if (a->sum[DFS_SM_EXPOSED_WAIT] == DFS_STEPS_NA)
+            continue;
+        any_wait = true;
+        step += a->sum[DFS_SM_STEP_TIME];
+        exposed += a->sum[DFS_SM_EXPOSED_WAIT];
+    }
+    double limit = o->opt ? o->opt->wait_threshold : 0.05;
+    if (!any_wait || step <= 0) {
+        fprintf(out, "verdict: not evaluated: %s\n",
+                !any_wait ? "no data-wait concept in these traces (--data-wait names it)" : "no step time");
+        return;
+    }
+    double s = (double)exposed / (double)step;
+    fprintf(out, "verdict: %s: data wait not hidden by compute is %.1f %% of the step time (threshold %.0f %%)\n",
+            s > limit ? "INPUT-BOUND" : "not input-bound", 100 * s, 100 * limit);
+    for (int v = 0; v < DFS_V_COUNT; v++) {
+        size_t yes = 0;
+        for (size_t i = 0; i < r->nruns; i++)
+            yes += r->runs[i].verdicts[v].state == DFS_VERDICT_YES;
+        if (yes)
+            fprintf(out, "         %s on %zu of %zu run%s: %s\n", dfs_verdict_name((dfs_verdict_id)v), yes, r->nruns,
+                    r->nruns == 1 ? "" : "s", verdict_meaning((dfs_verdict_id)v));
+    }
+}
+
+static void print_job_head(FILE *out, const dfs_steps_result *r, const dfs_steps_report_opts *o)
+{
+    char total[32], mean[32];
+    int64_t sum = r->total.sum[DFS_SM_STEP_TIME];
+    fprintf(out, "job: %zu run%s, %" PRIu64 " steps, step time %s%s", r->nruns, r->nruns == 1 ? "" : "s",
+            r->total.steps, dfs_fmt_duration(total, sizeof total, sum > 0 ? sum : 0),
+            r->nruns == 1 ? "" : " summed over the runs");
+    if (r->total.steps)
+        fprintf(out, " (mean step %s)", dfs_fmt_duration(mean, sizeof mean, sum / (int64_t)r->total.steps));
+    fputc('\n', out);
+    print_job_verdict(out, r, o);
+}
+
+/* One line per run, slowest mean step first: a straggler leads (in run order when there is no
+ * memory to sort them). */
+static void print_runs_table(FILE *out, const dfs_steps_result *r)
+{
+    size_t *order = malloc(r->nruns * sizeof *order);
+    if (order)
+        sort_slowest_first(r->runs, order, r->nruns);
+    int width = 3; /* the longest run name, up to 64 columns */
+    for (size_t i = 0; i < r->nruns; i++) {
+        size_t n = strlen(r->runs[i].name);
+        width = n > 64 ? 64 : (int)n > width ? (int)n : width;
+    }
+    fprintf(out, "\nruns, slowest first (mean step time over the counted steps: warm-up and last left out)\n");
+    fprintf(out, "  %-*s %6s %6s %12s %14s  %s\n", width, "run", "rank", "steps", "mean step", "exposed wait",
+            "verdicts (yes)");
+    for (size_t k = 0; k < r->nruns; k++) {
+        const dfs_steps_run *run = &r->runs[order ? order[k] : k];
+        const dfs_steps_agg *a = run_agg(run);
+        char rank[24] = "-", mean[32], wait[32];
+        if (run->rank >= 0)
+            snprintf(rank, sizeof rank, "%" PRId64, run->rank);
+        fputs("  ", out);
+        dfs_term_pad(out, run->name, strlen(run->name), (size_t)width);
+        fprintf(out, " %6s %6zu %12s %14s ", rank, run->nsteps, dfs_fmt_duration(mean, sizeof mean, mean_step(run)),
+                pct_text(wait, sizeof wait, share(a->sum[DFS_SM_EXPOSED_WAIT], a->sum[DFS_SM_STEP_TIME])));
+        const char *sep = " ";
+        for (int v = 0; v < DFS_V_COUNT; v++)
+            if (run->verdicts[v].state == DFS_VERDICT_YES) {
+                fprintf(out, "%s%s", sep, dfs_verdict_name((dfs_verdict_id)v));
+                sep = ", ";
+            }
+        fputs(*sep == ' ' ? " -\n" : "\n", out);
+    }
+    const dfs_steps_run *slow = &r->runs[order ? order[0] : 0], *fast = &r->runs[order ? order[r->nruns - 1] : 0];
+    if (mean_step(fast) > 0) {
+        char a[32], b[32];
+        fprintf(out, "  mean step from %s to %s: the slowest run is %.1f %% slower than the fastest\n",
+                dfs_fmt_duration(a, sizeof a, mean_step(fast)), dfs_fmt_duration(b, sizeof b, mean_step(slow)),
+                100.0 * (double)(mean_step(slow) - mean_step(fast)) / (double)mean_step(fast));
+    }
+    if (slow->nremedies) {
+        fputs("\nremedies (the slowest run, ", out);
+        dfs_term_puts(out, slow->name);
+        fputs(")\n", out);
+        for (size_t i = 0; i < slow->nremedies; i++)
+            fprintf(out, "  - %s\n", slow->remedies[i]);
+    }
+    free(order);
+    fprintf(out, "\neach run's steps, epochs, verdicts with their evidence, and notes: --details\n");
+}
+
 void dfs_steps_write_text(FILE *out, const dfs_run *run, const dfs_steps_result *r, const dfs_steps_report_opts *o)
 {
+    if (r->nruns == 0) {
+        fprintf(out, "no runs: no trace file among the inputs\n");
+        return;
+    }
+    print_job_head(out, r, o);
+    if (r->nruns > 1 && !o->details) {
+        print_runs_table(out, r);
+        return;
+    }
     for (size_t i = 0; i < r->nruns; i++) {
-        if (i)
-            fputc('\n', out);
+        fputc('\n', out);
         print_run(out, run, &r->runs[i], o->head);
     }
-    if (r->nruns == 0)
-        fprintf(out, "no runs: no trace file among the inputs\n");
     if (r->nruns < 2)
         return;
-    size_t bound = 0;
-    for (size_t i = 0; i < r->nruns; i++)
-        bound += r->runs[i].input_bound;
-    fprintf(out, "\nall %zu runs: %zu input-bound\n", r->nruns, bound);
+    fprintf(out, "\nall %zu runs\n", r->nruns);
     print_agg(out, "every step of every run", &r->total);
     if (r->epoch_window) {
         char b1[32], b2[32], b3[32];

@@ -74,7 +74,7 @@ fi
 K=$TRACES/kineto/resnet50-dataloader
 NW0=$K/resnet50_num_workers_0__worker0.1623143089861.pt.trace.json.gz
 NW4=$K/resnet50_num_workers_4__worker0.1623213129365.pt.trace.json.gz
-code 0 "kineto table" "$DFSCOPE" steps -q "$NW0" "$NW4"
+code 0 "kineto table" "$DFSCOPE" steps -q --details "$NW0" "$NW4"
 check "table: nw0 input-bound" sh -c "grep -E '^  input_bound +yes' '$T/out' | wc -l | grep -qx 1"
 check "table: the plugin's breakdown" grep -q 'TensorBoard plugin step breakdown' "$T/out"
 check "table: the plugin's nw0 average" grep -q '177592 98589 (55.51%)' "$T/out"
