@@ -83,6 +83,11 @@ static void json_rule(dfs_jw *w, const dfs_rule_result *r)
     json_params(w, r);
     dfs_jw_uint(w, "windows", r->windows);
     dfs_jw_cstr(w, "summary", r->summary ? r->summary : "");
+    if (r->enable)
+        dfs_jw_cstr(w, "enable_with", r->enable);
+    else
+        dfs_jw_null(w, "enable_with");
+    dfs_jw_cstr(w, "recommendation", r->recommendation ? r->recommendation : "");
     dfs_jw_end(w);
 }
 
@@ -253,6 +258,8 @@ void dfs_rules_write_text(FILE *out, const dfs_rules_result *r)
                 (unsigned long long)x->triggered, (unsigned long long)x->violations,
                 (unsigned long long)x->datapoints);
         dfs_term_puts(out, x->reason ? x->reason : x->summary ? x->summary : "");
+        if (x->enable)
+            fprintf(out, " (%s runs it)", x->enable);
         fputc('\n', out);
     }
     for (size_t i = 0; i < r->nrules; i++) {
@@ -264,6 +271,10 @@ void dfs_rules_write_text(FILE *out, const dfs_rules_result *r)
             dfs_term_puts(out, x->reason);
             fputc('\n', out);
         }
+        if (x->enable)
+            fprintf(out, "  to run it on these inputs: %s\n", x->enable);
+        if (x->triggered && x->recommendation)
+            fprintf(out, "  recommendation: %s\n", x->recommendation);
         if (x->summary && *x->summary) {
             fputs("  ", out);
             dfs_term_puts(out, x->summary);

@@ -74,6 +74,29 @@ static const rule_def defs[DFS_RULE__COUNT] = {
     [DFS_RULE_OVERALL_SYSTEM_USAGE] = {"OverallSystemUsage", "", 2, {SCAN, MAXDP(1000000)}},
 };
 
+/* What to do when a rule triggers: the remedy a user acts on, in the rule's terms. */
+static const char *const recommendations[DFS_RULE__COUNT] = {
+    [DFS_RULE_DATALOADER] = "set the data loader's worker count (num_workers) near the number of CPU cores: too few "
+                            "leave the GPU waiting for batches, too many compete for the cores",
+    [DFS_RULE_IO_BOTTLENECK] = "the GPU idles while the CPUs wait for I/O: read from faster storage or a local "
+                               "cache, prefetch with more loader workers, or pack the dataset into fewer, larger files",
+    [DFS_RULE_CPU_BOTTLENECK] = "the GPU idles while the CPUs are busy: move pre-processing to the GPU, cache "
+                                "pre-processed data, or use an instance with more CPU cores per GPU",
+    [DFS_RULE_LOW_GPU] = "the GPU is under-used or fluctuates: raise the batch size, look for an input bottleneck "
+                         "(dfscope steps), or use a smaller GPU instance",
+    [DFS_RULE_STEP_OUTLIER] = "some steps take far longer than the rest: see what ran during the slowest one "
+                              "(dfscope timeline --slowest-step): checkpoints, evaluation, data-loader stalls",
+    [DFS_RULE_MAX_INIT] = "training starts long after the job: stage data and compiled kernels in advance; inputs "
+                          "from different runs give this too, so analyze one run at a time",
+    [DFS_RULE_BATCH_SIZE] = "CPU, GPU and GPU memory are all lightly used: raise the batch size, or use a smaller "
+                            "instance",
+    [DFS_RULE_LOAD_BALANCING] = "work is spread unevenly over the GPUs: check the data-parallel setup (one process "
+                                "per GPU, balanced shards)",
+    [DFS_RULE_GPU_MEMORY_INCREASE] = "GPU memory use keeps growing: look for tensors kept across steps, or choose a "
+                                     "GPU with more memory before it runs out",
+    [DFS_RULE_OVERALL_SYSTEM_USAGE] = "none: the rule reports usage and never triggers",
+};
+
 const char *dfs_rule_name(dfs_rule_id r)
 {
     return (unsigned)r < DFS_RULE__COUNT ? defs[r].name : "";
@@ -989,8 +1012,10 @@ static bool run_rules(dfs_rules *rs, rl_ctx *c)
             return false;
         res->details = o.details;
         res->reason = o.reason[0] ? dfs_arena_strdup(&rs->arena, o.reason, strlen(o.reason)) : NULL;
+        res->enable = o.enable[0] ? dfs_arena_strdup(&rs->arena, o.enable, strlen(o.enable)) : NULL;
+        res->recommendation = recommendations[r];
         res->summary = dfs_arena_strdup(&rs->arena, o.summary, strlen(o.summary));
-        if (!res->summary || (o.reason[0] && !res->reason))
+        if (!res->summary || (o.reason[0] && !res->reason) || (o.enable[0] && !res->enable))
             return false;
     }
     rs->result.rules = rs->rules;

@@ -134,6 +134,10 @@ typedef struct dfs_rule_result {
     const char *name;
     bool evaluated;          /* the rule's check ran at least once on its inputs */
     const char *reason;      /* why not evaluated, or NULL */
+    /* not evaluated for want of values: the parameters that let it run on these inputs
+     * ("--param CPUBottleneck.patience=15"), or NULL */
+    const char *enable;
+    const char *recommendation; /* what to do when it triggers (every rule has one) */
     uint64_t triggered;      /* RuleTriggered */
     uint64_t violations;     /* Violations */
     uint64_t datapoints;     /* Datapoints */

@@ -150,10 +150,14 @@ typedef struct rl_out {
     dfs_rv *details;
     char reason[256];
     char summary[256];
+    char enable[160];
 } rl_out;
 
 void rl_set_reason(rl_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void rl_set_summary(rl_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A rule that needs more values than the inputs hold (values > every named parameter): the
+ * --param settings of the rule that let it run, each at values - 1 ("" below 2 values). */
+void rl_set_enable(rl_out *o, size_t values, const char *param1, const char *param2);
 
 /* Framework-event time aggregated around bottleneck instants or inside outlier steps. */
 typedef struct rl_fw_agg rl_fw_agg;

@@ -194,8 +194,11 @@ static void dl_outcome(dl_state *s, rl_out *o)
     else if (!any_cpu)
         rl_set_reason(o, "no CPUUtilization samples: the number of cores is unknown");
     else if (!s->checked)
+    {
         rl_set_reason(o, "%zu per-second counts of parallel data loaders (needs more than patience=%g)",
                       s->parallel.n, s->patience);
+        rl_set_enable(o, s->parallel.n, "patience", NULL);
+    }
     if (s->checked)
         rl_set_summary(o, "%lld parallel data loaders (median) for %zu cores", (long long)s->median,
                        s->cores);
@@ -398,8 +401,11 @@ static void so_outcome(so_state *s, rl_out *o)
     if (!s->datapoints)
         rl_set_reason(o, "no step events (Step:ModeKeys.*, ProfilerStep#N, event/batch)");
     else if (!s->checked)
+    {
         rl_set_reason(o, "no step name has more than min_steps=%g steps on one node (most: %zu %s on %s)",
                       s->min_steps, most->durations.n, rl_label(c, most->name), rl_label(c, most->node));
+        rl_set_enable(o, most->durations.n, "min_steps", NULL);
+    }
     rl_set_summary(o, "%llu step events in %zu groups", (unsigned long long)s->datapoints, s->groups.n);
 }
 

@@ -316,9 +316,11 @@ static void bn_outcome(bn_state *s, rl_out *o)
     int dims[2] = {RL_DIM_GPU, s->io ? RL_DIM_IO_WAIT : RL_DIM_CPU};
     bool missing = missing_input(c, o, dims, 2);
     o->res->evaluated = !missing && s->checked;
-    if (!missing && !s->checked)
+    if (!missing && !s->checked) {
         rl_set_reason(o, "%llu snapshots (needs more than patience=%g)", (unsigned long long)s->datapoints,
                       s->patience);
+        rl_set_enable(o, (size_t)s->datapoints, "patience", NULL);
+    }
     rl_set_summary(o, "%zu bottlenecks (low GPU and high %s) in %llu snapshots", s->bns.n, high,
                    (unsigned long long)s->datapoints);
 }
@@ -439,9 +441,11 @@ static void lg_outcome(lg_state *s, rl_out *o)
     o->res->triggered = s->trig;
     o->res->evaluated = s->checked;
     int dims[1] = {RL_DIM_GPU};
-    if (!missing_input(c, o, dims, 1) && !s->checked)
+    if (!missing_input(c, o, dims, 1) && !s->checked) {
         rl_set_reason(o, "at most %zu GPUUtilization values per GPU (needs more than patience=%g)", most,
                       s->patience);
+        rl_set_enable(o, most, "patience", NULL);
+    }
     rl_set_summary(o, "%zu GPUs", s->set.v.n);
 }
 
@@ -655,9 +659,11 @@ static void bs_outcome(bs_state *s, rl_out *o)
     o->res->triggered = s->trig;
     o->res->evaluated = s->checked;
     int dims[3] = {RL_DIM_CPU, RL_DIM_GPU, RL_DIM_GPU_MEM};
-    if (!missing_input(c, o, dims, 3) && !s->checked)
+    if (!missing_input(c, o, dims, 3) && !s->checked) {
         rl_set_reason(o, "at most %zu total-CPU values per node (needs more than window=%g and patience=%g)",
                       most, s->window, s->patience);
+        rl_set_enable(o, most, "window", "patience");
+    }
     rl_set_summary(o, "%zu nodes, %zu GPUs", s->cpu.v.n, s->gpu.v.n);
 }
 
@@ -934,9 +940,11 @@ bool rl_rule_gpu_memory_increase(rl_ctx *c, rl_out *o)
         o->res->triggered = s.trig;
         o->res->evaluated = s.checked;
         int dims[1] = {RL_DIM_GPU_MEM};
-        if (!missing_input(c, o, dims, 1) && !s.checked)
+        if (!missing_input(c, o, dims, 1) && !s.checked) {
             rl_set_reason(o, "at most %zu GPUMemoryUtilization values per GPU (needs more than patience=%g "
                              "and window=%g + %d)", most, s.patience, s.window, s.compat ? 1 : 0);
+            rl_set_enable(o, most > (s.compat ? 1u : 0u) ? most - (s.compat ? 1 : 0) : 0, "window", "patience");
+        }
         rl_set_summary(o, "%zu GPUs", s.set.v.n);
     }
     series_free(&s.set);

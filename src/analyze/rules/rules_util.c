@@ -212,6 +212,19 @@ void rl_set_reason(rl_out *o, const char *fmt, ...)
     va_end(ap);
 }
 
+void rl_set_enable(rl_out *o, size_t values, const char *param1, const char *param2)
+{
+    o->enable[0] = 0;
+    if (values < 2) /* a window or patience of 0 is no setting */
+        return;
+    const char *name = dfs_rule_name(o->res->id);
+    if (param2)
+        snprintf(o->enable, sizeof o->enable, "--param %s.%s=%zu --param %s.%s=%zu", name, param1, values - 1, name,
+                 param2, values - 1);
+    else
+        snprintf(o->enable, sizeof o->enable, "--param %s.%s=%zu", name, param1, values - 1);
+}
+
 void rl_set_summary(rl_out *o, const char *fmt, ...)
 {
     va_list ap;
