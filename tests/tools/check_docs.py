@@ -51,9 +51,9 @@ def commands(binary):
     return names
 
 
-def options_of(binary, cmds):
+def options_of(helps):
     """Each command's options, as its --help names them (shared ones included)."""
-    return {c: set(OPTION.findall(run(binary, c, "--help"))) | {"--help"} for c in cmds}
+    return {c: set(OPTION.findall(text)) | {"--help"} for c, text in helps.items()}
 
 
 def find_citations(name, text, findings):
@@ -136,7 +136,8 @@ def main():
     cmds = commands(binary)
     if not cmds:
         sys.exit(f"check_docs.py: '{binary} help' lists no commands")
-    per_cmd = options_of(binary, cmds)
+    helps = {c: run(binary, c, "--help") for c in cmds}
+    per_cmd = options_of(helps)
     findings = []
     docs = [root / "README.md", *sorted((root / "docs").glob("*.md"))]
     for path in docs:
@@ -146,8 +147,8 @@ def main():
         check_options(rel, text, per_cmd, findings)
     for path in sorted((root / "presets").glob("*.yaml")):
         find_citations(path.relative_to(root).as_posix(), path.read_text(encoding="utf-8"), findings)
-    for cmd in cmds:
-        find_citations(f"dfscope {cmd} --help", run(binary, cmd, "--help"), findings)
+    for cmd, text in helps.items():
+        find_citations(f"dfscope {cmd} --help", text, findings)
     for path in sorted((root / "src").rglob("*.[ch]")):
         rel = path.relative_to(root).as_posix()
         for no, literal in c_string_literals(path.read_text(encoding="utf-8", errors="replace")):
