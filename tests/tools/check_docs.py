@@ -12,6 +12,8 @@ Two rules, each a list of findings (FILE:LINE: what is wrong) and exit 1 when an
    command (`dfscope analyze ... --views`), the option must be one of that command's; otherwise it
    must be an option of some command. Options of other programs on the same line (cmake, srun,
    valgrind, ...) are recognised by the nearest program name before them and skipped.
+3. Every relative link of README.md and docs/*.md leads somewhere: the file exists, and a `#anchor`
+   names a heading of the target (GitHub's rule: lower case, punctuation dropped, spaces to `-`).
 
 The options are read from the binary (`dfscope CMD --help`), so the check follows the CLI as built.
 """
@@ -129,6 +131,33 @@ def check_options(name, text, per_cmd, findings):
                 findings.append(f"{name}:{no}: no dfscope command has an option {opt}")
 
 
+MD_LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def heading_anchors(path):
+    anchors, fenced = set(), False
+    for line in path.read_text(encoding="utf-8").splitlines():
+        fenced ^= line.startswith("```")
+        m = None if fenced else re.match(r"^#{1,6} (.*)", line)
+        if m:
+            anchors.add(re.sub(r"[^\w\- ]", "", m.group(1).strip().lower()).replace(" ", "-"))
+    return anchors
+
+
+def check_links(path, rel, text, findings):
+    for no, line in enumerate(text.splitlines(), 1):
+        for m in MD_LINK.finditer(line):
+            target = m.group(1)
+            if re.match(r"^[a-z]+:", target):
+                continue  # a URL
+            file_part, _, anchor = target.partition("#")
+            dest = path.parent / file_part if file_part else path
+            if not dest.exists():
+                findings.append(f"{rel}:{no}: the link {target} leads to no file")
+            elif anchor and dest.suffix == ".md" and anchor not in heading_anchors(dest):
+                findings.append(f"{rel}:{no}: the link {target}: no heading with that anchor")
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit("usage: check_docs.py DFSCOPE ROOT")
@@ -145,6 +174,7 @@ def main():
         rel = path.relative_to(root).as_posix()
         find_citations(rel, text, findings)
         check_options(rel, text, per_cmd, findings)
+        check_links(path, rel, text, findings)
     for path in sorted((root / "presets").glob("*.yaml")):
         find_citations(path.relative_to(root).as_posix(), path.read_text(encoding="utf-8"), findings)
     for cmd, text in helps.items():

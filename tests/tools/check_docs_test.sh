@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# check_docs_test.sh DFSCOPE ROOT - shows that tests/tools/check_docs.py fails on each kind of
-# problem it is for: it copies the real README.md, docs/, presets/ and src/ into a scratch tree,
-# adds one problem at a time, and expects exit 1 and the finding that names it.
+# check_docs_test.sh DFSCOPE ROOT - shows that tests/tools/check_docs.py finds each kind of problem
+# it is for: it copies the real README.md, docs/, presets/, src/ and fuzz/ (a link target) into a
+# scratch tree, checks that the tree with the citations and options that are allowed passes, then
+# adds one problem of each kind and expects exit 1 and a finding that names each.
 set -u
 DFSCOPE=${1:?usage: check_docs_test.sh DFSCOPE ROOT}
 ROOT=${2:?usage: check_docs_test.sh DFSCOPE ROOT}
@@ -12,7 +13,7 @@ fails=0 n=0
 
 fresh() {
   rm -rf "$tmp/t" && mkdir -p "$tmp/t"
-  cp -r "$ROOT/README.md" "$ROOT/docs" "$ROOT/presets" "$ROOT/src" "$tmp/t/"
+  cp -r "$ROOT/README.md" "$ROOT/docs" "$ROOT/presets" "$ROOT/src" "$ROOT/fuzz" "$tmp/t/"
 }
 
 expect() { # LABEL, EXIT, TEXT: the checker's exit status and a line of its output
@@ -38,12 +39,14 @@ echo '# see layered-analysis.md' >> "$tmp/t/presets/posix.yaml"
 printf 'static const char *m = "see ../shared/traces";\n' > "$tmp/t/src/x.c"
 echo 'Use `--preset-show NAME`.' >> "$tmp/t/docs/PRESETS.md"
 echo '`dfscope stats --preset dlio traces/`' >> "$tmp/t/docs/CLI.md"
+echo 'See [the steps](STEPS.md#no-such-heading) and [this](NOSUCH.md).' >> "$tmp/t/docs/TIMELINE.md"
 out=$(python3 "$CHECK" "$DFSCOPE" "$tmp/t" 2>&1); rc=$?
 n=$((n + 1))
 [ "$rc" = 1 ] || { echo "FAIL: problems found but exit $rc"; fails=$((fails + 1)); }
 for want in "docs/FORMATS.md:" "spec/'" "docs/MERGE.md:" "cites '§'" "cites 'quirk 1" \
             "presets/posix.yaml:" "src/x.c:1: a message cites '../shared'" \
             "no dfscope command has an option --preset-show" "'dfscope stats' has no option --preset" \
+            "STEPS.md#no-such-heading: no heading" "NOSUCH.md leads to no file" \
             "problems in"; do
   n=$((n + 1))
   grep -qF -- "$want" <<< "$out" || { echo "FAIL: not found: $want"; fails=$((fails + 1)); }
