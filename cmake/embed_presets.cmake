@@ -10,7 +10,7 @@ if(NOT PRESET_DIR OR NOT OUTPUT)
   message(FATAL_ERROR "usage: cmake -DPRESET_DIR=dir -DOUTPUT=file.c -P embed_presets.cmake")
 endif()
 
-set(preferred_order posix dlio dlio-g2 ai auto)
+set(preferred_order posix dlio dlio-g2 ai auto posix-g2)
 file(GLOB yaml_files RELATIVE "${PRESET_DIR}" "${PRESET_DIR}/*.yaml")
 list(SORT yaml_files)
 set(names "")

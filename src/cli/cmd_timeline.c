@@ -143,7 +143,7 @@ static const dfs_cli_option options[] = {
     DFS_OPTION("format", 0, "F", DFS_OPT_FORMAT, "summary as table (default) or json", ARG(base.format)),
     DFS_OPTION("data-wait", 0, "P", DFS_OPT_STRING,
                "replace a class's default predicate for every source\n"
-               "(predicate language of docs/ANALYZE.md; 'off' = never)",
+               "(docs/PREDICATES.md; 'off' = never)",
                CONCEPT(DFS_CONCEPT_DATA_WAIT),
                .label = "--data-wait P, --compute-dev P, --compute-host P (--compute), --transfer P, --io P"),
     DFS_OPTION("compute-dev", 0, "P", DFS_OPT_STRING, NULL, CONCEPT(DFS_CONCEPT_COMPUTE_DEV)),

@@ -102,7 +102,8 @@ typedef struct dfs_cli_option {
  * FIELD (a DFS_FIELD), printed after the heading SECTION (or NULL). */
 #define DFS_CLI_PRESET_OPTION(FIELD, SECTION)                                                                          \
     DFS_OPTION("preset", 0, "NAME|FILE", DFS_OPT_STRING,                                                               \
-               "posix, dlio, dlio-g2, ai, auto, or a YAML file (docs/PRESETS.md);\n"                                   \
+               "posix, dlio, ai, auto (as dftracer-analyzer's), posix-g2, dlio-g2\n"                                   \
+               "(as DFAnalyzer 0.1.0's), or a YAML file (docs/PRESETS.md);\n"                                          \
                "default: detected from the categories (printed)",                                                      \
                FIELD, .section = SECTION)
 /* --list-presets and --show-preset NAME: the shipped presets, then exit. */

@@ -156,7 +156,7 @@ static void text_inputs(FILE *out, const dfs_run *run, const dfs_dl_result *r)
 static void text_mappings(FILE *out, const dfs_dl_result *r)
 {
     fprintf(out, "\nrow sets (a regex searches the event name or its phase; a concept is a predicate of the\n"
-                 "unified model, spec training-loop.md 4.2, mapped onto GetNext):\n");
+                 "model of `dfscope steps` (docs/STEPS.md), mapped onto GetNext):\n");
     fprintf(out, "  %-10s  %-8s  %-7s  %5s  %7s  %s\n", "set", "source", "how", "files", "rows", "pattern");
     for (size_t i = 0; i < r->nmappings; i++) {
         const dfs_dl_mapping *m = &r->mappings[i];

@@ -185,9 +185,9 @@ static const dfs_derived_metric *derived(const dfs_preset *p, const char *layer,
 static void builtin_table(void **state)
 {
     (void)state;
-    static const char *const names[] = {"posix", "dlio", "dlio-g2", "ai", "auto"};
-    assert_int_equal(dfs_preset_builtin_count(), 5);
-    for (size_t i = 0; i < 5; i++) {
+    static const char *const names[] = {"posix", "dlio", "dlio-g2", "ai", "auto", "posix-g2"};
+    assert_int_equal(dfs_preset_builtin_count(), 6);
+    for (size_t i = 0; i < 6; i++) {
         assert_string_equal(dfs_preset_builtin_name(i), names[i]);
         const char *text = dfs_preset_builtin_text(names[i]);
         assert_non_null(text);
@@ -199,7 +199,7 @@ static void builtin_table(void **state)
         assert_non_null(p->description);
         dfs_preset_free(p);
     }
-    assert_null(dfs_preset_builtin_name(5));
+    assert_null(dfs_preset_builtin_name(6));
     assert_null(dfs_preset_builtin_text("generic"));
     assert_null(dfs_preset_builtin_text(NULL));
 }

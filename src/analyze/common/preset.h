@@ -1,7 +1,7 @@
 /* preset.h - layered-analysis presets: the layer set, derived metrics, additional metrics and
  * post-read rules of one workload type (spec: layered-analysis.md §3, §5), loaded from YAML.
  *
- * The presets shipped with dfscope (presets/NAME.yaml: posix, dlio, dlio-g2, ai, auto) are compiled
+ * The presets shipped with dfscope (presets/NAME.yaml: posix, dlio, dlio-g2, ai, auto, posix-g2) are compiled
  * into the binary, so the tool needs no installed data files; a user preset is a YAML file of the
  * same schema (docs/PRESETS.md). A user file may start from a shipped preset with `base: NAME` and
  * then replace any top-level section (layers, post_read or any of its lists, ...).
@@ -130,8 +130,8 @@ dfs_preset *dfs_preset_load(const char *name_or_path, dfs_preset_error *err);
 dfs_preset *dfs_preset_parse(const char *yaml, size_t len, const char *origin, dfs_preset_error *err);
 void dfs_preset_free(dfs_preset *p);
 
-/* The names of the shipped presets, in a fixed order (posix, dlio, dlio-g2, ai, auto, then any other
- * presets/NAME.yaml alphabetically); their YAML text (for `--preset-show`), NULL for an unknown name.
+/* The names of the shipped presets, in a fixed order (posix, dlio, dlio-g2, ai, auto, posix-g2, then any other
+ * presets/NAME.yaml alphabetically); their YAML text (for `--show-preset`), NULL for an unknown name.
  * The texts are generated at build time from the presets/ folder by cmake/embed_presets.cmake. */
 size_t dfs_preset_builtin_count(void);
 const char *dfs_preset_builtin_name(size_t i);
