@@ -198,8 +198,12 @@ static void json_view(dfs_jw *w, const dfs_layered_result *r, const dfs_view_res
     dfs_jw_object(w, "summary");
     json_raw_stats(w, r);
     dfs_jw_uint(w, "total_count", r->layer_count_total);
-    dfs_jw_uint(w, "total_files", v->total_files);
-    dfs_jw_uint(w, "total_processes", v->total_processes);
+    /* The default mode's keys hold what the table prints under the same labels; the compatible
+     * modes keep DFAnalyzer's G2 summary rows there (the file view's rows or the layers' distinct
+     * files summed, the proc_name view's rows), as before. */
+    bool g2_rows = r->compat != DFS_COMPAT_NONE;
+    dfs_jw_uint(w, "total_files", g2_rows ? v->total_files : r->unique_files);
+    dfs_jw_uint(w, "total_processes", g2_rows ? v->total_processes : r->unique_processes);
     dfs_jw_object(w, "layers");
     for (size_t l = 0; l < r->nlayers; l++)
         json_layer(w, &r->layers[l], &v->layers[l]);
