@@ -119,8 +119,10 @@ static const dfs_cli_option options[] = {
     DFS_CLI_PRESET_OPTION(ARG(preset), NULL),
     DFS_OPTION("compat", 0, "MODE", DFS_OPT_CHOICE,
         "dfanalyzer: DFAnalyzer's current numbers (busiest process per\n"
-        "view row); dfanalyzer-sum: its README numbers (sums over\n"
-        "processes). Default: exact (true counts, exact u_ overlap)",
+        "view row, events in their start bin); dfanalyzer-sum: its README\n"
+        "numbers (sums over processes). Default: exact (times in\n"
+        "process-seconds, events split over the bins they overlap, true\n"
+        "counts, exact u_ overlap)",
         ARG(opt.compat), .choices = compats, .bad = "--compat takes dfanalyzer or dfanalyzer-sum, not",
         .flags = DFS_OPT_TERSE),
     DFS_OPTION("views", 0, "LIST", DFS_OPT_CALL,
