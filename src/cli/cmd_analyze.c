@@ -128,9 +128,12 @@ static bool found_nothing(const void *args, const dfs_cli_result *res, char *buf
 static const dfs_cli_option options[] = {
     DFS_CLI_PRESET_OPTION(ARG(preset), NULL),
     DFS_OPTION("compat", 0, "MODE", DFS_OPT_CHOICE,
-        "dfanalyzer: DFAnalyzer's current numbers (busiest process per\n"
-        "view row); dfanalyzer-sum: its README numbers (sums over\n"
-        "processes). Default: exact (true counts, exact u_ overlap)",
+        "dfanalyzer: dftracer-analyzer's numbers, DFAnalyzer 0.1.0's with\n"
+        "--preset dlio-g2 (busiest process per view row, events in their\n"
+        "start bin); dfanalyzer-sum: DFAnalyzer 0.1.0's README numbers\n"
+        "(sums over processes). Default: exact (times in\n"
+        "process-seconds, events split over the bins they overlap, true\n"
+        "counts, exact u_ overlap)",
         ARG(opt.compat), .choices = compats, .bad = "--compat takes dfanalyzer or dfanalyzer-sum, not",
         .flags = DFS_OPT_TERSE),
     DFS_OPTION("views", 0, "LIST", DFS_OPT_CALL,

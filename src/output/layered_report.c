@@ -1,4 +1,9 @@
-/* layered_report.c - tables, JSON and CSV of a layered analysis (layered_report.h). */
+/* layered_report.c - tables, JSON and CSV of a layered analysis (layered_report.h).
+ *
+ * Invariant: a label names one aggregation. The default (exact) mode's layer times are
+ * process-seconds (Σ over processes), so its labels and keys say so ("process-s",
+ * process_time_s...) and never reuse the names under which --compat prints DFAnalyzer's mixed
+ * aggregations (time_s: per row the busiest process, summed over rows, or the largest process). */
 #include "output/layered_report.h"
 
 #include <fenv.h>
@@ -30,8 +35,33 @@ static const char *semantics_text(dfs_compat c)
     case DFS_COMPAT_DFANALYZER_SUM:
         return "dfanalyzer-sum (DFAnalyzer's original README numbers: sums over processes)";
     default:
-        return "exact (unoverlapped time from exact per-process interval overlap)";
+        return "exact (times in process-seconds: durations summed over processes, each event split over the "
+               "time bins it overlaps; unoverlapped time from exact per-process interval overlap)";
     }
+}
+
+/* What the default mode's numbers mean, printed under its tables' header. */
+static void exact_legend(FILE *out)
+{
+    fputs("  process-s: seconds of a layer's events summed over processes and threads (4 processes busy for 1 s\n"
+          "    = 4 process-s; nested or concurrent events add up), the same in every view; busy: the same with\n"
+          "    each process's nested and concurrent events counted once; unoverlapped: the part of busy not\n"
+          "    covered by the same process's compute, so unoverlapped <= busy <= process-s; overlap % =\n"
+          "    1 - unoverlapped/busy; rates per process (ops/s, MB/s) divide by process-s. The file_name view\n"
+          "    holds only events with a file name. DFAnalyzer's numbers: --compat dfanalyzer.\n",
+          out);
+}
+
+/* Unit words of the summary and layer tables: process-seconds in the default mode. */
+typedef struct text_units {
+    const char *time, *ops, *bw, *bw_label;
+} text_units;
+
+static text_units units_of(dfs_compat c)
+{
+    if (c == DFS_COMPAT_NONE)
+        return (text_units){"Time (process-s)", "Ops/proc-s", "MB/s per process", " Bandwidth per process"};
+    return (text_units){"Time (s)", "Ops/sec", "Bandwidth (MB/s)", " Bandwidth"};
 }
 
 static const char *view_title(dfs_view_type v)
@@ -73,7 +103,7 @@ static void summary_rows(FILE *out, const dfs_layered_result *r, const dfs_view_
             continue;
         snprintf(label, sizeof label, "%s Size", name);
         fprintf(out, "  %-44s %-8s %.3f\n", label, "MB", (double)s->size / MIB);
-        snprintf(label, sizeof label, "%s Bandwidth", name);
+        snprintf(label, sizeof label, "%s%s", name, units_of(r->compat).bw_label);
         fprintf(out, "  %-44s %-8s %.3f\n", label, "MB/s", s->bandwidth / MIB);
         snprintf(label, sizeof label, "%s Avg Transfer Size", name);
         fprintf(out, "  %-44s %-8s %.3f\n", label, "MB", (double)s->size / s->count / MIB);
@@ -82,8 +112,12 @@ static void summary_rows(FILE *out, const dfs_layered_result *r, const dfs_view_
 
 static void layer_rows(FILE *out, const dfs_layered_result *r, const dfs_view_result *v)
 {
-    fprintf(out, "  %-28s %-20s %-18s %12s %-22s %16s\n", "Layer", "Time (s)", "Ops", "Ops/sec", "Size (MB)",
-            "Bandwidth (MB/s)");
+    text_units u = units_of(r->compat);
+    bool exact = r->compat == DFS_COMPAT_NONE;
+    fprintf(out, "  %-28s %-20s %-18s %12s %-22s %16s", "Layer", u.time, "Ops", u.ops, "Size (MB)", u.bw);
+    if (exact)
+        fprintf(out, " %16s %16s", "Busy (process-s)", "Unoverlapped");
+    fputc('\n', out);
     for (size_t l = 0; l < r->nlayers; l++) {
         const dfs_layer_summary *s = &v->layers[l];
         if (!s->count)
@@ -108,7 +142,12 @@ static void layer_rows(FILE *out, const dfs_layered_result *r, const dfs_view_re
             snprintf(bw, sizeof bw, "-");
         else
             snprintf(bw, sizeof bw, "%.3f", s->bandwidth / MIB);
-        fprintf(out, "  %-28s %-20s %-18s %12s %-22s %16s\n", r->layers[l].display, t, c, ops, sz, bw);
+        fprintf(out, "  %-28s %-20s %-18s %12s %-22s %16s", r->layers[l].display, t, c, ops, sz, bw);
+        if (exact && s->has_u)
+            fprintf(out, " %16.3f %16.3f", s->u_base_s, s->u_time_s);
+        else if (exact)
+            fprintf(out, " %16s %16s", "-", "-");
+        fputc('\n', out);
     }
 }
 
@@ -129,6 +168,8 @@ void dfs_layered_write_text(FILE *out, const dfs_layered_result *r, const dfs_re
 {
     fprintf(out, "preset %s (%s), semantics %s, granularity %g s\n", r->preset->name, ctx->preset_source,
             semantics_text(r->compat), r->granularity_s);
+    if (r->compat == DFS_COMPAT_NONE)
+        exact_legend(out);
     if (r->dropped_files || r->dropped_functions || r->no_duration || r->bad_time)
         fprintf(out,
                 "post-read: %llu events kept of %llu; dropped %llu on ignored files and %llu ignored functions;"
@@ -156,28 +197,44 @@ static void json_nullable_u(dfs_jw *w, const char *key, bool present, uint64_t v
         dfs_jw_null(w, key);
 }
 
-static void json_layer(dfs_jw *w, const dfs_preset_layer *L, const dfs_layer_summary *s)
+/* The keys of a layer's time-like fields: DFAnalyzer's under --compat, words saying the
+ * aggregation (process-seconds, Σ over processes) in the default mode. */
+typedef struct layer_keys {
+    const char *time, *ops, *bw, *u_time, *base, *overhead;
+} layer_keys;
+
+static layer_keys keys_of(dfs_compat c)
 {
+    if (c == DFS_COMPAT_NONE)
+        return (layer_keys){"process_time_s",   "ops_per_process_s",   "bytes_per_process_s",
+                            "u_process_time_s", "busy_process_time_s", "overhead_process_s"};
+    return (layer_keys){"time_s", "ops_per_s", "bandwidth_bps", "u_time_s", "u_base_s", "overhead_s"};
+}
+
+static void json_layer(dfs_jw *w, dfs_compat c, const dfs_preset_layer *L, const dfs_layer_summary *s)
+{
+    layer_keys k = keys_of(c);
     dfs_jw_object(w, L->name);
     dfs_jw_cstr(w, "display", L->display);
-    dfs_jw_double(w, "time_s", s->time_s);
+    dfs_jw_double(w, k.time, s->time_s);
     dfs_jw_uint(w, "count", s->count);
     json_nullable_u(w, "size_bytes", s->sized && s->size, s->size);
-    dfs_jw_double(w, "ops_per_s", s->ops);
-    dfs_jw_double(w, "bandwidth_bps", s->bandwidth);
+    dfs_jw_double(w, k.ops, s->ops);
+    dfs_jw_double(w, k.bw, s->bandwidth);
     dfs_jw_uint(w, "num_files", s->num_files);
     dfs_jw_uint(w, "num_processes", s->num_processes);
-    dfs_jw_double(w, "u_time_s", s->has_u ? s->u_time_s : NAN);
+    dfs_jw_double(w, k.u_time, s->has_u ? s->u_time_s : NAN);
     json_nullable_u(w, "u_count", s->has_u, s->u_count);
     json_nullable_u(w, "u_size_bytes", s->has_u && s->sized && s->size, s->u_size);
-    dfs_jw_double(w, "time_sum_s", s->time_sum_s);
-    dfs_jw_double(w, "u_base_s", s->has_u ? s->u_base_s : NAN);
+    if (c != DFS_COMPAT_NONE) /* (the default's time is this sum) */
+        dfs_jw_double(w, "time_sum_s", s->time_sum_s);
+    dfs_jw_double(w, k.base, s->has_u ? s->u_base_s : NAN);
     int pct = s->has_u ? dfs_overlap_percent(s->u_time_s, s->u_base_s) : -1;
     if (pct >= 0)
         dfs_jw_int(w, "overlap_time_pct", pct);
     else
         dfs_jw_null(w, "overlap_time_pct");
-    dfs_jw_double(w, "overhead_s", s->overhead_s);
+    dfs_jw_double(w, k.overhead, s->overhead_s);
     dfs_jw_end(w);
 }
 
@@ -198,11 +255,15 @@ static void json_view(dfs_jw *w, const dfs_layered_result *r, const dfs_view_res
     dfs_jw_object(w, "summary");
     json_raw_stats(w, r);
     dfs_jw_uint(w, "total_count", r->layer_count_total);
-    dfs_jw_uint(w, "total_files", v->total_files);
-    dfs_jw_uint(w, "total_processes", v->total_processes);
+    /* The default mode's keys hold what the table prints under the same labels; the compatible
+     * modes keep DFAnalyzer's G2 summary rows there (the file view's rows or the layers' distinct
+     * files summed, the proc_name view's rows), as before. */
+    bool g2_rows = r->compat != DFS_COMPAT_NONE;
+    dfs_jw_uint(w, "total_files", g2_rows ? v->total_files : r->unique_files);
+    dfs_jw_uint(w, "total_processes", g2_rows ? v->total_processes : r->unique_processes);
     dfs_jw_object(w, "layers");
     for (size_t l = 0; l < r->nlayers; l++)
-        json_layer(w, &r->layers[l], &v->layers[l]);
+        json_layer(w, r->compat, &r->layers[l], &v->layers[l]);
     dfs_jw_end(w);
     dfs_jw_end(w);
     dfs_jw_object(w, "additional_metrics");
@@ -300,9 +361,10 @@ void dfs_layered_write_view_csv(FILE *out, const dfs_view_result *v)
 
 void dfs_layered_write_summary_csv(FILE *out, const dfs_layered_result *r, const dfs_view_result *v)
 {
-    fputs("layer,time_s,count,size_bytes,ops_per_s,bandwidth_bps,num_files,num_processes,u_time_s,u_count,"
-          "u_size_bytes,time_sum_s,u_base_s,overhead_s\n",
-          out);
+    layer_keys k = keys_of(r->compat);
+    fprintf(out, "layer,%s,count,size_bytes,%s,%s,num_files,num_processes,%s,u_count,u_size_bytes,%s,%s,%s\n", k.time,
+            k.ops, k.bw, k.u_time, r->compat == DFS_COMPAT_NONE ? "process_time_sum_s" : "time_sum_s", k.base,
+            k.overhead);
     for (size_t l = 0; l < r->nlayers; l++) {
         const dfs_layer_summary *s = &v->layers[l];
         dfs_csv_text(out, r->layers[l].name);

@@ -53,7 +53,7 @@ check "json schema" [ "$(json_field "$T/a.json" "d['schema']")" = "dfscope-analy
 check "json views" [ "$(json_field "$T/a.json" "list(d['views'])")" = "['time_range', 'proc_name', 'file_name', 'host_name', 'proc_id', 'thread_id']" ]
 check "json raw_stats" [ "$(json_field "$T/a.json" "d['raw_stats']['time_resolution_ns']")" = "1000000" ]
 check "json rows have every column" [ "$(json_field "$T/a.json" "all(len(r) == len(v['columns']) for v in d['views'].values() for r in v['rows'])")" = "True" ]
-check "json layer fields" [ "$(json_field "$T/a.json" "sorted(d['views']['time_range']['summary']['layers']['posix'])[:4]")" = "['bandwidth_bps', 'count', 'display', 'num_files']" ]
+check "json layer fields" [ "$(json_field "$T/a.json" "sorted(d['views']['time_range']['summary']['layers']['posix'])[:4]")" = "['busy_process_time_s', 'bytes_per_process_s', 'count', 'display']" ]
 check "same counts in time and process views" [ "$(json_field "$T/a.json" "all(d['views']['time_range']['summary']['layers'][l]['count'] == d['views']['proc_name']['summary']['layers'][l]['count'] for l in d['views']['time_range']['summary']['layers'])")" = "True" ]
 
 # -j does not change the answer
@@ -70,7 +70,7 @@ check "exact, every view: same JSON at -j1 and -j3 with 64 KiB pieces" cmp -s "$
 code 0 "csv" "$DFSCOPE" analyze -q --format csv -o "$T/csv" --views time_range,proc_name "$G"
 check "csv files" [ -f "$T/csv/time_range.csv" ] && [ -f "$T/csv/proc_name.csv" ] && [ -f "$T/csv/time_range_summary.csv" ]
 check "csv header" grep -q "^time_range,app_count_sum," "$T/csv/time_range.csv"
-check "csv summary header" grep -q "^layer,time_s,count," "$T/csv/time_range_summary.csv"
+check "csv summary header" grep -q "^layer,process_time_s,count," "$T/csv/time_range_summary.csv"
 
 # never write over an input
 cp "$G"/*0-of-2.pfw "$T/in.pfw"

@@ -121,10 +121,10 @@ with open(sys.argv[1], "w") as f:
             f.write('{"id":%d,"name":"step","cat":"ai_framework","pid":%d,"tid":%d,"ts":%d,"dur":5000,"ph":"X"}\n' % (i + 1, pid, pid, ts + 4500))
             i += 2
 PYEOF
-# Refused where events are spread over their bins (overlap's exact engines, analyze's columns)...
+# Refused where events are spread over their bins (overlap's exact engines, analyze's default)...
 for cmd in "overlap --granularity 1ns" "overlap --scope thread --granularity 1ns" \
            "analyze --format json --granularity 1ns" "analyze --format csv -o $T/csv --granularity 1ns" \
-           "overlap --granularity 100ns"; do
+           "analyze --granularity 1ns" "overlap --granularity 100ns"; do
   # shellcheck disable=SC2086
   code 2 "$cmd: refused (exit 2)" run $cmd "$T/bins.pfw"
   check "$cmd: the bound is named" grep -q 'time bins .*more than the 4000000 an analysis keeps' "$T/err"
@@ -136,7 +136,7 @@ check "a refused CSV run leaves no folder" [ ! -e "$T/csv" ]
 # ...not where a bin holds the events that start in it (their number bounds the bins)
 for cmd in "overlap --granularity 1us" "analyze --format json --granularity 10us" "overlap --granularity 1ms" \
            "overlap --method approximate --granularity 1ns" "overlap --method g0-exact --granularity 1ns" \
-           "analyze --granularity 1ns"; do
+           "analyze --compat dfanalyzer --granularity 1ns"; do
   # shellcheck disable=SC2086
   code 0 "$cmd: fits" run $cmd "$T/bins.pfw"
 done

@@ -213,7 +213,8 @@ static void test_exact_u_from_intervals(void **state)
 
 /* Exact u_ per time row when the bins are dense (a table places them) and when they are far
  * apart (a search does): the same answers. A pread of 2 s starts half-way into bin X − 2 and
- * crosses bin X − 1, where nothing starts (no row), into bin X. */
+ * crosses bin X − 1, where nothing starts, into bin X: the default mode splits it over the three
+ * bins, so X − 1 is a row holding a second of it and no call. */
 static void exact_rows_with_gap(int64_t x)
 {
     char text[2048];
@@ -233,23 +234,33 @@ static void exact_rows_with_gap(int64_t x)
     analyse_text(&f, text, "dlio", DFS_COMPAT_NONE, t0 * 1000, views, 3);
     assert_non_null(f.r);
     const dfs_view_result *tv = &f.r->views[0], *tid = &f.r->views[1], *pid = &f.r->views[2];
-    assert_int_equal(tv->nrows, 3);
+    assert_int_equal(tv->nrows, 4);
     assert_int_equal(tv->row_bins[0], 0);
     assert_int_equal(tv->row_bins[1], x - 2);
-    assert_int_equal(tv->row_bins[2], x);
+    assert_int_equal(tv->row_bins[2], x - 1);
+    assert_int_equal(tv->row_bins[3], x);
     assert_true(fabs(column(tv, 0, "u_posix_time_exact") - 50e-6) < 1e-12); /* 100 µs, half under compute */
     assert_true(fabs(column(tv, 1, "u_posix_time_exact") - 0.5) < 1e-12);
-    assert_true(fabs(column(tv, 2, "u_posix_time_exact") - (0.5 + 7e-6)) < 1e-12);
-    assert_true(column(tv, 2, "posix_count_sum") == 1);
+    assert_true(fabs(column(tv, 2, "u_posix_time_exact") - 1) < 1e-12);
+    assert_true(fabs(column(tv, 3, "u_posix_time_exact") - (0.5 + 7e-6)) < 1e-12);
+    assert_true(column(tv, 1, "posix_count_sum") == 1);
+    assert_true(column(tv, 2, "posix_count_sum") == 0);
+    assert_true(fabs(column(tv, 2, "posix_time_sum") - 1) < 1e-12);
+    assert_true(isnan(column(tv, 2, "posix_time_call_max"))); /* no call starts there */
+    assert_true(column(tv, 3, "posix_count_sum") == 1);
+    assert_true(fabs(column(tv, 3, "posix_time_sum") - (0.5 + 7e-6)) < 1e-12);
     const dfs_layer_summary *px = layer(&f, 0, "posix"); /* the engine's totals: bin X − 1 too */
     assert_true(fabs(px->u_time_s - (2 + 57e-6)) < 1e-12);
     assert_int_equal(px->u_count, 3);
     assert_int_equal(px->u_size, 60);
-    /* a thread's row in the process view has its bins as members: one pread in each */
+    /* a thread's row in the process view has its bins as members: at most one pread starting in
+     * each, at most a second of pread time in each; the calls are whole */
     assert_int_equal(tid->nrows, 2);
     assert_true(column(tid, 1, "posix_count_sum") == 3);
     assert_true(column(tid, 1, "posix_count_proc_max") == 1);
-    assert_true(fabs(column(tid, 1, "posix_time_proc_max") - 2) < 1e-12);
+    assert_true(fabs(column(tid, 1, "posix_time_proc_max") - 1) < 1e-12);
+    assert_true(fabs(column(tid, 1, "posix_time_call_max") - 2) < 1e-12);
+    assert_true(fabs(column(tid, 1, "posix_time_sum") - (2 + 107e-6)) < 1e-12);
     assert_int_equal(pid->nrows, 1);
     assert_true(fabs(column(pid, 0, "u_posix_time_exact") - (2 + 57e-6)) < 1e-12);
     fixture_free(&f);

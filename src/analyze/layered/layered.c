@@ -54,7 +54,7 @@ void dfs_cell_init(const dfs_layered *la, uint32_t kind, unsigned l, lunit *bloc
 
 void dfs_slim_merge(const dfs_layered *la, lunit *block, unsigned l, unsigned f, const lagg *from)
 {
-    if (!from->count)
+    if (!from->count && !from->time)
         return;
     uint64_t *w = dfs_slim(la, block, l, f);
     w[SLIM_COUNT] += from->count;
@@ -78,7 +78,7 @@ void dfs_slim_block_merge(const dfs_layered *la, unsigned l, lunit *into, const 
 
 void dfs_fam_merge(const dfs_layered *la, lunit *block, unsigned l, unsigned f, const lagg *from)
 {
-    if (!from->count)
+    if (!from->count && !from->time)
         return;
     lagg *into = dfs_fam(la, block, l, f);
     if (la->sums_only) { /* (see dfs_fam_add) */
@@ -428,6 +428,28 @@ static uint64_t lev_size(const dfs_pr_event *pe, const lev *e)
     }
 }
 
+/* Stages an event in its start bin `bin`: whole (--compat: DFAnalyzer counts an event wholly in the
+ * bin of its start), or split over the bins it overlaps, each getting only its overlap, so that a
+ * bin never holds more of an event than its width and the pieces add up to the duration exactly
+ * (integer ns). A saturated bin (an absurd clock) takes the whole event. */
+static void stage_event(worker_state *w, dfs_layered *la, acc *a, uint32_t proc, int64_t bin,
+                        const dfs_pr_event *pe, const lev *e, uint64_t size)
+{
+    stage_piece p = {.dur = e->dur, .piece = e->dur, .size = size, .start = true};
+    int64_t g = la->opt.granularity_ns;
+    __int128 hi = (__int128)bin * g + la->opt.origin_ns + g, end = (__int128)e->ts + e->dur;
+    bool split = la->opt.compat == DFS_COMPAT_NONE && bin != INT64_MIN && bin != INT64_MAX && hi < end;
+    if (split)
+        p.piece = (int64_t)(hi - e->ts);
+    dfs_stage_add(la, a, &w->stage, proc, bin, pe, &p);
+    for (p.start = false; split && hi < end && bin < INT64_MAX - 1;) {
+        __int128 lo = hi;
+        hi = lo + g;
+        p.piece = (int64_t)((hi < end ? hi : end) - lo);
+        dfs_stage_add(la, a, &w->stage, proc, ++bin, pe, &p);
+    }
+}
+
 /* Post-read classification and aggregation of one event whose file name is settled. */
 static void analyse(worker_state *w, dfs_layered *la, acc *a, const dfs_run *run, const lev *e)
 {
@@ -461,7 +483,7 @@ static void analyse(worker_state *w, dfs_layered *la, acc *a, const dfs_run *run
     if (!a->bins_over) { /* over the bin bound the pass is refused or read again: only spans matter */
         int64_t bin = bin_at(w, la, e->ts);
         bool file_view = (la->opt.views >> DFS_VIEW_FILE_NAME) & 1;
-        dfs_stage_add(la, a, &w->stage, proc, bin, &pe, e->dur, size);
+        stage_event(w, la, a, proc, bin, &pe, e, size);
         if (e->fname && (pe.layers & la->size_layers))
             count_files(w, a, pe.layers & la->size_layers, bin, proc, e->fname);
         if (e->fname && file_view)
@@ -588,7 +610,11 @@ static void on_event(worker_state *w, const dfs_run *run, const dfs_event *ev, c
         return;
     }
     raw_stats(w, a, &e, end);
-    a->run_bin_events = dfs_bins_add(a->run_bin_events, 1); /* time rows and cells: by start bin */
+    /* time rows and cells: the default splits an event over the bins it overlaps, the compatible
+     * modes put it in its start bin */
+    a->run_bin_events = dfs_bins_add(a->run_bin_events, w->la->opt.compat == DFS_COMPAT_NONE
+                                                           ? dfs_bins_event(e.dur, w->la->opt.granularity_ns)
+                                                           : 1);
     count_bins(w->la, a, &a->run_bins, a->run_bin_events, a->min_ts, a->max_end);
     if (ev->ts < fs->min_raw)
         fs->min_raw = ev->ts;

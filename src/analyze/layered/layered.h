@@ -8,8 +8,11 @@
  *                               per view row (time_proc_max), summed over rows; process views take
  *                               the maximum over processes; u_ = per-row max(L − compute, 0).
  *  - DFS_COMPAT_DFANALYZER_SUM  its original README numbers: sums over processes everywhere.
- *  - DFS_COMPAT_NONE (default)  the current semantics for time and counts, true distinct counts,
- *                               and u_ from exact per-process interval overlap (|L_p \ C_p|).
+ *  - DFS_COMPAT_NONE (default)  one aggregation per quantity: times are process-seconds (Σ over
+ *                               threads of durations, each event split over the bins it overlaps,
+ *                               so rows add up to the summary in every view), true distinct counts,
+ *                               and u_ from exact per-process interval overlap (|L_p \ C_p|), so
+ *                               u_ <= Σ_p |L_p| <= time.
  *
  * Time bins are relative to the run's origin (the first event start), which is only known after
  * reading. The caller supplies a provisional origin (from a preview of the files' heads); if the
@@ -72,7 +75,7 @@ typedef struct dfs_layered_options {
 /* Bytes per second etc. are doubles; NAN means null (JSON null, "-" in tables). */
 typedef struct dfs_layer_summary {
     uint64_t count;
-    double time_s;             /* §8.1 time */
+    double time_s;             /* §8.1 time; the default mode: time_sum_s, process-seconds */
     double time_sum_s;         /* Σ dur of the layer's events */
     bool sized;                /* size columns exist (size layer) */
     uint64_t size;

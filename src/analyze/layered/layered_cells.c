@@ -259,7 +259,7 @@ static void flush_slot(dfs_layered *la, acc *a, stage_slot *s)
         if (!pb)
             return; /* out of memory: a->failed is set */
         const uint64_t *own = dfs_slim(la, tb, l, 0); /* family 0 takes every event */
-        bool fresh = !own[SLIM_COUNT];
+        bool fresh = !own[SLIM_COUNT] && !own[SLIM_TIME]; /* a piece alone has no count */
         for (unsigned i = 0; i < s->nkinds; i++) {
             const stage_kind *k = &s->kind[i];
             if (!(k->layers >> l & 1))
@@ -272,7 +272,7 @@ static void flush_slot(dfs_layered *la, acc *a, stage_slot *s)
                 }
         }
         bin_members *bm = dfs_bin_members(la, bb, l);
-        bm->n += fresh && own[SLIM_COUNT];
+        bm->n += fresh && (own[SLIM_COUNT] || own[SLIM_TIME]);
         if ((int64_t)own[SLIM_TIME] > bm->top)
             bm->top = (int64_t)own[SLIM_TIME];
     }
@@ -287,7 +287,7 @@ static bool same_kind(const stage_kind *k, uint64_t layers, uint64_t match)
 }
 
 void dfs_stage_add(dfs_layered *la, acc *a, dfs_stage *st, uint32_t proc, int64_t bin, const dfs_pr_event *pe,
-                   int64_t dur, uint64_t size)
+                   const stage_piece *e)
 {
     stage_slot *s = &st->slot[proc % DFS_STAGE_SLOTS];
     if (!s->used || s->proc != proc || s->bin != bin) {
@@ -311,7 +311,13 @@ void dfs_stage_add(dfs_layered *la, acc *a, dfs_stage *st, uint32_t proc, int64_
         dfs_lagg_init(&s->kind[i].sum, true);
         s->nkinds++;
     }
-    dfs_fam_add(la, &s->kind[i].sum, dur, size, true);
+    lagg *sum = &s->kind[i].sum;
+    if (e->start) {
+        dfs_fam_add(la, sum, e->dur, e->size, true);
+        sum->time += e->piece - e->dur;
+    } else {
+        sum->time += e->piece;
+    }
     s->last = i;
 }
 

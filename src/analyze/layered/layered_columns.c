@@ -99,7 +99,7 @@ static void exact_summary(const dfs_layered *la, size_t l, dfs_layer_summary *s)
 static void summarize(const dfs_layered *la, const view_build *vb, size_t l, int compute, dfs_layer_summary *s)
 {
     const dfs_preset_layer *L = &la->plan.layers[l];
-    bool max_mode = dfs_layered_process_view(vb->type) && la->opt.compat != DFS_COMPAT_DFANALYZER_SUM;
+    bool max_mode = dfs_layered_process_view(vb->type) && la->opt.compat == DFS_COMPAT_DFANALYZER;
     memset(s, 0, sizeof *s);
     s->sized = L->size_layer;
     s->has_u = gets_u(la, vb, l, compute);
@@ -125,6 +125,8 @@ static void summarize(const dfs_layered *la, const view_build *vb, size_t l, int
         s->u_size += slot_size(la, rl, l);
     }
     s->time_sum_s = dfs_layered_secs(time_sum);
+    if (la->opt.compat == DFS_COMPAT_NONE) /* Σ over the rows' threads: the same sum in every view */
+        s->time_s = s->time_sum_s;
     s->u_base_s = s->time_s;
     if (s->has_u && la->opt.compat == DFS_COMPAT_NONE)
         exact_summary(la, l, s);
@@ -231,7 +233,9 @@ static double ratio(double a, double b)
 static void put_family(emitter *e, const rowlayer *rl, size_t l, unsigned f, const char *p, bool sized)
 {
     const lagg *t = rl && rl->n ? dfs_layered_slot_fam(e->la, rl, l, f) : NULL;
-    bool any = t && t->count;
+    /* a row may hold only pieces of calls that started in an earlier bin (the default mode): time
+     * without calls, so no per-call statistics */
+    bool any = t && (t->count || t->time), calls = t && t->count;
     dist dc, dt, ds;
     member_dists(e->la, e->vb, rl, f, &dc, &dt, &ds);
     put(e, any ? (double)t->count : NAN, "%scount_sum", p);
@@ -240,10 +244,10 @@ static void put_family(emitter *e, const rowlayer *rl, size_t l, unsigned f, con
     double mean = ratio(time, n);
     put(e, time, "%stime_sum", p);
     put_dist(e, &dt, p, "time");
-    put(e, any ? dfs_layered_secs(t->time_min) : NAN, "%stime_call_min", p);
-    put(e, any ? dfs_layered_secs(t->time_max) : NAN, "%stime_call_max", p);
+    put(e, calls ? dfs_layered_secs(t->time_min) : NAN, "%stime_call_min", p);
+    put(e, calls ? dfs_layered_secs(t->time_max) : NAN, "%stime_call_max", p);
     put(e, mean, "%stime_call_mean", p);
-    put(e, any ? sqrt(fmax((double)t->time_sq / 1e18 / n - mean * mean, 0)) : NAN, "%stime_call_std", p);
+    put(e, calls ? sqrt(fmax((double)t->time_sq / 1e18 / n - mean * mean, 0)) : NAN, "%stime_call_std", p);
     double tm = strcmp(e->tmname, "time_sum") == 0 ? time : (any ? dt.max : NAN);
     put(e, ratio(n, tm), "%sops", p);
     if (!sized)
@@ -278,7 +282,7 @@ static void put_layer(emitter *e, size_t row, size_t l)
         put_family(e, rl, l, (unsigned)d + 1, p, L->size_layer && L->derived[d].sized);
     }
     const lagg *t = rl && rl->n ? dfs_layered_slot_fam(la, rl, l, 0) : NULL;
-    bool any = t && t->count;
+    bool any = t && (t->count || t->time);
     if (!dfs_layered_process_view(vb->type))
         put(e, any ? (double)rl->nprocs : NAN, "%s_proc_name_nunique", L->name);
     if (L->size_layer && vb->type != DFS_VIEW_FILE_NAME)
@@ -302,8 +306,10 @@ static void put_layer(emitter *e, size_t row, size_t l)
     if (has_children(la, l))
         put(e, rl ? overhead(la, vb, row, l) : NAN, "o_%s_%s", L->name, e->tmname);
     if (gets_u(la, vb, l, e->compute)) {
-        put(e, rl ? ref_u(la, vb, row, l, e->compute) : NAN, "u_%s_%s", L->name, e->tmname);
-        if (la->opt.compat == DFS_COMPAT_NONE) {
+        /* the reference's u_ subtracts aggregates of different processes: --compat only */
+        if (la->opt.compat != DFS_COMPAT_NONE)
+            put(e, rl ? ref_u(la, vb, row, l, e->compute) : NAN, "u_%s_%s", L->name, e->tmname);
+        else {
             put(e, rl && rl->has_exact ? dfs_layered_secs(rl->u_exact) : NAN, "u_%s_time_exact", L->name);
             put(e, rl && rl->has_exact ? (double)rl->u_exact_count : NAN, "u_%s_count_exact", L->name);
             if (L->size_layer)
@@ -447,7 +453,7 @@ static bool summarize_additional(const dfs_layered *la, view_build *vb, dfs_form
 
 static bool emit_columns(dfs_layered *la, view_build *vb)
 {
-    bool sum_mode = la->opt.compat == DFS_COMPAT_DFANALYZER_SUM;
+    bool sum_mode = la->opt.compat != DFS_COMPAT_DFANALYZER;
     emitter e = {.la = la, .vb = vb, .names = true,
                  .tmname = (sum_mode || dfs_layered_process_view(vb->type)) ? "time_sum" : "time_proc_max",
                  .compute = layer_named(la, "compute"),

@@ -372,7 +372,8 @@ static inline void dfs_fam_add(const dfs_layered *la, lagg *a, int64_t dur, uint
 /* Adds a family's sums into another (inline: the views merge millions). */
 static inline void dfs_lagg_merge(lagg *into, const lagg *from, bool sized)
 {
-    if (!from->count) /* empty: nothing to add (many derived families of a cell are) */
+    if (!from->count && !from->time) /* empty (many derived families of a cell are); a piece of an
+                                         event (the default mode's later bins) has time alone */
         return;
     into->count += from->count;
     into->time += from->time;
@@ -416,9 +417,16 @@ void dfs_layered_acc_free(acc *a);
 lunit *dfs_layered_cell(dfs_layered *la, acc *a, const cell_key *k);
 /* Stages an event of thread `proc` in `bin` (its layers and derived texts in pe) for the time cells
  * of its layers; moves everything staged into the cells of `a`. Whatever reads a's cells must
- * flush first. */
+ * flush first. The default mode splits an event over the bins it overlaps: a piece brings `piece`
+ * ns of time to its bin, and only the start bin's piece (e->start) brings the call itself (count,
+ * size, per-call statistics of the whole duration). Unsplit, piece is the duration. */
+typedef struct stage_piece {
+    int64_t dur, piece;
+    uint64_t size;
+    bool start;
+} stage_piece;
 void dfs_stage_add(dfs_layered *la, acc *a, dfs_stage *s, uint32_t proc, int64_t bin, const dfs_pr_event *pe,
-                   int64_t dur, uint64_t size);
+                   const stage_piece *e);
 void dfs_stage_flush(dfs_layered *la, acc *a, dfs_stage *s);
 /* The time row of (layer, thread), created empty when new; NULL when out of memory. */
 time_row *dfs_layered_row(dfs_layered *la, acc *a, uint32_t layer, uint32_t proc);

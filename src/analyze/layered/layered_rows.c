@@ -499,7 +499,7 @@ static bool summed_slots(dfs_layered *la, view_build *vb, const uint32_t *order,
         }
         rowlayer *r = &vb->rl[p.slot];
         r->n++;
-        r->nprocs += count > 0;
+        r->nprocs += count > 0 || time > 0;
         if (time > r->top)
             r->top = time;
     }
@@ -651,7 +651,8 @@ static void totals_from_sums(dfs_layered *la, const views_mem *vm, view_build *v
 static void slot_stats(dfs_layered *la, const views_mem *vm, view_build *vb, const uint32_t *tot_index,
                        int64_t shift)
 {
-    bool sum_mode = la->opt.compat == DFS_COMPAT_DFANALYZER_SUM, file_view = vb->type == DFS_VIEW_FILE_NAME;
+    /* tm: Σ over the row's threads, except in DFAnalyzer's current numbers (the busiest thread) */
+    bool sum_mode = la->opt.compat != DFS_COMPAT_DFANALYZER, file_view = vb->type == DFS_VIEW_FILE_NAME;
     bool members = !memberless(la, vb); /* otherwise build_members kept each slot's top */
     for (size_t s = 0; s < vb->nrows * NL(la); s++)
         if (vb->rl[s].n) /* no totals otherwise (build_members) */
@@ -681,10 +682,10 @@ static void slot_stats(dfs_layered *la, const views_mem *vm, view_build *vb, con
             member_vals f = dfs_layered_member_fam(la, vb, mb, 0);
             if (f.time > best)
                 best = f.time;
-            r->nprocs += f.count > 0 && !dfs_layered_process_view(vb->type);
+            r->nprocs += (f.count > 0 || f.time > 0) && !dfs_layered_process_view(vb->type);
         }
         const lagg *t = dfs_layered_slot_fam(la, r, l, 0);
-        if (t->count)
+        if (t->count || t->time)
             r->tm = (sum_mode || dfs_layered_process_view(vb->type)) ? dfs_layered_secs(t->time)
                                                                      : dfs_layered_secs(best);
     }
