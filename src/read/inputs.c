@@ -185,3 +185,23 @@ dfs_status dfs_inputs_add(dfs_run *run, const char *path)
     globfree(&g);
     return result;
 }
+
+/* The set seen_files holds the files found by stat; inputs listed by another rank (no stat) are
+ * compared one by one. */
+bool dfs_run_holds_file(const dfs_run *run, const char *path)
+{
+    struct stat st;
+    if (!run || stat(path, &st) != 0)
+        return false;
+    uint64_t id[2] = {(uint64_t)st.st_dev, (uint64_t)st.st_ino};
+    if (dfs_keyset_has(&run->seen_files, id))
+        return true;
+    if (run->seen_files.count >= run->inputs.n)
+        return false;
+    for (size_t i = 0; i < run->inputs.n; i++) {
+        struct stat in;
+        if (stat(run->inputs.v[i].path, &in) == 0 && in.st_dev == st.st_dev && in.st_ino == st.st_ino)
+            return true;
+    }
+    return false;
+}

@@ -129,7 +129,7 @@ static void atomic_file_replaces_only_on_success(void **state)
     const char *path = tu_temp_file(".json", "old", 3);
     char err[256];
     dfs_atomic_file f;
-    assert_int_equal(dfs_atomic_open(&f, path, err, sizeof err), 0);
+    assert_int_equal(dfs_atomic_open(&f, path, NULL, err, sizeof err), 0);
     fputs("new", f.fp);
     assert_int_equal(dfs_atomic_close(&f, false, err, sizeof err), 0); /* discarded */
     FILE *in = fopen(path, "r");
@@ -137,7 +137,7 @@ static void atomic_file_replaces_only_on_success(void **state)
     assert_int_equal(fread(got, 1, 7, in), 3);
     fclose(in);
     assert_string_equal(got, "old");
-    assert_int_equal(dfs_atomic_open(&f, path, err, sizeof err), 0);
+    assert_int_equal(dfs_atomic_open(&f, path, NULL, err, sizeof err), 0);
     fputs("new!", f.fp);
     assert_int_equal(dfs_atomic_close(&f, true, err, sizeof err), 0);
     in = fopen(path, "r");
@@ -146,7 +146,7 @@ static void atomic_file_replaces_only_on_success(void **state)
     fclose(in);
     assert_string_equal(got, "new!");
     assert_true(dfs_same_file(path, path));
-    assert_int_not_equal(dfs_atomic_open(&f, "/nonexistent-dir/x.json", err, sizeof err), 0);
+    assert_int_not_equal(dfs_atomic_open(&f, "/nonexistent-dir/x.json", NULL, err, sizeof err), 0);
     assert_non_null(strstr(err, "/nonexistent-dir/x.json"));
     unlink(path);
 }
