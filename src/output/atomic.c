@@ -20,6 +20,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -186,21 +188,41 @@ static int open_direct(dfs_atomic_file *f, char *err, size_t errlen)
     return 0;
 }
 
+/* Signals a fault raises in the thread that caused it: never blocked (blocked, they kill). */
+static const int synchronous[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS};
+
+/* create_temp and enlist with no signal between them, which would leave an unlisted file. The
+ * descriptor, or -1 with errno set (EMFILE: the registry is full, nothing created). */
+static int create_listed(dfs_atomic_file *f, size_t n)
+{
+    sigset_t async, saved;
+    sigfillset(&async);
+    for (size_t i = 0; i < sizeof synchronous / sizeof *synchronous; i++)
+        sigdelset(&async, synchronous[i]);
+    pthread_sigmask(SIG_BLOCK, &async, &saved);
+    int fd = create_temp(f->temp, n, f->target);
+    int e = errno;
+    f->slot = fd < 0 ? -1 : enlist(f->temp);
+    if (fd >= 0 && f->slot < 0) {
+        close(fd);
+        unlink(f->temp);
+        fd = -1;
+        e = EMFILE;
+    }
+    pthread_sigmask(SIG_SETMASK, &saved, NULL);
+    errno = e;
+    return fd;
+}
+
 static int open_temp(dfs_atomic_file *f, const struct stat *old, char *err, size_t errlen)
 {
     size_t n = strlen(f->target) + 16;
     f->temp = malloc(n);
     if (!f->temp)
         return fail_open(f, ENOMEM, err, errlen, f->target, "");
-    int fd = create_temp(f->temp, n, f->target);
+    int fd = create_listed(f, n);
     if (fd < 0)
         return fail_open(f, errno, err, errlen, f->target, "cannot create: ");
-    f->slot = enlist(f->temp);
-    if (f->slot < 0) {
-        close(fd);
-        unlink(f->temp);
-        return fail_open(f, EMFILE, err, errlen, f->target, "too many outputs open at once: ");
-    }
     if (old)
         keep_attributes(fd, old);
     f->fp = fdopen(fd, "w");

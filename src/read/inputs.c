@@ -4,7 +4,9 @@
  * is skipped in silence: an entry that cannot be read (a folder that cannot be opened or listed,
  * a dangling or looping symlink, a folder nested too deep) becomes an unreadable input, reported
  * and failing the run (exit 2) like an unreadable file; only FIFOs, sockets and devices, which
- * are not traces, and a symlink back to a folder being walked (read already) are passed over. */
+ * are not traces, and a symlink back to a folder being walked (read already) are passed over.
+ * The identities (device, inode) of the inputs are kept: outputs are checked against them
+ * (dfs_run_holds_file). */
 #include <dirent.h>
 #include <errno.h>
 #include <glob.h>
