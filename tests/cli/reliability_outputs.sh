@@ -42,29 +42,11 @@ code 2 "an output that is a hard link to an input: exit 2" "$DFSCOPE" analyze -q
 check "the hard-linked input is left as it was" same "$T/trace.pfw" "$T/alone.pfw"
 
 # dataloader: its CSV folder and its --windows folder (the files named after the outliers).
-make_job() { # dir: GetNext calls with one outlier, and system metrics
-  mkdir -p "$1"
-  {
-    echo '['
-    echo '{"name": "process_name", "ph": "M", "pid": 0, "args": {"start_time_since_epoch_in_micros": 1600000000000000}},'
-    echo '{"name": "process_name", "ph": "M", "pid": 2, "args": {"name": "DataLoaderIter"}},'
-    for ts in 10000 20000 30000 40000 100000 110000; do
-      dur=100; [ $ts = 40000 ] && dur=900
-      echo "{\"name\": \"_MultiProcessingDataLoaderIter::GetNext\", \"ph\": \"X\", \"pid\": 2, \"ts\": $ts, \"dur\": $dur, \"args\": {\"worker_id\": 1}},"
-    done
-    echo '{"name": "Step:ModeKeys.TRAIN", "ph": "X", "pid": 4, "ts": 0, "dur": 200000}'
-    echo ']'
-  } > "$1/1600000000200000_algo-1_pythontimeline.json"
-  cat > "$1/1600000000.algo-1.json" <<'EOF'
-{"Type": "cpu", "Name": "cpu0", "Dimension": "CPUUtilization", "Value": 10, "NodeId": "algo-1", "Timestamp": 1600000000.0405}
-{"Type": "cpu", "Name": "cpu0", "Dimension": "CPUUtilization", "Value": 30, "NodeId": "algo-1", "Timestamp": 1600000000.06}
-EOF
-}
-make_job "$T/job"
+dataloader_job "$T/job"
 code 0 "dataloader: the job writes its windows" "$DFSCOPE" dataloader -q --windows "$T/win" "$T/job"
 check "dataloader: the job has a GetNext window" [ -s "$T/win/getnext-1.json" ]
 for name in summary.csv rows.csv; do
-  make_job "$T/dl-$name"
+  dataloader_job "$T/dl-$name"
   cp "$T/trace.pfw" "$T/dl-$name/$name"
   code 2 "dataloader --format csv -o: an input named $name: exit 2" \
     "$DFSCOPE" dataloader -q --format csv -o "$T/dl-$name" "$T/dl-$name"
@@ -72,7 +54,7 @@ for name in summary.csv rows.csv; do
   check "dataloader: no CSV file is written" [ "$(ls "$T/dl-$name" | grep -c csv)" = 1 ]
 done
 for name in batch-1.json getnext-1.json; do
-  make_job "$T/dw-$name"
+  dataloader_job "$T/dw-$name"
   cp "$T/trace.pfw" "$T/dw-$name/$name"
   code 2 "dataloader --windows: an input named $name: exit 2" \
     "$DFSCOPE" dataloader -q --windows "$T/dw-$name" "$T/dw-$name"
