@@ -319,6 +319,9 @@ int dfs_run_read(dfs_run *run, dfs_consumer *const *consumers, size_t n_consumer
 
 size_t dfs_run_file_count(const dfs_run *run);
 const dfs_file_info *dfs_run_file(const dfs_run *run, size_t index);
+/* True when path names one of the run's input files (by device and inode, symlinks followed),
+ * whether read or not: what no output may overwrite. */
+bool dfs_run_holds_file(const dfs_run *run, const char *path);
 /* The worker threads the run reads with (dfs_options.jobs, or the cores), for analyses that
  * spread their final work the same way. */
 unsigned dfs_run_jobs(const dfs_run *run);

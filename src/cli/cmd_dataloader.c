@@ -50,12 +50,13 @@ static void emit(FILE *out, const void *args, const dfs_cli_result *res)
 static int write_outputs(const dl_args *a, const dfs_cli_result *res)
 {
     char err[512];
-    if (a->report.windows_dir && dfs_dl_write_windows(a->report.windows_dir, res->run, res->result, err, sizeof err))
-        return dfs_cli_error("dataloader", DFS_EXIT_OUTPUT, err);
+    if (a->report.windows_dir &&
+        dfs_dl_write_windows(a->report.windows_dir, res->run, res->result, res->guard, err, sizeof err))
+        return dfs_cli_write_error("dataloader", res, err);
     if (a->base.format != DFS_CLI_CSV)
         return dfs_cli_emit(&dfs_cmd_dataloader, a, res, a->base.output);
-    if (dfs_dl_write_csv_dir(a->base.output, res->run, res->result, err, sizeof err) != 0)
-        return dfs_cli_error("dataloader", DFS_EXIT_OUTPUT, err);
+    if (dfs_dl_write_csv_dir(a->base.output, res->run, res->result, res->guard, err, sizeof err) != 0)
+        return dfs_cli_write_error("dataloader", res, err);
     return DFS_EXIT_OK;
 }
 

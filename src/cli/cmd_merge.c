@@ -41,13 +41,16 @@ static bool ends_with(const char *s, const char *suffix)
     return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-/* Writes the merged trace atomically; returns DFS_EXIT_OK or DFS_EXIT_OUTPUT. */
-static int write_trace(const char *output, dfs_merge *m, const dfs_run *run, dfs_merge_report *rep)
+/* Writes the merged trace atomically; returns DFS_EXIT_OK, DFS_EXIT_OUTPUT, or DFS_EXIT_USAGE when
+ * the output is an input. */
+static int write_trace(const char *output, const dfs_cli_result *res, dfs_merge_report *rep)
 {
     char err[512] = "";
+    dfs_merge *m = res->obj;
+    const dfs_run *run = res->run;
     dfs_atomic_file af;
-    if (dfs_atomic_open(&af, output, err, sizeof err) != 0)
-        return dfs_cli_error("merge", DFS_EXIT_OUTPUT, err);
+    if (dfs_atomic_open(&af, output, res->guard, err, sizeof err) != 0)
+        return dfs_cli_write_error("merge", res, err);
     FILE *sink = dfs_merge_sink(fileno(af.fp), ends_with(output, ".gz"));
     dfs_status st = sink ? dfs_merge_write(m, run, sink, rep, err, sizeof err) : DFS_ERR_NOMEM;
     if (!sink)
@@ -71,7 +74,7 @@ static int write_report(void *args, const dfs_cli_result *res)
     const merge_args *a = args;
     dfs_merge_report rep;
     memset(&rep, 0, sizeof rep);
-    int rc = write_trace(a->base.output, res->obj, res->run, &rep);
+    int rc = write_trace(a->base.output, res, &rep);
     for (size_t i = 0; !a->base.common.quiet && i < rep.nwarnings; i++)
         fprintf(stderr, "dfscope merge: warning: %s\n", rep.warnings[i]);
     if (rc == DFS_EXIT_OK) {

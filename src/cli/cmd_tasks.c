@@ -112,10 +112,11 @@ static int write_report(void *args, const dfs_cli_result *res)
     const tasks_args *a = args;
     char err[512];
     int rc = DFS_EXIT_OK;
-    if (a->base.output && dfs_tasks_write_csv_dir(a->base.output, res->result, err, sizeof err) != 0)
-        rc = dfs_cli_error("tasks", DFS_EXIT_OUTPUT, err);
-    if (a->graph && dfs_tasks_write_graph(a->graph, a->graph_format, res->obj, res->result, err, sizeof err) != 0)
-        rc = dfs_cli_error("tasks", DFS_EXIT_OUTPUT, err);
+    if (a->base.output && dfs_tasks_write_csv_dir(a->base.output, res->result, res->guard, err, sizeof err) != 0)
+        rc = dfs_cli_write_error("tasks", res, err);
+    if (a->graph &&
+        dfs_tasks_write_graph(a->graph, a->graph_format, res->obj, res->result, res->guard, err, sizeof err) != 0)
+        rc = dfs_cli_write_error("tasks", res, err);
     int wrc = dfs_cli_emit(&dfs_cmd_tasks, a, res, NULL);
     return wrc != DFS_EXIT_OK ? wrc : rc;
 }

@@ -97,8 +97,8 @@ static int write_report(void *args, const dfs_cli_result *res)
         return dfs_tl_write(r->tl, stdout) == DFS_OK
                    ? DFS_EXIT_OK
                    : dfs_cli_error("timeline", DFS_EXIT_OUTPUT, "cannot write the picture");
-    if (dfs_tl_write_file(r->tl, a->base.output, err, sizeof err) != 0)
-        return dfs_cli_error("timeline", DFS_EXIT_OUTPUT, err);
+    if (dfs_tl_write_file(r->tl, a->base.output, res->guard, err, sizeof err) != 0)
+        return dfs_cli_write_error("timeline", res, err);
     if (!dfs_tl_write_summary(stdout, a->base.format == DFS_CLI_JSON, a->picture, d->start_ns, d->end_ns, r))
         return dfs_cli_error("timeline", DFS_EXIT_OUTPUT, "out of memory");
     return fflush(stdout) != 0 || ferror(stdout) ? DFS_EXIT_OUTPUT : DFS_EXIT_OK;

@@ -191,10 +191,13 @@ void dfs_cli_help_markdown_shared(FILE *out);
 
 /* The report through cmd->emit to output (atomically), or to stdout when output is NULL, for a
  * command whose own writer also writes other things; failures are said as "dfscope CMD: ..." and
- * give DFS_EXIT_OUTPUT. */
+ * give DFS_EXIT_OUTPUT (DFS_EXIT_USAGE when the output is an input: dfs_cli_write_error). */
 int dfs_cli_emit(const dfs_cli_command *cmd, const void *args, const dfs_cli_result *r, const char *output);
 /* Says "dfscope CMD: WHY" on stderr; returns rc. */
 int dfs_cli_error(const char *cmd, int rc, const char *why);
+/* Says a failed write of r's outputs: DFS_EXIT_USAGE when r's guard refused a file as an input
+ * (as for -o FILE before reading), else DFS_EXIT_OUTPUT. */
+int dfs_cli_write_error(const char *cmd, const dfs_cli_result *r, const char *why);
 /* "dfscope CMD: no input (see 'dfscope CMD --help')": DFS_EXIT_USAGE. */
 int dfs_cli_no_input(const char *cmd);
 

@@ -171,10 +171,7 @@ int dfs_cli_read(dfs_cli_common *c, dfs_run *run, dfs_consumer *const *consumers
 
 bool dfs_cli_output_is_input(const dfs_run *run, const char *output)
 {
-    for (size_t i = 0; output && i < dfs_run_file_count(run); i++)
-        if (dfs_same_file(dfs_run_file(run, i)->path, output))
-            return true;
-    return false;
+    return output && dfs_run_holds_file(run, output);
 }
 
 /* Would writing overwrite an input? Said on stderr when so. */
@@ -304,7 +301,8 @@ int dfs_cli_run_analysis(dfs_cli_common *c, char **paths, int npaths, const dfs_
     }
     if (ok && r) {
         const pass *last = again.obj ? &again : &p;
-        const dfs_cli_result res = {last->run, last->obj, r, again.obj != NULL, reason};
+        dfs_output_guard guard = {.inputs = last->run};
+        const dfs_cli_result res = {last->run, last->obj, r, again.obj != NULL, reason, &guard};
         rc = write_result(c, job, &res, rc);
     }
     pass_free(an, &again);
@@ -731,7 +729,8 @@ static int dist_run_analysis(dfs_cli_common *c, char **paths, int npaths, const 
     }
     rc = x.rc;
     if (d->rank == 0 && x.what == GO_WRITE) {
-        const dfs_cli_result res = {last->run, last->obj, last->result, last == &again, x.reason};
+        dfs_output_guard guard = {.inputs = last->run};
+        const dfs_cli_result res = {last->run, last->obj, last->result, last == &again, x.reason, &guard};
         rc = write_result(c, job, &res, p.rc);
     }
     dist_pass_free(an, &again);

@@ -8,6 +8,7 @@
 #include "analyze/common/preset.h"
 #include "analyze/common/preview.h"
 #include "dfscope.h"
+#include "output/atomic.h"
 
 /* A distributed run's session (common.c): the MPI world and the listing every rank shares. */
 typedef struct dfs_cli_dist dfs_cli_dist;
@@ -43,6 +44,8 @@ typedef struct dfs_cli_result {
     const void *result;
     bool reran;         /* a second pass ran... */
     const char *reason; /* ...for this reason */
+    /* Every file a command writes is opened through it (output/atomic.h): none over an input. */
+    dfs_output_guard *guard;
 } dfs_cli_result;
 
 /* One analysis run by a command (analyze/common/analysis.h): how to read, check and write. */

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/command.h"
+#include "cli/signals.h"
 #include "dfscope.h"
 
 static const dfs_cli_command *const commands[] = {
@@ -68,6 +69,7 @@ static int help(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    dfs_cli_catch_signals();
     if (argc < 2) {
         usage(stderr);
         return DFS_EXIT_USAGE;

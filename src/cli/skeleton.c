@@ -186,6 +186,11 @@ static int output_error(const char *cmd, const char *why)
     return dfs_cli_error(cmd, DFS_EXIT_OUTPUT, why);
 }
 
+int dfs_cli_write_error(const char *cmd, const dfs_cli_result *r, const char *why)
+{
+    return dfs_cli_error(cmd, r->guard && r->guard->refused ? DFS_EXIT_USAGE : DFS_EXIT_OUTPUT, why);
+}
+
 int dfs_cli_emit(const dfs_cli_command *cmd, const void *args, const dfs_cli_result *r, const char *output)
 {
     if (!output) {
@@ -195,8 +200,8 @@ int dfs_cli_emit(const dfs_cli_command *cmd, const void *args, const dfs_cli_res
     }
     char err[512];
     dfs_atomic_file af;
-    if (dfs_atomic_open(&af, output, err, sizeof err) != 0)
-        return output_error(cmd->name, err);
+    if (dfs_atomic_open(&af, output, r->guard, err, sizeof err) != 0)
+        return dfs_cli_write_error(cmd->name, r, err);
     cmd->emit(af.fp, args, r);
     if (dfs_atomic_close(&af, true, err, sizeof err) != 0)
         return output_error(cmd->name, err);
@@ -208,8 +213,8 @@ static int write_csv_dir(const dfs_cli_command *cmd, const dfs_cli_args *base, c
     dfs_csv_file files[DFS_CLI_MAX_CSV_FILES];
     size_t n = cmd->csv_files(base, r, files);
     char err[512];
-    if (dfs_csv_dir_write(base->output, false, files, n, r->result, err, sizeof err) != 0)
-        return output_error(cmd->name, err);
+    if (dfs_csv_dir_write(base->output, false, files, n, r->result, r->guard, err, sizeof err) != 0)
+        return dfs_cli_write_error(cmd->name, r, err);
     return DFS_EXIT_OK;
 }
 

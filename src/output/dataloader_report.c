@@ -745,14 +745,15 @@ static bool write_csv(FILE *out, const void *ctx, size_t which)
     return writers[which](out, x->run, x->r);
 }
 
-int dfs_dl_write_csv_dir(const char *dir, const dfs_run *run, const dfs_dl_result *r, char *err, size_t errlen)
+int dfs_dl_write_csv_dir(const char *dir, const dfs_run *run, const dfs_dl_result *r, dfs_output_guard *guard,
+                         char *err, size_t errlen)
 {
     static const dfs_csv_file files[] = {{"summary.csv", write_csv, 0},
                                          {"outliers.csv", write_csv, 1},
                                          {"rows.csv", write_csv, 2},
                                          {"window_metrics.csv", write_csv, 3}};
     const csv_source x = {run, r};
-    return dfs_csv_dir_write(dir, true, files, sizeof files / sizeof *files, &x, err, errlen);
+    return dfs_csv_dir_write(dir, true, files, sizeof files / sizeof *files, &x, guard, err, errlen);
 }
 
 /* ---- window slices and pictures --------------------------------------------------------------- */
@@ -955,7 +956,7 @@ static bool picture_counters(dfs_timeline *tl, const dfs_run *run, const dfs_dl_
 }
 
 static int write_picture(const char *path, const dfs_run *run, const dfs_dl_result *r, const dfs_dl_window *win,
-                         char *err, size_t errlen)
+                         dfs_output_guard *guard, char *err, size_t errlen)
 {
     char title[128], sub[160], a[48], b[48], c[48];
     dfs_tl_options o;
@@ -970,41 +971,62 @@ static int write_picture(const char *path, const dfs_run *run, const dfs_dl_resu
     o.subtitle = sub;
     dfs_timeline *tl = dfs_tl_new(&o);
     bool ok = tl && picture_spans(tl, run, r, win) && picture_counters(tl, run, r, win);
-    int rc = ok ? dfs_tl_write_file(tl, path, err, errlen) : -1;
+    int rc = ok ? dfs_tl_write_file(tl, path, guard, err, errlen) : -1;
     if (!ok)
         snprintf(err, errlen, "out of memory drawing %s", path);
     dfs_tl_free(tl);
     return rc;
 }
 
-static int window_files(const char *dir, const dfs_run *run, const dfs_dl_result *r, const dfs_dl_window *win,
-                        char *err, size_t errlen)
+/* The path of a window's slice or picture; -1 when too long (said). */
+static int window_path(char *path, size_t size, const char *dir, const dfs_dl_window *win, const char *ext, char *err,
+                       size_t errlen)
 {
-    char f[64], path[4096];
-    dfs_dl_window_file(f, sizeof f, win, "json");
-    if (snprintf(path, sizeof path, "%s/%s", dir, f) >= (int)sizeof path) {
-        snprintf(err, errlen, "output path too long");
+    char f[64];
+    dfs_dl_window_file(f, sizeof f, win, ext);
+    if (snprintf(path, size, "%s/%s", dir, f) < (int)size)
+        return 0;
+    snprintf(err, errlen, "output path too long");
+    return -1;
+}
+
+static int window_files(const char *dir, const dfs_run *run, const dfs_dl_result *r, const dfs_dl_window *win,
+                        dfs_output_guard *guard, char *err, size_t errlen)
+{
+    char path[4096];
+    if (window_path(path, sizeof path, dir, win, "json", err, errlen) != 0)
         return -1;
-    }
     dfs_atomic_file af;
-    if (dfs_atomic_open(&af, path, err, errlen) != 0)
+    if (dfs_atomic_open(&af, path, guard, err, errlen) != 0)
         return -1;
     bool ok = write_slice(af.fp, run, r, win);
     if (!ok)
         snprintf(err, errlen, "out of memory writing %s", path);
     if (dfs_atomic_close(&af, ok, err, errlen) != 0 || !ok)
         return -1;
-    dfs_dl_window_file(f, sizeof f, win, "svg");
-    snprintf(path, sizeof path, "%s/%s", dir, f);
-    return write_picture(path, run, r, win, err, errlen);
+    window_path(path, sizeof path, dir, win, "svg", err, errlen);
+    return write_picture(path, run, r, win, guard, err, errlen);
 }
 
-int dfs_dl_write_windows(const char *dir, const dfs_run *run, const dfs_dl_result *r, char *err, size_t errlen)
+/* True when some file of the windows would be written over an input (said in err). */
+static bool windows_refused(const char *dir, const dfs_dl_result *r, dfs_output_guard *guard, char *err, size_t errlen)
 {
-    if (dfs_make_dirs(dir, err, errlen) != 0)
+    char path[4096];
+    for (size_t i = 0; i < r->nwindows; i++)
+        for (int k = 0; k < 2; k++)
+            if (window_path(path, sizeof path, dir, &r->windows[i], k ? "svg" : "json", err, errlen) != 0 ||
+                dfs_output_refused(guard, path, err, errlen))
+                return true;
+    return false;
+}
+
+int dfs_dl_write_windows(const char *dir, const dfs_run *run, const dfs_dl_result *r, dfs_output_guard *guard,
+                         char *err, size_t errlen)
+{
+    if (windows_refused(dir, r, guard, err, errlen) || dfs_make_dirs(dir, err, errlen) != 0)
         return -1;
     for (size_t i = 0; i < r->nwindows; i++)
-        if (window_files(dir, run, r, &r->windows[i], err, errlen) != 0)
+        if (window_files(dir, run, r, &r->windows[i], guard, err, errlen) != 0)
             return -1;
     return 0;
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "analyze/dataloader/dataloader.h"
+#include "output/atomic.h"
 
 typedef struct dfs_dl_report_options {
     size_t window_events;    /* framework events listed per window (0 = all) */
@@ -21,14 +22,17 @@ void dfs_dl_write_text(FILE *out, const dfs_run *run, const dfs_dl_result *r, co
 void dfs_dl_write_json(FILE *out, const dfs_run *run, const dfs_dl_result *r, const dfs_dl_report_options *o);
 
 /* Creates dir and writes summary.csv, outliers.csv, rows.csv and window_metrics.csv, each
- * atomically. Returns 0, or -1 with a message in err. */
-int dfs_dl_write_csv_dir(const char *dir, const dfs_run *run, const dfs_dl_result *r, char *err, size_t errlen);
+ * atomically, none over an input of guard (may be NULL). Returns 0, or -1 with a message in err. */
+int dfs_dl_write_csv_dir(const char *dir, const dfs_run *run, const dfs_dl_result *r, dfs_output_guard *guard,
+                         char *err, size_t errlen);
 
 /* The file name of a window's slice or picture: "getnext-1.json", "batch-2.svg"... */
 void dfs_dl_window_file(char *buf, size_t n, const dfs_dl_window *w, const char *ext);
 
 /* Creates dir and writes, for every window, its Chrome-JSON slice (the framework events
- * overlapping it, the system samples in it as counters) and its SVG picture. Returns 0, or -1
- * with a message in err. */
-int dfs_dl_write_windows(const char *dir, const dfs_run *run, const dfs_dl_result *r, char *err, size_t errlen);
+ * overlapping it, the system samples in it as counters) and its SVG picture, none over an input
+ * of guard (may be NULL: every name is checked before the first file is written). Returns 0, or
+ * -1 with a message in err. */
+int dfs_dl_write_windows(const char *dir, const dfs_run *run, const dfs_dl_result *r, dfs_output_guard *guard,
+                         char *err, size_t errlen);
 #endif

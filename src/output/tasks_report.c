@@ -405,7 +405,8 @@ static size_t tables_of(const dfs_tasks_result *r, const dfs_tk_table **out)
     return n;
 }
 
-int dfs_tasks_write_csv_dir(const char *dir, const dfs_tasks_result *r, char *err, size_t errlen)
+int dfs_tasks_write_csv_dir(const char *dir, const dfs_tasks_result *r, dfs_output_guard *guard, char *err,
+                            size_t errlen)
 {
     const dfs_tk_table *tabs[4];
     dfs_csv_file files[4];
@@ -414,7 +415,7 @@ int dfs_tasks_write_csv_dir(const char *dir, const dfs_tasks_result *r, char *er
         files[i] = (dfs_csv_file){.write = write_table, .which = i};
         snprintf(files[i].name, sizeof files[i].name, "%s.csv", tabs[i]->name);
     }
-    return dfs_csv_dir_write(dir, true, files, n, tabs, err, errlen);
+    return dfs_csv_dir_write(dir, true, files, n, tabs, guard, err, errlen);
 }
 
 /* ---- the report ------------------------------------------------------------------------------- */
@@ -636,13 +637,13 @@ static bool ends_with(const char *s, const char *suffix)
     return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
-int dfs_tasks_write_graph(const char *path, dfs_graph_format f, const dfs_tasks *t,
-                          const dfs_tasks_result *r, char *err, size_t errlen)
+int dfs_tasks_write_graph(const char *path, dfs_graph_format f, const dfs_tasks *t, const dfs_tasks_result *r,
+                          dfs_output_guard *guard, char *err, size_t errlen)
 {
     if (f == DFS_GRAPH_AUTO)
         f = ends_with(path, ".dot") || ends_with(path, ".gv") ? DFS_GRAPH_DOT : DFS_GRAPH_GRAPHML;
     dfs_atomic_file af;
-    if (dfs_atomic_open(&af, path, err, errlen) != 0)
+    if (dfs_atomic_open(&af, path, guard, err, errlen) != 0)
         return -1;
     if (f == DFS_GRAPH_DOT)
         write_dot(af.fp, t, &r->graph);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "analyze/tasks/tasks.h"
+#include "output/atomic.h"
 
 typedef enum dfs_graph_format {
     DFS_GRAPH_AUTO = 0, /* from the file name: .dot / .gv are DOT, anything else GraphML */
@@ -26,12 +27,14 @@ void dfs_tasks_print_table(FILE *out, const dfs_tk_table *t, size_t head);
  * when out of memory. */
 bool dfs_tasks_write_csv(FILE *out, const dfs_tk_table *t);
 /* Creates dir (and its parents) and writes <name>.csv of every table that ran, each atomically.
- * Returns 0, or -1 with a message in err. */
-int dfs_tasks_write_csv_dir(const char *dir, const dfs_tasks_result *r, char *err, size_t errlen);
+ * None is written over an input of guard (may be NULL). Returns 0, or -1 with a message in err. */
+int dfs_tasks_write_csv_dir(const char *dir, const dfs_tasks_result *r, dfs_output_guard *guard, char *err,
+                            size_t errlen);
 
-/* The annotated task graph, atomically. Returns 0, or -1 with a message in err. */
-int dfs_tasks_write_graph(const char *path, dfs_graph_format f, const dfs_tasks *t,
-                          const dfs_tasks_result *r, char *err, size_t errlen);
+/* The annotated task graph, atomically, not over an input of guard (may be NULL). Returns 0, or -1
+ * with a message in err. */
+int dfs_tasks_write_graph(const char *path, dfs_graph_format f, const dfs_tasks *t, const dfs_tasks_result *r,
+                          dfs_output_guard *guard, char *err, size_t errlen);
 
 /* Python's repr() of a float ("5.0", "8e-06", "0.0003413333333333333"); returns the length. */
 size_t dfs_py_float_repr(double v, char *buf, size_t cap);

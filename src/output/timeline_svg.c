@@ -789,10 +789,10 @@ dfs_status dfs_tl_write(const dfs_timeline *tl, FILE *out)
     return fflush(out) != 0 || ferror(out) ? DFS_ERR_IO : DFS_OK;
 }
 
-int dfs_tl_write_file(const dfs_timeline *tl, const char *path, char *err, size_t errlen)
+int dfs_tl_write_file(const dfs_timeline *tl, const char *path, dfs_output_guard *guard, char *err, size_t errlen)
 {
     dfs_atomic_file f;
-    if (dfs_atomic_open(&f, path, err, errlen) != 0)
+    if (dfs_atomic_open(&f, path, guard, err, errlen) != 0)
         return -1;
     dfs_status st = dfs_tl_write(tl, f.fp);
     if (st != DFS_OK) {

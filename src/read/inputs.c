@@ -4,7 +4,9 @@
  * is skipped in silence: an entry that cannot be read (a folder that cannot be opened or listed,
  * a dangling or looping symlink, a folder nested too deep) becomes an unreadable input, reported
  * and failing the run (exit 2) like an unreadable file; only FIFOs, sockets and devices, which
- * are not traces, and a symlink back to a folder being walked (read already) are passed over. */
+ * are not traces, and a symlink back to a folder being walked (read already) are passed over.
+ * The identities (device, inode) of the inputs are kept: outputs are checked against them
+ * (dfs_run_holds_file). */
 #include <dirent.h>
 #include <errno.h>
 #include <glob.h>
@@ -184,4 +186,24 @@ dfs_status dfs_inputs_add(dfs_run *run, const char *path)
     }
     globfree(&g);
     return result;
+}
+
+/* The set seen_files holds the files found by stat; inputs listed by another rank (no stat) are
+ * compared one by one. */
+bool dfs_run_holds_file(const dfs_run *run, const char *path)
+{
+    struct stat st;
+    if (!run || stat(path, &st) != 0)
+        return false;
+    uint64_t id[2] = {(uint64_t)st.st_dev, (uint64_t)st.st_ino};
+    if (dfs_keyset_has(&run->seen_files, id))
+        return true;
+    if (run->seen_files.count >= run->inputs.n)
+        return false;
+    for (size_t i = 0; i < run->inputs.n; i++) {
+        struct stat in;
+        if (stat(run->inputs.v[i].path, &in) == 0 && in.st_dev == st.st_dev && in.st_ino == st.st_ino)
+            return true;
+    }
+    return false;
 }

@@ -25,22 +25,7 @@ code 2 "missing input" "$DFSCOPE" dataloader "$T/does-not-exist.json"
 check "missing input named" grep -q 'does-not-exist' "$T/err"
 
 # --- a synthetic job: GetNext calls with an outlier, system metrics ------------------------------
-mkdir -p "$T/job"
-{
-  echo '['
-  echo '{"name": "process_name", "ph": "M", "pid": 0, "args": {"start_time_since_epoch_in_micros": 1600000000000000}},'
-  echo '{"name": "process_name", "ph": "M", "pid": 2, "args": {"name": "DataLoaderIter"}},'
-  for ts in 10000 20000 30000 40000 100000 110000; do
-    dur=100; [ $ts = 40000 ] && dur=900
-    echo "{\"name\": \"_MultiProcessingDataLoaderIter::GetNext\", \"ph\": \"X\", \"pid\": 2, \"ts\": $ts, \"dur\": $dur, \"args\": {\"worker_id\": 1}},"
-  done
-  echo '{"name": "Step:ModeKeys.TRAIN", "ph": "X", "pid": 4, "ts": 0, "dur": 200000}'
-  echo ']'
-} > "$T/job/1600000000200000_algo-1_pythontimeline.json"
-cat > "$T/job/1600000000.algo-1.json" <<'EOF'
-{"Type": "cpu", "Name": "cpu0", "Dimension": "CPUUtilization", "Value": 10, "NodeId": "algo-1", "Timestamp": 1600000000.0405}
-{"Type": "cpu", "Name": "cpu0", "Dimension": "CPUUtilization", "Value": 30, "NodeId": "algo-1", "Timestamp": 1600000000.06}
-EOF
+dataloader_job "$T/job"
 code 0 "synthetic job" "$DFSCOPE" dataloader -q "$T/job"
 check "GetNext outlier reported" grep -q 'calls: 6, median 100 us, max 900 us; outliers (>= 2 x median): 1' "$T/out"
 check "batch outlier reported" grep -q '2020-09-13T12:26:40:040000  2020-09-13T12:26:40:100000              0.060000' "$T/out"

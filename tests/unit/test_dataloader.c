@@ -514,8 +514,8 @@ static void t_outputs(void **state)
     assert_non_null(strstr(js, "\"BatchTime_in_seconds\": 0.06"));
     assert_non_null(strstr(js, "\"start_time_us\": 40000"));
     free(js);
-    assert_int_equal(dfs_dl_write_csv_dir(cdir, a->run, a->r, err, sizeof err), 0);
-    assert_int_equal(dfs_dl_write_windows(wdir, a->run, a->r, err, sizeof err), 0);
+    assert_int_equal(dfs_dl_write_csv_dir(cdir, a->run, a->r, NULL, err, sizeof err), 0);
+    assert_int_equal(dfs_dl_write_windows(wdir, a->run, a->r, NULL, err, sizeof err), 0);
     static const char *const files[] = {"csv/summary.csv", "csv/outliers.csv", "csv/rows.csv",
                                         "csv/window_metrics.csv", "windows/getnext-1.json", "windows/getnext-1.svg",
                                         "windows/batch-1.json", "windows/batch-1.svg"};
@@ -527,7 +527,7 @@ static void t_outputs(void **state)
         assert_true(st.st_size > 0);
     }
     /* a file where a directory is wanted */
-    assert_int_equal(dfs_dl_write_csv_dir(f->j.framework, a->run, a->r, err, sizeof err), -1);
+    assert_int_equal(dfs_dl_write_csv_dir(f->j.framework, a->run, a->r, NULL, err, sizeof err), -1);
     assert_non_null(strstr(err, "not a directory"));
 }
 

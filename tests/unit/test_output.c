@@ -1,9 +1,12 @@
-/* test_output.c - JSON writer escaping and nesting, number formatting, atomic files, diagnostics. */
+/* test_output.c - JSON writer escaping and nesting, number formatting, atomic files (never over an
+ * input, through symlinks, keeping the mode, removed by dfs_atomic_discard_all), diagnostics. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "model/diag.h"
@@ -129,7 +132,7 @@ static void atomic_file_replaces_only_on_success(void **state)
     const char *path = tu_temp_file(".json", "old", 3);
     char err[256];
     dfs_atomic_file f;
-    assert_int_equal(dfs_atomic_open(&f, path, err, sizeof err), 0);
+    assert_int_equal(dfs_atomic_open(&f, path, NULL, err, sizeof err), 0);
     fputs("new", f.fp);
     assert_int_equal(dfs_atomic_close(&f, false, err, sizeof err), 0); /* discarded */
     FILE *in = fopen(path, "r");
@@ -137,7 +140,7 @@ static void atomic_file_replaces_only_on_success(void **state)
     assert_int_equal(fread(got, 1, 7, in), 3);
     fclose(in);
     assert_string_equal(got, "old");
-    assert_int_equal(dfs_atomic_open(&f, path, err, sizeof err), 0);
+    assert_int_equal(dfs_atomic_open(&f, path, NULL, err, sizeof err), 0);
     fputs("new!", f.fp);
     assert_int_equal(dfs_atomic_close(&f, true, err, sizeof err), 0);
     in = fopen(path, "r");
@@ -146,9 +149,85 @@ static void atomic_file_replaces_only_on_success(void **state)
     fclose(in);
     assert_string_equal(got, "new!");
     assert_true(dfs_same_file(path, path));
-    assert_int_not_equal(dfs_atomic_open(&f, "/nonexistent-dir/x.json", err, sizeof err), 0);
+    assert_int_not_equal(dfs_atomic_open(&f, "/nonexistent-dir/x.json", NULL, err, sizeof err), 0);
     assert_non_null(strstr(err, "/nonexistent-dir/x.json"));
     unlink(path);
+}
+
+/* The guard refuses an input by identity (a hard link to it too), before creating anything. */
+static void atomic_file_refuses_an_input(void **state)
+{
+    (void)state;
+    const char *in = tu_temp_file(".pfw", "x\n", 2);
+    char alias[300], err[512];
+    snprintf(alias, sizeof alias, "%s.link", in);
+    assert_int_equal(link(in, alias), 0);
+    dfs_options o;
+    dfs_options_init(&o);
+    dfs_run *run = dfs_run_new(&o);
+    assert_int_equal(dfs_run_add_path(run, in), DFS_OK);
+    dfs_output_guard guard = {.inputs = run};
+    dfs_atomic_file f;
+    assert_int_equal(dfs_atomic_open(&f, alias, &guard, err, sizeof err), EEXIST);
+    assert_true(guard.refused);
+    assert_non_null(strstr(err, "refusing to write the output over the input"));
+    assert_null(f.fp);
+    guard.refused = false;
+    snprintf(alias, sizeof alias, "%s.other", in);
+    assert_int_equal(dfs_atomic_open(&f, alias, &guard, err, sizeof err), 0);
+    assert_false(guard.refused);
+    assert_int_equal(dfs_atomic_close(&f, false, err, sizeof err), 0);
+    unlink(in);
+    snprintf(alias, sizeof alias, "%s.link", in);
+    unlink(alias);
+    dfs_run_free(run);
+}
+
+/* A symlink's target is replaced and the link kept; the replaced file keeps its mode. */
+static void atomic_file_follows_links_and_keeps_mode(void **state)
+{
+    (void)state;
+    const char *target = tu_temp_file(".json", "old", 3);
+    char link[300], err[512];
+    snprintf(link, sizeof link, "%s.link", target);
+    assert_int_equal(symlink(target, link), 0);
+    assert_int_equal(chmod(target, 0604), 0);
+    dfs_atomic_file f;
+    assert_int_equal(dfs_atomic_open(&f, link, NULL, err, sizeof err), 0);
+    fputs("new", f.fp);
+    assert_int_equal(dfs_atomic_close(&f, true, err, sizeof err), 0);
+    struct stat st;
+    assert_int_equal(lstat(link, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    assert_int_equal(stat(target, &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0604);
+    assert_int_equal(st.st_size, 3);
+    unlink(link);
+    unlink(target);
+}
+
+/* What a signal handler calls: every live temporary goes (in a child: the call is final). */
+static void atomic_discard_all_removes_temporaries(void **state)
+{
+    (void)state;
+    const char *target = tu_temp_file(".json", "old", 3);
+    char temp[300];
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        char err[512];
+        dfs_atomic_file f;
+        if (dfs_atomic_open(&f, target, NULL, err, sizeof err) != 0 || access(f.temp, F_OK) != 0)
+            _exit(2);
+        snprintf(temp, sizeof temp, "%s", f.temp);
+        dfs_atomic_discard_all();
+        _exit(access(temp, F_OK) == 0 ? 1 : 0);
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    unlink(target);
 }
 
 static void diag_keeps_first_examples_by_position(void **state)
@@ -209,6 +288,9 @@ int main(void)
         cmocka_unit_test(csv_fields),
         cmocka_unit_test(formats_numbers_for_people),
         cmocka_unit_test(atomic_file_replaces_only_on_success),
+        cmocka_unit_test(atomic_file_refuses_an_input),
+        cmocka_unit_test(atomic_file_follows_links_and_keeps_mode),
+        cmocka_unit_test(atomic_discard_all_removes_temporaries),
         cmocka_unit_test(diag_keeps_first_examples_by_position),
         cmocka_unit_test(make_dirs_creates_parents),
     };

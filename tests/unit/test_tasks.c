@@ -825,8 +825,8 @@ static void test_graph_export(void **state)
     fx_run(&x, &file, 1, DFS_TASKS_DEFAULT);
     char err[256];
     const char *gml = tu_temp_file(".graphml", "", 0), *dot = tu_temp_file(".dot", "", 0);
-    assert_int_equal(dfs_tasks_write_graph(gml, DFS_GRAPH_AUTO, x.t, x.r, err, sizeof err), 0);
-    assert_int_equal(dfs_tasks_write_graph(dot, DFS_GRAPH_AUTO, x.t, x.r, err, sizeof err), 0);
+    assert_int_equal(dfs_tasks_write_graph(gml, DFS_GRAPH_AUTO, x.t, x.r, NULL, err, sizeof err), 0);
+    assert_int_equal(dfs_tasks_write_graph(dot, DFS_GRAPH_AUTO, x.t, x.r, NULL, err, sizeof err), 0);
     char *g = read_file(gml), *d = read_file(dot);
     assert_non_null(strstr(g, "<graphml"));
     assert_non_null(strstr(g, "edgedefault=\"directed\""));

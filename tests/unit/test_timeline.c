@@ -535,7 +535,7 @@ static void test_write_file_atomically(void **state)
     FILE *f = fopen(path, "w");
     fputs("old", f);
     fclose(f);
-    assert_int_equal(dfs_tl_write_file(tl, path, err, sizeof err), 0);
+    assert_int_equal(dfs_tl_write_file(tl, path, NULL, err, sizeof err), 0);
     struct stat st;
     assert_int_equal(stat(path, &st), 0);
     assert_true(st.st_size > 1000);
@@ -543,7 +543,7 @@ static void test_write_file_atomically(void **state)
     snprintf(cmd, sizeof cmd, "test $(ls -A %s | wc -l) = 1", dir); /* no temporary left behind */
     assert_int_equal(system(cmd), 0);
     snprintf(path, sizeof path, "%s/missing/out.svg", dir);
-    assert_int_equal(dfs_tl_write_file(tl, path, err, sizeof err), -1);
+    assert_int_equal(dfs_tl_write_file(tl, path, NULL, err, sizeof err), -1);
     assert_non_null(strstr(err, "missing/out.svg"));
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     assert_int_equal(system(cmd), 0);

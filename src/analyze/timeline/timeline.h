@@ -140,6 +140,9 @@ size_t dfs_tl_lanes(const dfs_timeline *tl, dfs_tl_lane_info *out, size_t cap);
 
 /* Writes the SVG document. DFS_ERR_IO on a write error, DFS_ERR_NOMEM when out of memory. */
 dfs_status dfs_tl_write(const dfs_timeline *tl, FILE *out);
-/* Writes the SVG to path atomically (whole or not at all). Returns 0, or -1 with a message in err. */
-int dfs_tl_write_file(const dfs_timeline *tl, const char *path, char *err, size_t errlen);
+struct dfs_output_guard; /* output/atomic.h, which this layer does not include */
+/* Writes the SVG to path atomically (whole or not at all), not over an input of guard (may be
+ * NULL). Returns 0, or -1 with a message in err. */
+int dfs_tl_write_file(const dfs_timeline *tl, const char *path, struct dfs_output_guard *guard, char *err,
+                      size_t errlen);
 #endif
