@@ -8,6 +8,7 @@
 
 #include "analyze/common/preview.h"
 #include "cli/command_internal.h"
+#include "util/suggest.h"
 
 /* ---- the reading options ---- */
 
@@ -91,6 +92,16 @@ static void choices_message(const dfs_cli_option *o, char *buf, size_t n)
         snprintf(buf + used, n - used, ", not");
 }
 
+/* The choice a mistyped value most likely meant, or NULL. */
+static const char *guess_choice(const dfs_cli_option *o, const char *value)
+{
+    dfs_suggest s;
+    dfs_suggest_init(&s, value);
+    for (const dfs_cli_choice *c = o->choices; o->kind == DFS_OPT_CHOICE && c->name; c++)
+        dfs_suggest_offer(&s, c->name);
+    return dfs_suggest_best(&s);
+}
+
 static int bad_value(const dfs_cli_command *cmd, const dfs_cli_option *o, const char *value)
 {
     char message[256];
@@ -98,6 +109,12 @@ static int bad_value(const dfs_cli_command *cmd, const dfs_cli_option *o, const 
     if (!what && o->kind == DFS_OPT_CHOICE) {
         choices_message(o, message, sizeof message);
         what = message;
+    }
+    const char *guess = guess_choice(o, value);
+    if (guess) {
+        fprintf(stderr, "dfscope %s: %s '%s'", cmd->name, what, value);
+        dfs_cli_end_with_guess("", guess, "");
+        return DFS_EXIT_USAGE;
     }
     if (cmd->flags & DFS_CLI_RUN_HELP) {
         fprintf(stderr, "dfscope %s: %s '%s'\nRun 'dfscope %s --help' for the options.\n", cmd->name, what, value,

@@ -13,13 +13,14 @@
 
 #include "cli/command_internal.h"
 #include "output/atomic.h"
+#include "util/suggest.h"
 
 enum { CODE_BASE = 256 }; /* getopt_long's value of option i without a letter: CODE_BASE + i */
 
 typedef struct parser {
     dfs_cli_optlist list;
     struct option longopts[DFS_CLI_MAX_OPTIONS + 2];
-    char shortopts[2 * DFS_CLI_MAX_OPTIONS + 4];
+    char shortopts[2 * DFS_CLI_MAX_OPTIONS + 5];
 } parser;
 
 static void build(const dfs_cli_command *cmd, parser *p)
@@ -27,6 +28,7 @@ static void build(const dfs_cli_command *cmd, parser *p)
     dfs_cli_collect_options(cmd, &p->list);
     size_t k = 0;
     p->shortopts[k++] = '-'; /* PATH arguments come back in place, as value 1 */
+    p->shortopts[k++] = ':'; /* a missing value comes back as ':', told apart from an unknown option */
     for (size_t i = 0; i < p->list.n; i++) {
         const dfs_cli_option *o = p->list.v[i];
         int val = o->letter ? o->letter : CODE_BASE + (int)i;
@@ -51,6 +53,64 @@ static const dfs_cli_option *option_of(const parser *p, int c)
     return NULL;
 }
 
+/* "-o" or "--output": how the help names an option. */
+static void put_name(const dfs_cli_option *o)
+{
+    if (o->letter)
+        fprintf(stderr, "-%c", o->letter);
+    else
+        fprintf(stderr, "--%s", o->name);
+}
+
+/* A long option getopt did not take: a name it does not know (with the closest one), a prefix of
+ * several (with all of them), or a value given to an option that takes none. */
+static void say_bad_long(const char *cmd, const parser *p, const char *word)
+{
+    char name[DFS_SUGGEST_MAX + 1];
+    size_t len = strcspn(word, "=");
+    snprintf(name, sizeof name, "%.*s", (int)(len < DFS_SUGGEST_MAX ? len : DFS_SUGGEST_MAX), word);
+    dfs_suggest s;
+    dfs_suggest_init(&s, name);
+    dfs_suggest_offer(&s, "help");
+    for (size_t i = 0; i < p->list.n; i++) {
+        const dfs_cli_option *o = p->list.v[i];
+        if (strcmp(o->name, name) == 0) {
+            fprintf(stderr, "dfscope %s: --%s takes no value (see 'dfscope %s --help')\n", cmd, name, cmd);
+            return;
+        }
+        dfs_suggest_offer(&s, o->name);
+    }
+    if (s.nprefixed > 1) {
+        fprintf(stderr, "dfscope %s: '--%s' is ambiguous; it could be", cmd, name);
+        for (size_t i = 0, k = 0; i < p->list.n; i++)
+            if (strncmp(p->list.v[i]->name, name, len) == 0)
+                fprintf(stderr, "%s--%s", k++ ? ", " : " ", p->list.v[i]->name);
+        fprintf(stderr, " (see 'dfscope %s --help')\n", cmd);
+        return;
+    }
+    fprintf(stderr, "dfscope %s: unknown option '--%s'", cmd, name);
+    char see[96];
+    snprintf(see, sizeof see, " (see 'dfscope %s --help')", cmd);
+    dfs_cli_end_with_guess("--", dfs_suggest_best(&s), see);
+}
+
+/* What getopt refused ('?': unknown or ambiguous; ':' a value missing), said once. */
+static int bad_option(const dfs_cli_command *cmd, const parser *p, int c, const char *word)
+{
+    const dfs_cli_option *o = c == ':' ? option_of(p, optopt) : NULL;
+    if (o) {
+        fprintf(stderr, "dfscope %s: ", cmd->name);
+        put_name(o);
+        fprintf(stderr, " needs a value (%s; see 'dfscope %s --help')\n", o->metavar, cmd->name);
+    } else if (word && strncmp(word, "--", 2) == 0) {
+        say_bad_long(cmd->name, p, word + 2);
+    } else {
+        fprintf(stderr, "dfscope %s: unknown option '-%c' (see 'dfscope %s --help')\n", cmd->name,
+                optopt ? optopt : '?', cmd->name);
+    }
+    return DFS_EXIT_USAGE;
+}
+
 /* Parses argv into args: -1 to go on, else the exit code (help printed, or a usage error said). */
 static int parse(const dfs_cli_command *cmd, void *args, int argc, char **argv)
 {
@@ -59,6 +119,7 @@ static int parse(const dfs_cli_command *cmd, void *args, int argc, char **argv)
     build(cmd, &p);
     const dfs_cli_option *prev = NULL;
     optind = 1;
+    opterr = 0; /* bad_option says it, in the command's words */
     for (int c; (c = getopt_long(argc, argv, p.shortopts, p.longopts, NULL)) != -1;) {
         if (c == 1) {
             if (!(prev && cmd->claim && cmd->claim(args, prev, optarg))) {
@@ -71,11 +132,9 @@ static int parse(const dfs_cli_command *cmd, void *args, int argc, char **argv)
             dfs_cli_help(cmd, stdout);
             return DFS_EXIT_OK;
         }
-        prev = option_of(&p, c);
-        if (!prev) { /* getopt said what is wrong */
-            fprintf(stderr, "dfscope %s: see 'dfscope %s --help'\n", cmd->name, cmd->name);
-            return DFS_EXIT_USAGE;
-        }
+        prev = c == '?' || c == ':' ? NULL : option_of(&p, c);
+        if (!prev)
+            return bad_option(cmd, &p, c, optind > 1 && optind <= argc ? argv[optind - 1] : NULL);
         int rc = dfs_cli_apply_option(cmd, prev, args, prev->metavar ? optarg : NULL);
         if (rc >= 0)
             return rc;

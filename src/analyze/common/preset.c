@@ -22,6 +22,7 @@
 #include "analyze/common/predicate.h"
 #include "analyze/common/preset_internal.h"
 #include "util/arena.h"
+#include "util/suggest.h"
 
 #define MAX_YAML_BYTES ((size_t)1 << 20) /* a preset is a few KiB; more is a mistake */
 #define MAX_YAML_DEPTH 64                /* nested sequences and mappings; a preset needs 6 */
@@ -756,8 +757,10 @@ dfs_preset *dfs_preset_load(const char *name_or_path, dfs_preset_error *err)
     if (i < 0) {
         char names[128];
         preset_list_words(dfs_preset_builtin_names_, names, sizeof names);
-        set_error(err, "unknown preset '%.40s' (shipped: %s; a file path contains '/' or ends in .yaml)",
-                  name_or_path, names);
+        const char *guess =
+            dfs_suggest_among(name_or_path, dfs_preset_builtin_names_, dfs_preset_builtin_count_);
+        set_error(err, "unknown preset '%.40s' (shipped: %s; a file path contains '/' or ends in .yaml)%s%s%s",
+                  name_or_path, names, guess ? ". Did you mean '" : "", guess ? guess : "", guess ? "'?" : "");
         return NULL;
     }
     char origin[64];
