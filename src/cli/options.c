@@ -35,6 +35,8 @@ static int set_verbose(void *args, const char *cmd, const char *value)
 
 #define COMMON(field) DFS_FIELD(dfs_cli_args, common.field)
 
+static const dfs_cli_choice problem_reports[] = {{"brief", 0}, {"full", 1}, {0}};
+
 static const dfs_cli_option reading_options[] = {
     DFS_OPTION("jobs", 'j', "N", DFS_OPT_CALL, "worker threads (default: all cores)", .apply = set_jobs),
     DFS_OPTION("strict", 0, NULL, DFS_OPT_FLAG, "fail (exit 3) when the input has damage", COMMON(opt.strict)),
@@ -52,6 +54,11 @@ static const dfs_cli_option reading_options[] = {
         COMMON(progress), .label = "--progress, --no-progress"),
     DFS_OPTION("no-progress", 0, NULL, DFS_OPT_CONST, NULL, COMMON(progress), .value = 0),
     DFS_OPTION("verbose", 'v', NULL, DFS_OPT_CALL, "also list legal variants among the problems", .apply = set_verbose),
+    DFS_OPTION("problems", 0, "HOW", DFS_OPT_CHOICE,
+        "the problem report on stderr: brief (a few lines) or full (every\n"
+        "kind with examples); default: brief after the results on a\n"
+        "terminal, else full",
+        COMMON(problems), .choices = problem_reports, .flags = DFS_OPT_TERSE),
     DFS_OPTION("quiet", 'q', NULL, DFS_OPT_FLAG, "no problem report on stderr", COMMON(quiet)),
     {0},
 };
