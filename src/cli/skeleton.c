@@ -1,7 +1,8 @@
 /* skeleton.c - runs a declared command (command.h): builds the getopt_long table from the
  * declaration, parses (inputs keep the order given), answers -h/--help, checks (an input, -o DIR
- * for a CSV directory), then runs the command or reads its analysis and writes: the command's
- * report to -o or stdout, or its CSV directory.
+ * for a CSV directory, every named input there), then runs the command or reads its analysis and
+ * writes: the command's report to -o or stdout, or its CSV directory. What getopt refuses is said
+ * here, in the command's words, with the option a mistyped one most likely meant (util/suggest.h).
  *
  * Invariants: every exit code is an enum dfs_exit; a usage error is said once on stderr; under
  * MPI every rank ends through dfs_cli_done (one agreed exit code). */
@@ -74,13 +75,14 @@ static void say_bad_long(const char *cmd, const parser *p, const char *word)
     dfs_suggest s;
     dfs_suggest_init(&s, name);
     dfs_suggest_offer(&s, "help");
+    bool known = strcmp(name, "help") == 0;
     for (size_t i = 0; i < p->list.n; i++) {
-        const dfs_cli_option *o = p->list.v[i];
-        if (strcmp(o->name, name) == 0) {
-            fprintf(stderr, "dfscope %s: --%s takes no value (see 'dfscope %s --help')\n", cmd, name, cmd);
-            return;
-        }
-        dfs_suggest_offer(&s, o->name);
+        known |= strcmp(p->list.v[i]->name, name) == 0;
+        dfs_suggest_offer(&s, p->list.v[i]->name);
+    }
+    if (known) { /* getopt refuses a known name only when it is given a value it does not take */
+        fprintf(stderr, "dfscope %s: --%s takes no value (see 'dfscope %s --help')\n", cmd, name, cmd);
+        return;
     }
     if (s.nprefixed > 1) {
         fprintf(stderr, "dfscope %s: '--%s' is ambiguous; it could be", cmd, name);
@@ -96,19 +98,23 @@ static void say_bad_long(const char *cmd, const parser *p, const char *word)
     dfs_cli_end_with_guess("--", dfs_suggest_best(&s), see);
 }
 
-/* What getopt refused ('?': unknown or ambiguous; ':' a value missing), said once. */
+/* What getopt refused, said once. getopt's optopt tells the cases apart: with ':' the option
+ * whose value is missing; with '?' an unknown letter, or a known option given a value it does not
+ * take (--json=1), or 0 for a long name that is unknown or ambiguous. */
 static int bad_option(const dfs_cli_command *cmd, const parser *p, int c, const char *word)
 {
-    const dfs_cli_option *o = c == ':' ? option_of(p, optopt) : NULL;
-    if (o) {
+    const dfs_cli_option *o = optopt ? option_of(p, optopt) : NULL;
+    if (c == ':' && o) {
         fprintf(stderr, "dfscope %s: ", cmd->name);
         put_name(o);
         fprintf(stderr, " needs a value (%s; see 'dfscope %s --help')\n", o->metavar, cmd->name);
+    } else if (optopt && !o && optopt != 'h') {
+        fprintf(stderr, "dfscope %s: unknown option '-%c' (see 'dfscope %s --help')\n", cmd->name, optopt,
+                cmd->name);
     } else if (word && strncmp(word, "--", 2) == 0) {
         say_bad_long(cmd->name, p, word + 2);
     } else {
-        fprintf(stderr, "dfscope %s: unknown option '-%c' (see 'dfscope %s --help')\n", cmd->name,
-                optopt ? optopt : '?', cmd->name);
+        fprintf(stderr, "dfscope %s: bad option (see 'dfscope %s --help')\n", cmd->name, cmd->name);
     }
     return DFS_EXIT_USAGE;
 }

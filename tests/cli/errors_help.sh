@@ -46,6 +46,8 @@ usage "--hepl" "Did you mean '--help'?" stats --hepl
 usage "an ambiguous prefix names its options" "'--c' is ambiguous; it could be --compute, --class, --chunk" overlap --c x "$D"
 usage "a value to a flag" "dfscope stats: --json takes no value" stats --json=yes "$D"
 usage "a missing value names the option" "dfscope stats: --top needs a value (N;" stats "$D" --top
+usage "an unknown letter in a cluster" "dfscope stats: unknown option '-Z' (see 'dfscope stats --help')" stats --json -Zq "$D"
+usage "a value to a flag with a letter" "dfscope stats: --quiet takes no value" stats --quiet=1 "$D"
 usage "far from every option" "dfscope stats: unknown option '--frobnicate' (see 'dfscope stats --help')" stats --frobnicate "$D"
 
 # --- values: the valid ones, and the closest -----------------------------------------------------
