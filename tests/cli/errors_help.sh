@@ -61,6 +61,13 @@ usage "a mistyped compat mode" "not 'dfanalyser'. Did you mean 'dfanalyzer'?" an
 usage "a mistyped tasks analysis" "unknown analysis 'critical_pth'; the analyses are function_bottleneck, task_bottleneck, task_balance, critical_path, or all. Did you mean 'critical_path'?" tasks -a critical_pth -- "$D"
 usage "a mistyped rule" "unknown rule 'LowGPUUtilisation'. Did you mean 'LowGPUUtilization'?" rules --rules LowGPUUtilisation "$D"
 usage "a mistyped gen format" "unknown format 'chrme' (2023, v1, v1-h16, v2, chrome, dasf). Did you mean 'chrome'?" gen --format chrme -o "$T/g3"
+usage "a mistyped column" "unknown column 'nme' at column 1 (did you mean 'name'?)" steps --io 'nme == "read"' "$D"
+usage "an unknown column lists them" "(the columns are name, cat, func_name," steps --io 'nosuch == 1' "$D"
+usage "a mistyped layer" "'posx' is neither a predicate nor a layer of preset posix (its layers: posix). Did you mean 'posix'?" overlap --preset posix --io posx "$D"
+printf 'base: dlo\n' >"$T/base.yaml"
+usage "a mistyped base preset" "base: 'dlo' is not a shipped preset (shipped: posix, dlio, dlio-g2, ai, auto). Did you mean 'dlio'?" analyze --preset "$T/base.yaml" "$D"
+printf 'base: dlio\npost_read: {io_cat: {reed: []}}\n' >"$T/key.yaml"
+usage "a mistyped preset key" "unknown key 'reed' in post_read.io_cat (expected one of: read, write, metadata, pctl, ipc, sync). Did you mean 'read'?" analyze --preset "$T/key.yaml" "$D"
 
 # --- missing paths: before anything else, all of them, nothing read ------------------------------
 code 2 "missing paths" "$DFSCOPE" analyze "$D" "$T/nope1.pfw" "$T/nope2/*.pfw"

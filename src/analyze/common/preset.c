@@ -633,8 +633,13 @@ static bool load_base(builder *b)
     if (!preset_read_string(b, v, "base", &name))
         return false;
     int i = builtin_index(name);
-    if (i < 0)
-        return preset_fail_at(b, v, "base: '%.40s' is not a shipped preset", name);
+    if (i < 0) {
+        char names[128];
+        preset_list_words(dfs_preset_builtin_names_, names, sizeof names);
+        const char *guess = dfs_suggest_among(name, dfs_preset_builtin_names_, dfs_preset_builtin_count_);
+        return preset_fail_at(b, v, "base: '%.40s' is not a shipped preset (shipped: %s)%s%s%s", name, names,
+                              guess ? ". Did you mean '" : "", guess ? guess : "", guess ? "'?" : "");
+    }
     char origin[64];
     snprintf(origin, sizeof origin, "presets/%s.yaml", name);
     if (!load_doc(b, &b->base, origin, (const char *)dfs_preset_builtin_texts_[i],
