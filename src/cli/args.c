@@ -7,6 +7,7 @@
 
 #include "cli/cli.h"
 #include "dfscope.h"
+#include "util/suggest.h"
 
 int dfs_cli_usage_error(const char *cmd, const char *what, const char *arg)
 {
@@ -15,6 +16,14 @@ int dfs_cli_usage_error(const char *cmd, const char *what, const char *arg)
     else
         fprintf(stderr, "dfscope %s: %s (see 'dfscope %s --help')\n", cmd, what, cmd);
     return DFS_EXIT_USAGE;
+}
+
+void dfs_cli_end_with_guess(const char *quoted, const char *guess, const char *otherwise)
+{
+    if (guess)
+        fprintf(stderr, ". Did you mean '%s%s'?\n", quoted, guess);
+    else
+        fprintf(stderr, "%s\n", otherwise);
 }
 
 int dfs_cli_parse_format(const char *cmd, const char *arg, bool csv_ok, dfs_cli_format *out)
@@ -26,8 +35,13 @@ int dfs_cli_parse_format(const char *cmd, const char *arg, bool csv_ok, dfs_cli_
             return 0;
         }
     }
-    return dfs_cli_usage_error(cmd, csv_ok ? "--format is table, json or csv, not" : "--format is table or json, not",
-                               arg);
+    const char *what = csv_ok ? "--format is table, json or csv, not" : "--format is table or json, not";
+    const char *guess = dfs_suggest_among(arg, names, csv_ok ? 3 : 2);
+    if (!guess)
+        return dfs_cli_usage_error(cmd, what, arg);
+    fprintf(stderr, "dfscope %s: %s '%s'", cmd, what, arg);
+    dfs_cli_end_with_guess("", guess, "");
+    return DFS_EXIT_USAGE;
 }
 
 bool dfs_cli_parse_uint(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)

@@ -11,6 +11,9 @@ int dfs_cli_parse_jobs(const char *s, int *jobs);  /* 0 on success */
 /* Prints "dfscope CMD: WHAT 'ARG' (see 'dfscope CMD --help')" (without 'ARG' when arg is NULL)
  * and returns DFS_EXIT_USAGE. */
 int dfs_cli_usage_error(const char *cmd, const char *what, const char *arg);
+/* Ends a usage error's line on stderr: ". Did you mean 'QUOTEDGUESS'?" when guess is not NULL
+ * (QUOTED: "--" for an option, "" for a value), else `otherwise`; then a newline. */
+void dfs_cli_end_with_guess(const char *quoted, const char *guess, const char *otherwise);
 
 typedef enum dfs_cli_format { DFS_CLI_TABLE, DFS_CLI_JSON, DFS_CLI_CSV } dfs_cli_format;
 /* The value of --format (csv only where the command writes CSV): 0, or a usage error's code. */

@@ -6,6 +6,7 @@
 #include "analyze/layered/layered.h"
 #include "cli/command.h"
 #include "output/layered_report.h"
+#include "util/suggest.h"
 
 typedef struct analyze_args {
     dfs_cli_args base;
@@ -39,6 +40,21 @@ static const dfs_cli_choice compats[] = {{"dfanalyzer", DFS_COMPAT_DFANALYZER},
                                          {"exact", DFS_COMPAT_NONE},
                                          {0}};
 
+/* Names every view (and its short name) and the one the word most likely meant. */
+static void unknown_view(const char *cmd, const char *word)
+{
+    dfs_suggest s;
+    dfs_suggest_init(&s, word);
+    fprintf(stderr, "dfscope %s: unknown view '%s'; the views are", cmd, word);
+    for (int v = 0; v < DFS_VIEW__COUNT; v++) {
+        dfs_suggest_offer(&s, dfs_view_name((dfs_view_type)v));
+        dfs_suggest_offer(&s, dfs_view_alias((dfs_view_type)v));
+        fprintf(stderr, "%s%s (%s)", v ? ", " : " ", dfs_view_name((dfs_view_type)v),
+                dfs_view_alias((dfs_view_type)v));
+    }
+    dfs_cli_end_with_guess("", dfs_suggest_best(&s), "");
+}
+
 static int set_views(void *args, const char *cmd, const char *list)
 {
     dfs_layered_options *o = &((analyze_args *)args)->opt;
@@ -49,7 +65,7 @@ static int set_views(void *args, const char *cmd, const char *list)
     for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; ok && t; t = strtok_r(NULL, ",", &save)) {
         int v = dfs_view_parse(t);
         if (v < 0) {
-            fprintf(stderr, "dfscope %s: unknown view '%s' (see --help)\n", cmd, t);
+            unknown_view(cmd, t);
             ok = false;
             break;
         }

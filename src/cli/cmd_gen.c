@@ -8,6 +8,7 @@
 #include "cli/command.h"
 #include "gen/gen.h"
 #include "gen/gen_dasf.h"
+#include "util/suggest.h"
 
 typedef struct gen_args {
     dfs_cli_args base;
@@ -46,22 +47,42 @@ static bool parse_number(const char *s, uint64_t *out)
     return true;
 }
 
+/* ". Did you mean 'GUESS'?" for the closest name, or nothing. */
+static const char *guess_text(const dfs_suggest *s, char *buf, size_t n)
+{
+    const char *guess = dfs_suggest_best(s);
+    snprintf(buf, n, guess ? ". Did you mean '%s'?" : "%s", guess ? guess : "");
+    return buf;
+}
+
 static int set_format(void *args, const char *cmd, const char *val)
 {
     (void)cmd;
     gen_args *g = args;
     g->dasf = strcmp(val, "dasf") == 0;
-    if (!g->dasf && !dfs_gen_parse_format(val, &g->opt.format))
-        return usage_error("unknown format '%s' (2023, v1, v1-h16, v2, chrome, dasf)", val);
-    return -1;
+    if (g->dasf || dfs_gen_parse_format(val, &g->opt.format))
+        return -1;
+    dfs_suggest s;
+    dfs_suggest_init(&s, val);
+    for (int i = 0; i < DFS_GEN__COUNT; i++)
+        dfs_suggest_offer(&s, dfs_gen_format_name((dfs_gen_format)i));
+    dfs_suggest_offer(&s, "dasf");
+    char guess[96];
+    return usage_error("unknown format '%s' (2023, v1, v1-h16, v2, chrome, dasf)%s", val,
+                       guess_text(&s, guess, sizeof guess));
 }
 
 static int set_workload(void *args, const char *cmd, const char *val)
 {
     (void)cmd;
-    if (!dfs_gen_parse_workload(val, &((gen_args *)args)->opt.workload))
-        return usage_error("unknown workload '%s' (unet3d, resnet50)", val);
-    return -1;
+    if (dfs_gen_parse_workload(val, &((gen_args *)args)->opt.workload))
+        return -1;
+    dfs_suggest s;
+    dfs_suggest_init(&s, val);
+    for (int i = 0; i < DFS_GEN__WORKLOADS; i++)
+        dfs_suggest_offer(&s, dfs_gen_workload_name((dfs_gen_workload)i));
+    char guess[96];
+    return usage_error("unknown workload '%s' (unet3d, resnet50)%s", val, guess_text(&s, guess, sizeof guess));
 }
 
 static int validate(void *args)

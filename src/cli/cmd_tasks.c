@@ -8,6 +8,7 @@
 #include "cli/command.h"
 #include "output/atomic.h"
 #include "output/tasks_report.h"
+#include "util/suggest.h"
 
 typedef struct tasks_args {
     dfs_cli_args base; /* base.output: the CSV directory */
@@ -43,10 +44,34 @@ static bool parse_analyses(const char *list, unsigned *bits)
     return ok && add;
 }
 
+/* Names the first name of the list that is no analysis, every analysis, and the one it most
+ * likely meant. */
+static int unknown_analysis(const char *cmd, const char *list)
+{
+    char *copy = strdup(list), *save = NULL;
+    const char *word = list;
+    for (char *name = copy ? strtok_r(copy, ",", &save) : NULL; name; name = strtok_r(NULL, ",", &save))
+        if (strcmp(name, "all") != 0 && !dfs_tasks_analysis_bit(name)) {
+            word = name;
+            break;
+        }
+    dfs_suggest s;
+    dfs_suggest_init(&s, word);
+    dfs_suggest_offer(&s, "all");
+    fprintf(stderr, "dfscope %s: unknown analysis '%s'; the analyses are", cmd, word);
+    for (unsigned i = 0; dfs_tasks_analysis_name(i); i++) {
+        dfs_suggest_offer(&s, dfs_tasks_analysis_name(i));
+        fprintf(stderr, " %s,", dfs_tasks_analysis_name(i));
+    }
+    fprintf(stderr, " or all");
+    dfs_cli_end_with_guess("", dfs_suggest_best(&s), "");
+    free(copy);
+    return DFS_EXIT_USAGE;
+}
+
 static int set_analyses(void *args, const char *cmd, const char *arg)
 {
-    return parse_analyses(arg, &((tasks_args *)args)->opt.analyses) ? -1
-                                                                   : dfs_cli_usage_error(cmd, "unknown analysis", arg);
+    return parse_analyses(arg, &((tasks_args *)args)->opt.analyses) ? -1 : unknown_analysis(cmd, arg);
 }
 
 /* Names right after -a NAME that are analyses belong to -a (DASF's nargs="+"). */

@@ -18,6 +18,7 @@ void dfs_cli_common_init(dfs_cli_common *c)
     memset(c, 0, sizeof *c);
     dfs_options_init(&c->opt);
     c->progress = -1;
+    c->problems = -1;
 }
 
 int dfs_cli_parse_jobs(const char *s, int *jobs)
@@ -154,6 +155,24 @@ static void print_single_stats(const dfs_run *run, double read_s)
     print_rank_stats(&s, 1);
 }
 
+/* On a terminal the problem report comes after the results, where it is seen, and brief unless
+ * --problems full says otherwise; into a file or a pipe it comes in full as soon as the inputs
+ * are read, as it always did. */
+static bool report_later(void)
+{
+    return isatty(STDERR_FILENO);
+}
+
+static void report(const dfs_cli_common *c, const dfs_run *run)
+{
+    if (c->quiet || !run)
+        return;
+    if (c->problems == 0 || (c->problems < 0 && report_later()))
+        dfs_report_problems_brief(stderr, run, c->verbose, "every example: --problems full");
+    else
+        dfs_report_problems(stderr, run, c->verbose);
+}
+
 int dfs_cli_read(dfs_cli_common *c, dfs_run *run, dfs_consumer *const *consumers, size_t n, bool had_bad_path)
 {
     c->started = dfs_cli_now();
@@ -162,8 +181,8 @@ int dfs_cli_read(dfs_cli_common *c, dfs_run *run, dfs_consumer *const *consumers
         print_single_stats(run, dfs_cli_now() - c->started);
     if (code == DFS_EXIT_OUTPUT)
         fprintf(stderr, "dfscope: out of memory while reading; no result is written\n");
-    if (!c->quiet)
-        dfs_report_problems(stderr, run, c->verbose);
+    if (!report_later())
+        report(c, run);
     if (had_bad_path && code != DFS_EXIT_OUTPUT)
         code = DFS_EXIT_USAGE;
     return code;
@@ -305,6 +324,8 @@ int dfs_cli_run_analysis(dfs_cli_common *c, char **paths, int npaths, const dfs_
         const dfs_cli_result res = {last->run, last->obj, r, again.obj != NULL, reason, &guard};
         rc = write_result(c, job, &res, rc);
     }
+    if (report_later()) /* the first pass's problems: the second pass reads the same input */
+        report(c, p.run);
     pass_free(an, &again);
     pass_free(an, &p);
     free(clocks);
@@ -532,8 +553,8 @@ static void conclude_pass(dfs_cli_common *c, const dfs_cli_job *job, dist_pass *
     p->rc = dfs_run_fold_results(p->run);
     if (had_bad_path && p->rc != DFS_EXIT_OUTPUT)
         p->rc = DFS_EXIT_USAGE;
-    if (!c->quiet)
-        dfs_report_problems(stderr, p->run, c->verbose);
+    if (!report_later())
+        report(c, p->run);
     if (p->rc == DFS_EXIT_OUTPUT) {
         fprintf(stderr, "dfscope: out of memory while reading; no result is written\n");
         return;
@@ -733,6 +754,8 @@ static int dist_run_analysis(dfs_cli_common *c, char **paths, int npaths, const 
         const dfs_cli_result res = {last->run, last->obj, last->result, last == &again, x.reason, &guard};
         rc = write_result(c, job, &res, p.rc);
     }
+    if (d->rank == 0 && report_later())
+        report(c, p.run);
     dist_pass_free(an, &again);
     dist_pass_free(an, &p);
     dfs_partition_free(&part);

@@ -18,6 +18,7 @@ typedef struct dfs_cli_common {
     int progress;   /* -1 auto, 0 off, 1 on */
     int verbose;
     bool quiet;
+    int problems;   /* the problem report: -1 auto (brief on a terminal), 0 brief, 1 full */
     bool mpi_stats; /* --mpi-stats */
     double started; /* monotonic seconds when reading started */
     /* Seconds spent by dfs_cli_run_analysis finishing (merging, views; every pass) and writing:

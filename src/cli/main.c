@@ -6,6 +6,7 @@
 #include "cli/command.h"
 #include "cli/signals.h"
 #include "dfscope.h"
+#include "util/suggest.h"
 
 static const dfs_cli_command *const commands[] = {
     &dfs_cmd_stats, &dfs_cmd_analyze,  &dfs_cmd_overlap, &dfs_cmd_tasks, &dfs_cmd_steps,
@@ -34,6 +35,18 @@ static const dfs_cli_command *find(const char *name)
     return NULL;
 }
 
+/* git's message: "'analyse' is not a command. Did you mean 'analyze'?"; a usage error. */
+static int not_a_command(const char *name)
+{
+    dfs_suggest s;
+    dfs_suggest_init(&s, name);
+    for (size_t i = 0; i < COUNT(commands); i++)
+        dfs_suggest_offer(&s, commands[i]->name);
+    fprintf(stderr, "dfscope: '%s' is not a command", name);
+    dfs_cli_end_with_guess("", dfs_suggest_best(&s), ". See 'dfscope help'.");
+    return DFS_EXIT_USAGE;
+}
+
 /* `dfscope help --markdown CMD`: the block of docs/CLI.md (scripts/cli-doc.sh); "shared" for the
  * options every reading command takes. */
 static int markdown(const char *name)
@@ -43,10 +56,8 @@ static int markdown(const char *name)
         dfs_cli_help_markdown_shared(stdout);
     else if (c)
         dfs_cli_help_markdown(c, stdout);
-    else {
-        fprintf(stderr, "dfscope: unknown command '%s'\n", name);
-        return DFS_EXIT_USAGE;
-    }
+    else
+        return not_a_command(name);
     return fflush(stdout) == 0 ? DFS_EXIT_OK : DFS_EXIT_OUTPUT;
 }
 
@@ -59,10 +70,8 @@ static int help(int argc, char **argv)
         return DFS_EXIT_OK;
     }
     const dfs_cli_command *c = find(argv[2]);
-    if (!c) {
-        fprintf(stderr, "dfscope: unknown command '%s'\n", argv[2]);
-        return DFS_EXIT_USAGE;
-    }
+    if (!c)
+        return not_a_command(argv[2]);
     char *help_argv[] = {(char *)argv[2], "--help", NULL};
     return dfs_cli_main(c, 2, help_argv);
 }
@@ -82,9 +91,7 @@ int main(int argc, char **argv)
     if (strcmp(name, "help") == 0 || strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0)
         return help(argc, argv);
     const dfs_cli_command *c = find(name);
-    if (!c) {
-        fprintf(stderr, "dfscope: unknown command '%s' (see 'dfscope help')\n", name);
-        return DFS_EXIT_USAGE;
-    }
+    if (!c)
+        return not_a_command(name);
     return dfs_cli_main(c, argc - 1, argv + 1);
 }

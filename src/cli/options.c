@@ -8,6 +8,7 @@
 
 #include "analyze/common/preview.h"
 #include "cli/command_internal.h"
+#include "util/suggest.h"
 
 /* ---- the reading options ---- */
 
@@ -34,6 +35,8 @@ static int set_verbose(void *args, const char *cmd, const char *value)
 
 #define COMMON(field) DFS_FIELD(dfs_cli_args, common.field)
 
+static const dfs_cli_choice problem_reports[] = {{"brief", 0}, {"full", 1}, {0}};
+
 static const dfs_cli_option reading_options[] = {
     DFS_OPTION("jobs", 'j', "N", DFS_OPT_CALL, "worker threads (default: all cores)", .apply = set_jobs),
     DFS_OPTION("strict", 0, NULL, DFS_OPT_FLAG, "fail (exit 3) when the input has damage", COMMON(opt.strict)),
@@ -51,6 +54,11 @@ static const dfs_cli_option reading_options[] = {
         COMMON(progress), .label = "--progress, --no-progress"),
     DFS_OPTION("no-progress", 0, NULL, DFS_OPT_CONST, NULL, COMMON(progress), .value = 0),
     DFS_OPTION("verbose", 'v', NULL, DFS_OPT_CALL, "also list legal variants among the problems", .apply = set_verbose),
+    DFS_OPTION("problems", 0, "HOW", DFS_OPT_CHOICE,
+        "the problem report on stderr: brief (a few lines) or full (every\n"
+        "kind with examples); default: brief after the results on a\n"
+        "terminal, else full",
+        COMMON(problems), .choices = problem_reports, .flags = DFS_OPT_TERSE),
     DFS_OPTION("quiet", 'q', NULL, DFS_OPT_FLAG, "no problem report on stderr", COMMON(quiet)),
     {0},
 };
@@ -91,6 +99,16 @@ static void choices_message(const dfs_cli_option *o, char *buf, size_t n)
         snprintf(buf + used, n - used, ", not");
 }
 
+/* The choice a mistyped value most likely meant, or NULL. */
+static const char *guess_choice(const dfs_cli_option *o, const char *value)
+{
+    dfs_suggest s;
+    dfs_suggest_init(&s, value);
+    for (const dfs_cli_choice *c = o->choices; o->kind == DFS_OPT_CHOICE && c->name; c++)
+        dfs_suggest_offer(&s, c->name);
+    return dfs_suggest_best(&s);
+}
+
 static int bad_value(const dfs_cli_command *cmd, const dfs_cli_option *o, const char *value)
 {
     char message[256];
@@ -107,6 +125,12 @@ static int bad_value(const dfs_cli_command *cmd, const dfs_cli_option *o, const 
         const char *t = (size_t)o->kind < sizeof takes / sizeof *takes && takes[o->kind] ? takes[o->kind] : "a value";
         snprintf(message, sizeof message, "--%s takes %s, not", o->name, t);
         what = message;
+    }
+    const char *guess = guess_choice(o, value);
+    if (guess) {
+        fprintf(stderr, "dfscope %s: %s '%s'", cmd->name, what, value);
+        dfs_cli_end_with_guess("", guess, "");
+        return DFS_EXIT_USAGE;
     }
     if (cmd->flags & DFS_CLI_RUN_HELP) {
         fprintf(stderr, "dfscope %s: %s '%s'\nRun 'dfscope %s --help' for the options.\n", cmd->name, what, value,

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/command.h"
+#include "util/suggest.h"
 
 static bool has_category(const dfs_preview *pv, const dfs_string_list *l)
 {
@@ -86,7 +87,14 @@ int dfs_cli_show_preset(void *args, const char *cmd, const char *name)
     (void)args;
     const char *text = dfs_preset_builtin_text(name);
     if (!text) {
-        fprintf(stderr, "dfscope %s: no shipped preset named '%s' (see --list-presets)\n", cmd, name);
+        dfs_suggest s;
+        dfs_suggest_init(&s, name);
+        fprintf(stderr, "dfscope %s: no shipped preset named '%s'; the shipped presets are", cmd, name);
+        for (size_t i = 0; i < dfs_preset_builtin_count(); i++) {
+            dfs_suggest_offer(&s, dfs_preset_builtin_name(i));
+            fprintf(stderr, "%s%s", i ? ", " : " ", dfs_preset_builtin_name(i));
+        }
+        dfs_cli_end_with_guess("", dfs_suggest_best(&s), "");
         return DFS_EXIT_USAGE;
     }
     fputs(text, stdout);

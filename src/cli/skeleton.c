@@ -1,7 +1,8 @@
 /* skeleton.c - runs a declared command (command.h): builds the getopt_long table from the
  * declaration, parses (inputs keep the order given), answers -h/--help, checks (an input, -o DIR
- * for a CSV directory), then runs the command or reads its analysis and writes: the command's
- * report to -o or stdout, or its CSV directory.
+ * for a CSV directory, every named input there), then runs the command or reads its analysis and
+ * writes: the command's report to -o or stdout, or its CSV directory. What getopt refuses is said
+ * here, in the command's words, with the option a mistyped one most likely meant (util/suggest.h).
  *
  * Invariants: every exit code is an enum dfs_exit; a usage error is said once on stderr; under
  * MPI every rank ends through dfs_cli_done (one agreed exit code). */
@@ -12,14 +13,17 @@
 #include <string.h>
 
 #include "cli/command_internal.h"
+#include "dist/comm.h"
 #include "output/atomic.h"
+#include "read/run.h"
+#include "util/suggest.h"
 
 enum { CODE_BASE = 256 }; /* getopt_long's value of option i without a letter: CODE_BASE + i */
 
 typedef struct parser {
     dfs_cli_optlist list;
     struct option longopts[DFS_CLI_MAX_OPTIONS + 2];
-    char shortopts[2 * DFS_CLI_MAX_OPTIONS + 4];
+    char shortopts[2 * DFS_CLI_MAX_OPTIONS + 5];
 } parser;
 
 static void build(const dfs_cli_command *cmd, parser *p)
@@ -27,6 +31,7 @@ static void build(const dfs_cli_command *cmd, parser *p)
     dfs_cli_collect_options(cmd, &p->list);
     size_t k = 0;
     p->shortopts[k++] = '-'; /* PATH arguments come back in place, as value 1 */
+    p->shortopts[k++] = ':'; /* a missing value comes back as ':', told apart from an unknown option */
     for (size_t i = 0; i < p->list.n; i++) {
         const dfs_cli_option *o = p->list.v[i];
         int val = o->letter ? o->letter : CODE_BASE + (int)i;
@@ -51,6 +56,69 @@ static const dfs_cli_option *option_of(const parser *p, int c)
     return NULL;
 }
 
+/* "-o" or "--output": how the help names an option. */
+static void put_name(const dfs_cli_option *o)
+{
+    if (o->letter)
+        fprintf(stderr, "-%c", o->letter);
+    else
+        fprintf(stderr, "--%s", o->name);
+}
+
+/* A long option getopt did not take: a name it does not know (with the closest one), a prefix of
+ * several (with all of them), or a value given to an option that takes none. */
+static void say_bad_long(const char *cmd, const parser *p, const char *word)
+{
+    char name[DFS_SUGGEST_MAX + 1];
+    size_t len = strcspn(word, "=");
+    snprintf(name, sizeof name, "%.*s", (int)(len < DFS_SUGGEST_MAX ? len : DFS_SUGGEST_MAX), word);
+    dfs_suggest s;
+    dfs_suggest_init(&s, name);
+    dfs_suggest_offer(&s, "help");
+    bool known = strcmp(name, "help") == 0;
+    for (size_t i = 0; i < p->list.n; i++) {
+        known |= strcmp(p->list.v[i]->name, name) == 0;
+        dfs_suggest_offer(&s, p->list.v[i]->name);
+    }
+    if (known) { /* getopt refuses a known name only when it is given a value it does not take */
+        fprintf(stderr, "dfscope %s: --%s takes no value (see 'dfscope %s --help')\n", cmd, name, cmd);
+        return;
+    }
+    if (s.nprefixed > 1) {
+        fprintf(stderr, "dfscope %s: '--%s' is ambiguous; it could be", cmd, name);
+        for (size_t i = 0, k = 0; i < p->list.n; i++)
+            if (strncmp(p->list.v[i]->name, name, len) == 0)
+                fprintf(stderr, "%s--%s", k++ ? ", " : " ", p->list.v[i]->name);
+        fprintf(stderr, " (see 'dfscope %s --help')\n", cmd);
+        return;
+    }
+    fprintf(stderr, "dfscope %s: unknown option '--%s'", cmd, name);
+    char see[96];
+    snprintf(see, sizeof see, " (see 'dfscope %s --help')", cmd);
+    dfs_cli_end_with_guess("--", dfs_suggest_best(&s), see);
+}
+
+/* What getopt refused, said once. getopt's optopt tells the cases apart: with ':' the option
+ * whose value is missing; with '?' an unknown letter, or a known option given a value it does not
+ * take (--json=1), or 0 for a long name that is unknown or ambiguous. */
+static int bad_option(const dfs_cli_command *cmd, const parser *p, int c, const char *word)
+{
+    const dfs_cli_option *o = optopt ? option_of(p, optopt) : NULL;
+    if (c == ':' && o) {
+        fprintf(stderr, "dfscope %s: ", cmd->name);
+        put_name(o);
+        fprintf(stderr, " needs a value (%s; see 'dfscope %s --help')\n", o->metavar, cmd->name);
+    } else if (optopt && !o && optopt != 'h') {
+        fprintf(stderr, "dfscope %s: unknown option '-%c' (see 'dfscope %s --help')\n", cmd->name, optopt,
+                cmd->name);
+    } else if (word && strncmp(word, "--", 2) == 0) {
+        say_bad_long(cmd->name, p, word + 2);
+    } else {
+        fprintf(stderr, "dfscope %s: bad option (see 'dfscope %s --help')\n", cmd->name, cmd->name);
+    }
+    return DFS_EXIT_USAGE;
+}
+
 /* Parses argv into args: -1 to go on, else the exit code (help printed, or a usage error said). */
 static int parse(const dfs_cli_command *cmd, void *args, int argc, char **argv)
 {
@@ -59,6 +127,7 @@ static int parse(const dfs_cli_command *cmd, void *args, int argc, char **argv)
     build(cmd, &p);
     const dfs_cli_option *prev = NULL;
     optind = 1;
+    opterr = 0; /* bad_option says it, in the command's words */
     for (int c; (c = getopt_long(argc, argv, p.shortopts, p.longopts, NULL)) != -1;) {
         if (c == 1) {
             if (!(prev && cmd->claim && cmd->claim(args, prev, optarg))) {
@@ -71,11 +140,9 @@ static int parse(const dfs_cli_command *cmd, void *args, int argc, char **argv)
             dfs_cli_help(cmd, stdout);
             return DFS_EXIT_OK;
         }
-        prev = option_of(&p, c);
-        if (!prev) { /* getopt said what is wrong */
-            fprintf(stderr, "dfscope %s: see 'dfscope %s --help'\n", cmd->name, cmd->name);
-            return DFS_EXIT_USAGE;
-        }
+        prev = c == '?' || c == ':' ? NULL : option_of(&p, c);
+        if (!prev)
+            return bad_option(cmd, &p, c, optind > 1 && optind <= argc ? argv[optind - 1] : NULL);
         int rc = dfs_cli_apply_option(cmd, prev, args, prev->metavar ? optarg : NULL);
         if (rc >= 0)
             return rc;
@@ -143,6 +210,24 @@ static int check(const dfs_cli_command *cmd, const dfs_cli_args *base)
     return -1;
 }
 
+/* Every named input is there, before anything else is said or read: a mistyped path stops the
+ * command (exit 2) with each missing one named, instead of a run over the others. Under an MPI
+ * launcher every rank stops, and rank 0 speaks. */
+static int check_paths(const dfs_cli_command *cmd, const dfs_cli_args *base)
+{
+    int rc = -1;
+    bool speak = !dfs_comm_launched_other_rank();
+    for (int i = 0; i < base->npaths; i++) {
+        char why[600];
+        if (!dfs_inputs_exist(base->paths[i], why, sizeof why)) {
+            if (speak)
+                fprintf(stderr, "dfscope %s: %s\n", cmd->name, why);
+            rc = DFS_EXIT_USAGE;
+        }
+    }
+    return rc;
+}
+
 int dfs_cli_main(const dfs_cli_command *cmd, int argc, char **argv)
 {
     dfs_cli_args *base = calloc(1, cmd->args_size);
@@ -162,6 +247,8 @@ int dfs_cli_main(const dfs_cli_command *cmd, int argc, char **argv)
         rc = check(cmd, base);
     if (rc < 0 && cmd->validate)
         rc = cmd->validate(base);
+    if (rc < 0)
+        rc = check_paths(cmd, base);
     if (rc < 0) {
         rc = cmd->run ? cmd->run(base) : run_analysis(cmd, base);
         rc = dfs_cli_done(&base->common, rc);

@@ -36,6 +36,19 @@ bool dfs_comm_launched(void)
     return false;
 }
 
+bool dfs_comm_launched_other_rank(void)
+{
+    if (!dfs_comm_launched())
+        return false;
+    static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"};
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v)
+            return strcmp(v, "0") != 0;
+    }
+    return false;
+}
+
 #ifdef DFS_HAVE_MPI
 static bool mpi_open(dfs_comm *c, char *err, size_t errlen)
 {

@@ -19,6 +19,10 @@ typedef struct dfs_comm dfs_comm;
  * environment; otherwise the launchers' variables decide (OMPI_COMM_WORLD_SIZE, PMI_SIZE,
  * PMI_RANK, PMI_FD, PMIX_RANK, MPI_LOCALNRANKS). Always false when built without MPI. */
 bool dfs_comm_launched(void);
+/* Before MPI starts: is this a launched process whose rank, as its launcher's variables say
+ * (OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK), is not 0? What lets one process speak for all
+ * before there is a world to agree in. */
+bool dfs_comm_launched_other_rank(void);
 
 /* The world: MPI (initialised here, MPI_THREAD_FUNNELED) when launched, else one rank. NULL
  * with a message in err when MPI cannot start or memory runs out. */

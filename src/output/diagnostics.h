@@ -9,4 +9,8 @@
  * Legal variants (class V) are only listed when verbose, except not_a_trace (an input skipped)
  * and unmapped_read (files read the slower way, under a memory limit). */
 void dfs_report_problems(FILE *out, const dfs_run *run, int verbose);
+/* The same problems in at most four lines, for a terminal: one line of counts per kind, the first
+ * example of the first two kinds, and `more` (e.g. how to get the full report) when something
+ * was left out. Nothing when there is nothing to report. */
+void dfs_report_problems_brief(FILE *out, const dfs_run *run, int verbose, const char *more);
 #endif

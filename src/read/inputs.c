@@ -162,6 +162,29 @@ static dfs_status add_any(dfs_run *run, const char *path, bool named, walk_stack
 
 static bool has_glob_chars(const char *s) { return strpbrk(s, "*?[") != NULL; }
 
+bool dfs_inputs_exist(const char *path, char *why, size_t n)
+{
+    struct stat st;
+    if (stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))
+            return true;
+        snprintf(why, n, "%s: not a regular file", path);
+        return false;
+    }
+    int err = errno;
+    if (!has_glob_chars(path)) {
+        snprintf(why, n, "%s: %s", path, strerror(err));
+        return false;
+    }
+    glob_t g;
+    int rc = glob(path, GLOB_ERR, NULL, &g);
+    globfree(&g);
+    if (rc == 0)
+        return true;
+    snprintf(why, n, rc == GLOB_NOMATCH ? "%s: no file matches" : "%s: cannot expand the pattern", path);
+    return false;
+}
+
 dfs_status dfs_inputs_add(dfs_run *run, const char *path)
 {
     walk_stack ws = {.depth = 0};

@@ -92,6 +92,10 @@ struct dfs_run {
 
 /* inputs.c */
 dfs_status dfs_inputs_add(dfs_run *run, const char *path);
+/* Does the named path give something to read: a file or a directory that exists, or a pattern
+ * that matches? false with the reason in why ("PATH: No such file or directory", "PATH: no file
+ * matches", "PATH: not a regular file"), the words dfs_inputs_add uses. Nothing is opened. */
+bool dfs_inputs_exist(const char *path, char *why, size_t n);
 /* A file another rank already listed (no stat, no check for a file named twice). */
 dfs_status dfs_run_add_listed(dfs_run *run, const char *path, uint64_t size);
 

@@ -74,7 +74,8 @@ echo "hello" > "$T/notes.txt"
 code 0 "not a trace is skipped" "$DFSCOPE" stats --json "$T/notes.txt" "$T/a.pfw"
 check "not_traces counted" [ "$(json_field "$T/out" "d['not_traces']")" = 1 ]
 code 2 "missing path among good ones" "$DFSCOPE" stats --json "$T/a.pfw" "$T/nope.pfw"
-check "partial result printed" [ "$(json_field "$T/out" "d['events_total']")" = 5 ]
+check "missing path among good ones: named" grep -q 'nope.pfw: No such file' "$T/err"
+check "missing path among good ones: nothing read, nothing printed" [ ! -s "$T/out" ]
 
 # --- output files: atomic, never over an input ----------------------------------------------------
 code 0 "-o writes a file" "$DFSCOPE" stats --json -o "$T/res.json" "$T/a.pfw"

@@ -18,9 +18,10 @@ code 2 "bad threshold" "$DFSCOPE" steps --threshold 150 x
 code 2 "bad storage threshold" "$DFSCOPE" steps --storage-threshold -1 x
 code 2 "bad outlier factor" "$DFSCOPE" steps --outlier-factor 0.5 x
 code 2 "bad head" "$DFSCOPE" steps --head 1.5 x
-code 2 "bad predicate" "$DFSCOPE" steps --step 'name ==' x
+touch "$T/x.json" # a path that exists: a missing one is said first (errors_help.sh)
+code 2 "bad predicate" "$DFSCOPE" steps --step 'name ==' "$T/x.json"
 check "bad predicate names the concept" grep -q 'the step predicate' "$T/err"
-code 2 "unknown column" "$DFSCOPE" steps --io 'nosuch == 1' x
+code 2 "unknown column" "$DFSCOPE" steps --io 'nosuch == 1' "$T/x.json"
 check "unknown column named" grep -q 'io predicate' "$T/err"
 code 2 "missing path" "$DFSCOPE" steps "$T/nope.json"
 check "missing path named" grep -q 'nope.json' "$T/err"

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 
 #include "util/hash.h"
+#include "util/suggest.h"
 
 #define NO_NODE UINT32_MAX
 #define MAX_DEPTH 100
@@ -716,6 +717,29 @@ static bool comparison_op(tok_kind k, cmp_op *op)
     }
 }
 
+/* Names the column a mistyped one most likely meant, or every column. */
+static void unknown_column(parser *ps, token t)
+{
+    char word[DFS_SUGGEST_MAX + 1], valid[160] = "did you mean '";
+    snprintf(word, sizeof word, "%.*s", (int)(t.len < DFS_SUGGEST_MAX ? t.len : DFS_SUGGEST_MAX), ps->text + t.pos);
+    dfs_suggest s;
+    dfs_suggest_init(&s, word);
+    dfs_suggest_offer(&s, "name");
+    for (int c = 0; c < DFS_PRED_NCOLS; c++)
+        dfs_suggest_offer(&s, col_names[c]);
+    const char *guess = dfs_suggest_best(&s);
+    if (guess) {
+        size_t n = strlen(valid);
+        snprintf(valid + n, sizeof valid - n, "%s'?", guess);
+    } else {
+        size_t n = (size_t)snprintf(valid, sizeof valid, "the columns are name");
+        for (int c = 0; c < DFS_PRED_NCOLS && n < sizeof valid; c++)
+            n += (size_t)snprintf(valid + n, sizeof valid - n, ", %s", col_names[c]);
+    }
+    fail(ps, t.pos, "unknown column '%.*s' at column %zu (%s)", (int)(t.len > 24 ? 24 : t.len), ps->text + t.pos,
+         t.pos + 1, valid);
+}
+
 static uint32_t parse_test(parser *ps)
 {
     token t = ps->tok;
@@ -725,8 +749,7 @@ static uint32_t parse_test(parser *ps)
     }
     int col = col_lookup(ps->text + t.pos, t.len);
     if (col < 0) {
-        fail(ps, t.pos, "unknown column '%.*s' at column %zu", (int)(t.len > 24 ? 24 : t.len),
-             ps->text + t.pos, t.pos + 1);
+        unknown_column(ps, t);
         return NO_NODE;
     }
     lex(ps);

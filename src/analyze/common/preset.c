@@ -22,6 +22,7 @@
 #include "analyze/common/predicate.h"
 #include "analyze/common/preset_internal.h"
 #include "util/arena.h"
+#include "util/suggest.h"
 
 #define MAX_YAML_BYTES ((size_t)1 << 20) /* a preset is a few KiB; more is a mistake */
 #define MAX_YAML_DEPTH 64                /* nested sequences and mappings; a preset needs 6 */
@@ -632,8 +633,13 @@ static bool load_base(builder *b)
     if (!preset_read_string(b, v, "base", &name))
         return false;
     int i = builtin_index(name);
-    if (i < 0)
-        return preset_fail_at(b, v, "base: '%.40s' is not a shipped preset", name);
+    if (i < 0) {
+        char names[128];
+        preset_list_words(dfs_preset_builtin_names_, names, sizeof names);
+        const char *guess = dfs_suggest_among(name, dfs_preset_builtin_names_, dfs_preset_builtin_count_);
+        return preset_fail_at(b, v, "base: '%.40s' is not a shipped preset (shipped: %s)%s%s%s", name, names,
+                              guess ? ". Did you mean '" : "", guess ? guess : "", guess ? "'?" : "");
+    }
     char origin[64];
     snprintf(origin, sizeof origin, "presets/%s.yaml", name);
     if (!load_doc(b, &b->base, origin, (const char *)dfs_preset_builtin_texts_[i],
@@ -756,8 +762,10 @@ dfs_preset *dfs_preset_load(const char *name_or_path, dfs_preset_error *err)
     if (i < 0) {
         char names[128];
         preset_list_words(dfs_preset_builtin_names_, names, sizeof names);
-        set_error(err, "unknown preset '%.40s' (shipped: %s; a file path contains '/' or ends in .yaml)",
-                  name_or_path, names);
+        const char *guess =
+            dfs_suggest_among(name_or_path, dfs_preset_builtin_names_, dfs_preset_builtin_count_);
+        set_error(err, "unknown preset '%.40s' (shipped: %s; a file path contains '/' or ends in .yaml)%s%s%s",
+                  name_or_path, names, guess ? ". Did you mean '" : "", guess ? guess : "", guess ? "'?" : "");
         return NULL;
     }
     char origin[64];

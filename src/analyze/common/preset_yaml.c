@@ -14,6 +14,8 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "util/suggest.h"
+
 /* ---- failures ---- */
 
 void preset_set_message(dfs_preset_error *err, const char *fmt, va_list ap)
@@ -169,8 +171,13 @@ bool preset_check_keys(builder *b, ynode map, const char *const *allowed, const 
         if (!is_any_of(preset_sval(key), allowed)) {
             char words[160];
             preset_list_words(allowed, words, sizeof words);
-            return preset_fail_at(b, key, "unknown key '%.40s' in %s (expected one of: %s)", preset_sval(key),
-                                  what, words);
+            dfs_suggest s;
+            dfs_suggest_init(&s, preset_sval(key));
+            for (const char *const *a = allowed; *a; a++)
+                dfs_suggest_offer(&s, *a);
+            const char *guess = dfs_suggest_best(&s);
+            return preset_fail_at(b, key, "unknown key '%.40s' in %s (expected one of: %s)%s%s%s", preset_sval(key),
+                                  what, words, guess ? ". Did you mean '" : "", guess ? guess : "", guess ? "'?" : "");
         }
         for (yaml_node_pair_t *q = map.n->data.mapping.pairs.start; q < pair; q++)
             if (strcmp((const char *)yaml_document_get_node(&map.d->doc, q->key)->data.scalar.value,

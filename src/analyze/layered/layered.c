@@ -131,17 +131,19 @@ const char *dfs_view_name(dfs_view_type v)
     return (unsigned)v < DFS_VIEW__COUNT ? view_names[v] : "?";
 }
 
+/* The short name of each view, in the order of view_names. */
+static const char *const view_aliases[DFS_VIEW__COUNT] = {"time", "proc", "file", "host", "pid", "tid"};
+
+const char *dfs_view_alias(dfs_view_type v)
+{
+    return (unsigned)v < DFS_VIEW__COUNT ? view_aliases[v] : "?";
+}
+
 int dfs_view_parse(const char *name)
 {
-    static const struct { const char *alias; dfs_view_type v; } aliases[] = {
-        {"time", DFS_VIEW_TIME_RANGE}, {"proc", DFS_VIEW_PROC_NAME}, {"file", DFS_VIEW_FILE_NAME},
-        {"host", DFS_VIEW_HOST_NAME},  {"pid", DFS_VIEW_PROC_ID},    {"tid", DFS_VIEW_THREAD_ID}};
     for (int v = 0; v < DFS_VIEW__COUNT; v++)
-        if (strcmp(name, view_names[v]) == 0)
+        if (strcmp(name, view_names[v]) == 0 || strcmp(name, view_aliases[v]) == 0)
             return v;
-    for (size_t i = 0; i < sizeof aliases / sizeof *aliases; i++)
-        if (strcmp(name, aliases[i].alias) == 0)
-            return (int)aliases[i].v;
     return -1;
 }
 

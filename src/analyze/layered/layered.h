@@ -48,6 +48,8 @@ typedef enum dfs_view_type {
 } dfs_view_type;
 
 const char *dfs_view_name(dfs_view_type v);
+/* The view's short name: time, proc, file, host, pid, tid. */
+const char *dfs_view_alias(dfs_view_type v);
 /* Accepts the view names and the aliases host, pid, tid, proc, file, time. -1 if unknown. */
 int dfs_view_parse(const char *name);
 const char *dfs_compat_name(dfs_compat c);

@@ -36,6 +36,7 @@
 #include <string.h>
 
 #include "analyze/overlap/overlap_internal.h"
+#include "util/suggest.h"
 
 static const char *const fixed_names[3] = {"compute", "io", "app_io"};
 
@@ -86,6 +87,23 @@ static bool is_identifier(const char *s)
     return true;
 }
 
+/* "'X' is neither a predicate nor a layer", with the preset's layers and the one meant. */
+static void not_a_layer(const dfs_preset *p, const char *given, const char *word, char *err, size_t errlen,
+                        const char *what)
+{
+    dfs_suggest s;
+    dfs_suggest_init(&s, word);
+    size_t n = (size_t)snprintf(err, errlen, "%s: '%s' is neither a predicate nor a layer of preset %s (its layers:",
+                                what, given, p->name);
+    for (size_t i = 0; i < p->nlayers && n < errlen; i++) {
+        dfs_suggest_offer(&s, p->layers[i].name);
+        n += (size_t)snprintf(err + n, errlen - n, "%s%s", i ? ", " : " ", p->layers[i].name);
+    }
+    const char *guess = dfs_suggest_best(&s);
+    if (n < errlen)
+        snprintf(err + n, errlen - n, guess ? "). Did you mean '%s'?" : ")%s", guess ? guess : "");
+}
+
 /* A class text: a layer name of the preset (its predicate; NULL means every event), or a
  * predicate. *text is set to what is analysed. */
 static bool resolve_text(const dfs_preset *p, const char *given, const char **text, bool *all, char *err,
@@ -101,7 +119,7 @@ static bool resolve_text(const dfs_preset *p, const char *given, const char **te
     }
     int l = dfs_preset_layer_index(p, t);
     if (l < 0) {
-        snprintf(err, errlen, "%s: '%s' is neither a predicate nor a layer of preset %s", what, given, p->name);
+        not_a_layer(p, given, t, err, errlen, what);
         return false;
     }
     *text = p->layers[l].predicate;

@@ -12,6 +12,7 @@
 
 #include "analyze/rules/rules_internal.h"
 #include "util/keymap.h"
+#include "util/suggest.h"
 #include "util/u64map.h"
 #include "util/vec.h"
 
@@ -158,6 +159,22 @@ static const char *kind_text(dfs_rule_param_kind k)
     }
 }
 
+/* "unknown rule 'X'", with the rule it most likely meant, else "(see --list)"; IN tells where. */
+static void unknown_rule(const char *word, size_t n, const char *in, char *err, size_t errlen)
+{
+    char name[DFS_SUGGEST_MAX + 1];
+    snprintf(name, sizeof name, "%.*s", (int)(n < DFS_SUGGEST_MAX ? n : DFS_SUGGEST_MAX), word);
+    dfs_suggest s;
+    dfs_suggest_init(&s, name);
+    for (int r = 0; r < DFS_RULE__COUNT; r++)
+        dfs_suggest_offer(&s, defs[r].name);
+    const char *guess = dfs_suggest_best(&s);
+    snprintf(err, errlen, "unknown rule '%.*s'%s%s%s%s%s", (int)n, word, in ? " in --param '" : "", in ? in : "",
+             in ? "'" : "", guess ? ". Did you mean '" : " (see --list)", guess ? guess : "");
+    if (guess && strlen(err) + 2 < errlen)
+        strcat(err, "'?");
+}
+
 bool dfs_rules_set_param(dfs_rules_options *o, const char *a, char *err, size_t errlen)
 {
     const char *dot = strchr(a, '.'), *eq = strchr(a, '=');
@@ -167,7 +184,7 @@ bool dfs_rules_set_param(dfs_rules_options *o, const char *a, char *err, size_t 
     }
     dfs_rule_id r;
     if (!dfs_rule_find(a, (size_t)(dot - a), &r)) {
-        snprintf(err, errlen, "unknown rule '%.*s' in --param '%s'", (int)(dot - a), a, a);
+        unknown_rule(a, (size_t)(dot - a), a, err, errlen);
         return false;
     }
     int p = param_index(r, dot + 1, (size_t)(eq - dot - 1));
@@ -201,7 +218,7 @@ bool dfs_rules_select(dfs_rules_options *o, const char *list, char *err, size_t 
         else if (n && dfs_rule_find(s, n, &r))
             add |= 1u << r;
         else if (n) {
-            snprintf(err, errlen, "unknown rule '%.*s' (see --list)", (int)n, s);
+            unknown_rule(s, n, NULL, err, errlen);
             return false;
         }
         s += n + (s[n] == ',');

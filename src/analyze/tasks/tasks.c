@@ -178,6 +178,11 @@ size_t dfs_tasks_repaired_name(const char *key, size_t len, char *buf, size_t ca
 static const char *const analysis_names[] = {"function_bottleneck", "task_bottleneck",
                                              "task_balance", "critical_path"};
 
+const char *dfs_tasks_analysis_name(unsigned i)
+{
+    return i < sizeof analysis_names / sizeof *analysis_names ? analysis_names[i] : NULL;
+}
+
 unsigned dfs_tasks_analysis_bit(const char *name)
 {
     for (unsigned i = 0; i < 4; i++)

@@ -41,6 +41,8 @@ enum {
 
 /* "function_bottleneck" ... "critical_path" -> DFS_TASKS_x; 0 when unknown. */
 unsigned dfs_tasks_analysis_bit(const char *name);
+/* The name of analysis i (its bit is 1 << i), or NULL past the last one. */
+const char *dfs_tasks_analysis_name(unsigned i);
 
 typedef struct dfs_tasks_options {
     dfs_tasks_mode mode;
