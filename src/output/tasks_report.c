@@ -263,6 +263,7 @@ static size_t binify(textcol *const *cols, size_t n, size_t line_width, size_t *
     return nbins;
 }
 
+/* index: the row labels' column, or NULL for none. */
 static void join_multiline(FILE *out, textcol *index, textcol *const *cols, size_t n, size_t nrows)
 {
     size_t *ends = malloc((n + 1) * sizeof *ends);
@@ -271,12 +272,14 @@ static void join_multiline(FILE *out, textcol *index, textcol *const *cols, size
         free(ends), free(row);
         return;
     }
-    size_t lw = LINE_WIDTH > index->width + 1 ? LINE_WIDTH - index->width - 1 : 1;
+    size_t iw = index ? index->width + 1 : 0;
+    size_t lw = LINE_WIDTH > iw ? LINE_WIDTH - iw : 1;
     size_t nbins = binify(cols, n, lw, ends), start = 0;
     for (size_t b = 0; b < nbins; b++) {
         textcol cont = {0};
         size_t k = 0;
-        row[k++] = index;
+        if (index)
+            row[k++] = index;
         for (size_t i = start; i < ends[b]; i++)
             row[k++] = (textcol *)cols[i];
         if (nbins > 1) {
@@ -300,7 +303,7 @@ void dfs_tasks_print_table(FILE *out, const dfs_tk_table *t, size_t head)
     size_t half = MAX_COLUMNS / 2, nshow = truncated ? MAX_COLUMNS + 1 : t->ncols;
     textcol index = {0}, *cols = calloc(nshow ? nshow : 1, sizeof *cols);
     textcol **ptrs = malloc((nshow ? nshow : 1) * sizeof *ptrs);
-    bool ok = cols && ptrs && build_index(t, nrows, &index);
+    bool ok = cols && ptrs && (!t->show_index || build_index(t, nrows, &index));
     for (size_t i = 0; ok && i < nshow; i++) {
         ptrs[i] = &cols[i];
         if (truncated && i == half)
@@ -309,7 +312,7 @@ void dfs_tasks_print_table(FILE *out, const dfs_tk_table *t, size_t head)
             ok = build_column(t, truncated && i > half ? t->ncols - (nshow - i) : i, nrows, &cols[i]);
     }
     if (ok) {
-        join_multiline(out, &index, ptrs, nshow, nrows);
+        join_multiline(out, t->show_index ? &index : NULL, ptrs, nshow, nrows);
         if (truncated)
             fprintf(out, "\n\n[%zu rows x %zu columns]", nrows, t->ncols);
         fputc('\n', out);
@@ -361,16 +364,19 @@ bool dfs_tasks_write_csv(FILE *out, const dfs_tk_table *t)
     line l = {0};
     char buf[32];
     for (size_t c = 0; c < t->ncols; c++) {
-        line_char(&l, ',');
+        if (c || t->show_index) /* pandas' index column has an empty header */
+            line_char(&l, ',');
         csv_text(&l, t->cols[c], strlen(t->cols[c]));
     }
     line_char(&l, '\n');
     for (size_t r = 0; r < t->nrows && !l.oom; r++) {
         fwrite(l.v, 1, l.n, out);
         l.n = 0;
-        dfs_bytebuf_put(&l, buf, format_int(buf, t->label(t, r)));
+        if (t->show_index)
+            dfs_bytebuf_put(&l, buf, format_int(buf, t->label(t, r)));
         for (size_t c = 0; c < t->ncols; c++) {
-            line_char(&l, ',');
+            if (c || t->show_index)
+                line_char(&l, ',');
             csv_cell(&l, t, r, c);
         }
         line_char(&l, '\n');

@@ -109,10 +109,15 @@ def logical_lines(text):
 
 def check_options(name, text, per_cmd, findings):
     every = set().union(*per_cmd.values()) | TOP_LEVEL
+    # a document that shows dfscope refusing a mistyped option (its "unknown option '--prest'"
+    # message) names that option on purpose
+    mistyped = set(re.findall(r"unknown option '(--[\w-]+)'", text))
     for no, line in logical_lines(text):
         owners = list(PROGRAM.finditer(line))
         for m in OPTION.finditer(line):
             opt = m.group(0)
+            if opt in mistyped:
+                continue
             before = [p for p in owners if p.end() <= m.start()]
             if before and before[-1].group(1) != "dfscope":
                 continue  # another program's option

@@ -734,7 +734,38 @@ static void test_balance_without_events(void **state)
         assert_int_equal(x.r->balance.ncols, 1);
         assert_true(has_note(x.r, "no Managed Memory events"));
         char *csv = capture_csv(&x.r->balance);
-        assert_string_equal(csv, ",Time Interval (seconds from begin)\n");
+        /* DASF's to_csv writes pandas' index column (compat); the default leaves it out */
+        assert_string_equal(csv, mode ? ",Time Interval (seconds from begin)\n" : "Time Interval (seconds from begin)\n");
+        free(csv);
+        fx_free(&x);
+    }
+    free(file.b);
+}
+
+/* DASF's plugin records key[2:last '-'] as a function's name: the default names such a function
+ * (and a nameless one) by its repaired key, a name of its own stays; the compatible mode keeps
+ * DASF's cut name; only the compatible mode has the pandas index column. */
+static void test_default_function_names(void **state)
+{
+    (void)state;
+    mp file = {0};
+    compute(&file, &(compute_spec){.key = "getGPUs-42237764-1836-4be8-ae62-948ce02e1d6a",
+                                   .name = "tGPUs-42237764-1836-4be8-ae62", .end = 10, .dur = 3, .size = 1});
+    compute(&file, &(compute_spec){.key = "original-array-64bef1cc631f078a2e8f3d2c24d62e99", .name = "iginal-array",
+                                   .end = 11, .dur = 2, .size = 1});
+    compute(&file, &(compute_spec){.key = "task-1", .name = "add", .end = 12, .dur = 1, .size = 1});
+    static const char *const want[2][3] = {{"getGPUs", "original-array", "add"},
+                                           {"tGPUs-42237764-1836-4be8-ae62", "iginal-array", "add"}};
+    for (int mode = 0; mode < 2; mode++) {
+        fx x;
+        fx_run(&x, &file, 1, mode ? DFS_TASKS_COMPAT : DFS_TASKS_DEFAULT);
+        const dfs_tk_table *t = &x.r->function;
+        assert_int_equal(t->nrows, 3);
+        for (size_t r = 0; r < 3; r++) /* by duration, descending */
+            assert_true(scell_is(t, r, "Function", want[mode][r]));
+        assert_int_equal(t->show_index, mode == 1);
+        char *csv = capture_csv(t);
+        assert_true(mode ? csv[0] == ',' : strncmp(csv, "Host,GPU,Function,", 18) == 0);
         free(csv);
         fx_free(&x);
     }
@@ -1125,6 +1156,7 @@ int main(void)
         cmocka_unit_test(test_balance_compat),
         cmocka_unit_test(test_balance_default),
         cmocka_unit_test(test_balance_without_events),
+        cmocka_unit_test(test_default_function_names),
         cmocka_unit_test(test_critical_path),
         cmocka_unit_test(test_graph_export),
         cmocka_unit_test(test_zero_duration),

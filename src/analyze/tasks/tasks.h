@@ -84,6 +84,9 @@ struct dfs_tk_table {
     int64_t (*label)(const dfs_tk_table *t, size_t row);
     void (*cell)(const dfs_tk_table *t, size_t row, size_t col, dfs_tk_cell *out);
     const void *ctx;
+    /* Tables and CSV show the row label as DASF's pandas does (compat); the default leaves out
+     * that shuffled index, which means nothing to a reader (JSON always has it as "label"). */
+    bool show_index;
 };
 
 /* ---- the annotated task graph ---------------------------------------------------------------- */

@@ -42,7 +42,7 @@ static bool fn_row_of(dfs_tasks *t, dfs_u64map *m, uint32_t w, const tk_compute 
     bool created;
     if (!index_of(m, (uint64_t)w << 32 | c->name, t->fn.n, r, &created))
         return false;
-    fn_row row = {.worker = w, .name = c->name, .first_key = c->key, .first = i,
+    fn_row row = {.worker = w, .name = c->name, .first = i,
                   .data_sum = tk_py_int(0), .thr_sum = tk_py_int(0), .util_sum = tk_py_int(0),
                   .mem_sum = tk_py_int(0)};
     return !created || dfs_vec_push(&t->fn, row);

@@ -128,6 +128,7 @@ typedef struct part {
     char *text;              /* scratch for shapes and numbers */
     size_t text_len, text_cap;
     bool failed;             /* out of memory */
+    bool dasf_names;         /* a Compute event without args.name is named as DASF does (compat) */
 } part;
 
 /* ---- derived structures --------------------------------------------------------------------- */
@@ -140,7 +141,6 @@ typedef struct tk_worker {
 typedef struct fn_row {
     uint32_t worker;         /* index in workers */
     dfs_str name;
-    dfs_str first_key;
     uint64_t first;          /* compute index of its first event */
     uint64_t count, distinct;
     double dur;

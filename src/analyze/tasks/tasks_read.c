@@ -231,6 +231,23 @@ static uint32_t add_refs(part *p, const dfs_value *v)
     return n;
 }
 
+/* A Compute event's function name. DASF's plugin records key[2:last '-'] as the name, which cuts
+ * "getGPUs-<uuid>" to "tGPUs-<part of the uuid>" and "original-array-<hash>" to "iginal-array";
+ * without args.name, DASF's analyser fails. The compatible mode keeps (or makes) that cut name;
+ * the default names such a function by its key, repaired (dfs_tasks_repaired_name). */
+static dfs_str function_name(part *p, const dfs_run *run, dfs_str key_str, dfs_str written)
+{
+    size_t n, len = 0;
+    const char *key = dfs_str_get(run, key_str, &n), *name = written ? dfs_str_get(run, written, &len) : NULL;
+    char cut[256], buf[256];
+    size_t cut_len = dfs_tasks_dasf_name(key, n, cut, sizeof cut);
+    if (p->dasf_names)
+        return written ? written : own_label(p, cut, cut_len);
+    if (written && !(len == cut_len && memcmp(name, cut, len) == 0))
+        return written; /* a name of its own */
+    return own_label(p, buf, dfs_tasks_repaired_name(key, n, buf, sizeof buf));
+}
+
 static void add_compute(part *p, const dfs_run *run, const dfs_event *ev)
 {
     tk_compute c = {.offset = ev->offset, .file = ev->file};
@@ -249,13 +266,8 @@ static void add_compute(part *p, const dfs_run *run, const dfs_event *ev)
         return;
     }
     c.name = str_arg(ev, DFS_KEY_STR(DFS_KEY_NAME), &found);
-    if (!found) { /* DASF fails; name it as DASF's plugin would have */
-        p->n.compute_no_name++;
-        size_t n;
-        const char *key = dfs_str_get(run, c.key, &n);
-        char buf[256];
-        c.name = own_label(p, buf, dfs_tasks_dasf_name(key, n, buf, sizeof buf));
-    }
+    p->n.compute_no_name += !found; /* DASF fails on it */
+    c.name = function_name(p, run, c.key, found ? c.name : 0);
     c.type = str_arg(ev, DFS_KEY_STR(DFS_KEY_TYPE), &found);
     if (!value_num(arg_of(ev, DFS_KEY_STR(DFS_KEY_SIZE)), &c.size)) {
         c.size = tk_py_int(0);
@@ -339,6 +351,7 @@ static void *worker_begin(void *user)
     if (!p)
         return NULL;
     tk_part_init(p);
+    p->dasf_names = t->opt.mode == DFS_TASKS_COMPAT;
     p->own = dfs_strcache_new(t->own);
     if (!p->own)
         p->failed = true;

@@ -19,8 +19,8 @@ static const char *const fn_cols[] = {
     "Host", "GPU", "Function", "Duration (s)", "Percentage of total time (%)",
     "Mean GPU Utilization (%)", "Mean GPU Memory Used (GB)", "Mean Data Size (MB)",
     "Mean Throughput (MB/s)", "Num Tasks (chunks)", "Mean Task time (s)",
-    /* default mode only */
-    "Share of job time (%)", "Distinct Keys", "Function (repaired)"};
+    /* default mode only (its Function is the event's name, else its key's: never DASF's cut) */
+    "Share of job time (%)", "Distinct Keys"};
 static const char *const task_cols[] = {
     "Host", "GPU", "Task Key", "Duration (s)", "Percentage of total time (%)", "Memory usage (Mb)",
     /* default mode only */
@@ -114,14 +114,7 @@ static void fn_cell(const dfs_tk_table *tab, size_t row, size_t col, dfs_tk_cell
     case 9: o->i = (int64_t)r->count; break;
     case 10: o->f = r->dur / count; break;
     case 11: o->f = percent(r->dur, job_total(t)); break;
-    case 12: o->i = (int64_t)r->distinct; break;
-    default: {
-        size_t n;
-        const char *key = dfs_tasks_str(t, r->first_key, &n);
-        o->len = dfs_tasks_repaired_name(key, n, o->buf, sizeof o->buf);
-        o->s = o->buf;
-        break;
-    }
+    default: o->i = (int64_t)r->distinct; break;
     }
 }
 
@@ -279,7 +272,8 @@ static void set_table(dfs_tk_table *tab, const char *title, const char *name, si
                       void (*cell)(const dfs_tk_table *, size_t, size_t, dfs_tk_cell *),
                       const dfs_tasks *t)
 {
-    *tab = (dfs_tk_table){title, name, ncols, cols, types, nrows, label, cell, t};
+    *tab = (dfs_tk_table){title, name, ncols, cols, types, nrows, label, cell, t,
+                          .show_index = t->opt.mode == DFS_TASKS_COMPAT};
 }
 
 bool tk_make_tables(dfs_tasks *t)
