@@ -465,8 +465,10 @@ static bool argtmp_push(dfs_pctx *p, size_t n, dfs_str key, const dfs_value *v)
     if (n == p->argtmp_cap) {
         size_t cap = p->argtmp_cap ? 2 * p->argtmp_cap : 16;
         dfs_arg *a = realloc(p->argtmp, cap * sizeof *a);
-        if (!a)
+        if (!a) {
+            p->nomem = true;
             return false;
+        }
         p->argtmp = a;
         p->argtmp_cap = cap;
     }

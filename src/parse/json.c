@@ -379,8 +379,10 @@ bool dfs_json_scratch(dfs_pctx *p, size_t n)
     while (cap < n)
         cap *= 2;
     char *s = realloc(p->scratch, cap);
-    if (!s)
+    if (!s) {
+        p->nomem = true;
         return false;
+    }
     p->scratch = s;
     p->scratch_cap = cap;
     return true;
@@ -858,8 +860,10 @@ bool dfs_json_argtmp(dfs_pctx *p, size_t n)
     while (cap < n)
         cap *= 2;
     dfs_arg *a = realloc(p->argtmp, cap * sizeof *a);
-    if (!a)
+    if (!a) {
+        p->nomem = true;
         return false;
+    }
     p->argtmp = a;
     p->argtmp_cap = cap;
     return true;

@@ -45,6 +45,10 @@ typedef struct dfs_pctx {
     unsigned dedup_pos;
     /* DASF: bytes of an oversized or unfittable record still to be skipped by the next feeds. */
     uint64_t skip_pending;
+    /* An allocation failed while parsing: a record was left unread for want of memory, not for
+     * bad bytes, so the run cannot be trusted (the reader ends it with exit 4, never counting
+     * the record as a bad line). Sticky until the parser is freed. */
+    bool nomem;
 } dfs_pctx;
 
 void dfs_pctx_init(dfs_pctx *p, dfs_strtab *table, dfs_strcache *strs, const dfs_want_set *want,

@@ -281,8 +281,10 @@ dfs_rec_status dfs_parse_record_ex(dfs_pctx *p, const char *s, size_t len, size_
         memo->want = p->want;
     }
     dfs_event *ev = dfs_batchbuf_push(p->batch);
-    if (!ev)
+    if (!ev) {
+        p->nomem = true;
         return DFS_REC_BAD;
+    }
     rec r;
     bool ok = !(mode & DFS_REC_LENIENT) &&
               parse_into(&r, p, ev, s, end, safe, offset, mode, memo, false);

@@ -86,8 +86,10 @@ dfs_str rec_wanted_key(const rec *r, int kid, const char *k, size_t n, bool top)
      * Rare, so the decoding may cost an allocation. */
     char local[256];
     char *buf = n <= sizeof local ? local : malloc(n);
-    if (!buf)
+    if (!buf) {
+        r->p->nomem = true;
         return 0;
+    }
     size_t len = dfs_json_unescape(k, n, buf);
     dfs_str key = want_lookup(r, top ? kid : dfs_key_lookup(buf, len), buf, len, top);
     if (buf != local)

@@ -525,6 +525,8 @@ static void workers_end(pool *pl, worker *ws, unsigned n)
             if (pl->consumers[c]->worker_end)
                 pl->consumers[c]->worker_end(pl->consumers[c]->user, pl->run, w->states[c]);
         free(w->states);
+        if (w->pctx.nomem) /* a record went unread for want of memory: no result */
+            atomic_store(&pl->failed_alloc, 1);
         dfs_pctx_free(&w->pctx);
         dfs_batchbuf_free(&w->batch);
         dfs_strcache_free(w->strs);

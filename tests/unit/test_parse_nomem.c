@@ -1,0 +1,129 @@
+/* test_parse_nomem.c - a record the parser cannot read for want of memory is not a bad record:
+ * the parser says so (dfs_pctx.nomem), and a run that met it ends with exit 4 (out of memory),
+ * never with the record counted as a bad line and exit 1.
+ *
+ * The allocation is made to fail for real: a child process lowers its address-space limit
+ * (RLIMIT_AS) just above what it uses, then parses records whose escaped strings need a buffer
+ * larger than what is left. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+#include "parse/record.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+
+enum { BIG = 64 << 20 }; /* an escaped string of 64 MiB: its unescaped copy cannot be had */
+
+/* Bytes of address space the process maps now (/proc/self/statm). */
+static uint64_t mapped_now(void)
+{
+    unsigned long long pages = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (f) {
+        if (fscanf(f, "%llu", &pages) != 1)
+            pages = 0;
+        fclose(f);
+    }
+    return (uint64_t)pages * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+/* {"name":"\u0041aaaa...","ph":"X","ts":1,"dur":1} with a name of BIG bytes, or a key of them. */
+static char *record_with_big(bool in_key, size_t *len)
+{
+    const char *head = in_key ? "{\"" : "{\"name\":\"", *tail = in_key ? "\":1,\"ph\":\"X\"}" : "\",\"ph\":\"X\"}";
+    size_t n = strlen(head) + 6 + BIG + strlen(tail);
+    char *s = malloc(n + 1);
+    assert_non_null(s);
+    char *p = s;
+    p += sprintf(p, "%s\\u0041", head);
+    memset(p, 'a', BIG);
+    p += BIG;
+    strcpy(p, tail);
+    *len = n;
+    return s;
+}
+
+/* In a child: parse the record under a limit a few MiB above what is mapped; exit 0 when the
+ * parser said that memory ran out, 1 when it did not, 77 when the limit could not be set. */
+static void child_parse(bool in_key)
+{
+    size_t len;
+    char *text = record_with_big(in_key, &len);
+    tu_parser t;
+    tu_parser_init(&t, 7);
+    t.want.all = true;
+    struct rlimit rl;
+    rl.rlim_cur = rl.rlim_max = (rlim_t)(mapped_now() + (16u << 20));
+    if (setrlimit(RLIMIT_AS, &rl) != 0)
+        _exit(77);
+    dfs_rec_status s = dfs_parse_record_ex(&t.p, text, len, len, 0, 0, NULL);
+    (void)s; /* read with the escapes left in, or not at all: either way not to be trusted */
+    _exit(t.p.nomem ? 0 : 1);
+}
+
+static void run_child(bool in_key)
+{
+#ifdef UNDER_ASAN
+    (void)in_key;
+    skip(); /* a sanitizer's shadow memory does not live under an address-space limit */
+#endif
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0)
+        child_parse(in_key);
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st));
+    if (WEXITSTATUS(st) == 77)
+        skip();
+    assert_int_equal(WEXITSTATUS(st), 0);
+}
+
+static void test_escaped_value_without_memory(void **state)
+{
+    (void)state;
+    run_child(false);
+}
+
+static void test_escaped_key_without_memory(void **state)
+{
+    (void)state;
+    run_child(true);
+}
+
+/* With memory, the same record parses and nomem stays false: the flag means memory, not size. */
+static void test_with_memory(void **state)
+{
+    (void)state;
+    size_t len;
+    char *text = record_with_big(false, &len);
+    tu_parser t;
+    tu_parser_init(&t, 7);
+    t.want.all = true;
+    assert_int_equal(dfs_parse_record_ex(&t.p, text, len, len, 0, 0, NULL), DFS_REC_EVENT);
+    assert_false(t.p.nomem);
+    tu_parser_free(&t);
+    free(text);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_escaped_value_without_memory),
+        cmocka_unit_test(test_escaped_key_without_memory),
+        cmocka_unit_test(test_with_memory),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
