@@ -83,6 +83,10 @@ static void text_names(FILE *out, const dfs_run *run, const char *title, const d
         size_t ln, lc;
         const char *name = str(run, with_name ? v[i].name : v[i].cat, &ln);
         const char *cat = str(run, v[i].cat, &lc);
+        if (!ln) /* an event without one: a blank cell would read as a missing row */
+            name = "(none)", ln = 6;
+        if (!lc)
+            cat = "(none)", lc = 6;
         int64_t mean = v[i].count ? v[i].dur_ns / (int64_t)v[i].count : 0;
         char nb[41], cb[17]; /* cells of 40 and 16 bytes */
         fprintf(out, "  %-40s %-16s %14s %14s %12s\n", dfs_term_cell(nb, sizeof nb, name, ln),

@@ -962,6 +962,7 @@ size_t dfs_framer_feed(dfs_framer *f, dfs_pctx *p, const char *buf, size_t len, 
               .mode = f->format == DFS_FMT_DASF_TEXT ? DFS_REC_DASF_TEXT : 0};
     size_t used = f->structural ? feed_structural(&c) : feed_lines(&c);
     keep_prev(&c);
+    f->end_offset = offset + len;
     return used;
 }
 
@@ -970,16 +971,17 @@ void dfs_framer_finish(dfs_framer *f, dfs_pctx *p)
     dfs_stream *st = p->st;
     feed c = {.f = f, .p = p};
     p->line = 0;
+    uint64_t end = f->end_offset; /* what is missing is missing at the end of the stream */
     if (f->structural && f->format == DFS_FMT_JSON_OBJECT) {
         if (f->state != ST_END && f->state != ST_START && f->state != ST_DISCARD)
-            problem_at(&c, DFS_PROB_TRUNCATED_CONTAINER, 0, "the trace object is not closed", NULL, 0);
+            problem_at(&c, DFS_PROB_TRUNCATED_CONTAINER, end, "the trace object is not closed by the end", NULL, 0);
     } else {
         if (f->pending_comma)
-            problem_at(&c, DFS_PROB_TRAILING_COMMA, 0, "comma at the end", NULL, 0);
+            problem_at(&c, DFS_PROB_TRAILING_COMMA, end, "comma at the end", NULL, 0);
         if (st->saw_open && !st->saw_close)
-            problem_at(&c, DFS_PROB_MISSING_CLOSE, 0, "no closing ']'", NULL, 0);
+            problem_at(&c, DFS_PROB_MISSING_CLOSE, end, "no closing ']' before the end", NULL, 0);
         if (f->torn)
-            problem_at(&c, DFS_PROB_INCOMPLETE_FILE, 0, "the stream ends inside a record", NULL, 0);
+            problem_at(&c, DFS_PROB_INCOMPLETE_FILE, end, "the stream ends inside a record", NULL, 0);
     }
     if (st->dialect == DFS_DIALECT_UNKNOWN && st->records)
         st->dialect = f->format == DFS_FMT_DASF_TEXT ? DFS_DIALECT_DASF : DFS_DIALECT_CHROME;

@@ -61,6 +61,7 @@ typedef struct dfs_framer {
     bool have_prev;          /* a record was seen (neighbour duplicate detection) */
     bool pending_comma;      /* structural: a comma not yet followed by a record */
     bool torn;               /* the stream ended inside a record */
+    uint64_t end_offset;     /* stream offset just past the bytes fed: where finish() finds the end */
     dfs_str meta_key;        /* object form: the top-level key whose value is being scanned */
     dfs_rec_memo memo;       /* the record parser's memory for this stream */
 } dfs_framer;

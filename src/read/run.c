@@ -267,11 +267,12 @@ static void format_phase_letters(dfs_file_info *f, const uint64_t *counts)
  * file (each piece saw only part of the framing) and time going back across a piece boundary. */
 static void fold_boundaries(dfs_diag *fd, uint32_t file, dfs_stream *const *streams, size_t n)
 {
-    uint64_t line_base = 0;
+    uint64_t line_base = 0, end = 0; /* end: the stream offset past the last piece */
     bool opened = false, closed = false, have_last = false;
     int64_t last = 0; /* the last complete-event time of the pieces so far */
     for (size_t i = 0; i < n; i++) {
         const dfs_stream *cur = streams[i];
+        end += cur->bytes_in;
         opened |= cur->saw_open;
         closed |= cur->saw_close;
         if (have_last && cur->have_first_ts && cur->first_ts < last)
@@ -286,7 +287,7 @@ static void fold_boundaries(dfs_diag *fd, uint32_t file, dfs_stream *const *stre
     }
     bool counted_by_last = streams[n - 1]->saw_open && !streams[n - 1]->saw_close;
     if (n > 1 && opened && !closed && !counted_by_last)
-        dfs_diag_add(fd, DFS_PROB_MISSING_CLOSE, file, 0, 0, "no closing ']'");
+        dfs_diag_add(fd, DFS_PROB_MISSING_CLOSE, file, 0, end, "no closing ']' before the end");
 }
 
 void dfs_run_fold_file(dfs_run *run, uint32_t file, dfs_stream *const *streams, size_t n)
