@@ -139,6 +139,12 @@ static bool found_nothing(const void *args, const dfs_cli_result *res, char *buf
     return true;
 }
 
+static void warn(const void *args, const dfs_cli_result *res)
+{
+    (void)args;
+    dfs_layered_warn_left_out(stderr, "analyze", res->result);
+}
+
 #define ARG(field) DFS_FIELD(analyze_args, field)
 
 static const dfs_cli_option options[] = {
@@ -202,6 +208,7 @@ const dfs_cli_command dfs_cmd_analyze = {
     .begin = begin,
     .analysis_options = offsetof(analyze_args, opt),
     .found_nothing = found_nothing,
+    .warn = warn,
     .emit = emit,
     .csv_files = csv_files,
     .end = end};

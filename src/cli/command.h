@@ -164,6 +164,8 @@ typedef struct dfs_cli_command {
      * buf ("no event matches a layer of preset posix") and returns true; the skeleton then warns,
      * before the report, what the inputs are and which commands read them (kinds.c). */
     bool (*found_nothing)(const void *args, const dfs_cli_result *r, char *buf, size_t len);
+    /* Optional: other warnings about the result, on stderr before it is written (unless -q). */
+    void (*warn)(const void *args, const dfs_cli_result *r);
     /* Optional: writes the result; returns an exit code (its failures said on stderr). Without it,
      * the report (emit) goes to -o, atomically, or to stdout; with --format csv and csv_files, the
      * files go into the directory -o. */

@@ -173,6 +173,8 @@ static int write_result(void *user, const dfs_cli_result *r)
     char nothing[256];
     if (!base->common.quiet && x->cmd->found_nothing && x->cmd->found_nothing(x->args, r, nothing, sizeof nothing))
         dfs_cli_say_found_nothing(stderr, x->cmd->name, nothing, r->run);
+    else if (!base->common.quiet && x->cmd->warn)
+        x->cmd->warn(x->args, r);
     if (x->cmd->write)
         return x->cmd->write(x->args, r);
     if (base->format == DFS_CLI_CSV && x->cmd->csv_files)

@@ -12,6 +12,7 @@
 
 #include "output/format.h"
 #include "output/csv.h"
+#include "output/escape.h"
 #include "output/json.h"
 
 #define MIB 1048576.0
@@ -298,6 +299,75 @@ static void json_view(dfs_jw *w, const dfs_layered_result *r, const dfs_view_res
     dfs_jw_end(w);
 }
 
+/* ---- events in no layer ----------------------------------------------------------------------- */
+
+static double share_of(uint64_t part, uint64_t whole)
+{
+    return whole ? (double)part / (double)whole : 0;
+}
+
+/* The preset's layers whose predicate names the category (as a quoted literal), up to two. */
+static void layers_naming(FILE *err, const dfs_layered_result *r, const char *cat)
+{
+    char quoted[160];
+    snprintf(quoted, sizeof quoted, "\"%s\"", cat);
+    int shown = 0;
+    for (size_t l = 0; l < r->nlayers && shown < 2; l++) {
+        const char *p = r->layers[l].predicate;
+        if (!p || !strstr(p, quoted))
+            continue;
+        fprintf(err, "%s layer %s selects ", shown ? ";" : "; its", r->layers[l].name);
+        dfs_term_puts(err, p);
+        shown++;
+    }
+}
+
+bool dfs_layered_warn_left_out(FILE *err, const char *cmd, const dfs_layered_result *r)
+{
+    double ev = share_of(r->unlayered_events, r->post_read_events);
+    double tm = share_of(r->unlayered_dur_ns, r->post_read_dur_ns);
+    if (!r->unlayered_events || (ev <= DFS_LEFT_OUT_SHARE && tm <= DFS_LEFT_OUT_SHARE))
+        return false;
+    char a[32], b[32], t[32];
+    fprintf(err, "dfscope %s: warning: %s of %s events (%.1f %%), %.1f %% of their time, fall in no layer of preset %s: "
+                 "no layer's numbers count them.\n",
+            cmd, dfs_fmt_count(a, sizeof a, r->unlayered_events), dfs_fmt_count(b, sizeof b, r->post_read_events),
+            100 * ev, 100 * tm, r->preset->name);
+    for (size_t i = 0; i < r->nunlayered && i < 3; i++) {
+        const dfs_layered_unlayered *u = &r->unlayered[i];
+        fputs(i ? "\n  " : "  Most left out: ", err);
+        dfs_term_puts(err, *u->category ? u->category : "(no category)");
+        fprintf(err, ", %s events, %s", dfs_fmt_count(a, sizeof a, u->events),
+                dfs_fmt_duration(t, sizeof t, (int64_t)(u->dur_ns > INT64_MAX ? INT64_MAX : u->dur_ns)));
+        layers_naming(err, r, u->category);
+    }
+    fprintf(err, "\n  To count them: a preset whose layers select them (dfscope %s --show-preset %s shows "
+                 "its layers; docs/PRESETS.md), or --preset posix for every POSIX and STDIO call.\n",
+            cmd, r->preset->name);
+    return true;
+}
+
+static void json_left_out(dfs_jw *w, const dfs_layered_result *r)
+{
+    dfs_jw_object(w, "left_out");
+    dfs_jw_uint(w, "events", r->unlayered_events);
+    dfs_jw_double(w, "events_share", share_of(r->unlayered_events, r->post_read_events));
+    dfs_jw_double(w, "time_s", (double)r->unlayered_dur_ns / 1e9);
+    dfs_jw_double(w, "time_share", share_of(r->unlayered_dur_ns, r->post_read_dur_ns));
+    dfs_jw_bool(w, "warned", share_of(r->unlayered_events, r->post_read_events) > DFS_LEFT_OUT_SHARE ||
+                                 share_of(r->unlayered_dur_ns, r->post_read_dur_ns) > DFS_LEFT_OUT_SHARE);
+    dfs_jw_array(w, "categories");
+    for (size_t i = 0; i < r->nunlayered; i++) {
+        dfs_jw_object(w, NULL);
+        dfs_jw_cstr(w, "category", r->unlayered[i].category);
+        dfs_jw_uint(w, "events", r->unlayered[i].events);
+        dfs_jw_double(w, "time_s", (double)r->unlayered[i].dur_ns / 1e9);
+        dfs_jw_end(w);
+    }
+    dfs_jw_end(w);
+    dfs_jw_end(w);
+}
+
 void dfs_layered_write_json(FILE *out, const dfs_layered_result *r, const dfs_report_context *ctx)
 {
     dfs_jw w;
@@ -333,6 +403,8 @@ void dfs_layered_write_json(FILE *out, const dfs_layered_result *r, const dfs_re
     dfs_jw_uint(&w, "layer_count_total", r->layer_count_total);
     dfs_jw_uint(&w, "unique_proc_name_count", r->threads);
     dfs_jw_end(&w);
+    if (r->compat == DFS_COMPAT_NONE) /* the compatible documents keep DFAnalyzer's shape */
+        json_left_out(&w, r);
     dfs_jw_object(&w, "views");
     for (size_t i = 0; i < r->nviews; i++)
         json_view(&w, r, &r->views[i]);

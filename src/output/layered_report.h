@@ -23,6 +23,11 @@ int dfs_overlap_percent(double u, double v);
 
 void dfs_layered_write_text(FILE *out, const dfs_layered_result *r, const dfs_report_context *ctx);
 void dfs_layered_write_json(FILE *out, const dfs_layered_result *r, const dfs_report_context *ctx);
+/* When more than DFS_LEFT_OUT_SHARE of the post-read events or of their time fall in no layer of
+ * the preset: says so on err (how much, the largest categories left out, the preset's layers that
+ * name them, how to count them) and returns true. */
+#define DFS_LEFT_OUT_SHARE 0.05
+bool dfs_layered_warn_left_out(FILE *err, const char *cmd, const dfs_layered_result *r);
 /* One CSV of the flat view, and one of its per-layer summary. */
 void dfs_layered_write_view_csv(FILE *out, const dfs_view_result *v);
 void dfs_layered_write_summary_csv(FILE *out, const dfs_layered_result *r, const dfs_view_result *v);

@@ -196,6 +196,9 @@ void dfs_layered_acc_free(acc *a)
     for (size_t i = 0; i < a->cat_texts.n; i++)
         free(a->cat_texts.v[i]);
     dfs_vec_free(&a->cat_texts);
+    for (size_t i = 0; i < a->unlayered.n; i++)
+        free(a->unlayered.v[i].category);
+    dfs_vec_free(&a->unlayered);
     dfs_clock_track_free(&a->clocks);
 }
 
@@ -226,6 +229,7 @@ typedef struct worker_state {
     dfs_postread *cls;
     const dfs_pr_front *front; /* cls's memo of whole answers (NULL when it reads per-event columns) */
     DFS_VEC(uint8_t) cat_used; /* classifier category ids of events kept by the post-read rules */
+    DFS_VEC(dfs_layered_unlayered) unlayered; /* by classifier category id (category unset) */
     uint64_t files[FILE_MEMO][2]; /* {0, 0}: empty */
     /* Raw statistics: the (hash, name) of the last file looked at (a thread's calls repeat it,
      * and the memo above misses among many files) and of the last host added, as the event gives
@@ -475,8 +479,16 @@ static void analyse(worker_state *w, dfs_layered *la, acc *a, const dfs_run *run
         return;
     }
     w->cat_used.v[pe.cat] = 1;
-    if (!pe.layers)
+    a->post_read_dur += (uint64_t)e->dur;
+    if (!pe.layers) { /* counted, so that a preset leaving much of the trace out is said */
+        if (!dfs_vec_extend_zeroed(&w->unlayered, (size_t)pe.cat + 1)) {
+            a->failed = true;
+            return;
+        }
+        w->unlayered.v[pe.cat].events++;
+        w->unlayered.v[pe.cat].dur_ns += (uint64_t)e->dur;
         return;
+    }
     thread_slot *thread = thread_of(w, a, e);
     if (!thread)
         return;
@@ -651,6 +663,7 @@ static void on_batch(void *state, const dfs_run *run, const dfs_batch *batch)
 static void worker_free(worker_state *w)
 {
     dfs_vec_free(&w->cat_used);
+    dfs_vec_free(&w->unlayered);
     dfs_vec_free(&w->seen);
     dfs_postread_free(w->cls);
     dfs_layered_acc_free(&w->a);
@@ -665,6 +678,8 @@ static void worker_retire(dfs_layered *la, worker_state *w)
         const char *t = dfs_postread_cat_text(w->cls, c, &len);
         if (w->cat_used.v[c])
             dfs_layered_add_category(&la->total, t, len);
+        if (c < w->unlayered.n && w->unlayered.v[c].events)
+            dfs_layered_add_unlayered(&la->total, t, len, w->unlayered.v[c].events, w->unlayered.v[c].dur_ns);
     }
     worker_free(w);
 }
@@ -711,6 +726,7 @@ void dfs_layered_merge_counters(acc *into, const acc *from)
     into->dropped_files += from->dropped_files;
     into->dropped_functions += from->dropped_functions;
     into->post_read += from->post_read;
+    into->post_read_dur += from->post_read_dur;
     into->layer_events += from->layer_events;
     into->failed |= from->failed;
     into->stream_conflict |= from->stream_conflict;
@@ -824,6 +840,23 @@ static uint32_t *merge_procs(acc *into, const acc *from)
     return map;
 }
 
+void dfs_layered_add_unlayered(acc *a, const char *t, size_t len, uint64_t count, uint64_t dur)
+{
+    for (size_t i = 0; i < a->unlayered.n; i++) { /* categories are few: a linear search */
+        dfs_layered_unlayered *u = &a->unlayered.v[i];
+        if (strlen(u->category) == len && memcmp(u->category, t, len) == 0) {
+            u->events += count;
+            u->dur_ns += dur;
+            return;
+        }
+    }
+    dfs_layered_unlayered u = {strndup(t, len), count, dur};
+    if (!u.category || !dfs_vec_push(&a->unlayered, u)) {
+        free(u.category);
+        a->failed = true;
+    }
+}
+
 /* Adds a post-read category to the run's list (they are few: a linear search will do). */
 void dfs_layered_add_category(acc *a, const char *t, size_t len)
 {
@@ -850,13 +883,17 @@ static void merge_acc(acc *into, acc *from)
     merge_processes(into, from);
     for (size_t i = 0; i < from->pending.n; i++)
         into->failed |= !dfs_vec_push(&into->pending, from->pending.v[i]);
+    for (size_t i = 0; i < from->unlayered.n; i++) {
+        const dfs_layered_unlayered *u = &from->unlayered.v[i];
+        dfs_layered_add_unlayered(into, u->category, strlen(u->category), u->events, u->dur_ns);
+    }
 }
 
 /* Nothing merged into it yet (its tables may still be allocated but hold nothing). */
 static bool acc_is_empty(const acc *a)
 {
     return !a->events && !a->no_duration && !a->bad_time && !a->other_phases && !a->proc_v.n && !a->cell_v.n &&
-           !a->pproc_v.n && !a->pending.n && !a->nuniq.n && !a->clocks.seen.n && !a->cat_texts.n && !a->failed;
+           !a->pproc_v.n && !a->pending.n && !a->nuniq.n && !a->clocks.seen.n && !a->cat_texts.n && !a->unlayered.n && !a->failed;
 }
 
 /* In the worker's own thread once it has nothing left to read, beside the workers still reading:

@@ -113,6 +113,13 @@ typedef struct dfs_view_result {
     uint64_t total_files, total_processes; /* G2 summary rows (true counts) */
 } dfs_view_result;
 
+/* Post-read events of one category that fell in no layer of the preset. */
+typedef struct dfs_layered_unlayered {
+    char *category;
+    uint64_t events;
+    uint64_t dur_ns;   /* Σ of their durations */
+} dfs_layered_unlayered;
+
 typedef struct dfs_layered_result {
     dfs_compat compat;
     const dfs_preset *preset;
@@ -126,6 +133,12 @@ typedef struct dfs_layered_result {
     uint64_t bad_time;           /* negative or absurd durations: not analysed */
     uint64_t other_phases;       /* counters, instants, aggregated records: not layered */
     uint64_t dropped_files, dropped_functions, post_read_events;
+    uint64_t post_read_dur_ns;   /* Σ of the post-read events' durations */
+    /* post-read events in no layer, by category, most time first (a preset that leaves much of a
+     * trace out is said: dfs_layered_left_out) */
+    const dfs_layered_unlayered *unlayered;
+    size_t nunlayered;
+    uint64_t unlayered_events, unlayered_dur_ns;
     uint64_t layer_count_total;  /* G2 "Total Count": Σ of layer counts */
     uint64_t processes, threads; /* distinct (host, pid) and proc_name values after post-read */
     double granularity_s;

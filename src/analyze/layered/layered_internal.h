@@ -230,9 +230,12 @@ typedef struct acc {
     dfs_sortset fhashes;       /* raw statistics' files: {1, hash} or {2, name id} as {hi, lo} */
     dfs_keyset hhashes, pids;
     DFS_VEC(char *) cat_texts; /* post-read categories seen (auto completeness check) */
+    /* post-read events in no layer, by category: a preset that leaves most of a trace out is said */
+    DFS_VEC(dfs_layered_unlayered) unlayered;
     dfs_clock_track clocks;    /* the clock each file went through (analyze/common/clocks.h) */
     uint64_t events, no_duration, bad_time, other_phases;
     uint64_t dropped_files, dropped_functions, post_read;
+    uint64_t post_read_dur; /* Σ dur (ns) of the post-read events: what share of time is in no layer */
     uint64_t layer_events; /* Σ over staged events of their layer count: the time cells' total count */
     bool have_time;
     int64_t min_ts, max_end;
@@ -433,6 +436,8 @@ time_row *dfs_layered_row(dfs_layered *la, acc *a, uint32_t layer, uint32_t proc
 void dfs_layered_rows_free(acc *a);
 uint32_t dfs_layered_add_proc(acc *a, const proc_info *pi, bool process);
 void dfs_layered_merge_counters(acc *into, const acc *from);
+/* Adds count events of duration dur (ns) of category t that fell in no layer. */
+void dfs_layered_add_unlayered(acc *a, const char *t, size_t len, uint64_t count, uint64_t dur);
 void dfs_layered_add_category(acc *a, const char *t, size_t len);
 
 /* layered_exact.c: adds an event to process p's engine (`mask`: its layers among ovl_classes),

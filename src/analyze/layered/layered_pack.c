@@ -102,8 +102,8 @@ static void pack_lev(dfs_pack *w, const lev *e)
 
 static void pack_counters(dfs_pack *w, const acc *a)
 {
-    uint64_t v[] = {a->events, a->no_duration, a->bad_time, a->other_phases,
-                    a->dropped_files, a->dropped_functions, a->post_read, a->layer_events};
+    uint64_t v[] = {a->events,          a->no_duration, a->bad_time,     a->other_phases, a->dropped_files,
+                    a->dropped_functions, a->post_read,   a->layer_events, a->post_read_dur};
     dfs_pack_u64s(w, v, sizeof v / sizeof *v);
     dfs_pack_bool(w, a->have_time);
     dfs_pack_i64(w, a->min_ts);
@@ -136,6 +136,12 @@ bool dfs_layered_pack(const dfs_layered *la, const dfs_run *run, dfs_pack *w)
     dfs_pack_named_keys(w, &a->hhashes);
     dfs_pack_i64_keys(w, &a->pids);
     dfs_pack_texts(w, (const char *const *)a->cat_texts.v, a->cat_texts.n);
+    dfs_pack_u64(w, a->unlayered.n);
+    for (size_t i = 0; i < a->unlayered.n; i++) {
+        dfs_pack_text(w, a->unlayered.v[i].category, strlen(a->unlayered.v[i].category));
+        dfs_pack_u64(w, a->unlayered.v[i].events);
+        dfs_pack_u64(w, a->unlayered.v[i].dur_ns);
+    }
     dfs_clock_track_pack(w, &a->clocks);
     return !w->failed && !a->failed;
 }
@@ -335,13 +341,21 @@ static bool merge_rest(dfs_unpack *r, acc *into)
         if (!r->bad)
             dfs_layered_add_category(into, t, len);
     }
+    n = dfs_unpack_count(r, 3);
+    for (size_t i = 0; i < n && !r->bad; i++) {
+        size_t len;
+        const char *t = dfs_unpack_text(r, &len);
+        uint64_t events = dfs_unpack_u64(r), dur = dfs_unpack_u64(r);
+        if (!r->bad)
+            dfs_layered_add_unlayered(into, t, len, events, dur);
+    }
     return !r->bad && merge_clocks(r, into);
 }
 
 static void unpack_counters(dfs_unpack *r, acc *a)
 {
-    uint64_t *v[] = {&a->events, &a->no_duration, &a->bad_time, &a->other_phases,
-                     &a->dropped_files, &a->dropped_functions, &a->post_read, &a->layer_events};
+    uint64_t *v[] = {&a->events,          &a->no_duration, &a->bad_time,     &a->other_phases, &a->dropped_files,
+                     &a->dropped_functions, &a->post_read,   &a->layer_events, &a->post_read_dur};
     dfs_unpack_u64s(r, v, sizeof v / sizeof *v);
     a->have_time = dfs_unpack_bool(r);
     a->min_ts = dfs_unpack_i64(r);

@@ -119,10 +119,23 @@ static void view_totals(const dfs_layered *la, const views_mem *vm, dfs_view_res
     }
 }
 
+/* Most time first; then by name, so that the order depends on the events only. */
+static int unlayered_first(const void *pa, const void *pb)
+{
+    const dfs_layered_unlayered *a = pa, *b = pb;
+    if (a->dur_ns != b->dur_ns)
+        return a->dur_ns > b->dur_ns ? -1 : 1;
+    if (a->events != b->events)
+        return a->events > b->events ? -1 : 1;
+    return strcmp(a->category, b->category);
+}
+
 static void raw_result(dfs_layered *la, views_mem *vm)
 {
     dfs_layered_result *res = &la->result;
-    const acc *a = &la->total;
+    acc *a = &la->total;
+    if (a->unlayered.n > 1)
+        qsort(a->unlayered.v, a->unlayered.n, sizeof *a->unlayered.v, unlayered_first);
     res->compat = la->opt.compat;
     res->preset = la->opt.preset;
     res->layers = la->plan.layers;
@@ -139,6 +152,13 @@ static void raw_result(dfs_layered *la, views_mem *vm)
     res->dropped_files = a->dropped_files;
     res->dropped_functions = a->dropped_functions;
     res->post_read_events = a->post_read;
+    res->post_read_dur_ns = a->post_read_dur;
+    res->unlayered = a->unlayered.v;
+    res->nunlayered = a->unlayered.n;
+    for (size_t i = 0; i < a->unlayered.n; i++) {
+        res->unlayered_events += a->unlayered.v[i].events;
+        res->unlayered_dur_ns += a->unlayered.v[i].dur_ns;
+    }
     res->granularity_s = (double)la->opt.granularity_ns / 1e9;
     res->threads = vm->nprocs;
     res->layer_count_total = a->layer_events;
