@@ -280,9 +280,11 @@ static void print_job_verdict(FILE *out, const dfs_steps_result *r, const dfs_st
         exposed += a->sum[DFS_SM_EXPOSED_WAIT];
     }
     double limit = o->opt ? o->opt->wait_threshold : 0.05;
-    if (!any_wait || step <= 0) {
+    if (!r->total.steps || !any_wait || step <= 0) {
         fprintf(out, "verdict: not evaluated: %s\n",
-                !any_wait ? "no data-wait concept in these traces (--data-wait names it)" : "no step time");
+                !r->total.steps ? "no training step found"
+                : !any_wait     ? "no data-wait concept in these traces (--data-wait names it)"
+                                : "the steps take no time");
         return;
     }
     double s = (double)exposed / (double)step;
@@ -334,7 +336,11 @@ static void print_runs_table(FILE *out, const dfs_steps_result *r)
             snprintf(rank, sizeof rank, "%" PRId64, run->rank);
         fputs("  ", out);
         dfs_term_pad(out, run->name, strlen(run->name), (size_t)width);
-        fprintf(out, " %6s %6zu %12s %14s ", rank, run->nsteps, dfs_fmt_duration(mean, sizeof mean, mean_step(run)),
+        if (!a->steps)
+            snprintf(mean, sizeof mean, "-");
+        else
+            dfs_fmt_duration(mean, sizeof mean, mean_step(run));
+        fprintf(out, " %6s %6zu %12s %14s ", rank, run->nsteps, mean,
                 pct_text(wait, sizeof wait, share(a->sum[DFS_SM_EXPOSED_WAIT], a->sum[DFS_SM_STEP_TIME])));
         const char *sep = " ";
         for (int v = 0; v < DFS_V_COUNT; v++)
@@ -369,6 +375,10 @@ void dfs_steps_write_text(FILE *out, const dfs_run *run, const dfs_steps_result 
         return;
     }
     print_job_head(out, r, o);
+    if (r->nruns > 1 && !o->details && !r->total.steps) {
+        fprintf(out, "\nno run has a step; why, for each run: --details\n");
+        return;
+    }
     if (r->nruns > 1 && !o->details) {
         print_runs_table(out, r);
         return;

@@ -42,5 +42,17 @@ check "one run: the job first" grep -q "^job: 1 run, 22 steps, step time [0-9.]*
 check "one run: its report follows" grep -q "^run trace-0-of-3.pfw" "$T/out"
 check "one run: no runs table" bash -c "! grep -q '^runs, slowest first' '$T/out'"
 
+# traces without steps: said in words, never a table of empty runs or a nan
+{ echo '['; echo '{"id":0,"name":"HH","cat":"dftracer","pid":7,"tid":7,"ph":"M","args":{"name":"n1","value":1}}'
+  echo '{"id":1,"name":"read","cat":"POSIX","pid":7,"tid":7,"ts":100,"dur":10,"ph":"X","args":{"hhash":1,"fname":"/d/f","size":1}}'
+} > "$T/a.pfw"
+cp "$T/a.pfw" "$T/b.pfw"
+code 0 "no steps in two runs" "$DFSCOPE" steps -q "$T/a.pfw" "$T/b.pfw"
+check "no steps: the verdict says so" grep -q "^verdict: not evaluated: no training step found" "$T/out"
+check "no steps: no table of empty runs" grep -q "^no run has a step; why, for each run: --details" "$T/out"
+code 0 "no steps, --details" "$DFSCOPE" steps -q --details "$T/a.pfw"
+check "no steps: no nan in the verdicts" bash -c "! grep -qiw nan '$T/out'"
+check "no steps: words instead" grep -q "slow_fetches  *not_evaluated  no step has a data wait to compare" "$T/out"
+
 echo "steps_job.sh: $pass passed, $fail failed"
 [ "$fail" = 0 ]

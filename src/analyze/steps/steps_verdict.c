@@ -142,11 +142,20 @@ static bool composer_rule(dfs_steps_run *r, const dfs_steps_options *opt)
                                                                                                    : DFS_VERDICT_NO;
     else
         v->state = DFS_VERDICT_NOT_EVALUATED;
-    snprintf(v->evidence, sizeof v->evidence,
-             "%s%zu data-wait datapoints: pruned-mean wait %.3f ms, %.2f %% of the pruned-mean batch time %.3f ms "
-             "(limits 1 %% and 1 ms)%s",
-             evaluated ? "" : "not evaluated, ", n, ms(v->value), 100 * share, ms(v->reference),
-             evaluated ? "" : " (needs 10)");
+    if (n == 0) /* no mean to show: words, not nan */
+        snprintf(v->evidence, sizeof v->evidence, "not evaluated: no step has a data wait (needs %u)",
+                 opt->composer_min_points);
+    else if (isnan(share))
+        snprintf(v->evidence, sizeof v->evidence,
+                 "%s%zu data-wait datapoints: pruned-mean wait %.3f ms; the batch time without it is 0, so no share"
+                 "%s",
+                 evaluated ? "" : "not evaluated, ", n, ms(v->value), evaluated ? "" : " (needs 10)");
+    else
+        snprintf(v->evidence, sizeof v->evidence,
+                 "%s%zu data-wait datapoints: pruned-mean wait %.3f ms, %.2f %% of the pruned-mean batch time %.3f ms "
+                 "(limits 1 %% and 1 ms)%s",
+                 evaluated ? "" : "not evaluated, ", n, ms(v->value), 100 * share, ms(v->reference),
+                 evaluated ? "" : " (needs 10)");
     return true;
 }
 
@@ -189,8 +198,11 @@ static bool slow_fetches(dfs_steps_run *r, const dfs_steps_options *opt, st_owne
     }
     v->value = (double)k;
     v->state = n == 0 ? DFS_VERDICT_NOT_EVALUATED : k ? DFS_VERDICT_YES : DFS_VERDICT_NO;
-    snprintf(v->evidence, sizeof v->evidence, "%zu of %zu data waits >= %.3g x the median %.3f ms and >= %.3f ms", k,
-             n, opt->outlier_factor, ms(v->reference), ms((double)opt->outlier_floor_ns));
+    if (n == 0)
+        snprintf(v->evidence, sizeof v->evidence, "no step has a data wait to compare");
+    else
+        snprintf(v->evidence, sizeof v->evidence, "%zu of %zu data waits >= %.3g x the median %.3f ms and >= %.3f ms",
+                 k, n, opt->outlier_factor, ms(v->reference), ms((double)opt->outlier_floor_ns));
     bool ok = keep_items(v, items, k, owned);
     free(w);
     free(items);
@@ -244,9 +256,12 @@ static bool slow_batches(dfs_steps_run *r, const st_verdict_input *in, st_owned 
                 items[k++] = items[i];
         v->value = (double)k;
         v->state = ng == 0 ? DFS_VERDICT_NOT_EVALUATED : k ? DFS_VERDICT_YES : DFS_VERDICT_NO;
-        snprintf(v->evidence, sizeof v->evidence,
-                 "%zu of %zu gaps between data-wait starts >= %.3g x the median %.3f ms and >= %.3f ms", k, ng,
-                 in->opt->outlier_factor, ms(v->reference), ms((double)in->opt->outlier_floor_ns));
+        if (ng == 0)
+            snprintf(v->evidence, sizeof v->evidence, "fewer than two data-wait starts on a lane: no batch time");
+        else
+            snprintf(v->evidence, sizeof v->evidence,
+                     "%zu of %zu gaps between data-wait starts >= %.3g x the median %.3f ms and >= %.3f ms", k, ng,
+                     in->opt->outlier_factor, ms(v->reference), ms((double)in->opt->outlier_floor_ns));
         ok = keep_items(v, items, k, owned);
     }
     free(mk);
@@ -327,10 +342,13 @@ static bool step_outliers(dfs_steps_run *r, const dfs_steps_options *opt, st_own
     }
     v->value = (double)k;
     v->state = triggered ? DFS_VERDICT_YES : any_eval ? DFS_VERDICT_NO : DFS_VERDICT_NOT_EVALUATED;
-    snprintf(v->evidence, sizeof v->evidence, "%s%zu steps above mean + %.3g sigma = %.3f ms (%llu %s steps%s)",
-             any_eval ? "" : "not evaluated, would flag ", k, opt->outlier_sigma, ms(v->threshold),
-             (unsigned long long)v->datapoints, best >= 0 ? dfs_step_mode_name((dfs_step_mode)best) : "",
-             any_eval ? "" : "; needs more than 100 per mode");
+    if (best < 0)
+        snprintf(v->evidence, sizeof v->evidence, "not evaluated: no steps");
+    else
+        snprintf(v->evidence, sizeof v->evidence, "%s%zu steps above mean + %.3g sigma = %.3f ms (%llu %s steps%s)",
+                 any_eval ? "" : "not evaluated, would flag ", k, opt->outlier_sigma, ms(v->threshold),
+                 (unsigned long long)v->datapoints, dfs_step_mode_name((dfs_step_mode)best),
+                 any_eval ? "" : "; needs more than 100 per mode");
     bool ok = keep_items(v, items, k, owned);
     free(items);
     return ok;
