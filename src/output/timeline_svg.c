@@ -1,5 +1,6 @@
 /* timeline_svg.c - the drawing half of the window picture (timeline.h): layout, header and legend,
  * time axis, lanes with their spans and busy bars, counter charts, notes; atomic files. */
+#include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -301,7 +302,8 @@ static size_t write_notes(FILE *out, const layout *L)
         note(&ns, "%s spans nested deeper than %u levels are drawn in the last row of their lane",
              dfs_fmt_count(c, sizeof c, folded), tl->opt.max_depth);
     if (L->sum.samples)
-        note(&ns, "counters: %s samples in %zu charts; each chart is scaled to its own min and max",
+        note(&ns, "counters: %s samples in %zu charts; the charts of one quantity (names alike but for the last word) "
+                  "share a scale, utilizations and percentages 0 to 100",
              dfs_fmt_count(c, sizeof c, L->sum.samples), L->sum.counters);
     return ns.n;
 }
@@ -668,26 +670,87 @@ static void point(FILE *out, double x, double y)
     fputc(' ', out);
 }
 
+/* A value with an SI prefix past a thousand (12.5 k, 3.2 G): a reader compares charts at a glance. */
+static const char *si_value(char *buf, size_t n, double v)
+{
+    static const char *const prefix[] = {"", " k", " M", " G", " T", " P", " E"};
+    double a = fabs(v);
+    int k = 0;
+    while (a >= 1000 && k < 6) {
+        a /= 1000;
+        v /= 1000;
+        k++;
+    }
+    snprintf(buf, n, "%.4g%s", v, prefix[k]);
+    return buf;
+}
+
 static void write_chart_labels(FILE *out, const layout *L, const tl_text *name, double top, double lo,
                                double hi)
 {
+    char a[32], b[32];
     label(out, "ll", MARGIN + 14, top + 12, name->s, (LABEL_W - 110) / CHAR_W);
     fputs("<text class=\"mm\" text-anchor=\"end\"", out);
     attr_num(out, "x", L->x0 - 6);
     attr_num(out, "y", top + 8);
-    fprintf(out, ">max %.4g</text>\n<text class=\"mm\" text-anchor=\"end\"", hi);
+    fprintf(out, ">max %s</text>\n<text class=\"mm\" text-anchor=\"end\"", si_value(a, sizeof a, hi));
     attr_num(out, "x", L->x0 - 6);
     attr_num(out, "y", top + CHART_H);
-    fprintf(out, ">min %.4g</text>\n", lo);
+    fprintf(out, ">min %s</text>\n", si_value(b, sizeof b, lo));
 }
 
-static void write_chart(FILE *out, const layout *L, const tl_counter *c, double top)
+/* A counter's quantity: its name without the last word ("algo-1 CPUUtilization cpu3" is one of
+ * "algo-1 CPUUtilization"): the charts of one quantity share a scale, so they compare. */
+static size_t quantity_len(const tl_text *t)
+{
+    const char *sp = memrchr(t->s, ' ', t->len);
+    return sp ? (size_t)(sp - t->s) : t->len;
+}
+
+static bool same_quantity(const tl_text *a, const tl_text *b)
+{
+    size_t n = quantity_len(a);
+    return n == quantity_len(b) && memcmp(a->s, b->s, n) == 0;
+}
+
+/* Utilizations and percentages run 0 to 100 when their values do. */
+static bool percent_like(const tl_text *t)
+{
+    size_t n = quantity_len(t);
+    return memmem(t->s, n, "Utilization", 11) || memmem(t->s, n, "Percent", 7) || memmem(t->s, n, "percent", 7) ||
+           memmem(t->s, n, "%", 1);
+}
+
+/* The scale of counter v[i]: the range of every counter of its quantity. */
+static void shared_range(const dfs_timeline *tl, const tl_counter *const *v, size_t n, size_t i, double *lo,
+                         double *hi, size_t *cols)
+{
+    const tl_text *name = &tl->names.v[v[i]->name];
+    counter_range(tl, v[i], lo, hi, cols);
+    for (size_t j = 0; j < n; j++) {
+        double l, h;
+        size_t c;
+        if (j == i || !same_quantity(name, &tl->names.v[v[j]->name]))
+            continue;
+        counter_range(tl, v[j], &l, &h, &c);
+        *lo = l < *lo ? l : *lo;
+        *hi = h > *hi ? h : *hi;
+    }
+    if (percent_like(name) && *lo >= 0 && *hi <= 100) {
+        *lo = 0;
+        *hi = 100;
+    }
+}
+
+static void write_chart(FILE *out, const layout *L, const tl_counter *const *v, size_t n, size_t i, double top)
 {
     const dfs_timeline *tl = L->tl;
+    const tl_counter *c = v[i];
     const tl_text *name = &tl->names.v[c->name];
-    double lo, hi;
+    double lo, hi, own_lo, own_hi; /* the scale; the chart's own values, for its title */
     size_t cols;
-    counter_range(tl, c, &lo, &hi, &cols);
+    counter_range(tl, c, &own_lo, &own_hi, &cols);
+    shared_range(tl, v, n, i, &lo, &hi, &cols);
     rect(out, L->x0, top, tl->width, CHART_H, "cb");
     fputs("/>\n", out);
     write_chart_labels(out, L, name, top, lo, hi);
@@ -704,7 +767,7 @@ static void write_chart(FILE *out, const layout *L, const tl_counter *c, double 
     }
     fputs("\"><title>", out);
     dfs_svg_text(out, name->s, name->len, 200);
-    fprintf(out, ": %" PRIu64 " samples, min %.6g, max %.6g</title></polyline>\n", c->samples, lo, hi);
+    fprintf(out, ": %" PRIu64 " samples, min %.6g, max %.6g</title></polyline>\n", c->samples, own_lo, own_hi);
     if (cols > 150) /* dense: the line says it all */
         return;
     char a[48];
@@ -722,14 +785,49 @@ static void write_chart(FILE *out, const layout *L, const tl_counter *c, double 
     }
 }
 
+/* Natural order: digit runs compare as numbers, so cpu2 comes before cpu10. */
+static int natural_cmp(const char *a, size_t na, const char *b, size_t nb)
+{
+    size_t i = 0, j = 0;
+    while (i < na && j < nb) {
+        if (isdigit((unsigned char)a[i]) && isdigit((unsigned char)b[j])) {
+            size_t si = i, sj = j;
+            while (si < na && a[si] == '0')
+                si++;
+            while (sj < nb && b[sj] == '0')
+                sj++;
+            size_t ei = si, ej = sj;
+            while (ei < na && isdigit((unsigned char)a[ei]))
+                ei++;
+            while (ej < nb && isdigit((unsigned char)b[ej]))
+                ej++;
+            if (ei - si != ej - sj) /* fewer significant digits: smaller */
+                return ei - si < ej - sj ? -1 : 1;
+            int c = memcmp(a + si, b + sj, ei - si);
+            if (c)
+                return c;
+            i = ei;
+            j = ej;
+            continue;
+        }
+        if (a[i] != b[j])
+            return (unsigned char)a[i] < (unsigned char)b[j] ? -1 : 1;
+        i++;
+        j++;
+    }
+    if (i < na || j < nb)
+        return i < na ? 1 : -1;
+    size_t m = na < nb ? na : nb; /* equal but for leading zeros: by bytes, so the order is total */
+    int c = memcmp(a, b, m);
+    return c ? c : (na > nb) - (na < nb);
+}
+
 static int cmp_counter(const void *a, const void *b, void *ctx)
 {
     const dfs_timeline *tl = ctx;
     const tl_text *p = &tl->names.v[(*(const tl_counter *const *)a)->name];
     const tl_text *q = &tl->names.v[(*(const tl_counter *const *)b)->name];
-    size_t n = p->len < q->len ? p->len : q->len;
-    int c = memcmp(p->s, q->s, n);
-    return c ? c : (p->len > q->len) - (p->len < q->len);
+    return natural_cmp(p->s, p->len, q->s, q->len);
 }
 
 static bool write_counters(FILE *out, const layout *L)
@@ -749,7 +847,7 @@ static bool write_counters(FILE *out, const layout *L)
     attr_num(out, "y", L->charts_y - 11);
     fputs(">counters</text>\n", out);
     for (size_t i = 0; i < tl->counters.n; i++)
-        write_chart(out, L, v[i], L->charts_y + i * (CHART_H + CHART_GAP));
+        write_chart(out, L, v, tl->counters.n, i, L->charts_y + i * (CHART_H + CHART_GAP));
     free(v);
     return true;
 }

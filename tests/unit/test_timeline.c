@@ -499,6 +499,31 @@ static void test_counters(void **state)
     dfs_tl_free(tl);
 }
 
+/* Charts of one quantity share a scale (utilizations 0..100), sort naturally (cpu2 before cpu10),
+ * and large values carry an SI prefix. */
+static void test_counter_scales(void **state)
+{
+    (void)state;
+    dfs_timeline *tl = window(T0, T0 + 10 * MS);
+    static const char *const names[] = {"n1 CPUUtilization cpu10", "n1 CPUUtilization cpu2", "n1 MemoryBytes m0",
+                                        "n1 MemoryBytes m1"};
+    static const double values[][2] = {{10, 20}, {40, 50}, {2e9, 3e9}, {5e9, 6e9}};
+    for (int k = 0; k < 4; k++)
+        for (int i = 0; i < 2; i++)
+            assert_int_equal(dfs_tl_add_counter(tl, names[k], strlen(names[k]), T0 + (i + 1) * MS, values[k][i]),
+                             DFS_OK);
+    char *svg = render(tl);
+    /* both CPU charts 0..100; both memory charts 2 G..6 G */
+    assert_int_equal(count(svg, ">max 100</text>"), 2);
+    assert_int_equal(count(svg, ">min 0</text>"), 2);
+    assert_int_equal(count(svg, ">max 6 G</text>"), 2);
+    assert_int_equal(count(svg, ">min 2 G</text>"), 2);
+    assert_true(strstr(svg, ">n1 CPUUtilization cpu2</text>") < strstr(svg, ">n1 CPUUtilization cpu10</text>"));
+    assert_non_null(strstr(svg, "share a scale"));
+    free(svg);
+    dfs_tl_free(tl);
+}
+
 static void test_bad_arguments(void **state)
 {
     (void)state;
@@ -798,8 +823,9 @@ static void test_read_system_metrics(void **state)
     assert_int_equal(s.samples, 3);
     char *svg = render(rr.r->tl);
     assert_non_null(strstr(svg, ">algo-1 CPUUtilization cpu0</text>"));
-    assert_non_null(strstr(svg, ">max 8.5</text>"));
-    assert_non_null(strstr(svg, ">min 4.5</text>"));
+    assert_non_null(strstr(svg, ">max 100</text>")); /* a utilization: 0 to 100 */
+    assert_non_null(strstr(svg, ">min 0</text>"));
+    assert_non_null(strstr(svg, "min 4.5, max 8.5</title>")); /* its own values on hover */
     free(svg);
     read_free(&rr);
 }
@@ -1012,6 +1038,7 @@ int main(void)
         cmocka_unit_test(test_empty_window),
         cmocka_unit_test(test_merge_order),
         cmocka_unit_test(test_counters),
+        cmocka_unit_test(test_counter_scales),
         cmocka_unit_test(test_bad_arguments),
         cmocka_unit_test(test_write_file_atomically),
         cmocka_unit_test(test_window_syntax),
