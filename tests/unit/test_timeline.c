@@ -757,7 +757,9 @@ static void test_read_kineto_window(void **state)
     char *svg = render(r->tl);
     assert_non_null(strstr(svg, "python &lt;main&gt; (pid 10)"));
     assert_non_null(strstr(svg, ">loop &amp; co</text>"));
-    assert_non_null(strstr(svg, ">pid 0 \xC2\xB7 stream 7</text>"));
+    /* the device lane is named by device and stream, not by the host program's name */
+    assert_string_equal(l[0].key.process, "GPU 0");
+    assert_non_null(strstr(svg, ">GPU 0 (pid 0) \xC2\xB7 stream 7</text>"));
     assert_non_null(strstr(svg, ">gpu: util</text>"));
     assert_null(strstr(svg, "far later"));
     assert_null(strstr(svg, "never closed"));

@@ -2,6 +2,7 @@
  * dfs_timeline with the spans and counter samples of a window (tlwindow.h). */
 #include "analyze/timeline/tlwindow.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -671,11 +672,27 @@ static void trace_span(const part *p, const dfs_tlw *w, const dfs_run *run, dfs_
     }
 }
 
+/* A PyTorch profiler's device lane: its events carry the device as pid and the stream as tid, and
+ * its thread is named "stream N"; its process name is the host program's, which says nothing of
+ * the device. Such a lane is labelled by device: "GPU 0" / "stream 7". */
+static const char *device_label(const dfs_run *run, const lane_ident *id, const dfs_tl_lane_key *k, char *buf,
+                                size_t n)
+{
+    const char *thread = k->thread && *k->thread ? k->thread : k->tid_str; /* a name, or the tid as written */
+    if (id->file >= dfs_run_file_count(run) || dfs_run_file(run, id->file)->dialect != DFS_DIALECT_KINETO ||
+        !thread || strncmp(thread, "stream ", 7) != 0 || k->pid < 0)
+        return k->process;
+    snprintf(buf, n, "GPU %" PRId64, k->pid);
+    return buf;
+}
+
 /* Gives every lane its process and thread names (known once every file is read). */
 static bool name_lanes(part *p, const dfs_run *run)
 {
     for (size_t i = 0; i < p->lanes.n; i++) {
         dfs_tl_lane_key k = timeline_key(run, &p->lanes.v[i], true);
+        char device[32];
+        k.process = device_label(run, &p->lanes.v[i], &k, device, sizeof device);
         if (dfs_tl_lane(p->tl, &k) == UINT32_MAX)
             return false;
     }
