@@ -82,12 +82,12 @@ static void test_kineto_step_window(void **state)
         assert_string_equal(l[i].key.thread, threads[i]);
     }
     assert_string_equal(l[0].key.tid_str, "stream 7");
-    assert_string_equal(l[0].key.process, "python");
+    assert_string_equal(l[0].key.process, "GPU 0"); /* a device lane: by device, not the host program */
     assert_int_equal(l[1].key.pid, 25738);
     assert_int_equal(l[1].spans[DFS_TL_DATA_WAIT], 1);
     assert_string_equal(l[3].key.pid_str, "Traces");
     char *svg = render(r->tl);
-    assert_non_null(strstr(svg, ">python (pid 0) \xC2\xB7 stream 7</text>"));
+    assert_non_null(strstr(svg, ">GPU 0 (pid 0) \xC2\xB7 stream 7</text>"));
     assert_non_null(strstr(svg, ">thread 25738 (python)</text>"));
     assert_non_null(strstr(svg, "<title>enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__&#10;data wait"));
     assert_true(strlen(svg) < 600000); /* 7,436 spans, most of them folded into busy bars */
