@@ -538,6 +538,10 @@ static int64_t get_sum(const dfs_overlap_class_values *cv) { return cv->sum_dur;
 
 static void split_row(FILE *out, const dfs_overlap_result *r, const char *label, size_t c, class_get get)
 {
+    if (r->scope == DFS_OVERLAP_GLOBAL) { /* one unit, the run: its value once */
+        fprintf(out, "  %-34s %14.6f\n", label, secs(get(&r->summary.cls[c])));
+        return;
+    }
     char g[32] = "-";
     if (r->have_global || get == get_sum)
         snprintf(g, sizeof g, "%.6f", secs(get(&r->global.cls[c])));
@@ -548,14 +552,21 @@ static void split_row(FILE *out, const dfs_overlap_result *r, const char *label,
 static void text_split(FILE *out, const dfs_overlap_result *r)
 {
     char head[48];
-    if (r->scope == DFS_OVERLAP_GLOBAL)
+    bool global = r->scope == DFS_OVERLAP_GLOBAL;
+    if (global)
         snprintf(head, sizeof head, "global");
     else
         snprintf(head, sizeof head, "sum (%" PRIu64 " %s)", r->summary_units,
                  r->scope == DFS_OVERLAP_THREAD ? "threads" : "processes");
-    fprintf(out, "\nSplit of Time in application (s)\n  %-34s %14s %12s %12s %12s\n", "", head, "max", "min", "global");
-    fprintf(out, "  %-34s %14.6f %12.6f %12.6f %12.6f\n", "Total Time", secs(r->summary.total_time),
-            secs(r->max.total_time), secs(r->min.total_time), secs(r->global.total_time));
+    if (global) {
+        fprintf(out, "\nSplit of Time in application (s)\n  %-34s %14s\n", "", head);
+        fprintf(out, "  %-34s %14.6f\n", "Total Time", secs(r->summary.total_time));
+    } else {
+        fprintf(out, "\nSplit of Time in application (s)\n  %-34s %14s %12s %12s %12s\n", "", head, "max", "min",
+                "global");
+        fprintf(out, "  %-34s %14.6f %12.6f %12.6f %12.6f\n", "Total Time", secs(r->summary.total_time),
+                secs(r->max.total_time), secs(r->min.total_time), secs(r->global.total_time));
+    }
     split_row(out, r, "Overall App Level I/O", DFS_OVC_APP_IO, get_time);
     split_row(out, r, "Unoverlapped App I/O", DFS_OVC_APP_IO, get_unov);
     split_row(out, r, "Unoverlapped App Compute", DFS_OVC_APP_IO, get_cunov);
@@ -579,15 +590,27 @@ static void text_split(FILE *out, const dfs_overlap_result *r)
         snprintf(label, sizeof label, "%s-Compute Overlap", x);
         split_row(out, r, label, c, get_with);
     }
-    fprintf(out, "  (Total Time: the run's span, first start to last end; max and min: the units' spans)\n");
-    if (!r->have_global)
+    fprintf(out, global ? "  (Total Time: the run's span, first start to last end)\n"
+                        : "  (Total Time: the run's span, first start to last end; max and min: the units' spans)\n");
+    if (!r->have_global && !global)
         fprintf(out, "  (global: not computed; --global adds it, with memory for the run's busy periods)\n");
 }
 
+/* Two header lines, the words a reader needs; unit_legend says what they mean. */
 static void unit_columns(FILE *out, const char *first, int width)
 {
-    fprintf(out, "  %-*s %12s %12s %12s %12s %12s %12s %12s %12s\n", width, first, "total", "compute", "io",
-            "unovl io", "unovl comp", "app io", "unovl app", "unovl comp A");
+    fprintf(out, "  %-*s %12s %12s %12s %12s %12s %12s %12s %12s\n", width, first, "span", "compute", "I/O", "I/O",
+            "compute", "app I/O", "app I/O", "compute");
+    fprintf(out, "  %-*s %12s %12s %12s %12s %12s %12s %12s %12s\n", width, "", "(wall)", "", "", "alone", "w/o I/O", "",
+            "alone", "w/o app I/O");
+}
+
+/* What the columns hold, under a table; `summed` names what the class columns add up. */
+static void unit_legend(FILE *out, const char *summed)
+{
+    fprintf(out, "  (span: the wall time, first start to last end; the other columns: the time some event of the "
+                 "class runs%s;\n   alone: not overlapped by compute; w/o I/O: compute not overlapped by I/O)\n",
+            summed);
 }
 
 static void unit_row(FILE *out, const char *name, int width, const dfs_overlap_values *v)
@@ -623,18 +646,20 @@ static void text_units(FILE *out, const dfs_overlap_result *r)
     unit_columns(out, threads ? "thread" : "process", w);
     for (size_t i = 0; i < n; i++)
         unit_row(out, u[i].key, w, &u[i].v);
+    unit_legend(out, "");
 }
 
 static void text_segments(FILE *out, const dfs_overlap_result *r)
 {
     if (r->nepochs) {
-        fprintf(out, "\nEpochs (sum over processes; unions clipped to each epoch marker, s)\n");
+        fprintf(out, "\nEpochs (each process's unions clipped to its epoch marker, s)\n");
         unit_columns(out, "epoch (procs)", 14);
         for (size_t i = 0; i < r->nepochs; i++) {
             char name[64];
             snprintf(name, sizeof name, "%s (%" PRIu64 ")", r->epochs[i].label, r->epochs[i].units);
             unit_row(out, name, 14, &r->epochs[i].v);
         }
+        unit_legend(out, ", summed over the processes (process-seconds: they can exceed the span)");
     }
     if (r->nsteps)
         fprintf(out, "\n%zu steps: see --format json or csv for their values\n", r->nsteps);
@@ -653,6 +678,8 @@ static void text_bins(FILE *out, const dfs_overlap_result *r)
         snprintf(name, sizeof name, "%.3f", bin_edge_s(r, r->bins[i].index));
         unit_row(out, name, 12, &r->bins[i].v);
     }
+    unit_legend(out, r->scope == DFS_OVERLAP_GLOBAL ? " in the bin"
+                                                    : ", summed over the units (process-seconds: they can exceed the bin)");
 }
 
 static void text_functions(FILE *out, const dfs_overlap_result *r)
