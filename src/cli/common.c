@@ -163,7 +163,7 @@ int dfs_cli_read(dfs_cli_common *c, dfs_run *run, dfs_consumer *const *consumers
     if (code == DFS_EXIT_OUTPUT)
         fprintf(stderr, "dfscope: out of memory while reading; no result is written\n");
     if (!c->quiet)
-        dfs_report_problems(stderr, run, c->verbose);
+        dfs_report_problems(stderr, run, c->verbose, c->opt.dedup);
     if (had_bad_path && code != DFS_EXIT_OUTPUT)
         code = DFS_EXIT_USAGE;
     return code;
@@ -535,7 +535,7 @@ static void conclude_pass(dfs_cli_common *c, const dfs_cli_job *job, dist_pass *
     if (had_bad_path && p->rc != DFS_EXIT_OUTPUT)
         p->rc = DFS_EXIT_USAGE;
     if (!c->quiet)
-        dfs_report_problems(stderr, p->run, c->verbose);
+        dfs_report_problems(stderr, p->run, c->verbose, c->opt.dedup);
     if (p->rc == DFS_EXIT_OUTPUT) {
         fprintf(stderr, "dfscope: out of memory while reading; no result is written\n");
         return;

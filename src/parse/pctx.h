@@ -10,6 +10,7 @@
 
 #include "dfscope.h"
 #include "model/batch.h"
+#include "model/dups.h"
 #include "model/stream.h"
 #include "util/strtab.h"
 
@@ -38,11 +39,10 @@ typedef struct dfs_pctx {
     size_t scratch_cap;
     dfs_arg *argtmp;
     size_t argtmp_cap;
-    /* Previous record, for neighbour duplicate detection. */
-    uint64_t prev_hash;
-    uint32_t prev_len;
-    uint64_t dedup_window[1024];  /* hashes of recent records when opt->dedup */
-    unsigned dedup_pos;
+    /* The duplicate check of the file being read whole; for a piece of a file (dups_later) the
+     * records are kept in the stream instead, for the check at the fold (model/dups.h). */
+    dfs_dupcheck dups;
+    bool dups_later;
     /* DASF: bytes of an oversized or unfittable record still to be skipped by the next feeds. */
     uint64_t skip_pending;
 } dfs_pctx;
@@ -50,4 +50,13 @@ typedef struct dfs_pctx {
 void dfs_pctx_init(dfs_pctx *p, dfs_strtab *table, dfs_strcache *strs, const dfs_want_set *want,
                    const dfs_options *opt, dfs_batchbuf *batch);
 void dfs_pctx_free(dfs_pctx *p);
+/* A new stream: a whole file (piece false) or a piece of one, whose duplicate check is left to
+ * the fold. */
+void dfs_pctx_begin_dups(dfs_pctx *p, bool piece);
+/* Under --dedup, before a record of a file read whole is parsed: whether it repeats an earlier
+ * record of the file (counted as duplicate_record); the caller then drops it unparsed, so it is
+ * neither an event nor a record of the file. */
+bool dfs_pctx_drop_duplicate(dfs_pctx *p, uint64_t digest, uint64_t offset);
+/* After a record was parsed (not a bad one): its duplicate check, or kept for the fold. */
+void dfs_pctx_note_record(dfs_pctx *p, uint64_t digest, uint64_t offset);
 #endif

@@ -162,10 +162,12 @@ static bool plan_file(pool *pl, uint32_t i, uint64_t chunk, task_vec *tasks)
         return true;
     uint32_t n = 1;
     task_kind kind = TASK_WHOLE;
-    if (line_oriented_plain(pr) && in->info.size > chunk && !run->opt.preview_bytes) {
+    /* --dedup drops a duplicate before it becomes an event, so one worker reads the file whole */
+    bool may_cut = !run->opt.preview_bytes && !run->opt.dedup;
+    if (line_oriented_plain(pr) && in->info.size > chunk && may_cut) {
         kind = TASK_RANGE;
         n = (uint32_t)((in->info.size + chunk - 1) / chunk);
-    } else if (pr->npoints > 1 && !run->opt.preview_bytes) {
+    } else if (pr->npoints > 1 && may_cut) {
         kind = TASK_GZ_SEGMENT;
         n = (uint32_t)pr->npoints;
     }
@@ -194,9 +196,10 @@ static bool plan_piece(pool *pl, const dfs_piece *p, uint64_t chunk, task_vec *t
     prepared *pr = &pl->prep[p->file];
     if (run->inputs.v[p->file].info.unreadable)
         return true;
-    if (pr->marks && !run->opt.preview_bytes)
+    bool may_cut = !run->opt.preview_bytes && !run->opt.dedup; /* as in plan_file */
+    if (pr->marks && may_cut)
         return dfs_share_gz_plan(pl, p, tasks);
-    if (!line_oriented_plain(pr) || run->opt.preview_bytes)
+    if (!line_oriented_plain(pr) || !may_cut)
         return p->index != 0 || plan_file(pl, p->file, UINT64_MAX, tasks);
     task t = {.file = p->file, .chunk = p->index, .nchunks = p->count, .kind = TASK_RANGE, .start = p->start,
               .stop = p->stop};
@@ -246,7 +249,7 @@ static void read_junctions(pool *pl, worker *w, stream_vec *extra, uint32_t file
         if (len) {
             dfs_framer fr;
             dfs_framer_init(&fr, pl->prep[file].sniff.format, false);
-            dfs_worker_begin_stream(w, st);
+            dfs_worker_begin_stream(w, st, true);
             dfs_framer_feed(&fr, &w->pctx, joined, len, prev->tail_offset, DFS_FEED_FINAL);
             dfs_worker_deliver(w, file, true);
         }

@@ -124,7 +124,8 @@ uint64_t dfs_line_start_at_or_after(int fd, uint64_t pos, uint64_t limit);
  * a bounded number of times whatever the chunking, also inside a line longer than many chunks. */
 void dfs_task_range(task *t, int fd, uint64_t size);
 bool dfs_worker_buffer(worker *w, size_t need);
-void dfs_worker_begin_stream(worker *w, dfs_stream *st);
+/* A new stream: a whole file, or a piece of one (piece), whose duplicate check waits for the fold. */
+void dfs_worker_begin_stream(worker *w, dfs_stream *st, bool piece);
 /* Hands the worker's batch of events of `file` to the consumers (dfs_batch.in_pieces as given). */
 void dfs_worker_deliver(worker *w, uint32_t file, bool in_pieces);
 /* Whether a task is one of several that read its file (ranges, gzip segments, or a piece of a

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/dups.h"
 #include "util/sort128.h"
 
 void dfs_options_init(dfs_options *o)
@@ -331,6 +332,7 @@ void dfs_run_fold_file(dfs_run *run, uint32_t file, dfs_stream *const *streams, 
     }
     if (n)
         fold_boundaries(&fd, file, streams, n);
+    dfs_dups_fold(&fd, file, streams, n); /* a file read in pieces: its duplicate check */
     format_phase_letters(f, written);
     f->problems = dfs_diag_damage(&fd);
     f->incomplete = fd.counts[DFS_PROB_INCOMPLETE_FILE] || fd.counts[DFS_PROB_GZIP_TRUNCATED] ||

@@ -394,16 +394,13 @@ static bool read_mapped(worker *w, task *t, source *src, feeder *f)
 }
 
 /* Parser state that must not leak from one stream into the next. */
-void dfs_worker_begin_stream(worker *w, dfs_stream *st)
+void dfs_worker_begin_stream(worker *w, dfs_stream *st, bool piece)
 {
     dfs_pctx *p = &w->pctx;
     p->st = st;
     p->line = 0;
-    p->prev_hash = 0;
-    p->prev_len = 0;
-    p->dedup_pos = 0;
     p->skip_pending = 0;
-    memset(p->dedup_window, 0, sizeof p->dedup_window);
+    dfs_pctx_begin_dups(p, piece);
 }
 
 void dfs_task_run(worker *w, task *t)
@@ -411,7 +408,7 @@ void dfs_task_run(worker *w, task *t)
     dfs_run *run = w->pool->run;
     dfs_input *in = &run->inputs.v[t->file];
     prepared *pr = &w->pool->prep[t->file];
-    dfs_worker_begin_stream(w, &t->st);
+    dfs_worker_begin_stream(w, &t->st, dfs_task_in_pieces(t));
     int fd = open(in->path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         dfs_diag_add(&t->st.diag, DFS_PROB_UNREADABLE, t->file, 0, 0, "cannot open: %s",
