@@ -1,10 +1,91 @@
-/* dups.c - the duplicate check of dups.h. Both ways of checking (while reading, and replaying the
- * pieces at the fold) go through dfs_dupcheck_record, so they agree on every count and example.
- * Examples carry the offset and no line number: a piece does not know its first line number when
- * its records are kept, and the examples must not depend on how the file was cut. */
+/* dups.c - the duplicate check of dups.h. Both ways count the same duplicates and give the same
+ * examples: the smallest offsets, whatever order the duplicates are found in. Examples carry the
+ * offset and no line number: a piece does not know its first line number while it is read, and
+ * the examples must not depend on how the file was cut. */
 #include "model/dups.h"
 
 #include <stdlib.h>
+#include <string.h>
+
+typedef struct reporter {
+    dfs_diag *diag;
+    uint32_t file;
+} reporter;
+
+/* Counts a duplicate; formats an example only when it would be kept (diag keeps the smallest
+ * offsets, and all of these are of one file). */
+static void count_duplicate(dfs_diag *diag, uint32_t file, uint64_t off)
+{
+    const dfs_example_vec *ex = &diag->examples[DFS_PROB_DUPLICATE_RECORD];
+    if (ex->n >= diag->max_examples && (ex->n == 0 || off >= ex->v[ex->n - 1].offset))
+        dfs_diag_count(diag, DFS_PROB_DUPLICATE_RECORD, 1);
+    else
+        dfs_diag_add(diag, DFS_PROB_DUPLICATE_RECORD, file, 0, off, "same bytes as an earlier record");
+}
+
+static void report_later_twin(void *ctx, uint64_t off)
+{
+    reporter *r = ctx;
+    count_duplicate(r->diag, r->file, off);
+}
+
+static void report_unchecked(dfs_diag *diag, uint32_t file, uint64_t off)
+{
+    dfs_diag_add(diag, DFS_PROB_DUPLICATES_UNCHECKED, file, 0, off,
+                 "duplicate detection stopped after %llu records of this file",
+                 (unsigned long long)DFS_DUPS_MAX_RECORDS);
+}
+
+bool dfs_dups_keep(dfs_stream *st, uint64_t digest, uint64_t offset)
+{
+    if (st->dupsums.n > DFS_DUPS_MAX_RECORDS) /* the file's check stops before this one */
+        return true;
+    dfs_digest_at e = {.digest = digest, .at = offset};
+    return dfs_vec_push(&st->dupsums, e);
+}
+
+/* The first DFS_DUPS_MAX_RECORDS + 1 records of the file: the one stream's own, or a copy of the
+ * pieces' in order (*copy set, to be freed). */
+static const dfs_digest_at *file_records(dfs_stream *const *streams, size_t n, size_t *count, dfs_digest_at **copy)
+{
+    *copy = NULL;
+    *count = 0;
+    if (n == 1) {
+        *count = streams[0]->dupsums.n;
+        return streams[0]->dupsums.v;
+    }
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += streams[i]->dupsums.n;
+    if (total > DFS_DUPS_MAX_RECORDS + 1)
+        total = DFS_DUPS_MAX_RECORDS + 1;
+    if (total == 0 || !(*copy = malloc(total * sizeof **copy)))
+        return NULL;
+    for (size_t i = 0; i < n && *count < total; i++) {
+        size_t take = streams[i]->dupsums.n < total - *count ? streams[i]->dupsums.n : total - *count;
+        memcpy(*copy + *count, streams[i]->dupsums.v, take * sizeof **copy);
+        *count += take;
+    }
+    return *copy;
+}
+
+void dfs_dups_judge(dfs_diag *diag, uint32_t file, dfs_stream *const *streams, size_t n)
+{
+    size_t count;
+    dfs_digest_at *copy;
+    const dfs_digest_at *v = file_records(streams, n, &count, &copy);
+    if (count > DFS_DUPS_MAX_RECORDS) {
+        report_unchecked(diag, file, v[DFS_DUPS_MAX_RECORDS].at);
+        count = DFS_DUPS_MAX_RECORDS;
+    }
+    reporter r = {.diag = diag, .file = file};
+    (void)dfs_twins(v, count, report_later_twin, &r); /* out of memory: no duplicate found */
+    free(copy);
+    for (size_t i = 0; i < n; i++)
+        dfs_vec_free(&streams[i]->dupsums);
+}
+
+/* ---- as records come (--dedup) ------------------------------------------------------------- */
 
 void dfs_dupcheck_init(dfs_dupcheck *c)
 {
@@ -20,23 +101,13 @@ void dfs_dupcheck_restart(dfs_dupcheck *c)
     c->checked = 0;
 }
 
-static void count_duplicate(dfs_diag *diag, uint32_t file, uint64_t off)
-{
-    if (diag->counts[DFS_PROB_DUPLICATE_RECORD] >= diag->max_examples)
-        dfs_diag_count(diag, DFS_PROB_DUPLICATE_RECORD, 1); /* no example: spare the formatting */
-    else
-        dfs_diag_add(diag, DFS_PROB_DUPLICATE_RECORD, file, 0, off, "same bytes as an earlier record");
-}
-
 /* Whether the record is among the first DFS_DUPS_MAX_RECORDS of the file; says so once when not. */
 static bool within_bound(dfs_dupcheck *c, dfs_diag *diag, uint32_t file, uint64_t off)
 {
     if (c->checked < DFS_DUPS_MAX_RECORDS)
         return true;
     if (c->checked++ == DFS_DUPS_MAX_RECORDS)
-        dfs_diag_add(diag, DFS_PROB_DUPLICATES_UNCHECKED, file, 0, off,
-                     "duplicate detection stopped after %llu records of this file",
-                     (unsigned long long)DFS_DUPS_MAX_RECORDS);
+        report_unchecked(diag, file, off);
     return false;
 }
 
@@ -59,35 +130,4 @@ bool dfs_dupcheck_repeats(dfs_dupcheck *c, dfs_diag *diag, uint32_t file, uint64
     c->checked++;
     count_duplicate(diag, file, off);
     return true;
-}
-
-bool dfs_dups_keep(dfs_stream *st, uint64_t d, uint64_t off)
-{
-    if (st->dupsums.n > DFS_DUPS_MAX_RECORDS) /* the file's check stops before this one */
-        return true;
-    dfs_dupsum s = {.digest = d, .offset = off};
-    return dfs_vec_push(&st->dupsums, s);
-}
-
-void dfs_dups_fold(dfs_diag *diag, uint32_t file, dfs_stream *const *streams, size_t n)
-{
-    bool any = false;
-    for (size_t i = 0; i < n && !any; i++)
-        any = streams[i]->dupsums.n > 0;
-    if (!any)
-        return;
-    dfs_dupcheck c;
-    dfs_dupcheck_init(&c);
-    enum { AHEAD = 8 }; /* slots loaded ahead: the set is larger than the caches */
-    for (size_t i = 0; i < n; i++) {
-        const dfs_dupsum *v = streams[i]->dupsums.v;
-        size_t m = streams[i]->dupsums.n;
-        for (size_t k = 0; k < m; k++) {
-            if (k + AHEAD < m)
-                dfs_seenset_prefetch(&c.seen, v[k + AHEAD].digest);
-            dfs_dupcheck_record(&c, diag, file, v[k].digest, v[k].offset);
-        }
-        dfs_vec_free(&streams[i]->dupsums);
-    }
-    dfs_dupcheck_free(&c);
 }

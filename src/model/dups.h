@@ -6,13 +6,18 @@
  * (util/seenset.h): two different records of a file of n records are taken for twins with a
  * probability below n^2 / 2^65 (2e-6 at 8 million records).
  *
- * Memory is bounded: the first DFS_DUPS_MAX_RECORDS records of a file are checked, a set of at
- * most 16 bytes each (128 MiB); later records are neither checked nor remembered, and the file
- * gets one duplicates_unchecked notice at the first of them. A file read whole is checked while it
- * is read, by the worker reading it (so --dedup can drop duplicates before they become events). A
- * file read in pieces keeps each piece's digests and offsets (16 bytes a record, at most
- * DFS_DUPS_MAX_RECORDS + 1 per piece) until its pieces are folded, where they are replayed in file
- * order through the same check: the answer does not depend on how the file was cut. */
+ * Memory is bounded: the first DFS_DUPS_MAX_RECORDS records of a file are checked; later ones
+ * are neither checked nor remembered, and the file gets one duplicates_unchecked notice at the
+ * first of them. Two ways, with the same answers:
+ *  - by default, each stream keeps its records' digests and offsets (16 bytes a record, at most
+ *    DFS_DUPS_MAX_RECORDS + 1 per stream, 128 MiB) and the file is judged at its end: in the
+ *    worker for a file read whole (dfs_dups_judge on its one stream), at the fold for a file read
+ *    in pieces (on its pieces in file order), in passes that stream through memory (util/twins.h),
+ *    so reading pays one digest and one append per record. The answer does not depend on how the
+ *    file was cut.
+ *  - under --dedup (files are then read whole), a duplicate must be known before it becomes an
+ *    event: dfs_dupcheck judges each record as it comes, in a digest set of at most 16 bytes a
+ *    record (128 MiB) per file being read. */
 #ifndef DFS_DUPS_H
 #define DFS_DUPS_H
 #include <stdbool.h>
@@ -24,7 +29,13 @@
 
 #define DFS_DUPS_MAX_RECORDS ((uint64_t)1 << 23)
 
-/* The check of one file in progress. */
+/* A record of a stream, kept for the judgement of its file. false when out of memory. */
+bool dfs_dups_keep(dfs_stream *st, uint64_t digest, uint64_t offset);
+/* Judges the records kept by the streams of one file, in file order, into diag (duplicate_record,
+ * duplicates_unchecked); frees them. */
+void dfs_dups_judge(dfs_diag *diag, uint32_t file, dfs_stream *const *streams, size_t n);
+
+/* The check of one file as it is read (--dedup). */
 typedef struct dfs_dupcheck {
     dfs_seenset seen;
     uint64_t checked;   /* records of the file checked so far */
@@ -37,11 +48,7 @@ void dfs_dupcheck_restart(dfs_dupcheck *c);
 /* Judges the next record of the file (digest d, at offset off) and remembers it: true when it is
  * a duplicate (counted as duplicate_record in diag). */
 bool dfs_dupcheck_record(dfs_dupcheck *c, dfs_diag *diag, uint32_t file, uint64_t d, uint64_t off);
-/* Under --dedup, before the record is parsed: true when it is a duplicate (judged and counted as
- * by dfs_dupcheck_record); false when it must be parsed and then passed to dfs_dupcheck_record. */
+/* Before the record is parsed: true when it is a duplicate (judged and counted as by
+ * dfs_dupcheck_record); false when it must be parsed and then passed to dfs_dupcheck_record. */
 bool dfs_dupcheck_repeats(dfs_dupcheck *c, dfs_diag *diag, uint32_t file, uint64_t d, uint64_t off);
-/* A record of a piece of a file, kept for the fold. false when out of memory. */
-bool dfs_dups_keep(dfs_stream *st, uint64_t d, uint64_t off);
-/* Replays the kept records of a file's pieces, in file order, into diag; frees them. */
-void dfs_dups_fold(dfs_diag *diag, uint32_t file, dfs_stream *const *streams, size_t n);
 #endif

@@ -9,6 +9,7 @@
 #include "dfscope.h"
 #include "model/diag.h"
 #include "util/arena.h"
+#include "util/twins.h"
 #include "util/u64map.h"
 #include "util/vec.h"
 
@@ -26,11 +27,6 @@ typedef struct dfs_namedef {
     dfs_str str;
     uint8_t is_thread;
 } dfs_namedef;
-
-/* A record of a piece of a file, kept for the file's duplicate check (model/dups.h). */
-typedef struct dfs_dupsum {
-    uint64_t digest, offset;
-} dfs_dupsum;
 
 /* A top-level key of an object-form file other than traceEvents, with its raw JSON value. */
 typedef struct dfs_filemeta {
@@ -83,9 +79,9 @@ typedef struct dfs_stream {
     bool have_first_ts;
     uint32_t gzip_members;     /* gzip members decoded by this stream (set by the reader) */
     uint64_t bytes_in;         /* decompressed bytes read by this stream (set by the reader) */
-    /* A piece of a file (not a whole file): its records' digests in order, for the duplicate
-     * check of the whole file when the pieces are folded (model/dups.h). */
-    DFS_VEC(dfs_dupsum) dupsums;
+    /* The digests and offsets of the stream's records in order, for the duplicate check of its
+     * file (model/dups.h): at the end of a whole file, or when the pieces of a file are folded. */
+    DFS_VEC(dfs_digest_at) dupsums;
 } dfs_stream;
 
 void dfs_stream_init(dfs_stream *s, uint32_t file, uint32_t chunk, unsigned max_examples);

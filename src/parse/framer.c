@@ -111,9 +111,9 @@ static void problem_at(feed *c, dfs_problem prob, uint64_t off, const char *what
 
 /* ---- records ------------------------------------------------------------------------------- */
 
-/* Parses one record and checks it for an earlier twin in the file (pctx.h): under --dedup a twin
- * is dropped before it is parsed. The twin's slot in the check's set is loaded while the record is
- * parsed, which hides the cache miss of a large set. */
+/* Parses one record and notes it for the duplicate check of its file (pctx.h): under --dedup a
+ * twin is dropped before it is parsed, and the slot of the record in the check's set is loaded
+ * while the record is parsed, which hides the cache miss of a large set. */
 static dfs_rec_status record(feed *c, const char *rec, size_t n, unsigned mode)
 {
     uint64_t off = c->offset + (uint64_t)(rec - c->buf);

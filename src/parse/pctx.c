@@ -27,19 +27,22 @@ void dfs_pctx_free(dfs_pctx *p)
 
 void dfs_pctx_begin_dups(dfs_pctx *p, bool piece)
 {
-    dfs_dupcheck_restart(&p->dups);
+    if (p->dups.checked)
+        dfs_dupcheck_restart(&p->dups);
     p->dups_later = piece;
 }
 
+/* --dedup drops duplicates as they come, which only a whole file allows (--dedup does not cut) */
+static bool checked_as_read(const dfs_pctx *p) { return p->opt && p->opt->dedup && !p->dups_later; }
+
 bool dfs_pctx_drop_duplicate(dfs_pctx *p, uint64_t digest, uint64_t offset)
 {
-    return p->opt && p->opt->dedup && !p->dups_later &&
-           dfs_dupcheck_repeats(&p->dups, &p->st->diag, p->st->file, digest, offset);
+    return checked_as_read(p) && dfs_dupcheck_repeats(&p->dups, &p->st->diag, p->st->file, digest, offset);
 }
 
 void dfs_pctx_note_record(dfs_pctx *p, uint64_t digest, uint64_t offset)
 {
-    if (!p->dups_later)
+    if (checked_as_read(p))
         dfs_dupcheck_record(&p->dups, &p->st->diag, p->st->file, digest, offset);
     else
         (void)dfs_dups_keep(p->st, digest, offset); /* out of memory: the record goes unchecked */

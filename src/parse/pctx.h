@@ -39,8 +39,9 @@ typedef struct dfs_pctx {
     size_t scratch_cap;
     dfs_arg *argtmp;
     size_t argtmp_cap;
-    /* The duplicate check of the file being read whole; for a piece of a file (dups_later) the
-     * records are kept in the stream instead, for the check at the fold (model/dups.h). */
+    /* Under --dedup, the duplicate check of the file being read whole; otherwise, and for a piece
+     * of a file (dups_later), the records are kept in the stream for the judgement of the file
+     * (model/dups.h). */
     dfs_dupcheck dups;
     bool dups_later;
     /* DASF: bytes of an oversized or unfittable record still to be skipped by the next feeds. */
@@ -57,6 +58,7 @@ void dfs_pctx_begin_dups(dfs_pctx *p, bool piece);
  * record of the file (counted as duplicate_record); the caller then drops it unparsed, so it is
  * neither an event nor a record of the file. */
 bool dfs_pctx_drop_duplicate(dfs_pctx *p, uint64_t digest, uint64_t offset);
-/* After a record was parsed (not a bad one): its duplicate check, or kept for the fold. */
+/* After a record was parsed (not a bad one): its duplicate check, or kept for the file's
+ * judgement. */
 void dfs_pctx_note_record(dfs_pctx *p, uint64_t digest, uint64_t offset);
 #endif

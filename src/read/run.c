@@ -332,7 +332,8 @@ void dfs_run_fold_file(dfs_run *run, uint32_t file, dfs_stream *const *streams, 
     }
     if (n)
         fold_boundaries(&fd, file, streams, n);
-    dfs_dups_fold(&fd, file, streams, n); /* a file read in pieces: its duplicate check */
+    if (n > 1) /* a file read in pieces: its duplicate check (a whole one was judged as read) */
+        dfs_dups_judge(&fd, file, streams, n);
     format_phase_letters(f, written);
     f->problems = dfs_diag_damage(&fd);
     f->incomplete = fd.counts[DFS_PROB_INCOMPLETE_FILE] || fd.counts[DFS_PROB_GZIP_TRUNCATED] ||

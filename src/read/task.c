@@ -440,6 +440,8 @@ void dfs_task_run(worker *w, task *t)
         note_unmapped(t, src.pos, w->pool->unmapped);
     if (!map || !read_mapped(w, t, &src, &f))
         read_buffered(w, t, &src, &f);
+    if (!dfs_task_in_pieces(t)) /* a whole file: its duplicate check, on this worker */
+        dfs_dups_judge(&t->st.diag, t->file, (dfs_stream *[]){&t->st}, 1);
     if (src.gz) {
         /* complete members: a cut last member is reported as truncation, not as a member */
         uint32_t begun = dfs_gz_members(src.gz);

@@ -20,42 +20,43 @@ typedef struct dfs_seenset {
 
 typedef enum dfs_seen { DFS_SEEN_NEW, DFS_SEEN_AGAIN, DFS_SEEN_FULL } dfs_seen;
 
-static inline uint64_t dfs_digest_lane(uint64_t lane, uint64_t w)
+/* The 128-bit product of a and b, folded to 64 bits: one multiplication mixes 16 input bytes. */
+static inline uint64_t dfs_digest_mum(uint64_t a, uint64_t b)
 {
-    lane += w * UINT64_C(0xc2b2ae3d27d4eb4f);
-    lane = lane << 31 | lane >> 33;
-    return lane * UINT64_C(0x9e3779b97f4a7c15);
+    unsigned __int128 r = (unsigned __int128)a * b;
+    return (uint64_t)r ^ (uint64_t)(r >> 64);
 }
 
-/* A 64-bit digest of n bytes, never 0: four independent lanes of 8 bytes, so that a long record
- * is digested at several bytes per cycle (records are digested on the hot path of reading). */
+static inline uint64_t dfs_digest_read(const unsigned char *p)
+{
+    uint64_t w;
+    memcpy(&w, p, sizeof w);
+    return w;
+}
+
+/* A 64-bit digest of n bytes, never 0. Records are digested on the hot path of reading, so a
+ * step takes 32 bytes into two independent lanes of one 64x64->128 multiplication each (the
+ * folded-product construction of wyhash-like hashes). The last step takes the last 32 bytes,
+ * overlapping the one before (the length is mixed in); shorter inputs are zero-padded. */
 static inline uint64_t dfs_digest64(const void *data, size_t n)
 {
+    const uint64_t k0 = UINT64_C(0xa0761d6478bd642f), k1 = UINT64_C(0xe7037ed1a0b428db),
+                   k2 = UINT64_C(0x8ebc6af09c88c6e3), k3 = UINT64_C(0x589965cc75374cc3);
     const unsigned char *p = data;
-    uint64_t a = UINT64_C(0x60ea27eeadc0b5d6) ^ n, b = UINT64_C(0xc2b2ae3d27d4eb4f), c = n, d = ~n;
-    for (; n >= 32; n -= 32, p += 32) {
-        uint64_t w[4];
-        memcpy(w, p, sizeof w);
-        a = dfs_digest_lane(a, w[0]);
-        b = dfs_digest_lane(b, w[1]);
-        c = dfs_digest_lane(c, w[2]);
-        d = dfs_digest_lane(d, w[3]);
+    unsigned char pad[32] = {0};
+    if (n < 32) {
+        memcpy(pad, p, n);
+        p = pad;
     }
-    for (; n >= 8; n -= 8, p += 8) {
-        uint64_t w;
-        memcpy(&w, p, 8);
-        a = dfs_digest_lane(a ^ b, w);
-        b = c;
-        c = d;
-        d = a;
+    const unsigned char *last = n < 32 ? pad : p + n - 32;
+    uint64_t a = k0 ^ n, b = k1 ^ (n << 17);
+    for (; p < last; p += 32) {
+        a = dfs_digest_mum(dfs_digest_read(p) ^ k1, dfs_digest_read(p + 8) ^ a);
+        b = dfs_digest_mum(dfs_digest_read(p + 16) ^ k2, dfs_digest_read(p + 24) ^ b);
     }
-    uint64_t tail = 0;
-    memcpy(&tail, p, n);
-    uint64_t h = (a << 1 | a >> 63) ^ (b << 7 | b >> 57) ^ (c << 12 | c >> 52) ^ (d << 18 | d >> 46);
-    h = dfs_digest_lane(h, tail ^ (uint64_t)n << 56);
-    h ^= h >> 29;
-    h *= UINT64_C(0xbf58476d1ce4e5b9);
-    h ^= h >> 32;
+    a = dfs_digest_mum(dfs_digest_read(last) ^ k1, dfs_digest_read(last + 8) ^ a);
+    b = dfs_digest_mum(dfs_digest_read(last + 16) ^ k2, dfs_digest_read(last + 24) ^ b);
+    uint64_t h = dfs_digest_mum(a ^ k3, b ^ k0 ^ n);
     return h ? h : 1;
 }
 

@@ -6,6 +6,7 @@
 
 #include "testutil.h"
 
+#include "model/dups.h"
 #include "model/ids.h"
 #include "parse/dasf.h"
 #include "parse/framer.h"
@@ -213,6 +214,8 @@ static void drive(fx *x, const unsigned char *data, size_t len, size_t piece, si
         have -= used;
         base += used;
     }
+    dfs_stream *whole = &x->t.st; /* the file read whole: its duplicates judged, as a worker does */
+    dfs_dups_judge(&x->t.st.diag, x->t.st.file, &whole, 1);
     free(buf);
 }
 

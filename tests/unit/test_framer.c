@@ -7,6 +7,7 @@
 
 #include "testutil.h"
 
+#include "model/dups.h"
 #include "parse/framer.h"
 
 /* ---- a reader: feeds a framer the way read/pipeline.c does --------------------------------- */
@@ -131,6 +132,8 @@ static void feed_pieces(reader *r, const char *data, size_t n, size_t piece)
         memmove(buf, buf + used, have);
     }
     dfs_framer_finish(&r->fr, &r->t.p);
+    dfs_stream *whole = &r->t.st; /* the file read whole: its duplicates judged, as a worker does */
+    dfs_dups_judge(&r->t.st.diag, r->t.st.file, &whole, 1);
     take_batch(r);
     summarize(r);
     free(buf);
