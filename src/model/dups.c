@@ -63,7 +63,8 @@ static const dfs_digest_at *file_records(dfs_stream *const *streams, size_t n, s
         return NULL;
     for (size_t i = 0; i < n && *count < total; i++) {
         size_t take = streams[i]->dupsums.n < total - *count ? streams[i]->dupsums.n : total - *count;
-        memcpy(*copy + *count, streams[i]->dupsums.v, take * sizeof **copy);
+        if (take) /* an empty piece has no array */
+            memcpy(*copy + *count, streams[i]->dupsums.v, take * sizeof **copy);
         *count += take;
     }
     return *copy;

@@ -30,6 +30,7 @@ void dfs_pctx_begin_dups(dfs_pctx *p, bool piece)
     if (p->dups.checked)
         dfs_dupcheck_restart(&p->dups);
     p->dups_later = piece;
+    p->dups_off = false;
 }
 
 /* --dedup drops duplicates as they come, which only a whole file allows (--dedup does not cut) */
@@ -44,6 +45,6 @@ void dfs_pctx_note_record(dfs_pctx *p, uint64_t digest, uint64_t offset)
 {
     if (checked_as_read(p))
         dfs_dupcheck_record(&p->dups, &p->st->diag, p->st->file, digest, offset);
-    else
+    else if (!p->dups_off)
         (void)dfs_dups_keep(p->st, digest, offset); /* out of memory: the record goes unchecked */
 }

@@ -44,6 +44,7 @@ typedef struct dfs_pctx {
      * (model/dups.h). */
     dfs_dupcheck dups;
     bool dups_later;
+    bool dups_off;            /* no check at all (a piece of a file cut between MPI ranks) */
     /* DASF: bytes of an oversized or unfittable record still to be skipped by the next feeds. */
     uint64_t skip_pending;
 } dfs_pctx;

@@ -409,6 +409,8 @@ void dfs_task_run(worker *w, task *t)
     dfs_input *in = &run->inputs.v[t->file];
     prepared *pr = &w->pool->prep[t->file];
     dfs_worker_begin_stream(w, &t->st, dfs_task_in_pieces(t));
+    /* the pieces of a file cut between MPI ranks are read by several processes: not checked */
+    w->pctx.dups_off = run->share && dfs_task_in_pieces(t);
     int fd = open(in->path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         dfs_diag_add(&t->st.diag, DFS_PROB_UNREADABLE, t->file, 0, 0, "cannot open: %s",
