@@ -5,7 +5,6 @@
 #include "model/dups.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 typedef struct reporter {
     dfs_diag *diag;
@@ -44,44 +43,37 @@ bool dfs_dups_keep(dfs_stream *st, uint64_t digest, uint64_t offset)
     return dfs_vec_push(&st->dupsums, e);
 }
 
-/* The first DFS_DUPS_MAX_RECORDS + 1 records of the file: the one stream's own, or a copy of the
- * pieces' in order (*copy set, to be freed). */
-static const dfs_digest_at *file_records(dfs_stream *const *streams, size_t n, size_t *count, dfs_digest_at **copy)
+/* The offset of the first record past the bound, or UINT64_MAX when the file is within it. */
+static uint64_t first_unchecked(dfs_stream *const *streams, size_t n)
 {
-    *copy = NULL;
-    *count = 0;
-    if (n == 1) {
-        *count = streams[0]->dupsums.n;
-        return streams[0]->dupsums.v;
+    uint64_t seen = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t m = streams[i]->dupsums.n;
+        if (seen + m > DFS_DUPS_MAX_RECORDS)
+            return streams[i]->dupsums.v[DFS_DUPS_MAX_RECORDS - seen].at;
+        seen += m;
     }
-    size_t total = 0;
-    for (size_t i = 0; i < n; i++)
-        total += streams[i]->dupsums.n;
-    if (total > DFS_DUPS_MAX_RECORDS + 1)
-        total = DFS_DUPS_MAX_RECORDS + 1;
-    if (total == 0 || !(*copy = malloc(total * sizeof **copy)))
-        return NULL;
-    for (size_t i = 0; i < n && *count < total; i++) {
-        size_t take = streams[i]->dupsums.n < total - *count ? streams[i]->dupsums.n : total - *count;
-        if (take) /* an empty piece has no array */
-            memcpy(*copy + *count, streams[i]->dupsums.v, take * sizeof **copy);
-        *count += take;
-    }
-    return *copy;
+    return UINT64_MAX;
 }
 
 void dfs_dups_judge(dfs_diag *diag, uint32_t file, dfs_stream *const *streams, size_t n)
 {
-    size_t count;
-    dfs_digest_at *copy;
-    const dfs_digest_at *v = file_records(streams, n, &count, &copy);
-    if (count > DFS_DUPS_MAX_RECORDS) {
-        report_unchecked(diag, file, v[DFS_DUPS_MAX_RECORDS].at);
-        count = DFS_DUPS_MAX_RECORDS;
+    const dfs_digest_at **part = malloc((n ? n : 1) * sizeof *part);
+    size_t *len = malloc((n ? n : 1) * sizeof *len);
+    uint64_t past = first_unchecked(streams, n);
+    if (past != UINT64_MAX)
+        report_unchecked(diag, file, past);
+    uint64_t left = DFS_DUPS_MAX_RECORDS; /* the first records of the file, in order */
+    for (size_t i = 0; part && len && i < n; i++) {
+        part[i] = streams[i]->dupsums.v;
+        len[i] = streams[i]->dupsums.n < left ? streams[i]->dupsums.n : (size_t)left;
+        left -= len[i];
     }
     reporter r = {.diag = diag, .file = file};
-    (void)dfs_twins(v, count, report_later_twin, &r); /* out of memory: no duplicate found */
-    free(copy);
+    if (part && len) /* out of memory: no duplicate found */
+        (void)dfs_twins((dfs_twins_seq){.part = part, .len = len, .nparts = n}, report_later_twin, &r);
+    free(part);
+    free(len);
     for (size_t i = 0; i < n; i++)
         dfs_vec_free(&streams[i]->dupsums);
 }

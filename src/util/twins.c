@@ -36,8 +36,16 @@ static size_t check_bucket(const dfs_digest_at *b, size_t m, uint64_t *table, si
     return found;
 }
 
-size_t dfs_twins(const dfs_digest_at *v, size_t n, void (*later)(void *ctx, uint64_t at), void *ctx)
+static size_t bucket_of(uint64_t digest, unsigned bits)
 {
+    return bits ? (size_t)(digest >> (64 - bits)) : 0;
+}
+
+size_t dfs_twins(dfs_twins_seq seq, void (*later)(void *ctx, uint64_t at), void *ctx)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < seq.nparts; k++)
+        n += seq.len[k];
     if (n < 2)
         return 0;
     unsigned bits = 0;
@@ -53,16 +61,18 @@ size_t dfs_twins(const dfs_digest_at *v, size_t n, void (*later)(void *ctx, uint
         free(fill);
         return SIZE_MAX;
     }
-    for (size_t i = 0; i < n; i++)
-        start[bits ? (size_t)(v[i].digest >> (64 - bits)) + 1 : 1]++;
+    for (size_t k = 0; k < seq.nparts; k++)
+        for (size_t i = 0; i < seq.len[k]; i++)
+            start[bucket_of(seq.part[k][i].digest, bits) + 1]++;
     size_t largest = 0;
     for (size_t b = 0; b < nb; b++) {
         largest = start[b + 1] > largest ? start[b + 1] : largest;
         start[b + 1] += start[b];
     }
     memcpy(fill, start, nb * sizeof *fill);
-    for (size_t i = 0; i < n; i++)
-        tmp[fill[bits ? (size_t)(v[i].digest >> (64 - bits)) : 0]++] = v[i];
+    for (size_t k = 0; k < seq.nparts; k++)
+        for (size_t i = 0; i < seq.len[k]; i++)
+            tmp[fill[bucket_of(seq.part[k][i].digest, bits)]++] = seq.part[k][i];
     size_t slots = 16;
     while (slots < 2 * largest)
         slots *= 2;

@@ -16,7 +16,14 @@ typedef struct dfs_digest_at {
     uint64_t digest, at;
 } dfs_digest_at;
 
-/* Calls later(ctx, v[i].at) for every later twin of v[0..n), in no particular order; returns how
- * many there are, or SIZE_MAX (and calls nothing) when out of memory. */
-size_t dfs_twins(const dfs_digest_at *v, size_t n, void (*later)(void *ctx, uint64_t at), void *ctx);
+/* The sequence: nparts arrays, one after the other (the pieces of a file need not be copied). */
+typedef struct dfs_twins_seq {
+    const dfs_digest_at *const *part;
+    const size_t *len;
+    size_t nparts;
+} dfs_twins_seq;
+
+/* Calls later(ctx, e.at) for every later twin e of the sequence, in no particular order; returns
+ * how many there are, or SIZE_MAX (and calls nothing) when out of memory. */
+size_t dfs_twins(dfs_twins_seq seq, void (*later)(void *ctx, uint64_t at), void *ctx);
 #endif

@@ -81,7 +81,9 @@ static void twins_finds_the_later_twins_across_buckets(void **state)
         v[i].at = i;
     }
     found f = {0};
-    assert_int_equal(dfs_twins(v, N, note_twin, &f), want);
+    const dfs_digest_at *part[] = {v, v + 1000, v + 1000}; /* one part empty */
+    const size_t len[] = {1000, 0, N - 1000};
+    assert_int_equal(dfs_twins((dfs_twins_seq){.part = part, .len = len, .nparts = 3}, note_twin, &f), want);
     assert_int_equal(f.n, want);
     assert_int_equal(f.sum, want_sum); /* the later one of each pair, never the first */
     free(v);
