@@ -11,8 +11,10 @@
  * first of them. Two ways, with the same answers:
  *  - by default, each stream keeps its records' digests and offsets (16 bytes a record, at most
  *    DFS_DUPS_MAX_RECORDS + 1 per stream, 128 MiB) and the file is judged at its end: in the
- *    worker for a file read whole (dfs_dups_judge on its one stream), at the fold for a file read
- *    in pieces (on its pieces in file order), in passes that stream through memory (util/twins.h),
+ *    worker for a file read whole (dfs_dups_judge on its one stream), by the worker that reads the
+ *    last range of a file read in ranges, at the fold for a gzip file read in segments (whose
+ *    junction lines are parsed last); each time on its pieces in file order, in passes that
+ *    stream through memory (util/twins.h),
  *    so reading pays one digest and one append per record. The answer does not depend on how the
  *    file was cut.
  *  - under --dedup (files are then read whole), a duplicate must be known before it becomes an

@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "model/dups.h"
 #include "read/pipeline.h"
 #include "util/memlimit.h"
 
@@ -32,6 +33,24 @@ static void worker_done(pool *pl, worker *w)
     for (size_t c = 0; w->states && c < pl->nconsumers; c++)
         if (pl->consumers[c]->worker_done)
             pl->consumers[c]->worker_done(w->states[c], pl->run);
+}
+
+/* After a range of a file: the judgement of the file's duplicates once all its ranges are read
+ * (the ranges of one file are consecutive tasks, in file order). A file cut between MPI ranks is
+ * not checked. */
+static void range_done(pool *pl, task *t)
+{
+    if (t->kind != TASK_RANGE || pl->run->share || !pl->ranges_left ||
+        atomic_fetch_sub(&pl->ranges_left[t->file], 1) != 1)
+        return;
+    task *first = t - t->chunk;
+    dfs_stream **streams = malloc(t->nchunks * sizeof *streams);
+    if (!streams) /* the fold judges them */
+        return;
+    for (uint32_t c = 0; c < t->nchunks; c++)
+        streams[c] = &first[c].st;
+    dfs_dups_judge(&first->st.diag, t->file, streams, t->nchunks);
+    free(streams);
 }
 
 static void *worker_main(void *arg)
@@ -50,6 +69,7 @@ static void *worker_main(void *arg)
         } else {
             task *t = &pl->tasks[i];
             dfs_task_run(w, t);
+            range_done(pl, t);
             if (t->chunk + 1 == t->nchunks)
                 atomic_fetch_add(&pl->files_done, 1);
         }
@@ -224,7 +244,11 @@ static bool plan_tasks(pool *pl, unsigned nworkers)
             ok = plan_file(pl, i, chunk, &tasks);
     pl->tasks = tasks.v;
     pl->ntasks = tasks.n;
-    return ok;
+    pl->ranges_left = calloc(run->inputs.n ? run->inputs.n : 1, sizeof *pl->ranges_left);
+    for (size_t t = 0; pl->ranges_left && t < pl->ntasks; t++)
+        if (pl->tasks[t].kind == TASK_RANGE && pl->tasks[t].chunk == 0)
+            atomic_init(&pl->ranges_left[pl->tasks[t].file], pl->tasks[t].nchunks);
+    return ok && pl->ranges_left;
 }
 
 /* The lines cut by gzip segment boundaries: the tail of segment k-1 followed by the head of
@@ -626,6 +650,7 @@ int dfs_run_read(dfs_run *run, dfs_consumer *const *consumers, size_t n_consumer
     free(pl.prep_files);
     free(pl.scan_items);
     free(pl.tasks);
+    free(pl.ranges_left);
     for (size_t i = 0; pl.prep && i < run->inputs.n; i++) {
         free(pl.prep[i].points);
         free(pl.prep[i].marks);

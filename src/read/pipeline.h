@@ -98,6 +98,10 @@ typedef struct pool {
     atomic_uint_fast64_t disk_done;   /* of the files, what the bytes read came from */
     atomic_uint_fast64_t files_done;
     atomic_int failed_alloc;
+    /* Per input read in ranges: its ranges not yet read. The worker that reads the last one judges
+     * the file's duplicates (model/dups.h), so that what the ranges keep for it is freed while
+     * the other inputs are read rather than after all of them. */
+    atomic_uint *ranges_left;
     /* Why plain files are read with read() rather than mapped (the address space is limited),
      * or NULL when they are mapped. Points into unmapped_why. */
     const char *unmapped;

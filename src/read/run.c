@@ -332,7 +332,7 @@ void dfs_run_fold_file(dfs_run *run, uint32_t file, dfs_stream *const *streams, 
     }
     if (n)
         fold_boundaries(&fd, file, streams, n);
-    if (n > 1) /* a file read in pieces: its duplicate check (a whole one was judged as read) */
+    if (n > 1) /* gzip segments: their duplicate check (whole files and ranges were judged as read) */
         dfs_dups_judge(&fd, file, streams, n);
     format_phase_letters(f, written);
     f->problems = dfs_diag_damage(&fd);
