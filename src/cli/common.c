@@ -168,9 +168,9 @@ static void report(const dfs_cli_common *c, const dfs_run *run)
     if (c->quiet || !run)
         return;
     if (c->problems == 0 || (c->problems < 0 && report_later()))
-        dfs_report_problems_brief(stderr, run, c->verbose, "every example: --problems full");
+        dfs_report_problems_brief(stderr, run, c->verbose, c->opt.dedup, "every example: --problems full");
     else
-        dfs_report_problems(stderr, run, c->verbose);
+        dfs_report_problems(stderr, run, c->verbose, c->opt.dedup);
 }
 
 int dfs_cli_read(dfs_cli_common *c, dfs_run *run, dfs_consumer *const *consumers, size_t n, bool had_bad_path)

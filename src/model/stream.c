@@ -22,6 +22,7 @@ void dfs_stream_free(dfs_stream *s)
     dfs_vec_free(&s->defs);
     dfs_vec_free(&s->names);
     dfs_vec_free(&s->meta);
+    dfs_vec_free(&s->dupsums);
     for (int k = 0; k < 3; k++) {
         dfs_u64map_free(&s->latest[k]);
         dfs_u64map_free(&s->carried[k]);

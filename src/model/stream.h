@@ -9,6 +9,7 @@
 #include "dfscope.h"
 #include "model/diag.h"
 #include "util/arena.h"
+#include "util/twins.h"
 #include "util/u64map.h"
 #include "util/vec.h"
 
@@ -78,6 +79,9 @@ typedef struct dfs_stream {
     bool have_first_ts;
     uint32_t gzip_members;     /* gzip members decoded by this stream (set by the reader) */
     uint64_t bytes_in;         /* decompressed bytes read by this stream (set by the reader) */
+    /* The digests and offsets of the stream's records in order, for the duplicate check of its
+     * file (model/dups.h): at the end of a whole file, or when the pieces of a file are folded. */
+    DFS_VEC(dfs_digest_at) dupsums;
 } dfs_stream;
 
 void dfs_stream_init(dfs_stream *s, uint32_t file, uint32_t chunk, unsigned max_examples);

@@ -7,14 +7,36 @@
 
 #include "output/escape.h"
 
-/* Is kind p reported? Legal variants only when verbose, except not_a_trace (an input skipped)
- * and unmapped_read (slower reading). */
+/* Variants listed without -v: an input skipped, slower reading, and duplicates (which change
+ * every sum unless dropped) with where their check stopped. */
+static bool listed_always(dfs_problem p)
+{
+    return p == DFS_PROB_NOT_A_TRACE || p == DFS_PROB_UNMAPPED_READ || p == DFS_PROB_DUPLICATE_RECORD ||
+           p == DFS_PROB_DUPLICATES_UNCHECKED;
+}
+
+/* Is kind p reported? Legal variants only when verbose, except those listed_always. */
 static bool reported(const dfs_run *run, int p, int verbose, uint64_t *n)
 {
     *n = dfs_run_problem_count(run, (dfs_problem)p);
     char cls = dfs_problem_class((dfs_problem)p);
-    bool always = p == DFS_PROB_NOT_A_TRACE || p == DFS_PROB_UNMAPPED_READ;
-    return *n > 0 && (cls != 'V' || verbose || always);
+    return *n > 0 && (cls != 'V' || verbose || listed_always((dfs_problem)p));
+}
+
+/* What the duplicates do to the numbers, and what --dedup does about it. */
+static void duplicates_hint(FILE *out, const dfs_run *run, uint64_t n, bool dedup)
+{
+    uint64_t events = 0;
+    for (size_t i = 0; i < dfs_run_file_count(run); i++)
+        events += dfs_run_file(run, i)->records;
+    if (dedup) {
+        fprintf(out, "  %" PRIu64 " exact duplicate record%s dropped (--dedup): not counted as events, in no analysis\n",
+                n, n == 1 ? "" : "s");
+        return;
+    }
+    double share = events ? 100.0 * (double)n / (double)events : 0;
+    fprintf(out, "  %" PRIu64 " exact duplicate record%s (%.1f %% of events), kept and counted by every analysis;"
+                 " --dedup drops them\n", n, n == 1 ? "" : "s", share);
 }
 
 /* "  path:line (offset N): detail" */
@@ -30,7 +52,7 @@ static void put_example(FILE *out, const dfs_run *run, const dfs_example *ex)
     fputc('\n', out);
 }
 
-void dfs_report_problems(FILE *out, const dfs_run *run, int verbose)
+void dfs_report_problems(FILE *out, const dfs_run *run, int verbose, bool dedup)
 {
     for (int p = 0; p < DFS_PROB__COUNT; p++) {
         uint64_t n;
@@ -38,6 +60,8 @@ void dfs_report_problems(FILE *out, const dfs_run *run, int verbose)
             continue;
         fprintf(out, "dfscope: %s: %" PRIu64 "%s\n", dfs_problem_code((dfs_problem)p), n,
                 dfs_problem_class((dfs_problem)p) == 'V' ? " (legal variant)" : "");
+        if (p == DFS_PROB_DUPLICATE_RECORD)
+            duplicates_hint(out, run, n, dedup);
         const dfs_example *ex;
         size_t k = dfs_run_problem_examples(run, (dfs_problem)p, &ex);
         for (size_t i = 0; i < k; i++)
@@ -49,7 +73,7 @@ void dfs_report_problems(FILE *out, const dfs_run *run, int verbose)
 
 enum { BRIEF_EXAMPLES = 2 }; /* the first example of this many kinds */
 
-void dfs_report_problems_brief(FILE *out, const dfs_run *run, int verbose, const char *more)
+void dfs_report_problems_brief(FILE *out, const dfs_run *run, int verbose, bool dedup, const char *more)
 {
     uint64_t total = 0, shown = 0;
     for (int p = 0; p < DFS_PROB__COUNT; p++) {
@@ -63,6 +87,9 @@ void dfs_report_problems_brief(FILE *out, const dfs_run *run, int verbose, const
     if (!total)
         return;
     fputc('\n', out);
+    uint64_t dups = dfs_run_problem_count(run, DFS_PROB_DUPLICATE_RECORD);
+    if (dups)
+        duplicates_hint(out, run, dups, dedup);
     for (int p = 0; p < DFS_PROB__COUNT && shown < BRIEF_EXAMPLES; p++) {
         uint64_t n;
         const dfs_example *ex;

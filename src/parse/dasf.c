@@ -14,7 +14,7 @@
 
 #include "model/ids.h"
 #include "parse/framer.h"
-#include "util/hash.h"
+#include "util/seenset.h"
 
 #define DASF_PREFIX 8
 #define DASF_DEFAULT_MAX_RECORD (UINT64_C(64) << 20)
@@ -706,17 +706,6 @@ static void emit_event(dfs_pctx *p, const dasf_fields *f, uint64_t offset)
     ev->nargs = decode_args(p, f, &ev->args);
 }
 
-/* Byte-identical neighbours (overlapping or concatenated inputs) are counted; with --dedup the
- * second one yields no event, but it still counts as a record of the file. */
-static bool neighbour_duplicate(dfs_pctx *p, const unsigned char *payload, size_t n)
-{
-    uint64_t h = dfs_hash64(payload, n);
-    bool dup = p->prev_len == n && p->prev_hash == h;
-    p->prev_hash = h;
-    p->prev_len = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
-    return dup;
-}
-
 static void parse_record(dfs_pctx *p, const unsigned char *payload, size_t n, uint64_t offset)
 {
     dfs_stream *st = p->st;
@@ -727,13 +716,13 @@ static void parse_record(dfs_pctx *p, const unsigned char *payload, size_t n, ui
         dfs_diag_add(&st->diag, DFS_PROB_BAD_RECORD, st->file, 0, offset, "%s", why);
         return;
     }
-    bool dup = neighbour_duplicate(p, payload, n);
-    if (dup)
-        dfs_diag_add(&st->diag, DFS_PROB_DUPLICATE_RECORD, st->file, 0, offset,
-                     "same bytes as the previous record");
+    /* a twin of an earlier record of the file (pctx.h): under --dedup neither a record nor an event */
+    uint64_t digest = dfs_digest64(payload, n);
+    if (dfs_pctx_drop_duplicate(p, digest, offset))
+        return;
+    dfs_pctx_note_record(p, digest, offset);
     count_record(p, &f, phase_letter(&f.phase), offset);
-    if (!(dup && p->opt && p->opt->dedup))
-        emit_event(p, &f, offset);
+    emit_event(p, &f, offset);
 }
 
 /* ---- framing -------------------------------------------------------------------------------- */

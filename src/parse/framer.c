@@ -16,7 +16,7 @@
 
 #include "parse/json.h"
 #include "parse/record.h"
-#include "util/hash.h"
+#include "util/seenset.h"
 
 enum state {
     ST_START,     /* before the container */
@@ -41,8 +41,6 @@ typedef struct feed {
     uint64_t offset;        /* stream offset of buf[0] */
     int flags;
     unsigned mode;          /* DFS_REC_* for the record parser */
-    const char *prev;       /* the previous record when it lies in buf */
-    size_t prev_len;
     size_t lines_counted;   /* structural: newlines of buf[0..lines_counted) are in st->lines */
 } feed;
 
@@ -113,60 +111,21 @@ static void problem_at(feed *c, dfs_problem prob, uint64_t off, const char *what
 
 /* ---- records ------------------------------------------------------------------------------- */
 
-/* Byte-identical neighbours are counted; with --dedup a window of recent record hashes is also
- * checked and duplicates are dropped. The previous record is compared in place while it is in
- * the caller's buffer, by hash (p->prev_hash) across feeds. */
-static bool is_duplicate(feed *c, const char *rec, size_t n)
-{
-    dfs_pctx *p = c->p;
-    bool dedup = p->opt && p->opt->dedup;
-    uint64_t h = 0;
-    bool dup = false;
-    if (!c->f->have_prev) {
-        if (dedup)
-            memset(p->dedup_window, 0, sizeof p->dedup_window);
-    } else if (c->prev) {
-        dup = n == c->prev_len && memcmp(rec, c->prev, n) == 0;
-    } else if (n == p->prev_len) {
-        h = dfs_hash64(rec, n);
-        dup = h == p->prev_hash;
-    }
-    if (dedup) {
-        if (!h)
-            h = dfs_hash64(rec, n);
-        uint64_t *slot = &p->dedup_window[h & (sizeof p->dedup_window / sizeof *p->dedup_window - 1)];
-        dup = dup || *slot == h;
-        *slot = h;
-    }
-    c->prev = rec;
-    c->prev_len = n;
-    c->f->have_prev = true;
-    return dup;
-}
-
-/* Parses one record; counts a duplicate and drops it under --dedup. */
+/* Parses one record and notes it for the duplicate check of its file (pctx.h): under --dedup a
+ * twin is dropped before it is parsed, and the slot of the record in the check's set is loaded
+ * while the record is parsed, which hides the cache miss of a large set. */
 static dfs_rec_status record(feed *c, const char *rec, size_t n, unsigned mode)
 {
     uint64_t off = c->offset + (uint64_t)(rec - c->buf);
     size_t avail = (size_t)(c->buf + c->len - rec);
+    uint64_t digest = dfs_digest64(rec, n);
+    if (dfs_pctx_drop_duplicate(c->p, digest, off))
+        return DFS_REC_EMPTY;
+    dfs_seenset_prefetch(&c->p->dups.seen, digest);
     dfs_rec_status status = dfs_parse_record_ex(c->p, rec, n, avail, off, mode, &c->f->memo);
-    if (status == DFS_REC_BAD)
-        return status;
-    if (is_duplicate(c, rec, n)) {
-        problem_at(c, DFS_PROB_DUPLICATE_RECORD, off, "same bytes as a recent record", NULL, 0);
-        if (status == DFS_REC_EVENT && c->p->opt && c->p->opt->dedup)
-            dfs_batchbuf_pop(c->p->batch);
-    }
+    if (status != DFS_REC_BAD)
+        dfs_pctx_note_record(c->p, digest, off);
     return status;
-}
-
-/* Remembers the last record of this feed for the duplicate check of the next one. */
-static void keep_prev(feed *c)
-{
-    if (!c->prev)
-        return;
-    c->p->prev_hash = dfs_hash64(c->prev, c->prev_len);
-    c->p->prev_len = (uint32_t)c->prev_len;
 }
 
 /* ---- line mode ------------------------------------------------------------------------------- */
@@ -961,7 +920,6 @@ size_t dfs_framer_feed(dfs_framer *f, dfs_pctx *p, const char *buf, size_t len, 
     feed c = {.f = f, .p = p, .buf = buf, .len = len, .offset = offset, .flags = flags,
               .mode = f->format == DFS_FMT_DASF_TEXT ? DFS_REC_DASF_TEXT : 0};
     size_t used = f->structural ? feed_structural(&c) : feed_lines(&c);
-    keep_prev(&c);
     f->end_offset = offset + len;
     return used;
 }

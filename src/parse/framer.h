@@ -58,7 +58,6 @@ typedef struct dfs_framer {
     uint64_t record_start;   /* stream offset of the unit being scanned (structural) */
     size_t scan_pos;         /* resume point inside the caller's unconsumed bytes */
     char unit_kind;          /* structural: '{' container, '"' string, '0' scalar */
-    bool have_prev;          /* a record was seen (neighbour duplicate detection) */
     bool pending_comma;      /* structural: a comma not yet followed by a record */
     bool torn;               /* the stream ended inside a record */
     uint64_t end_offset;     /* stream offset just past the bytes fed: where finish() finds the end */

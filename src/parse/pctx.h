@@ -10,6 +10,7 @@
 
 #include "dfscope.h"
 #include "model/batch.h"
+#include "model/dups.h"
 #include "model/stream.h"
 #include "util/strtab.h"
 
@@ -38,11 +39,12 @@ typedef struct dfs_pctx {
     size_t scratch_cap;
     dfs_arg *argtmp;
     size_t argtmp_cap;
-    /* Previous record, for neighbour duplicate detection. */
-    uint64_t prev_hash;
-    uint32_t prev_len;
-    uint64_t dedup_window[1024];  /* hashes of recent records when opt->dedup */
-    unsigned dedup_pos;
+    /* Under --dedup, the duplicate check of the file being read whole; otherwise, and for a piece
+     * of a file (dups_later), the records are kept in the stream for the judgement of the file
+     * (model/dups.h). */
+    dfs_dupcheck dups;
+    bool dups_later;
+    bool dups_off;            /* no check at all (a piece of a file cut between MPI ranks) */
     /* DASF: bytes of an oversized or unfittable record still to be skipped by the next feeds. */
     uint64_t skip_pending;
     /* An allocation failed while parsing: a record was left unread for want of memory, not for
@@ -54,4 +56,14 @@ typedef struct dfs_pctx {
 void dfs_pctx_init(dfs_pctx *p, dfs_strtab *table, dfs_strcache *strs, const dfs_want_set *want,
                    const dfs_options *opt, dfs_batchbuf *batch);
 void dfs_pctx_free(dfs_pctx *p);
+/* A new stream: a whole file (piece false) or a piece of one, whose duplicate check is left to
+ * the fold. */
+void dfs_pctx_begin_dups(dfs_pctx *p, bool piece);
+/* Under --dedup, before a record of a file read whole is parsed: whether it repeats an earlier
+ * record of the file (counted as duplicate_record); the caller then drops it unparsed, so it is
+ * neither an event nor a record of the file. */
+bool dfs_pctx_drop_duplicate(dfs_pctx *p, uint64_t digest, uint64_t offset);
+/* After a record was parsed (not a bad one): its duplicate check, or kept for the file's
+ * judgement. */
+void dfs_pctx_note_record(dfs_pctx *p, uint64_t digest, uint64_t offset);
 #endif

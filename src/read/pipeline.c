@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "model/dups.h"
 #include "read/pipeline.h"
 #include "util/memlimit.h"
 
@@ -32,6 +33,24 @@ static void worker_done(pool *pl, worker *w)
     for (size_t c = 0; w->states && c < pl->nconsumers; c++)
         if (pl->consumers[c]->worker_done)
             pl->consumers[c]->worker_done(w->states[c], pl->run);
+}
+
+/* After a range of a file: the judgement of the file's duplicates once all its ranges are read
+ * (the ranges of one file are consecutive tasks, in file order). A file cut between MPI ranks is
+ * not checked. */
+static void range_done(pool *pl, task *t)
+{
+    if (t->kind != TASK_RANGE || pl->run->share || !pl->ranges_left ||
+        atomic_fetch_sub(&pl->ranges_left[t->file], 1) != 1)
+        return;
+    task *first = t - t->chunk;
+    dfs_stream **streams = malloc(t->nchunks * sizeof *streams);
+    if (!streams) /* the fold judges them */
+        return;
+    for (uint32_t c = 0; c < t->nchunks; c++)
+        streams[c] = &first[c].st;
+    dfs_dups_judge(&first->st.diag, t->file, streams, t->nchunks);
+    free(streams);
 }
 
 static void *worker_main(void *arg)
@@ -50,6 +69,7 @@ static void *worker_main(void *arg)
         } else {
             task *t = &pl->tasks[i];
             dfs_task_run(w, t);
+            range_done(pl, t);
             if (t->chunk + 1 == t->nchunks)
                 atomic_fetch_add(&pl->files_done, 1);
         }
@@ -162,10 +182,12 @@ static bool plan_file(pool *pl, uint32_t i, uint64_t chunk, task_vec *tasks)
         return true;
     uint32_t n = 1;
     task_kind kind = TASK_WHOLE;
-    if (line_oriented_plain(pr) && in->info.size > chunk && !run->opt.preview_bytes) {
+    /* --dedup drops a duplicate before it becomes an event, so one worker reads the file whole */
+    bool may_cut = !run->opt.preview_bytes && !run->opt.dedup;
+    if (line_oriented_plain(pr) && in->info.size > chunk && may_cut) {
         kind = TASK_RANGE;
         n = (uint32_t)((in->info.size + chunk - 1) / chunk);
-    } else if (pr->npoints > 1 && !run->opt.preview_bytes) {
+    } else if (pr->npoints > 1 && may_cut) {
         kind = TASK_GZ_SEGMENT;
         n = (uint32_t)pr->npoints;
     }
@@ -194,9 +216,10 @@ static bool plan_piece(pool *pl, const dfs_piece *p, uint64_t chunk, task_vec *t
     prepared *pr = &pl->prep[p->file];
     if (run->inputs.v[p->file].info.unreadable)
         return true;
-    if (pr->marks && !run->opt.preview_bytes)
+    bool may_cut = !run->opt.preview_bytes && !run->opt.dedup; /* as in plan_file */
+    if (pr->marks && may_cut)
         return dfs_share_gz_plan(pl, p, tasks);
-    if (!line_oriented_plain(pr) || run->opt.preview_bytes)
+    if (!line_oriented_plain(pr) || !may_cut)
         return p->index != 0 || plan_file(pl, p->file, UINT64_MAX, tasks);
     task t = {.file = p->file, .chunk = p->index, .nchunks = p->count, .kind = TASK_RANGE, .start = p->start,
               .stop = p->stop};
@@ -221,7 +244,11 @@ static bool plan_tasks(pool *pl, unsigned nworkers)
             ok = plan_file(pl, i, chunk, &tasks);
     pl->tasks = tasks.v;
     pl->ntasks = tasks.n;
-    return ok;
+    pl->ranges_left = calloc(run->inputs.n ? run->inputs.n : 1, sizeof *pl->ranges_left);
+    for (size_t t = 0; pl->ranges_left && t < pl->ntasks; t++)
+        if (pl->tasks[t].kind == TASK_RANGE && pl->tasks[t].chunk == 0)
+            atomic_init(&pl->ranges_left[pl->tasks[t].file], pl->tasks[t].nchunks);
+    return ok && pl->ranges_left;
 }
 
 /* The lines cut by gzip segment boundaries: the tail of segment k-1 followed by the head of
@@ -246,7 +273,7 @@ static void read_junctions(pool *pl, worker *w, stream_vec *extra, uint32_t file
         if (len) {
             dfs_framer fr;
             dfs_framer_init(&fr, pl->prep[file].sniff.format, false);
-            dfs_worker_begin_stream(w, st);
+            dfs_worker_begin_stream(w, st, true);
             dfs_framer_feed(&fr, &w->pctx, joined, len, prev->tail_offset, DFS_FEED_FINAL);
             dfs_worker_deliver(w, file, true);
         }
@@ -625,6 +652,7 @@ int dfs_run_read(dfs_run *run, dfs_consumer *const *consumers, size_t n_consumer
     free(pl.prep_files);
     free(pl.scan_items);
     free(pl.tasks);
+    free(pl.ranges_left);
     for (size_t i = 0; pl.prep && i < run->inputs.n; i++) {
         free(pl.prep[i].points);
         free(pl.prep[i].marks);

@@ -98,6 +98,10 @@ typedef struct pool {
     atomic_uint_fast64_t disk_done;   /* of the files, what the bytes read came from */
     atomic_uint_fast64_t files_done;
     atomic_int failed_alloc;
+    /* Per input read in ranges: its ranges not yet read. The worker that reads the last one judges
+     * the file's duplicates (model/dups.h), so that what the ranges keep for it is freed while
+     * the other inputs are read rather than after all of them. */
+    atomic_uint *ranges_left;
     /* Why plain files are read with read() rather than mapped (the address space is limited),
      * or NULL when they are mapped. Points into unmapped_why. */
     const char *unmapped;
@@ -124,7 +128,8 @@ uint64_t dfs_line_start_at_or_after(int fd, uint64_t pos, uint64_t limit);
  * a bounded number of times whatever the chunking, also inside a line longer than many chunks. */
 void dfs_task_range(task *t, int fd, uint64_t size);
 bool dfs_worker_buffer(worker *w, size_t need);
-void dfs_worker_begin_stream(worker *w, dfs_stream *st);
+/* A new stream: a whole file, or a piece of one (piece), whose duplicate check waits for the fold. */
+void dfs_worker_begin_stream(worker *w, dfs_stream *st, bool piece);
 /* Hands the worker's batch of events of `file` to the consumers (dfs_batch.in_pieces as given). */
 void dfs_worker_deliver(worker *w, uint32_t file, bool in_pieces);
 /* Whether a task is one of several that read its file (ranges, gzip segments, or a piece of a

@@ -95,7 +95,7 @@ void dfs_task_prescan(worker *w, task *t, dfs_u64map carry[3])
         return; /* the read phase reports it */
     dfs_stream scratch;
     dfs_stream_init(&scratch, t->file, t->chunk, 0);
-    dfs_worker_begin_stream(w, &scratch);
+    dfs_worker_begin_stream(w, &scratch, true);
     dfs_task_range(t, fd, in->info.size);
     source src = {.fd = fd, .pos = t->from, .end = t->to};
     uint64_t offset = src.pos; /* of w->buf[0] */

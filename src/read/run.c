@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/dups.h"
 #include "util/sort128.h"
 
 void dfs_options_init(dfs_options *o)
@@ -332,6 +333,8 @@ void dfs_run_fold_file(dfs_run *run, uint32_t file, dfs_stream *const *streams, 
     }
     if (n)
         fold_boundaries(&fd, file, streams, n);
+    if (n > 1) /* gzip segments: their duplicate check (whole files and ranges were judged as read) */
+        dfs_dups_judge(&fd, file, streams, n);
     format_phase_letters(f, written);
     f->problems = dfs_diag_damage(&fd);
     f->incomplete = fd.counts[DFS_PROB_INCOMPLETE_FILE] || fd.counts[DFS_PROB_GZIP_TRUNCATED] ||

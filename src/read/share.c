@@ -345,7 +345,8 @@ dfs_stream *dfs_share_gz_junction(pool *pl, worker *w, const task *t)
     if (len) { /* as pipeline.c's read_junctions */
         dfs_framer fr;
         dfs_framer_init(&fr, pl->prep[t->file].sniff.format, false);
-        dfs_worker_begin_stream(w, st);
+        dfs_worker_begin_stream(w, st, true);
+        w->pctx.dups_off = true; /* a file cut between ranks is not checked for duplicates */
         dfs_framer_feed(&fr, &w->pctx, joined, len, t->tail_offset, DFS_FEED_FINAL);
         dfs_worker_deliver(w, t->file, true);
     }

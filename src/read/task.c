@@ -394,16 +394,13 @@ static bool read_mapped(worker *w, task *t, source *src, feeder *f)
 }
 
 /* Parser state that must not leak from one stream into the next. */
-void dfs_worker_begin_stream(worker *w, dfs_stream *st)
+void dfs_worker_begin_stream(worker *w, dfs_stream *st, bool piece)
 {
     dfs_pctx *p = &w->pctx;
     p->st = st;
     p->line = 0;
-    p->prev_hash = 0;
-    p->prev_len = 0;
-    p->dedup_pos = 0;
     p->skip_pending = 0;
-    memset(p->dedup_window, 0, sizeof p->dedup_window);
+    dfs_pctx_begin_dups(p, piece);
 }
 
 void dfs_task_run(worker *w, task *t)
@@ -411,7 +408,9 @@ void dfs_task_run(worker *w, task *t)
     dfs_run *run = w->pool->run;
     dfs_input *in = &run->inputs.v[t->file];
     prepared *pr = &w->pool->prep[t->file];
-    dfs_worker_begin_stream(w, &t->st);
+    dfs_worker_begin_stream(w, &t->st, dfs_task_in_pieces(t));
+    /* the pieces of a file cut between MPI ranks are read by several processes: not checked */
+    w->pctx.dups_off = run->share && dfs_task_in_pieces(t);
     int fd = open(in->path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         dfs_diag_add(&t->st.diag, DFS_PROB_UNREADABLE, t->file, 0, 0, "cannot open: %s",
@@ -443,6 +442,8 @@ void dfs_task_run(worker *w, task *t)
         note_unmapped(t, src.pos, w->pool->unmapped);
     if (!map || !read_mapped(w, t, &src, &f))
         read_buffered(w, t, &src, &f);
+    if (!dfs_task_in_pieces(t)) /* a whole file: its duplicate check, on this worker */
+        dfs_dups_judge(&t->st.diag, t->file, (dfs_stream *[]){&t->st}, 1);
     if (src.gz) {
         /* complete members: a cut last member is reported as truncation, not as a member */
         uint32_t begun = dfs_gz_members(src.gz);

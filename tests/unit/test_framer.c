@@ -7,6 +7,7 @@
 
 #include "testutil.h"
 
+#include "model/dups.h"
 #include "parse/framer.h"
 
 /* ---- a reader: feeds a framer the way read/pipeline.c does --------------------------------- */
@@ -131,6 +132,8 @@ static void feed_pieces(reader *r, const char *data, size_t n, size_t piece)
         memmove(buf, buf + used, have);
     }
     dfs_framer_finish(&r->fr, &r->t.p);
+    dfs_stream *whole = &r->t.st; /* the file read whole: its duplicates judged, as a worker does */
+    dfs_dups_judge(&r->t.st.diag, r->t.st.file, &whole, 1);
     take_batch(r);
     summarize(r);
     free(buf);
@@ -281,14 +284,15 @@ static void test_duplicates(void **state)
     reader *r = read_text(DFS_FMT_JSON_LINES, false, text);
     assert_true(r->t.st.records == 4);
     assert_int_equal(r->events, 4); /* kept by default */
-    assert_true(count(r, DFS_PROB_DUPLICATE_RECORD) == 1); /* neighbours only */
-    assert_true(example(r, DFS_PROB_DUPLICATE_RECORD, 0)->line == 2);
+    assert_true(count(r, DFS_PROB_DUPLICATE_RECORD) == 2); /* the later twins, at any distance */
+    assert_true(example(r, DFS_PROB_DUPLICATE_RECORD, 0)->offset == strlen(REC(1)) + 1);
+    assert_true(example(r, DFS_PROB_DUPLICATE_RECORD, 1)->offset == 3 * strlen(REC(1)) + 3);
     reader_free(r);
     r = reader_new(DFS_FMT_JSON_LINES, false);
     r->t.opt.dedup = true;
-    feed_pieces(r, text, strlen(text), 1 << 20);
-    assert_true(r->t.st.records == 4);
-    assert_int_equal(r->events, 2); /* the neighbour and the one in the window are dropped */
+    feed_pieces(r, text, strlen(text), 7); /* twins cut across feeds */
+    assert_true(r->t.st.records == 2); /* dropped duplicates are neither records nor events */
+    assert_int_equal(r->events, 2);
     assert_true(count(r, DFS_PROB_DUPLICATE_RECORD) == 2);
     reader_free(r);
 }
