@@ -25,13 +25,6 @@
 
 #include "read/mapguard.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UNDER_ASAN 1
-#endif
-#endif
 
 /* ---- a trace of fixed-width lines ------------------------------------------------------------- */
 
@@ -93,17 +86,6 @@ typedef struct hook {
     atomic_uint_fast64_t events;
 } hook;
 
-static uint64_t virtual_size(void)
-{
-    FILE *f = fopen("/proc/self/statm", "r");
-    unsigned long long pages = 0;
-    if (f) {
-        if (fscanf(f, "%llu", &pages) != 1)
-            pages = 0;
-        fclose(f);
-    }
-    return (uint64_t)pages * (uint64_t)sysconf(_SC_PAGESIZE);
-}
 
 static void set_address_limit(uint64_t bytes)
 {
@@ -126,7 +108,7 @@ static void hook_batch(void *state, const dfs_run *run, const dfs_batch *b)
     if (h->what == ACT_APPEND)
         append_lines(h->path, 5000000, (unsigned)h->arg);
     if (h->what == ACT_LIMIT) /* the window being read is unmapped before the next one is mapped */
-        set_address_limit(virtual_size() - h->arg);
+        set_address_limit(tu_mapped_bytes() - h->arg);
 }
 
 static void hook_end(void *user, const dfs_run *run, void *state)
@@ -341,7 +323,7 @@ static void reading_keeps_the_application_disposition(void **state)
 /* Runs fn in a child and expects it to exit 0; its own codes say what failed. */
 static void in_child(int (*fn)(void))
 {
-#ifdef UNDER_ASAN
+#ifdef TU_UNDER_ASAN
     (void)fn;
     skip(); /* a sanitizer's shadow memory does not live under an address-space limit */
 #else
@@ -368,7 +350,7 @@ static int read_unmapped(const char *name, size_t bytes, act what, uint64_t arg,
     unsigned n = make_trace(path, bytes);
     hook h = {.path = path, .what = what, .arg = arg};
     if (what == ACT_NONE)
-        set_address_limit(virtual_size() + (512u << 20));
+        set_address_limit(tu_mapped_bytes() + (512u << 20));
     dfs_run *run = tu_run(1, 0, 0);
     int verdict = read_with(run, &h);
     int kind = problem_named("unmapped_read");

@@ -16,28 +16,8 @@
 
 #include "parse/record.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UNDER_ASAN 1
-#endif
-#endif
 
 enum { BIG = 64 << 20 }; /* an escaped string of 64 MiB: its unescaped copy cannot be had */
-
-/* Bytes of address space the process maps now (/proc/self/statm). */
-static uint64_t mapped_now(void)
-{
-    unsigned long long pages = 0;
-    FILE *f = fopen("/proc/self/statm", "r");
-    if (f) {
-        if (fscanf(f, "%llu", &pages) != 1)
-            pages = 0;
-        fclose(f);
-    }
-    return (uint64_t)pages * (uint64_t)sysconf(_SC_PAGESIZE);
-}
 
 /* {"name":"\u0041aaaa...","ph":"X","ts":1,"dur":1} with a name of BIG bytes, or a key of them. */
 static char *record_with_big(bool in_key, size_t *len)
@@ -65,7 +45,7 @@ static void child_parse(bool in_key)
     tu_parser_init(&t, 7);
     t.want.all = true;
     struct rlimit rl;
-    rl.rlim_cur = rl.rlim_max = (rlim_t)(mapped_now() + (16u << 20));
+    rl.rlim_cur = rl.rlim_max = (rlim_t)(tu_mapped_bytes() + (16u << 20));
     if (setrlimit(RLIMIT_AS, &rl) != 0)
         _exit(77);
     dfs_rec_status s = dfs_parse_record_ex(&t.p, text, len, len, 0, 0, NULL);
@@ -75,7 +55,7 @@ static void child_parse(bool in_key)
 
 static void run_child(bool in_key)
 {
-#ifdef UNDER_ASAN
+#ifdef TU_UNDER_ASAN
     (void)in_key;
     skip(); /* a sanitizer's shadow memory does not live under an address-space limit */
 #endif

@@ -149,3 +149,15 @@ void tu_put_be(tu_bytes *m, uint64_t v, unsigned width)
     for (unsigned i = width; i-- > 0;)
         tu_put_byte(m, (unsigned)(v >> (8 * i)) & 0xff);
 }
+
+uint64_t tu_mapped_bytes(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    unsigned long long pages = 0;
+    if (f) {
+        if (fscanf(f, "%llu", &pages) != 1)
+            pages = 0;
+        fclose(f);
+    }
+    return (uint64_t)pages * (uint64_t)sysconf(_SC_PAGESIZE);
+}

@@ -45,4 +45,16 @@ void tu_put(tu_bytes *m, const void *p, size_t n);
 void tu_put_byte(tu_bytes *m, unsigned v);
 void tu_put_be(tu_bytes *m, uint64_t v, unsigned width); /* big-endian, `width` bytes */
 void tu_parser_free(tu_parser *t);
+
+/* Bytes of address space the process maps now (/proc/self/statm): a base for RLIMIT_AS tests. */
+uint64_t tu_mapped_bytes(void);
+/* Address-space limits cannot be tested under AddressSanitizer (its shadow memory does not live
+ * under them): TU_UNDER_ASAN is defined there. */
+#if defined(__SANITIZE_ADDRESS__)
+#define TU_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TU_UNDER_ASAN 1
+#endif
+#endif
 #endif
