@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# readme_examples.sh DFSCOPE TRACES - the README's example commands, run on the corpus (its folders
+# standing for the README's placeholders), in the default mode: each exits 0 or 1 (damage in
+# the corpus is reported, not fatal), prints no nan or inf and no scientific notation in a table.
+# Each example checked here must still be in the README (the list follows it).
+set -u
+DFSCOPE=$1
+TRACES=${2:-}
+source "$(dirname "$0")/testlib.bash"
+README=$(dirname "$0")/../../README.md
+if [ -z "$TRACES" ] || [ ! -f "$TRACES/MANIFEST.md" ]; then
+  echo "readme_examples.sh: skipped (no corpus at $TRACES)"
+  exit 77
+fi
+D=$TRACES/dftracer/dlio-unet3d-hdf5-8rank
+K=$TRACES/kineto/resnet50-dataloader
+# "README line | the command run here"
+examples=(
+  "dfscope stats traces/|stats $D"
+  "dfscope analyze traces/|analyze $D"
+  "dfscope analyze --views time_range,proc_name --granularity 5s --format json -o out.json traces/|analyze --views time_range,proc_name --granularity 5s $D"
+  "dfscope overlap traces/|overlap $D"
+  "dfscope tasks dasf_db/ -o out/|tasks $TRACES/dasf"
+  "dfscope steps resnet50*.pt.trace.json.gz|steps $K"
+  "dfscope dataloader smdebug_run/|dataloader $TRACES/smdebug"
+  "dfscope rules smdebug_run/|rules $TRACES/smdebug"
+  "dfscope timeline trace.json --window +1.2:+1.4 -o step.svg|timeline $K/resnet50_num_workers_0__worker0.1623143089861.pt.trace.json.gz --window +0.5:+0.7 -o $T/step.svg"
+)
+for e in "${examples[@]}"; do
+  line=${e%%|*}
+  run=${e#*|}
+  check "README still shows: $line" grep -qF -- "$line" "$README"
+  # shellcheck disable=SC2086
+  "$DFSCOPE" $run > "$T/out" 2> "$T/err"
+  rc=$?
+  check "$run: exit 0 or 1 (got $rc)" [ "$rc" -le 1 ]
+  check "$run: no nan or inf" bash -c "! grep -qiwE 'nan|-nan|inf|-inf' '$T/out' '$T/err'"
+  check "$run: no scientific notation" bash -c "! grep -qE '[0-9]e[+-][0-9]' '$T/out'"
+done
+
+echo "readme_examples.sh: $pass passed, $fail failed"
+[ "$fail" = 0 ]
