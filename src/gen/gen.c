@@ -212,31 +212,23 @@ static int write_rank(gen_shared *sh, unsigned rank, char *why, size_t whylen)
     dfs_gen_file *fi = &sh->files[rank];
     char name[128];
     dfs_gen_file_name(sh->opt, rank, name, sizeof name);
-    char tmpname[160];
-    snprintf(tmpname, sizeof tmpname, ".%s.tmp-XXXXXX", name);
-    char *tmp = gen_join_path(sh->opt->out_dir, tmpname);
     fi->path = gen_join_path(sh->opt->out_dir, name);
-    if (!tmp || !fi->path) {
-        free(tmp);
+    if (!fi->path) {
         snprintf(why, whylen, "out of memory");
         return DFS_ERR_NOMEM;
     }
-    int fd = mkstemp(tmp);
-    int rc = fd < 0 ? errno : generate(sh, rank, fd, fi);
-    if (fd >= 0) {
-        if (rc == 0 && fchmod(fd, 0644) != 0)
-            rc = errno;
-        if (close(fd) != 0 && rc == 0)
-            rc = errno;
-    }
-    if (rc == 0 && rename(tmp, fi->path) != 0)
-        rc = errno;
-    if (rc != 0) {
-        if (fd >= 0)
-            unlink(tmp);
-        snprintf(why, whylen, "%s: %s", rc == ENOMEM ? name : tmp, strerror(rc));
-    }
-    free(tmp);
+    /* through the atomic writer, so that a fatal signal removes the temporary (atomic.h); the
+     * text goes to its descriptor, past the stream, which stays empty */
+    dfs_atomic_file af;
+    int rc = dfs_atomic_open(&af, fi->path, NULL, why, whylen);
+    if (rc != 0)
+        return rc == ENOMEM ? DFS_ERR_NOMEM : DFS_ERR_IO;
+    rc = generate(sh, rank, fileno(af.fp), fi);
+    int closed = dfs_atomic_close(&af, rc == 0, why, whylen);
+    if (rc != 0)
+        snprintf(why, whylen, "%s: %s", name, strerror(rc));
+    else
+        rc = closed;
     return rc == 0 ? DFS_OK : rc == ENOMEM ? DFS_ERR_NOMEM : DFS_ERR_IO;
 }
 

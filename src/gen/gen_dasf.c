@@ -280,26 +280,6 @@ static void run_monitor(sim *s, uint64_t samples)
 
 /* ---- files --------------------------------------------------------------------------------------- */
 
-/* Opens a temporary file beside `path`; *tmp receives its name. */
-static FILE *open_temp(const char *path, char **tmp)
-{
-    size_t n = strlen(path) + 16;
-    *tmp = malloc(n);
-    if (!*tmp)
-        return NULL;
-    snprintf(*tmp, n, "%s.tmp-XXXXXX", path);
-    int fd = mkstemp(*tmp);
-    if (fd < 0 || fchmod(fd, 0644) != 0) {
-        if (fd >= 0)
-            close(fd), unlink(*tmp);
-        return NULL;
-    }
-    FILE *f = fdopen(fd, "wb");
-    if (!f)
-        close(fd), unlink(*tmp);
-    return f;
-}
-
 typedef void (*body_fn)(sim *s, uint64_t n);
 
 static void graph_body(sim *s, uint64_t n)
@@ -312,24 +292,22 @@ static void graph_body(sim *s, uint64_t n)
 static int write_file(sim *s, const char *name, body_fn body, uint64_t n, dfs_gen_file *fi, char *err,
                       size_t errlen)
 {
-    char *tmp = NULL;
     fi->path = gen_join_path(s->o->out_dir, name);
-    s->out = fi->path ? open_temp(fi->path, &tmp) : NULL;
-    if (!s->out) {
-        int e = errno;
-        free(tmp);
-        return gen_fail(err, errlen, fi->path ? DFS_ERR_IO : DFS_ERR_NOMEM, "%s: %s", name, strerror(e));
-    }
+    if (!fi->path)
+        return gen_fail(err, errlen, DFS_ERR_NOMEM, "%s: out of memory", name);
+    dfs_atomic_file af; /* a fatal signal removes its temporary (atomic.h) */
+    int rc = dfs_atomic_open(&af, fi->path, NULL, err, errlen);
+    if (rc != 0)
+        return rc == ENOMEM ? DFS_ERR_NOMEM : DFS_ERR_IO;
+    s->out = af.fp;
     s->records = s->bytes = 0;
     s->err = 0;
     body(s, n);
-    if (fclose(s->out) != 0 && !s->err)
-        s->err = errno;
-    if (!s->err && rename(tmp, fi->path) != 0)
-        s->err = errno;
-    if (s->err)
-        unlink(tmp);
-    free(tmp);
+    char why[256];
+    rc = dfs_atomic_close(&af, !s->err, why, sizeof why);
+    s->out = NULL;
+    if (!s->err)
+        s->err = rc;
     fi->records = s->records;
     fi->bytes = fi->disk_bytes = s->bytes;
     if (s->err)

@@ -32,7 +32,7 @@
 
 /* ---- the registry of live temporaries ---- */
 
-enum { SLOTS = 16, SLOT_FREE = 0, SLOT_FILLING = 1, SLOT_LIVE = 2 };
+enum { SLOTS = 1024, SLOT_FREE = 0, SLOT_FILLING = 1, SLOT_LIVE = 2 };
 
 static struct {
     atomic_int state;

@@ -190,6 +190,12 @@ held SIGTERM "$T/sigcsv" "$DFSCOPE" analyze -q --format csv -o "$T/sigcsv" "$T/s
 check "analyze --format csv, SIGTERM mid-write: exit 143 (got: $(cat "$T/status"))" [ "$(cat "$T/status")" = "143 temp" ]
 check "analyze --format csv, SIGTERM: no temporary left" no_temporaries "$T/sigcsv"
 
+# gen writes its files through the same writer: a signal while its workers write leaves none
+mkdir -p "$T/sigen"
+held SIGTERM "$T/sigen" "$DFSCOPE" gen -o "$T/sigen" --format v1 --ranks 4 --size 64k -j 2
+check "gen, SIGTERM mid-write: exit 143 (got: $(cat "$T/status"))" [ "$(cat "$T/status")" = "143 temp" ]
+check "gen, SIGTERM: no temporary left" no_temporaries "$T/sigen"
+
 # stdout closed by the reader (`dfscope stats X | head -1`): the process ends by SIGPIPE, quietly;
 # started with SIGPIPE ignored, the failed write is said once (exit 4).
 closed_stdout() { # prints the exit status and the count of stderr lines of COMMAND
