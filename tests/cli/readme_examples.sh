@@ -25,6 +25,7 @@ examples=(
   "dfscope dataloader smdebug_run/|dataloader $TRACES/smdebug"
   "dfscope rules smdebug_run/|rules $TRACES/smdebug"
   "dfscope timeline trace.json --window +1.2:+1.4 -o step.svg|timeline $K/resnet50_num_workers_0__worker0.1623143089861.pt.trace.json.gz --window +0.5:+0.7 -o $T/step.svg"
+  "dfscope timeline trace.json --slowest-step -o slow.svg|timeline $K/resnet50_num_workers_0__worker0.1623143089861.pt.trace.json.gz --slowest-step -o $T/slow.svg"
 )
 for e in "${examples[@]}"; do
   line=${e%%|*}
