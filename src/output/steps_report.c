@@ -71,19 +71,29 @@ static void print_step(FILE *out, const dfs_step *s)
     fprintf(out, " %8s\n", pct_text(b, sizeof b, share(s->m[DFS_SM_DATA_WAIT], s->m[DFS_SM_STEP_TIME])));
 }
 
+/* A sum in the unit that reads best (54.687 s, 412.020 ms), or "-" when the trace lacks it. */
+static const char *sum_text(char *buf, size_t n, int64_t ns)
+{
+    if (ns == DFS_STEPS_NA)
+        snprintf(buf, n, "-");
+    else
+        dfs_fmt_duration(buf, n, ns);
+    return buf;
+}
+
 static void print_agg(FILE *out, const char *label, const dfs_steps_agg *a)
 {
     char b1[32], b2[32], b3[32], b4[32], b5[32];
     int64_t t = a->sum[DFS_SM_STEP_TIME];
-    fprintf(out, "  %-28s %llu steps, step time %s ms, data wait %s ms (%s), exposed %s ms (%s)\n", label,
-            (unsigned long long)a->steps, ms_text(b1, sizeof b1, t), ms_text(b2, sizeof b2, a->sum[DFS_SM_DATA_WAIT]),
+    fprintf(out, "  %-28s %llu steps, step time %s, data wait %s (%s), exposed %s (%s)\n", label,
+            (unsigned long long)a->steps, sum_text(b1, sizeof b1, t), sum_text(b2, sizeof b2, a->sum[DFS_SM_DATA_WAIT]),
             pct_text(b3, sizeof b3, share(a->sum[DFS_SM_DATA_WAIT], t)),
-            ms_text(b4, sizeof b4, a->sum[DFS_SM_EXPOSED_WAIT]),
+            sum_text(b4, sizeof b4, a->sum[DFS_SM_EXPOSED_WAIT]),
             pct_text(b5, sizeof b5, share(a->sum[DFS_SM_EXPOSED_WAIT], t)));
-    fprintf(out, "  %-28s compute dev %s ms, compute host %s ms, transfer %s ms, io %s ms, io in wait %s ms\n", "",
-            ms_text(b1, sizeof b1, a->sum[DFS_SM_COMPUTE_DEV]), ms_text(b2, sizeof b2, a->sum[DFS_SM_COMPUTE_HOST]),
-            ms_text(b3, sizeof b3, a->sum[DFS_SM_TRANSFER]), ms_text(b4, sizeof b4, a->sum[DFS_SM_IO]),
-            ms_text(b5, sizeof b5, a->sum[DFS_SM_IO_IN_WAIT]));
+    fprintf(out, "  %-28s compute dev %s, compute host %s, transfer %s, io %s, io in wait %s\n", "",
+            sum_text(b1, sizeof b1, a->sum[DFS_SM_COMPUTE_DEV]), sum_text(b2, sizeof b2, a->sum[DFS_SM_COMPUTE_HOST]),
+            sum_text(b3, sizeof b3, a->sum[DFS_SM_TRANSFER]), sum_text(b4, sizeof b4, a->sum[DFS_SM_IO]),
+            sum_text(b5, sizeof b5, a->sum[DFS_SM_IO_IN_WAIT]));
 }
 
 static void print_epochs(FILE *out, const dfs_steps_run *r)
@@ -393,9 +403,9 @@ void dfs_steps_write_text(FILE *out, const dfs_run *run, const dfs_steps_result 
     print_agg(out, "every step of every run", &r->total);
     if (r->epoch_window) {
         char b1[32], b2[32], b3[32];
-        fprintf(out, "  %-28s windows %s ms, tails %s ms, marked waits %s ms\n", "epochs",
-                ms_text(b1, sizeof b1, r->epoch_window), ms_text(b2, sizeof b2, r->epoch_tail),
-                ms_text(b3, sizeof b3, r->marked_wait));
+        fprintf(out, "  %-28s windows %s, tails %s, marked waits %s\n", "epochs",
+                sum_text(b1, sizeof b1, r->epoch_window), sum_text(b2, sizeof b2, r->epoch_tail),
+                sum_text(b3, sizeof b3, r->marked_wait));
     }
 }
 

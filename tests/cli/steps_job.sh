@@ -54,5 +54,9 @@ code 0 "no steps, --details" "$DFSCOPE" steps -q --details "$T/a.pfw"
 check "no steps: no nan in the verdicts" bash -c "! grep -qiw nan '$T/out'"
 check "no steps: words instead" grep -q "slow_fetches  *not_evaluated  no step has a data wait to compare" "$T/out"
 
+# sums read in the unit that fits them, not thousands of ms
+code 0 "sums auto-scaled" "$DFSCOPE" steps -q --details "$T/g/trace-0-of-3.pfw"
+check "sums auto-scaled: step time in s" grep -qE "^  all steps +22 steps, step time [0-9]+\.[0-9]{3} s, data wait" "$T/out"
+
 echo "steps_job.sh: $pass passed, $fail failed"
 [ "$fail" = 0 ]
