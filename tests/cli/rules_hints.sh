@@ -12,12 +12,14 @@ for i in 0 1 2 3 4 5; do
   printf '{"Type": "cpu", "Name":"cpu0", "Dimension": "CPUUtilization", "Value":97,"NodeId":"algo-1","Timestamp":%d.0}\n' "$t"
   printf '{"Type": "cpu", "Name":"cpu1", "Dimension": "CPUUtilization", "Value":95,"NodeId":"algo-1","Timestamp":%d.0}\n' "$t"
   printf '{"Type": "gpu", "Name":"gpu0", "Dimension": "GPUUtilization", "Value":2,"NodeId":"algo-1","Timestamp":%d.0}\n' "$t"
+  printf '{"Type": "gpu", "Name":"gpu1", "Dimension": "GPUUtilization", "Value":%d,"NodeId":"algo-1","Timestamp":%d.0}\n' $((60 + 5 * i)) "$t"
 done > "$T/1591160000.algo-1.json"
 
 code 0 "rules on six snapshots" "$DFSCOPE" rules -q "$T/1591160000.algo-1.json"
 check "table: the setting that runs CPUBottleneck" grep -q "^CPUBottleneck .*needs more than patience=1000) (--param CPUBottleneck.patience=5 runs it)" "$T/out"
 check "details: to run it" grep -q "to run it on these inputs: --param CPUBottleneck.patience=5" "$T/out"
 check "table: LowGPUUtilization's setting" grep -q "(--param LowGPUUtilization.patience=5 runs it)" "$T/out"
+check "table: LoadBalancing's setting (a node's pair of GPUs)" grep -q "^LoadBalancing .*(--param LoadBalancing.patience=5 runs it)" "$T/out"
 code 0 "JSON" "$DFSCOPE" rules -q --format json -o "$T/r.json" "$T/1591160000.algo-1.json"
 check "JSON: enable_with" [ "$(json_field "$T/r.json" "[r['enable_with'] for r in d['rules'] if r['rule'] == 'CPUBottleneck'][0]")" = "--param CPUBottleneck.patience=5" ]
 check "JSON: evaluated rules have no setting" [ "$(json_field "$T/r.json" "[r['enable_with'] for r in d['rules'] if r['rule'] == 'OverallSystemUsage'][0]")" = None ]

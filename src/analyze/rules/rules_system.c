@@ -817,6 +817,20 @@ static void lb_details(lb_state *s, rl_out *o)
     }
 }
 
+/* The most values both GPUs of a node's pair have: what patience must stay below for a check. */
+static size_t lb_best_pair(const lb_state *s)
+{
+    size_t best = 0, n = s->set.v.n;
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = i + 1; k < n; k++) {
+            const series *a = &s->set.v.v[i], *b = &s->set.v.v[k];
+            size_t both = a->v.n < b->v.n ? a->v.n : b->v.n;
+            if (a->node == b->node && both > best)
+                best = both;
+        }
+    return best;
+}
+
 static void lb_outcome(lb_state *s, rl_out *o)
 {
     rl_ctx *c = s->c;
@@ -833,8 +847,10 @@ static void lb_outcome(lb_state *s, rl_out *o)
                          "mis-indented loop), so the rule never fires");
     else if (!s->checked && s->empty_pairs)
         rl_set_reason(o, "every GPU pair has a GPU without values in [0, 98]");
-    else if (!s->checked)
+    else if (!s->checked) {
         rl_set_reason(o, "no node has two GPUs with more than patience=%g GPUUtilization values", s->patience);
+        rl_set_enable(o, lb_best_pair(s), "patience", NULL);
+    }
     rl_set_summary(o, "%zu GPU pairs above the threshold", s->pairs.n);
 }
 
