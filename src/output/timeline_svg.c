@@ -721,36 +721,41 @@ static bool percent_like(const tl_text *t)
            memmem(t->s, n, "%", 1);
 }
 
-/* The scale of counter v[i]: the range of every counter of its quantity. */
-static void shared_range(const dfs_timeline *tl, const tl_counter *const *v, size_t n, size_t i, double *lo,
-                         double *hi, size_t *cols)
+/* A chart's scale (the range of every counter of its quantity) and its own values. */
+typedef struct chart_scale {
+    double lo, hi;         /* the scale */
+    double own_lo, own_hi; /* the chart's own values, for its title */
+    size_t cols;           /* its sampled pixels */
+} chart_scale;
+
+/* The scales of the n charts v[], each counter's cells scanned once. */
+static void chart_scales(const dfs_timeline *tl, const tl_counter *const *v, size_t n, chart_scale *s)
 {
-    const tl_text *name = &tl->names.v[v[i]->name];
-    counter_range(tl, v[i], lo, hi, cols);
-    for (size_t j = 0; j < n; j++) {
-        double l, h;
-        size_t c;
-        if (j == i || !same_quantity(name, &tl->names.v[v[j]->name]))
-            continue;
-        counter_range(tl, v[j], &l, &h, &c);
-        *lo = l < *lo ? l : *lo;
-        *hi = h > *hi ? h : *hi;
+    for (size_t i = 0; i < n; i++) {
+        counter_range(tl, v[i], &s[i].own_lo, &s[i].own_hi, &s[i].cols);
+        s[i].lo = s[i].own_lo;
+        s[i].hi = s[i].own_hi;
     }
-    if (percent_like(name) && *lo >= 0 && *hi <= 100) {
-        *lo = 0;
-        *hi = 100;
+    for (size_t i = 0; i < n; i++) {
+        const tl_text *name = &tl->names.v[v[i]->name];
+        for (size_t j = 0; j < n; j++)
+            if (j != i && same_quantity(name, &tl->names.v[v[j]->name])) {
+                s[i].lo = s[j].own_lo < s[i].lo ? s[j].own_lo : s[i].lo;
+                s[i].hi = s[j].own_hi > s[i].hi ? s[j].own_hi : s[i].hi;
+            }
+        if (percent_like(name) && s[i].lo >= 0 && s[i].hi <= 100) {
+            s[i].lo = 0;
+            s[i].hi = 100;
+        }
     }
 }
 
-static void write_chart(FILE *out, const layout *L, const tl_counter *const *v, size_t n, size_t i, double top)
+static void write_chart(FILE *out, const layout *L, const tl_counter *c, const chart_scale *s, double top)
 {
     const dfs_timeline *tl = L->tl;
-    const tl_counter *c = v[i];
     const tl_text *name = &tl->names.v[c->name];
-    double lo, hi, own_lo, own_hi; /* the scale; the chart's own values, for its title */
-    size_t cols;
-    counter_range(tl, c, &own_lo, &own_hi, &cols);
-    shared_range(tl, v, n, i, &lo, &hi, &cols);
+    double lo = s->lo, hi = s->hi, own_lo = s->own_lo, own_hi = s->own_hi;
+    size_t cols = s->cols;
     rect(out, L->x0, top, tl->width, CHART_H, "cb");
     fputs("/>\n", out);
     write_chart_labels(out, L, name, top, lo, hi);
@@ -836,19 +841,25 @@ static bool write_counters(FILE *out, const layout *L)
     if (!tl->counters.n)
         return true;
     const tl_counter **v = malloc(tl->counters.n * sizeof *v);
-    if (!v)
+    chart_scale *scales = malloc(tl->counters.n * sizeof *scales);
+    if (!v || !scales) {
+        free(v);
+        free(scales);
         return false;
+    }
     for (size_t i = 0; i < tl->counters.n; i++)
         v[i] = &tl->counters.v[i];
     qsort_r(v, tl->counters.n, sizeof *v, cmp_counter, (void *)tl);
+    chart_scales(tl, v, tl->counters.n, scales);
     rect(out, MARGIN, L->charts_y - GROUP_H - 6, L->x0 + tl->width - MARGIN, GROUP_H, "gh");
     fputs("/>\n<text class=\"g\"", out);
     attr_num(out, "x", MARGIN + 4);
     attr_num(out, "y", L->charts_y - 11);
     fputs(">counters</text>\n", out);
     for (size_t i = 0; i < tl->counters.n; i++)
-        write_chart(out, L, v, tl->counters.n, i, L->charts_y + i * (CHART_H + CHART_GAP));
+        write_chart(out, L, v[i], &scales[i], L->charts_y + i * (CHART_H + CHART_GAP));
     free(v);
+    free(scales);
     return true;
 }
 
