@@ -320,27 +320,6 @@ static void reading_keeps_the_application_disposition(void **state)
 
 /* ---- memory limits (in a child process: the limit cannot be lifted again) ------------------------- */
 
-/* Runs fn in a child and expects it to exit 0; its own codes say what failed. */
-static void in_child(int (*fn)(void))
-{
-#ifdef TU_UNDER_ASAN
-    (void)fn;
-    skip(); /* a sanitizer's shadow memory does not live under an address-space limit */
-#else
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0)
-        _exit(fn());
-    int status;
-    assert_int_equal(waitpid(pid, &status, 0), pid);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        fprintf(stderr, "child: %s %d\n", WIFEXITED(status) ? "exit" : "signal",
-                WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
-    assert_true(WIFEXITED(status));
-    assert_int_equal(WEXITSTATUS(status), 0);
-#endif
-}
-
 /* Reads a trace of `bytes` with the hook (what, arg) at -j 1. 0 when every record is read, the
  * verdict is 0 and unmapped_read says `why` at offset 0 (from_start) or further on; else a code
  * that says what failed (the child's exit status). */
@@ -373,7 +352,7 @@ static int read_under_a_limit(void)
 static void limit_reads_without_mapping(void **state)
 {
     (void)state;
-    in_child(read_under_a_limit);
+    tu_in_child(read_under_a_limit);
 }
 
 static int window_cannot_be_mapped(void)
@@ -385,7 +364,7 @@ static int window_cannot_be_mapped(void)
 static void window_failure_reads_on_with_read(void **state)
 {
     (void)state;
-    in_child(window_cannot_be_mapped);
+    tu_in_child(window_cannot_be_mapped);
 }
 
 int main(void)

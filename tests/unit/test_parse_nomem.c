@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -35,9 +34,9 @@ static char *record_with_big(bool in_key, size_t *len)
     return s;
 }
 
-/* In a child: parse the record under a limit a few MiB above what is mapped; exit 0 when the
- * parser said that memory ran out, 1 when it did not, 77 when the limit could not be set. */
-static void child_parse(bool in_key)
+/* In a child: parse the record under a limit a few MiB above what is mapped; 0 when the parser
+ * said that memory ran out, 1 when it did not, 77 when the limit could not be set. */
+static int parse_without_memory(bool in_key)
 {
     size_t len;
     char *text = record_with_big(in_key, &len);
@@ -47,40 +46,25 @@ static void child_parse(bool in_key)
     struct rlimit rl;
     rl.rlim_cur = rl.rlim_max = (rlim_t)(tu_mapped_bytes() + (16u << 20));
     if (setrlimit(RLIMIT_AS, &rl) != 0)
-        _exit(77);
+        return 77;
     dfs_rec_status s = dfs_parse_record_ex(&t.p, text, len, len, 0, 0, NULL);
     (void)s; /* read with the escapes left in, or not at all: either way not to be trusted */
-    _exit(t.p.nomem ? 0 : 1);
+    return t.p.nomem ? 0 : 1;
 }
 
-static void run_child(bool in_key)
-{
-#ifdef TU_UNDER_ASAN
-    (void)in_key;
-    skip(); /* a sanitizer's shadow memory does not live under an address-space limit */
-#endif
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0)
-        child_parse(in_key);
-    int st;
-    assert_int_equal(waitpid(pid, &st, 0), pid);
-    assert_true(WIFEXITED(st));
-    if (WEXITSTATUS(st) == 77)
-        skip();
-    assert_int_equal(WEXITSTATUS(st), 0);
-}
+static int value_without_memory(void) { return parse_without_memory(false); }
+static int key_without_memory(void) { return parse_without_memory(true); }
 
 static void test_escaped_value_without_memory(void **state)
 {
     (void)state;
-    run_child(false);
+    tu_in_child(value_without_memory);
 }
 
 static void test_escaped_key_without_memory(void **state)
 {
     (void)state;
-    run_child(true);
+    tu_in_child(key_without_memory);
 }
 
 /* With memory, the same record parses and nomem stays false: the flag means memory, not size. */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 const char *tu_trace(const char *rel)
@@ -160,4 +161,26 @@ uint64_t tu_mapped_bytes(void)
         fclose(f);
     }
     return (uint64_t)pages * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+void tu_in_child(int (*fn)(void))
+{
+#ifdef TU_UNDER_ASAN
+    (void)fn;
+    skip();
+#else
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0)
+        _exit(fn());
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 77)
+        skip();
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        fprintf(stderr, "child: %s %d\n", WIFEXITED(status) ? "exit" : "signal",
+                WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+#endif
 }

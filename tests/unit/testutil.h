@@ -48,6 +48,10 @@ void tu_parser_free(tu_parser *t);
 
 /* Bytes of address space the process maps now (/proc/self/statm): a base for RLIMIT_AS tests. */
 uint64_t tu_mapped_bytes(void);
+/* Runs fn in a child process (where a limit set cannot leak into the other tests) and expects it
+ * to exit 0; 77 skips the test; any other code or a signal fails it, said on stderr. Under ASan
+ * (TU_UNDER_ASAN) the test is skipped: address-space limits and shadow memory do not mix. */
+void tu_in_child(int (*fn)(void));
 /* Address-space limits cannot be tested under AddressSanitizer (its shadow memory does not live
  * under them): TU_UNDER_ASAN is defined there. */
 #if defined(__SANITIZE_ADDRESS__)
