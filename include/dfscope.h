@@ -222,6 +222,11 @@ typedef struct dfs_file_info {
     bool incomplete;          /* crashed / truncated file */
     bool unreadable;          /* could not be opened or read */
     const char *error;        /* why, when unreadable */
+    /* The first start and the last end of the file's timed events (metadata and bad times left
+     * out), on its clock (dfs_file_abs_ns: absolute ns unless relative_time); have_span false
+     * when no event has a time. What tells the inputs of different jobs apart (docs/CLI.md). */
+    bool have_span;
+    int64_t span_start_ns, span_end_ns;
 } dfs_file_info;
 
 /* ---------------------------------------------------------------------------------------------

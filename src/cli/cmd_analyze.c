@@ -199,7 +199,7 @@ const dfs_cli_command dfs_cmd_analyze = {
                    "POSIX, ...) and summarised per view (time bins, processes, files) with time, count,\n"
                    "size, ops/s, bandwidth and unoverlapped (u_) time per layer.",
     .options = options,
-    .groups = DFS_CLI_READING | DFS_CLI_MPI,
+    .groups = DFS_CLI_READING | DFS_CLI_MPI | DFS_CLI_JOBS,
     .flags = DFS_CLI_NEEDS_INPUT,
     .args_size = sizeof(analyze_args),
     .init = init,

@@ -133,7 +133,7 @@ const dfs_cli_command dfs_cmd_dataloader = {
                 "damage), 2 usage error, unreadable input, or a system-metric file with a corrupt line\n"
                 "other than its last (left out), 3 --strict and damage found, 4 output error.\n",
     .options = options,
-    .groups = DFS_CLI_READING,
+    .groups = DFS_CLI_READING | DFS_CLI_JOBS,
     .args_size = sizeof(dl_args),
     .init = init,
     .csv_dir = "four files",

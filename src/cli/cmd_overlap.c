@@ -190,7 +190,7 @@ const dfs_cli_command dfs_cmd_overlap = {
         "whole run) the exact unions, intersections and differences of the classes' intervals are\n"
         "measured; also per time bin, per epoch, and the reference's approximate estimate.",
     .options = options,
-    .groups = DFS_CLI_READING | DFS_CLI_MPI,
+    .groups = DFS_CLI_READING | DFS_CLI_MPI | DFS_CLI_JOBS,
     .flags = DFS_CLI_NEEDS_INPUT,
     .args_size = sizeof(overlap_args),
     .init = init,

@@ -97,7 +97,7 @@ const dfs_cli_command dfs_cmd_rules = {
                 "3 --strict and damage found, 4 output error. A rule that triggers is a result, not an\n"
                 "error.\n",
     .options = options,
-    .groups = DFS_CLI_READING,
+    .groups = DFS_CLI_READING | DFS_CLI_JOBS,
     .args_size = sizeof(rules_args),
     .init = init,
     .validate = validate,

@@ -62,7 +62,7 @@ const dfs_cli_command dfs_cmd_stats = {
                    "total duration, processes, threads, hosts, accessed files, the time span and the\n"
                    "problems found. Problem details go to stderr.",
     .options = options,
-    .groups = DFS_CLI_READING | DFS_CLI_MPI,
+    .groups = DFS_CLI_READING | DFS_CLI_MPI | DFS_CLI_JOBS,
     .args_size = sizeof(stats_args),
     .init = init,
     .analysis = &dfs_stats_analysis,

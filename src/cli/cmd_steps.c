@@ -151,7 +151,7 @@ const dfs_cli_command dfs_cmd_steps = {
     .epilogue = "Exit codes: 0 ok, 1 damaged input skipped, 2 usage or unreadable input, 3 --strict and\n"
                 "damage found, 4 output error.\n",
     .options = options,
-    .groups = DFS_CLI_READING | DFS_CLI_MPI,
+    .groups = DFS_CLI_READING | DFS_CLI_MPI | DFS_CLI_JOBS,
     .args_size = sizeof(steps_args),
     .init = init,
     .validate = validate,

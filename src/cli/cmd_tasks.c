@@ -193,7 +193,7 @@ const dfs_cli_command dfs_cmd_tasks = {
                 "unavailable on CPU-only traces). Exit codes: 0 ok, 1 damaged input skipped, 2 usage or\n"
                 "unreadable input, 3 --strict and damage found, 4 output error.\n",
     .options = options,
-    .groups = DFS_CLI_READING,
+    .groups = DFS_CLI_READING | DFS_CLI_JOBS,
     .args_size = sizeof(tasks_args),
     .init = init,
     .claim = claim,

@@ -166,7 +166,7 @@ const dfs_cli_command dfs_cmd_timeline = {
     .epilogue = "Exit codes: 0 ok, 1 damaged input skipped, 2 usage, unreadable input, or a window\n"
                 "outside the trace, 3 --strict and damage found, 4 output error.\n",
     .options = options,
-    .groups = DFS_CLI_READING,
+    .groups = DFS_CLI_READING | DFS_CLI_JOBS,
     .args_size = sizeof(timeline_args),
     .init = init,
     .validate = validate,

@@ -117,6 +117,7 @@ typedef struct dfs_cli_option {
 enum {
     DFS_CLI_READING = 1, /* -j, --strict, --dedup, --examples, --chunk, --max-record, progress, -v, -q */
     DFS_CLI_MPI = 2,     /* --mpi-stats (commands that run distributed under mpirun/srun) */
+    DFS_CLI_JOBS = 4,    /* --mix: the command analyses one job and refuses inputs of several */
 };
 
 /* Command flags. */

@@ -300,7 +300,12 @@ int dfs_cli_run_analysis(dfs_cli_common *c, char **paths, int npaths, const dfs_
     const char *reason = NULL;
     bool ok = run_pass(c, paths, npaths, job, &p);
     int rc = p.rc;
-    const void *r = p.result;
+    int mixed = ok && c->one_job ? dfs_cli_check_jobs(job->cmd, p.run) : -1;
+    if (mixed >= 0) { /* said: no result, no second pass */
+        ok = false;
+        rc = mixed;
+    }
+    const void *r = ok ? p.result : NULL;
     if (ok && !r) {
         clocks = dfs_run_final_clocks(p.run);
         reason = clocks ? an->prepare_rerun(p.obj, p.run, clocks, job->opt) : NULL;
@@ -528,6 +533,7 @@ typedef struct dist_pass {
     void *obj;
     const void *result;
     int rc;                 /* rank 0: the verdict, or why there is no result */
+    bool refused;           /* rank 0: inputs of several jobs (dfs_cli_check_jobs), said */
     dfs_dist_pass info;
 } dist_pass;
 
@@ -617,6 +623,12 @@ static void dist_pass_run(dfs_cli_common *c, dfs_cli_dist *d, const dfs_partitio
         p->rc = p->info.refused ? DFS_EXIT_USAGE : DFS_EXIT_OUTPUT;
     } else {
         conclude_pass(c, job, p, d->listing.bad_path);
+        int mixed = c->one_job && p->rc != DFS_EXIT_OUTPUT ? dfs_cli_check_jobs(job->cmd, p->run) : -1;
+        if (mixed >= 0) { /* said: rank 0 decides to stop */
+            p->rc = mixed;
+            p->result = NULL;
+            p->refused = true;
+        }
     }
 }
 
@@ -690,7 +702,7 @@ static void decide(dfs_cli_dist *d, decision *x, dist_pass *p)
     x->pass = p;
     if (d->rank == 0) {
         x->rc = p->rc;
-        bool stop = p->rc == DFS_EXIT_OUTPUT || !p->obj || out_of_memory(x->an, p->obj, NULL) ||
+        bool stop = p->rc == DFS_EXIT_OUTPUT || p->refused || !p->obj || out_of_memory(x->an, p->obj, NULL) ||
                     (x->an->failure && x->an->failure(p->obj));
         x->what = p->result ? GO_WRITE : stop ? GO_STOP : GO_RERUN;
     }

@@ -20,6 +20,10 @@ typedef struct dfs_cli_common {
     bool quiet;
     int problems;   /* the problem report: -1 auto (brief on a terminal), 0 brief, 1 full */
     bool mpi_stats; /* --mpi-stats */
+    bool mix;       /* --mix: inputs of several jobs are analysed together */
+    /* Refuse inputs of several jobs (dfs_cli_check_jobs): a command that analyses one job
+     * (DFS_CLI_JOBS), without --mix. */
+    bool one_job;
     double started; /* monotonic seconds when reading started */
     /* Seconds spent by dfs_cli_run_analysis finishing (merging, views; every pass) and writing:
      * what --timing tells apart from the reading. */
@@ -66,6 +70,11 @@ typedef struct dfs_cli_job {
  * repeating its problem report), refusing an output over an input, then writes. Distributed
  * under mpirun/srun when the analysis can be. Returns the exit code. */
 int dfs_cli_run_analysis(dfs_cli_common *c, char **paths, int npaths, const dfs_cli_job *job);
+
+/* Inputs of several jobs (analyze/common/jobs.h) named on stderr, each with its span and files,
+ * and how to go on: DFS_EXIT_USAGE; out of memory (said): DFS_EXIT_OUTPUT; one job or none: -1
+ * (mixed.c). dfs_cli_run_analysis calls it after the first pass when c->one_job. */
+int dfs_cli_check_jobs(const char *cmd, const dfs_run *run);
 
 /* True when `output` (may be NULL) names one of the run's input files: never write over an input. */
 bool dfs_cli_output_is_input(const dfs_run *run, const char *output);

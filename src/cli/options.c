@@ -1,5 +1,5 @@
 /* options.c - applying an option's value to a command's args struct, by the option's kind, and
- * the shared option groups (reading, MPI) every reading command takes. A bad value is said once,
+ * the shared option groups (reading, MPI, --mix) the reading commands take. A bad value is said once,
  * "dfscope CMD: ..." on stderr, and stops the command with exit code 2. An integer goes into its
  * field by the field's size (DFS_FIELD): a bool, an enum, an unsigned or a uint64_t alike. */
 #include <stdint.h>
@@ -69,6 +69,14 @@ static const dfs_cli_option mpi_options[] = {
     {0},
 };
 
+static const dfs_cli_option jobs_options[] = {
+    DFS_OPTION("mix", 0, NULL, DFS_OPT_FLAG,
+        "analyze inputs of several jobs together (default: refuse them,\n"
+        "naming each job; see docs/CLI.md, \"Inputs from several jobs\")",
+        COMMON(mix)),
+    {0},
+};
+
 static void append(dfs_cli_optlist *out, const dfs_cli_option *v)
 {
     for (; v && v->name && out->n < DFS_CLI_MAX_OPTIONS; v++)
@@ -83,6 +91,8 @@ void dfs_cli_collect_options(const dfs_cli_command *cmd, dfs_cli_optlist *out)
         append(out, reading_options);
     if (cmd->groups & DFS_CLI_MPI)
         append(out, mpi_options);
+    if (cmd->groups & DFS_CLI_JOBS)
+        append(out, jobs_options);
 }
 
 /* ---- values by kind ---- */

@@ -252,6 +252,7 @@ int dfs_cli_main(const dfs_cli_command *cmd, int argc, char **argv)
     if (rc < 0)
         rc = check_paths(cmd, base);
     if (rc < 0) {
+        base->common.one_job = (cmd->groups & DFS_CLI_JOBS) && !base->common.mix;
         rc = cmd->run ? cmd->run(base) : run_analysis(cmd, base);
         rc = dfs_cli_done(&base->common, rc);
     }

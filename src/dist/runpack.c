@@ -169,6 +169,9 @@ void dfs_pack_stream(dfs_pack *w, const dfs_stream *s)
     dfs_pack_u64(w, s->first_ts_offset);
     dfs_pack_u64(w, s->first_ts_line);
     dfs_pack_bool(w, s->have_first_ts);
+    dfs_pack_i64(w, s->span_min);
+    dfs_pack_i64(w, s->span_max);
+    dfs_pack_bool(w, s->have_span);
     dfs_pack_u64(w, s->gzip_members);
     dfs_pack_u64(w, s->bytes_in);
 }
@@ -217,6 +220,9 @@ dfs_stream *dfs_unpack_stream(dfs_unpack *r, dfs_run *run)
     s->first_ts_offset = dfs_unpack_u64(r);
     s->first_ts_line = dfs_unpack_u64(r);
     s->have_first_ts = dfs_unpack_bool(r);
+    s->span_min = dfs_unpack_i64(r);
+    s->span_max = dfs_unpack_i64(r);
+    s->have_span = dfs_unpack_bool(r);
     s->gzip_members = dfs_unpack_u32(r);
     s->bytes_in = dfs_unpack_u64(r);
     if (r->bad || file >= run->inputs.n) {

@@ -77,6 +77,10 @@ typedef struct dfs_stream {
     uint64_t first_ts_offset;
     uint64_t first_ts_line;    /* its line within the stream (line mode), else 0 */
     bool have_first_ts;
+    /* The first start and last end of its timed events (raw ts, before the file's clock), for
+     * the file's span (dfs_file_info.have_span): noted as each batch is delivered. */
+    int64_t span_min, span_max;
+    bool have_span;
     uint32_t gzip_members;     /* gzip members decoded by this stream (set by the reader) */
     uint64_t bytes_in;         /* decompressed bytes read by this stream (set by the reader) */
     /* The digests and offsets of the stream's records in order, for the duplicate check of its

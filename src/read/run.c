@@ -291,6 +291,14 @@ static void fold_boundaries(dfs_diag *fd, uint32_t file, dfs_stream *const *stre
         dfs_diag_add(fd, DFS_PROB_MISSING_CLOSE, file, 0, end, "no closing ']' before the end");
 }
 
+/* The file's span on its clock; a clock that takes a time out of int64 leaves no span. */
+static void set_span(dfs_file_info *f, int64_t min, int64_t max)
+{
+    f->span_start_ns = dfs_file_abs_ns(f, min);
+    f->span_end_ns = dfs_file_abs_ns(f, max);
+    f->have_span = f->span_start_ns <= f->span_end_ns;
+}
+
 void dfs_run_fold_file(dfs_run *run, uint32_t file, dfs_stream *const *streams, size_t n)
 {
     dfs_input *in = &run->inputs.v[file];
@@ -299,7 +307,8 @@ void dfs_run_fold_file(dfs_run *run, uint32_t file, dfs_stream *const *streams, 
     dfs_diag_init(&fd, run->opt.max_examples);
     uint64_t written[128] = {0};
     uint64_t line_base = 0;
-    bool dialect_known = false;
+    bool dialect_known = false, have_span = false;
+    int64_t span_min = 0, span_max = 0;
     for (size_t i = 0; i < n; i++) {
         dfs_stream *s = streams[i];
         f->records += s->records;
@@ -322,6 +331,11 @@ void dfs_run_fold_file(dfs_run *run, uint32_t file, dfs_stream *const *streams, 
         }
         if (i == 0) /* later pieces lack the records that set the clock */
             f->relative_time = s->relative_time;
+        if (s->have_span && (!have_span || s->span_min < span_min))
+            span_min = s->span_min;
+        if (s->have_span && (!have_span || s->span_max > span_max))
+            span_max = s->span_max;
+        have_span |= s->have_span;
         dfs_diag_merge(&fd, &s->diag, line_base);
         line_base += s->lines;
         for (size_t d = 0; d < s->defs.n; d++)
@@ -331,6 +345,8 @@ void dfs_run_fold_file(dfs_run *run, uint32_t file, dfs_stream *const *streams, 
         for (size_t d = 0; d < s->meta.n; d++)
             dfs_vec_push(&in->meta, s->meta.v[d]);
     }
+    if (have_span) /* the clock is known now, at the end of the file */
+        set_span(f, span_min, span_max);
     if (n)
         fold_boundaries(&fd, file, streams, n);
     if (n > 1) /* gzip segments: their duplicate check (whole files and ranges were judged as read) */

@@ -97,11 +97,32 @@ bool dfs_task_in_pieces(const task *t)
     return t->nchunks != 1; /* share.c's segments of a gzip input cut between ranks have no count */
 }
 
+/* The stream's span grows by the batch's timed events (what dfs_file_info.have_span says):
+ * one pass over a batch that is in cache, so that every command knows each file's span. */
+static void note_span(dfs_stream *st, const dfs_batchbuf *b)
+{
+    for (size_t i = 0; i < b->events.n; i++) {
+        const dfs_event *ev = &b->events.v[i];
+        if (ev->phase == DFS_PHASE_METADATA || (ev->flags & (DFS_EF_HAS_TS | DFS_EF_BAD_TIME)) != DFS_EF_HAS_TS)
+            continue;
+        int64_t dur = ev->dur > 0 && ev->phase != DFS_PHASE_AGGREGATED ? ev->dur : 0, end;
+        if (!dfs_span_end(ev->ts, dur, &end))
+            end = ev->ts;
+        if (!st->have_span || ev->ts < st->span_min)
+            st->span_min = ev->ts;
+        if (!st->have_span || end > st->span_max)
+            st->span_max = end;
+        st->have_span = true;
+    }
+}
+
 void dfs_worker_deliver(worker *w, uint32_t file, bool in_pieces)
 {
     dfs_batchbuf *b = &w->batch;
     if (b->events.n == 0)
         return;
+    if (w->pctx.st)
+        note_span(w->pctx.st, b);
     dfs_batch batch = {b->events.v, b->events.n, file, in_pieces};
     for (size_t c = 0; c < w->pool->nconsumers; c++)
         w->pool->consumers[c]->on_batch(w->states[c], w->pool->run, &batch);

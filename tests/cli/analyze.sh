@@ -108,8 +108,9 @@ check "out of order: same answers" "$CMP" -r 0 -i flushes -i second_pass -i seco
 # files cut into pieces for the workers: their processes are held whole, not flushed, and the
 # pieces merge exactly without a second pass (one whole file beside them still streams)
 mkdir -p "$T/cut" && cp "$T/s"/*.pfw "$T/cut/" && "$DFSCOPE" gen -o "$T/cut/whole" --format v1 --ranks 1 --size 1600K --seed 9 >/dev/null 2>&1
-"${S[@]}" --no-stream "$T/cut" > "$T/cut-all.json"
-"${S[@]}" --hold 64 -j 3 --chunk 1700K "$T/cut" > "$T/cut-flushed.json" # the 2 MB files in two pieces
+# (--mix: the generated sets start at different times, which are different jobs)
+"${S[@]}" --mix --no-stream "$T/cut" > "$T/cut-all.json"
+"${S[@]}" --mix --hold 64 -j 3 --chunk 1700K "$T/cut" > "$T/cut-flushed.json" # the 2 MB files in two pieces
 check "cut files: no second pass" [ "$(json_field "$T/cut-flushed.json" "d['analysis']['second_pass']")" = "False" ]
 check "cut files: the whole file was flushed" [ "$(json_field "$T/cut-flushed.json" "d['analysis']['flushes'] > 0")" = "True" ]
 check "cut files: same answers" "$CMP" -r 0 -i flushes "$T/cut-all.json" "$T/cut-flushed.json"
@@ -126,8 +127,8 @@ if [ -d "$FIX" ]; then
   code 0 "G3 numbers" "$DFSCOPE" analyze --preset dlio --compat dfanalyzer "$FIX"
   check "G3: POSIX - Reader row" grep -Eq "POSIX - Reader +18\.346 \( 55%\) +10,432 \( 60%\) +568\.637 111833\.161 \( 59%\) +6095\.909" "$T/out"
   # Kineto files give their clock (baseTimeNanoseconds) at their end: a second pass with the
-  # final clocks, which must settle (no error, exit 0)
-  code 0 "kineto with auto layers" "$DFSCOPE" analyze -q --preset auto --format json -o "$T/k.json" "$TRACES/kineto"
+  # final clocks, which must settle (no error, exit 0); --mix: the folder holds two runs
+  code 0 "kineto with auto layers" "$DFSCOPE" analyze -q --mix --preset auto --format json -o "$T/k.json" "$TRACES/kineto"
   check "kineto: second pass" [ "$(json_field "$T/k.json" "d['analysis']['second_pass']")" = "True" ]
   check "kineto: auto layers" [ "$(json_field "$T/k.json" "'kernel' in d['views']['time_range']['summary']['layers']")" = "True" ]
 else

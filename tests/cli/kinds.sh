@@ -61,10 +61,10 @@ code 0 "a command that found something" "$DFSCOPE" analyze "$T/posix.pfw"
 check "found something: no warning" bash -c "! grep -q warning '$T/err'"
 
 if [ -n "$TRACES" ] && [ -f "$TRACES/MANIFEST.md" ]; then
-  code 0 "analyze on the Kineto corpus" "$DFSCOPE" analyze "$TRACES/kineto/resnet50-dataloader"
+  code 0 "analyze on the Kineto corpus" "$DFSCOPE" analyze --mix "$TRACES/kineto/resnet50-dataloader"
   check "kineto: PyTorch profiler traces, 3 files" grep -q "They are PyTorch or TensorFlow profiler traces (3 files, 218,566 events)" "$T/err"
   check "kineto: steps suggested" grep -q "dfscope steps .*training steps" "$T/err"
-  code 0 "tasks suggested for DASF databases" "$DFSCOPE" overlap "$TRACES/dasf"
+  code 0 "tasks suggested for DASF databases" "$DFSCOPE" overlap --mix "$TRACES/dasf"
   check "dasf: tasks" grep -q "dfscope tasks .*DASF" "$T/err"
 else
   echo "kinds.sh: corpus checks skipped (no $TRACES/MANIFEST.md)" >&2

@@ -65,7 +65,7 @@ fi
 if [ -d "$TRACES/dftracer" ]; then
   for d in dftracer/dlio-unet3d-hdf5-8rank dftracer/legacy-2023 kineto/resnet50-dataloader composer smdebug; do
     for np in 2 3; do
-      same "$d: steps --format json" "$np" steps --format json -q "$TRACES/$d"
+      same "$d: steps --format json" "$np" steps --format json -q --mix "$TRACES/$d"
     done
   done
 fi

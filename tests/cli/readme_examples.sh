@@ -14,16 +14,18 @@ if [ -z "$TRACES" ] || [ ! -f "$TRACES/MANIFEST.md" ]; then
 fi
 D=$TRACES/dftracer/dlio-unet3d-hdf5-8rank
 K=$TRACES/kineto/resnet50-dataloader
+# one job per example, as the README means (a folder of several jobs is refused without --mix)
+R=$TRACES/smdebug/tests/profiler/resources/merge_traces
 # "README line | the command run here"
 examples=(
   "dfscope stats traces/|stats $D"
   "dfscope analyze traces/|analyze $D"
   "dfscope analyze --views time_range,proc_name --granularity 5s --format json -o out.json traces/|analyze --views time_range,proc_name --granularity 5s $D"
   "dfscope overlap traces/|overlap $D"
-  "dfscope tasks dasf_db/ -o out/|tasks $TRACES/dasf"
-  "dfscope steps resnet50*.pt.trace.json.gz|steps $K"
-  "dfscope dataloader smdebug_run/|dataloader $TRACES/smdebug"
-  "dfscope rules smdebug_run/|rules $TRACES/smdebug"
+  "dfscope tasks dasf_db/ -o out/|tasks $TRACES/dasf/Tutorial_5_Profile-*"
+  "dfscope steps resnet50*.pt.trace.json.gz|steps $K/resnet50_num_workers_4_*"
+  "dfscope dataloader smdebug_run/|dataloader $R"
+  "dfscope rules smdebug_run/|rules $R"
   "dfscope timeline trace.json --window +1.2:+1.4 -o step.svg|timeline $K/resnet50_num_workers_0__worker0.1623143089861.pt.trace.json.gz --window +0.5:+0.7 -o $T/step.svg"
   "dfscope timeline trace.json --slowest-step -o slow.svg|timeline $K/resnet50_num_workers_0__worker0.1623143089861.pt.trace.json.gz --slowest-step -o $T/slow.svg"
 )

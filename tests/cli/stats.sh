@@ -97,10 +97,11 @@ code 0 "timing" "$DFSCOPE" stats --json --timing "$T/a.pfw"
 check "timing fields" [ "$(json_field "$T/out" "'peak_rss_kb' in d['timing'] and 'text_mb_per_s' in d['timing']")" = True ]
 
 # --- the corpus: any -j gives the same document ----------------------------------------------------
+# (--mix: the corpus holds many unrelated jobs)
 if [ -f "$TRACES/MANIFEST.md" ]; then
-  "$DFSCOPE" stats --json -q -j 1 "$TRACES" > "$T/j1.json"; c1=$?
-  "$DFSCOPE" stats --json -q -j 2 "$TRACES" > "$T/j2.json"; c2=$?
-  "$DFSCOPE" stats --json -q -j 3 --chunk 4k "$TRACES" > "$T/j3.json"; c3=$?
+  "$DFSCOPE" stats --json -q --mix -j 1 "$TRACES" > "$T/j1.json"; c1=$?
+  "$DFSCOPE" stats --json -q --mix -j 2 "$TRACES" > "$T/j2.json"; c2=$?
+  "$DFSCOPE" stats --json -q --mix -j 3 --chunk 4k "$TRACES" > "$T/j3.json"; c3=$?
   check "corpus exit 1 (it holds damaged files)" [ "$c1$c2$c3" = 111 ]
   check "-j 1 and -j 2 identical" cmp -s "$T/j1.json" "$T/j2.json"
   check "-j 3 with 4k chunks identical" cmp -s "$T/j1.json" "$T/j3.json"

@@ -75,13 +75,14 @@ fi
 K=$TRACES/kineto/resnet50-dataloader
 NW0=$K/resnet50_num_workers_0__worker0.1623143089861.pt.trace.json.gz
 NW4=$K/resnet50_num_workers_4__worker0.1623213129365.pt.trace.json.gz
-code 0 "kineto table" "$DFSCOPE" steps -q --details "$NW0" "$NW4"
+# two runs of different jobs side by side: --mix
+code 0 "kineto table" "$DFSCOPE" steps -q --mix --details "$NW0" "$NW4"
 check "table: nw0 input-bound" sh -c "grep -E '^  input_bound +yes' '$T/out' | wc -l | grep -qx 1"
 check "table: the plugin's breakdown" grep -q 'TensorBoard plugin step breakdown' "$T/out"
 check "table: the plugin's nw0 average" grep -q '177592 98589 (55.51%)' "$T/out"
 check "table: the plugin's recommendation" grep -q '33.4% of the step time is in DataLoader' "$T/out"
 check "table: pin_memory remedy" grep -q 'pin_memory=True' "$T/out"
-code 0 "kineto json" "$DFSCOPE" steps --format json -q -o "$T/k.json" "$NW0" "$NW4"
+code 0 "kineto json" "$DFSCOPE" steps --format json -q --mix -o "$T/k.json" "$NW0" "$NW4"
 check "two runs" [ "$(json_field "$T/k.json" "len(d['runs'])")" = 2 ]
 check "nw0 input-bound" [ "$(json_field "$T/k.json" "d['runs'][0]['input_bound']")" = True ]
 check "nw4 not input-bound" [ "$(json_field "$T/k.json" "d['runs'][1]['input_bound']")" = False ]
