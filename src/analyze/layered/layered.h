@@ -90,6 +90,9 @@ typedef struct dfs_layer_summary {
     double u_base_s;           /* what u_time_s is compared with for the overlap %: time_s, or in
                                   the exact mode Σ_p |L_p| (busy time without nesting) */
     double overhead_s;         /* Σ rows o_L (NAN: the layer has no children) */
+    double wall_s;             /* the default mode: the union over processes of the layer's events,
+                                  the same in every view (NAN under --compat or when not measured:
+                                  dfs_layered_result.wall_over) */
 } dfs_layer_summary;
 
 typedef struct dfs_additional_summary {
@@ -143,6 +146,9 @@ typedef struct dfs_layered_result {
     uint64_t processes, threads; /* distinct (host, pid) and proc_name values after post-read */
     double granularity_s;
     uint64_t flushes;            /* exact u_: streaming flushes (how the pass went, not a finding) */
+    bool wall_over;              /* the default mode's wall times were not measured: the layers were
+                                    busy in more separate periods than a worker keeps (layered_wall.c) */
+    uint64_t wall_max_periods;   /* that bound, per worker */
     const dfs_view_result *views; /* in request order */
     size_t nviews;
 } dfs_layered_result;
