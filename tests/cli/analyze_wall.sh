@@ -49,6 +49,19 @@ check "table: a Wall column" grep -q "Wall" "$T/table"
 check "table: the POSIX layer's wall time, 3.750" grep -Eq "^  POSIX .* 3\.750 " "$T/table"
 check "table: the legend defines wall" grep -q "wall: seconds during which at least one process was in the layer" "$T/table"
 
+# --- past the bound on busy periods: n/a, said, everything else unchanged ------------------------
+"$DFSCOPE" analyze --preset posix --wall-periods 1 -j 1 --format json -o "$T/over.json" "$T/three.pfw" 2>/dev/null
+check "over --wall-periods: wall_time_measured false" \
+  [ "$(json_field "$T/over.json" "d['analysis']['wall_time_measured']")" = "False" ]
+check "over --wall-periods: wall_time_s null" [ "$(layer "$T/over.json" wall_time_s)" = "None" ]
+check "over --wall-periods: the bins' wall times null" [ "$(wall_bins "$T/over.json")" = "[(0, None), (1, None), (2, None), (3, None), (5, None)]" ]
+check "over --wall-periods: process-seconds unchanged" [ "$(layer "$T/over.json" process_time_s)" = "5.25" ]
+"$DFSCOPE" analyze --preset posix --wall-periods 1 -j 1 "$T/three.pfw" >"$T/over.txt" 2>/dev/null
+check "over --wall-periods: the table says n/a and why" \
+  bash -c "grep -Eq '^  POSIX - All +n/a ' '$T/over.txt' && grep -q 'wall: not measured (n/a): the layers were busy in more than 1 separate periods' '$T/over.txt'"
+code 2 "--wall-periods 0 is refused" "$DFSCOPE" analyze --wall-periods 0 "$T/three.pfw"
+check "--wall-periods 0: the message says what it takes" grep -q "wall-periods takes a positive number" "$T/err"
+
 # --- --compat keeps DFAnalyzer's document ---------------------------------------------------------
 "$DFSCOPE" analyze --preset posix --compat dfanalyzer --format json -o "$T/c.json" "$T/three.pfw" 2>/dev/null
 check "--compat: no wall_time_s" [ "$(json_field "$T/c.json" "'wall_time_s' in str(d)")" = "False" ]

@@ -1324,7 +1324,7 @@ const dfs_layered_result *dfs_layered_finish(dfs_layered *la, const dfs_run *run
         return NULL;
     la->result.flushes = a->flushes;
     la->result.wall_over = la->opt.compat == DFS_COMPAT_NONE && a->wall_over;
-    la->result.wall_max_periods = DFS_WALL_MAX_HELD;
+    la->result.wall_max_periods = dfs_layered_wall_bound(&la->opt);
     return &la->result;
 }
 

@@ -72,6 +72,7 @@ typedef struct dfs_layered_options {
     bool no_streaming;         /* exact u_: never flush before the end (a rerun; layered_exact.c) */
     bool bins_settled;         /* a rerun: the run's time bins are known to fit (analyze/common/timebins.h) */
     uint64_t hold_intervals;   /* exact u_: intervals a worker holds before flushing; 0: default */
+    uint64_t wall_max_periods; /* wall time: busy periods a worker keeps (layered_wall.c); 0: default */
 } dfs_layered_options;
 
 /* Bytes per second etc. are doubles; NAN means null (JSON null, "-" in tables). */
@@ -148,7 +149,7 @@ typedef struct dfs_layered_result {
     uint64_t flushes;            /* exact u_: streaming flushes (how the pass went, not a finding) */
     bool wall_over;              /* the default mode's wall times were not measured: the layers were
                                     busy in more separate periods than a worker keeps (layered_wall.c) */
-    uint64_t wall_max_periods;   /* that bound, per worker */
+    uint64_t wall_max_periods;   /* that bound, per worker (dfs_layered_options') */
     const dfs_view_result *views; /* in request order */
     size_t nviews;
 } dfs_layered_result;

@@ -220,7 +220,7 @@ typedef struct acc {
     dfs_ovl *spare;           /* a retired engine's buffers, for the next process (dfs_ovl_renew) */
     /* The default mode's wall time (layered_wall.c): one engine over every process, class l the
      * union of layer l's events, never flushed (inputs are not read in time order), so it holds
-     * the run's busy periods per layer, at most DFS_WALL_MAX_HELD intervals per worker; past that
+     * the run's busy periods per layer, at most dfs_layered_wall_bound intervals per worker; past that
      * it is dropped and wall_over says the wall times are not measured. */
     dfs_ovl *wall;
     bool wall_over;
@@ -460,7 +460,8 @@ const char *dfs_layered_exact_order_problem(const acc *a);
 /* layered_wall.c: adds an event of these layers to the run's wall engine (default mode); moves
  * or merges a worker's wall engine into `into`; finishes it (false on out of memory); the wall
  * time of each layer per time view row (time_range rows). */
-#define DFS_WALL_MAX_HELD (UINT64_C(1) << 22)
+#define DFS_WALL_MAX_HELD (UINT64_C(1) << 22) /* the default of dfs_layered_options.wall_max_periods */
+uint64_t dfs_layered_wall_bound(const dfs_layered_options *o);
 void dfs_layered_wall_add(const dfs_layered *la, acc *a, const lev *e, uint64_t layers);
 void dfs_layered_wall_merge(acc *into, acc *from);
 bool dfs_layered_wall_finish(acc *a);

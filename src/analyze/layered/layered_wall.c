@@ -8,8 +8,9 @@
  * reads one of its first), so its memory is the run's busy periods per layer, not its events.
  * Workers' engines merge exactly, since none has flushed; so do the ranks' of an MPI run.
  *
- * The bound: a worker whose engine holds more than DFS_WALL_MAX_HELD intervals (checked every
- * WALL_CHECK_EVERY events) drops it and sets wall_over: a trace whose layers are busy in more than
+ * The bound: a worker whose engine holds more than dfs_layered_wall_bound intervals (by default
+ * DFS_WALL_MAX_HELD; checked every WALL_CHECK_EVERY events, and at once under a smaller bound than
+ * that) drops it and sets wall_over: a trace whose layers are busy in more than
  * ~4 million separate periods has no wall times (the outputs say so), and everything else is
  * unchanged. The time view's bins of the engine are those of the run (granularity and origin), so
  * the per-bin wall times add up to the totals exactly. */
@@ -18,6 +19,11 @@
 #include "analyze/layered/layered_internal.h"
 
 #define WALL_CHECK_EVERY 65536u
+
+uint64_t dfs_layered_wall_bound(const dfs_layered_options *o)
+{
+    return o->wall_max_periods ? o->wall_max_periods : DFS_WALL_MAX_HELD;
+}
 
 static dfs_ovl *new_wall_engine(const dfs_layered *la)
 {
@@ -49,9 +55,10 @@ void dfs_layered_wall_add(const dfs_layered *la, acc *a, const lev *e, uint64_t 
         a->failed = true;
         return;
     }
-    if (++a->wall_since_check >= WALL_CHECK_EVERY) {
+    uint64_t bound = dfs_layered_wall_bound(&la->opt);
+    if (++a->wall_since_check >= (bound < WALL_CHECK_EVERY ? 1 : WALL_CHECK_EVERY)) {
         a->wall_since_check = 0;
-        if (dfs_ovl_held(a->wall) > DFS_WALL_MAX_HELD)
+        if (dfs_ovl_held(a->wall) > bound)
             drop_wall(a);
     }
 }
