@@ -36,8 +36,9 @@ static const char *semantics_text(dfs_compat c)
     case DFS_COMPAT_DFANALYZER_SUM:
         return "dfanalyzer-sum (DFAnalyzer's original README numbers: sums over processes)";
     default:
-        return "exact (times in process-seconds: durations summed over processes, each event split over the "
-               "time bins it overlaps; unoverlapped time from exact per-process interval overlap)";
+        return "exact (each layer's wall time, and its times in process-seconds: durations summed over processes; "
+               "each event split over the time bins it overlaps; unoverlapped time from exact per-process interval "
+               "overlap)";
     }
 }
 
@@ -193,6 +194,14 @@ void dfs_layered_write_text(FILE *out, const dfs_layered_result *r, const dfs_re
                 (unsigned long long)r->post_read_events, (unsigned long long)r->events,
                 (unsigned long long)r->dropped_files, (unsigned long long)r->dropped_functions,
                 (unsigned long long)r->no_duration, (unsigned long long)r->bad_time);
+    if (r->on_purpose_events) {
+        char n[32];
+        fprintf(out, "left out on purpose by preset %s: %s events in no layer, since ", r->preset->name,
+                dfs_fmt_count(n, sizeof n, r->on_purpose_events));
+        for (size_t i = 0; i < r->preset->nleft_out; i++)
+            fprintf(out, "%s%s", i ? "; " : "", r->preset->left_out[i].reason);
+        fputc('\n', out);
+    }
     for (size_t i = 0; i < r->nviews; i++) {
         const dfs_view_result *v = &r->views[i];
         fprintf(out, "\n%s Summary (%s view)\n", view_title(v->type), dfs_view_name(v->type));
@@ -373,6 +382,14 @@ static void json_left_out(dfs_jw *w, const dfs_layered_result *r)
     dfs_jw_double(w, "time_share", share_of(r->unlayered_dur_ns, r->post_read_dur_ns));
     dfs_jw_bool(w, "warned", share_of(r->unlayered_events, r->post_read_events) > DFS_LEFT_OUT_SHARE ||
                                  share_of(r->unlayered_dur_ns, r->post_read_dur_ns) > DFS_LEFT_OUT_SHARE);
+    dfs_jw_object(w, "on_purpose"); /* the preset's left_out: not part of the counts above */
+    dfs_jw_uint(w, "events", r->on_purpose_events);
+    dfs_jw_double(w, "time_s", (double)r->on_purpose_dur_ns / 1e9);
+    dfs_jw_array(w, "reasons");
+    for (size_t i = 0; i < r->preset->nleft_out; i++)
+        dfs_jw_cstr(w, NULL, r->preset->left_out[i].reason);
+    dfs_jw_end(w);
+    dfs_jw_end(w);
     dfs_jw_array(w, "categories");
     for (size_t i = 0; i < r->nunlayered; i++) {
         dfs_jw_object(w, NULL);

@@ -481,6 +481,11 @@ static void analyse(worker_state *w, dfs_layered *la, acc *a, const dfs_run *run
     }
     w->cat_used.v[pe.cat] = 1;
     a->post_read_dur += (uint64_t)e->dur;
+    if (!pe.layers && (pe.match & la->plan.left_out_texts)) { /* the preset's left_out: said apart */
+        a->on_purpose++;
+        a->on_purpose_dur += (uint64_t)e->dur;
+        return;
+    }
     if (!pe.layers) { /* counted, so that a preset leaving much of the trace out is said */
         if (!dfs_vec_extend_zeroed(&w->unlayered, (size_t)pe.cat + 1)) {
             a->failed = true;
@@ -731,6 +736,8 @@ void dfs_layered_merge_counters(acc *into, const acc *from)
     into->dropped_functions += from->dropped_functions;
     into->post_read += from->post_read;
     into->post_read_dur += from->post_read_dur;
+    into->on_purpose += from->on_purpose;
+    into->on_purpose_dur += from->on_purpose_dur;
     into->layer_events += from->layer_events;
     into->failed |= from->failed;
     into->stream_conflict |= from->stream_conflict;

@@ -138,6 +138,8 @@ typedef struct dfs_layered_result {
     uint64_t other_phases;       /* counters, instants, aggregated records: not layered */
     uint64_t dropped_files, dropped_functions, post_read_events;
     uint64_t post_read_dur_ns;   /* Σ of the post-read events' durations */
+    uint64_t on_purpose_events;  /* post-read events in no layer that the preset's left_out selects */
+    uint64_t on_purpose_dur_ns;
     /* post-read events in no layer, by category, most time first (a preset that leaves much of a
      * trace out is said: dfs_layered_left_out) */
     const dfs_layered_unlayered *unlayered;

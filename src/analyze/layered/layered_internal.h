@@ -243,6 +243,7 @@ typedef struct acc {
     uint64_t events, no_duration, bad_time, other_phases;
     uint64_t dropped_files, dropped_functions, post_read;
     uint64_t post_read_dur; /* Σ dur (ns) of the post-read events: what share of time is in no layer */
+    uint64_t on_purpose, on_purpose_dur; /* events in no layer that the preset leaves out on purpose */
     uint64_t layer_events; /* Σ over staged events of their layer count: the time cells' total count */
     bool have_time;
     int64_t min_ts, max_end;

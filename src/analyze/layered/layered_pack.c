@@ -103,7 +103,8 @@ static void pack_lev(dfs_pack *w, const lev *e)
 static void pack_counters(dfs_pack *w, const acc *a)
 {
     uint64_t v[] = {a->events,          a->no_duration, a->bad_time,     a->other_phases, a->dropped_files,
-                    a->dropped_functions, a->post_read,   a->layer_events, a->post_read_dur};
+                    a->dropped_functions, a->post_read,   a->layer_events, a->post_read_dur,
+                    a->on_purpose,      a->on_purpose_dur};
     dfs_pack_u64s(w, v, sizeof v / sizeof *v);
     dfs_pack_bool(w, a->have_time);
     dfs_pack_i64(w, a->min_ts);
@@ -371,7 +372,8 @@ static bool merge_wall(dfs_unpack *r, acc *into)
 static void unpack_counters(dfs_unpack *r, acc *a)
 {
     uint64_t *v[] = {&a->events,          &a->no_duration, &a->bad_time,     &a->other_phases, &a->dropped_files,
-                     &a->dropped_functions, &a->post_read,   &a->layer_events, &a->post_read_dur};
+                     &a->dropped_functions, &a->post_read,   &a->layer_events, &a->post_read_dur,
+                     &a->on_purpose,      &a->on_purpose_dur};
     dfs_unpack_u64s(r, v, sizeof v / sizeof *v);
     a->have_time = dfs_unpack_bool(r);
     a->min_ts = dfs_unpack_i64(r);

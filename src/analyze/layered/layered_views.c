@@ -155,6 +155,8 @@ static void raw_result(dfs_layered *la, views_mem *vm)
     res->dropped_functions = a->dropped_functions;
     res->post_read_events = a->post_read;
     res->post_read_dur_ns = a->post_read_dur;
+    res->on_purpose_events = a->on_purpose;
+    res->on_purpose_dur_ns = a->on_purpose_dur;
     res->unlayered = a->unlayered.v;
     res->nunlayered = a->unlayered.n;
     for (size_t i = 0; i < a->unlayered.n; i++) {
