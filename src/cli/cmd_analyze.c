@@ -177,6 +177,11 @@ static const dfs_cli_option options[] = {
         ARG(opt.keep_ignored)),
     DFS_OPTION("hold", 0, "N", DFS_OPT_SIZE, "exact u_: intervals a worker holds before flushing (default 16k)",
         ARG(opt.hold_intervals), DFS_CLI_HOLD),
+    DFS_OPTION("wall-periods", 0, "N", DFS_OPT_SIZE,
+        "wall time: separate busy periods a worker keeps (default 4M, about\n"
+        "100 MB); past them the layers' wall times are n/a",
+        ARG(opt.wall_max_periods), .lo = 1, .hi = DFS_CLI_NO_LIMIT,
+        .bad = "--wall-periods takes a positive number of periods (e.g. 1M), not", .flags = DFS_OPT_TERSE),
     DFS_OPTION("no-stream", 0, NULL, DFS_OPT_FLAG,
         "exact u_: keep every interval to the end (memory grows with the\n"
         "trace; the second pass does this when events are out of order)",

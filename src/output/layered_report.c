@@ -36,15 +36,18 @@ static const char *semantics_text(dfs_compat c)
     case DFS_COMPAT_DFANALYZER_SUM:
         return "dfanalyzer-sum (DFAnalyzer's original README numbers: sums over processes)";
     default:
-        return "exact (times in process-seconds: durations summed over processes, each event split over the "
-               "time bins it overlaps; unoverlapped time from exact per-process interval overlap)";
+        return "exact (each layer's wall time, and its times in process-seconds: durations summed over processes; "
+               "each event split over the time bins it overlaps; unoverlapped time from exact per-process interval "
+               "overlap)";
     }
 }
 
 /* What the default mode's numbers mean, printed under its tables' header. */
 static void exact_legend(FILE *out)
 {
-    fputs("  process-s: seconds of a layer's events summed over processes and threads (4 processes busy for 1 s\n"
+    fputs("  wall: seconds during which at least one process was in the layer (the union of its events over\n"
+          "    processes and threads), never more than the job time; the time view's bins add up to it.\n"
+          "  process-s: seconds of a layer's events summed over processes and threads (4 processes busy for 1 s\n"
           "    = 4 process-s; nested or concurrent events add up), the same in every view; busy: the same with\n"
           "    each process's nested and concurrent events counted once; unoverlapped: the part of busy not\n"
           "    covered by the same process's compute, so unoverlapped <= busy <= process-s; overlap % =\n"
@@ -115,7 +118,10 @@ static void layer_rows(FILE *out, const dfs_layered_result *r, const dfs_view_re
 {
     text_units u = units_of(r->compat);
     bool exact = r->compat == DFS_COMPAT_NONE;
-    fprintf(out, "  %-28s %-20s %-18s %12s %-22s %16s", "Layer", u.time, "Ops", u.ops, "Size (MB)", u.bw);
+    fprintf(out, "  %-28s ", "Layer");
+    if (exact)
+        fprintf(out, "%12s ", "Wall (s)");
+    fprintf(out, "%-20s %-18s %12s %-22s %16s", u.time, "Ops", u.ops, "Size (MB)", u.bw);
     if (exact)
         fprintf(out, " %16s %16s", "Busy (process-s)", "Unoverlapped");
     fputc('\n', out);
@@ -143,7 +149,12 @@ static void layer_rows(FILE *out, const dfs_layered_result *r, const dfs_view_re
             snprintf(bw, sizeof bw, "-");
         else
             snprintf(bw, sizeof bw, "%.3f", s->bandwidth / MIB);
-        fprintf(out, "  %-28s %-20s %-18s %12s %-22s %16s", r->layers[l].display, t, c, ops, sz, bw);
+        fprintf(out, "  %-28s ", r->layers[l].display);
+        if (exact && isnan(s->wall_s)) /* the file_name view, or not measured (said above) */
+            fprintf(out, "%12s ", r->wall_over ? "n/a" : "-");
+        else if (exact)
+            fprintf(out, "%12.3f ", s->wall_s);
+        fprintf(out, "%-20s %-18s %12s %-22s %16s", t, c, ops, sz, bw);
         if (exact && s->has_u)
             fprintf(out, " %16.3f %16.3f", s->u_base_s, s->u_time_s);
         else if (exact)
@@ -171,6 +182,11 @@ void dfs_layered_write_text(FILE *out, const dfs_layered_result *r, const dfs_re
             semantics_text(r->compat), r->granularity_s);
     if (r->compat == DFS_COMPAT_NONE)
         exact_legend(out);
+    if (r->wall_over)
+        fprintf(out,
+                "wall: not measured (n/a): the layers were busy in more than %llu separate periods per worker,"
+                " which is where dfscope stops keeping them; every other number is complete\n",
+                (unsigned long long)r->wall_max_periods);
     if (r->dropped_files || r->dropped_functions || r->no_duration || r->bad_time)
         fprintf(out,
                 "post-read: %llu events kept of %llu; dropped %llu on ignored files and %llu ignored functions;"
@@ -178,6 +194,14 @@ void dfs_layered_write_text(FILE *out, const dfs_layered_result *r, const dfs_re
                 (unsigned long long)r->post_read_events, (unsigned long long)r->events,
                 (unsigned long long)r->dropped_files, (unsigned long long)r->dropped_functions,
                 (unsigned long long)r->no_duration, (unsigned long long)r->bad_time);
+    if (r->on_purpose_events) {
+        char n[32];
+        fprintf(out, "left out on purpose by preset %s: %s events in no layer, since ", r->preset->name,
+                dfs_fmt_count(n, sizeof n, r->on_purpose_events));
+        for (size_t i = 0; i < r->preset->nleft_out; i++)
+            fprintf(out, "%s%s", i ? "; " : "", r->preset->left_out[i].reason);
+        fputc('\n', out);
+    }
     for (size_t i = 0; i < r->nviews; i++) {
         const dfs_view_result *v = &r->views[i];
         fprintf(out, "\n%s Summary (%s view)\n", view_title(v->type), dfs_view_name(v->type));
@@ -217,6 +241,8 @@ static void json_layer(dfs_jw *w, dfs_compat c, const dfs_preset_layer *L, const
     layer_keys k = keys_of(c);
     dfs_jw_object(w, L->name);
     dfs_jw_cstr(w, "display", L->display);
+    if (c == DFS_COMPAT_NONE) /* (--compat outputs stay DFAnalyzer's) */
+        dfs_jw_double(w, "wall_time_s", s->wall_s);
     dfs_jw_double(w, k.time, s->time_s);
     dfs_jw_uint(w, "count", s->count);
     json_nullable_u(w, "size_bytes", s->sized && s->size, s->size);
@@ -356,6 +382,14 @@ static void json_left_out(dfs_jw *w, const dfs_layered_result *r)
     dfs_jw_double(w, "time_share", share_of(r->unlayered_dur_ns, r->post_read_dur_ns));
     dfs_jw_bool(w, "warned", share_of(r->unlayered_events, r->post_read_events) > DFS_LEFT_OUT_SHARE ||
                                  share_of(r->unlayered_dur_ns, r->post_read_dur_ns) > DFS_LEFT_OUT_SHARE);
+    dfs_jw_object(w, "on_purpose"); /* the preset's left_out: not part of the counts above */
+    dfs_jw_uint(w, "events", r->on_purpose_events);
+    dfs_jw_double(w, "time_s", (double)r->on_purpose_dur_ns / 1e9);
+    dfs_jw_array(w, "reasons");
+    for (size_t i = 0; i < r->preset->nleft_out; i++)
+        dfs_jw_cstr(w, NULL, r->preset->left_out[i].reason);
+    dfs_jw_end(w);
+    dfs_jw_end(w);
     dfs_jw_array(w, "categories");
     for (size_t i = 0; i < r->nunlayered; i++) {
         dfs_jw_object(w, NULL);
@@ -382,8 +416,10 @@ void dfs_layered_write_json(FILE *out, const dfs_layered_result *r, const dfs_re
     dfs_jw_cstr(&w, "semantics", dfs_compat_name(r->compat));
     dfs_jw_double(&w, "granularity_s", r->granularity_s);
     dfs_jw_bool(&w, "second_pass", ctx->reran);
-    if (r->compat == DFS_COMPAT_NONE)
+    if (r->compat == DFS_COMPAT_NONE) {
         dfs_jw_uint(&w, "flushes", r->flushes);
+        dfs_jw_bool(&w, "wall_time_measured", !r->wall_over);
+    }
     if (ctx->reran && ctx->rerun_reason)
         dfs_jw_cstr(&w, "second_pass_reason", ctx->rerun_reason);
     dfs_jw_array(&w, "views");

@@ -3,7 +3,8 @@
 # post-read events or of their time in no layer gives a warning with the counts, the largest
 # categories left out, the preset's layers that name them and how to count them; the JSON has
 # "left_out" in the default mode (the compatible documents keep DFAnalyzer's shape); a trace the
-# preset covers gets no warning.
+# preset covers gets no warning; events the preset's left_out selects are counted apart, with its
+# reason, and not warned about.
 set -u
 DFSCOPE=$1
 source "$(dirname "$0")/testlib.bash"
@@ -50,6 +51,37 @@ code 0 "-q" "$DFSCOPE" analyze -q --preset "$T/data.yaml" "$T/lustre.pfw"
 check "-q: no warning" bash -c "! grep -q warning '$T/err'"
 code 0 "the whole trace in the layers" "$DFSCOPE" analyze --preset posix "$T/lustre.pfw"
 check "covered: no warning" bash -c "! grep -q 'fall in no layer' '$T/err'"
+
+# --- events a preset leaves out on purpose (its left_out): counted apart, not warned about --------
+cat > "$T/lustre-aside.yaml" <<'EOF'
+base: posix
+name: data-aside
+description: POSIX calls on the dataset; the scratch tier left out on purpose
+time_boundary: io
+layers:
+  - name: io
+    display: Dataset I/O
+    predicate: 'cat == "posix_reader" | (cat == "posix_lustre" & file_name.str.contains("/data/"))'
+    parent: null
+left_out:
+  - predicate: 'cat == "posix_lustre"'
+    reason: 'the scratch tier <is> not the dataset'
+EOF
+code 0 "left out on purpose" "$DFSCOPE" analyze --preset "$T/lustre-aside.yaml" "$T/lustre.pfw"
+check "on purpose: no warning" bash -c "! grep -q 'fall in no layer' '$T/err'"
+check "on purpose: the table says how many and why" \
+  grep -qF "left out on purpose by preset data-aside: 15 events in no layer, since the scratch tier <is> not the dataset" "$T/out"
+code 0 "on purpose, JSON" "$DFSCOPE" analyze -q --format json --preset "$T/lustre-aside.yaml" "$T/lustre.pfw"
+check "JSON: left_out.events counts only the rest" [ "$(json_field "$T/out" "d['left_out']['events']")" = 0 ]
+check "JSON: on_purpose events, time and reason" \
+  [ "$(json_field "$T/out" "(d['left_out']['on_purpose']['events'], d['left_out']['on_purpose']['time_s'], d['left_out']['on_purpose']['reasons'])")" = "(15, 0.00015, ['the scratch tier <is> not the dataset'])" ]
+# a left_out entry needs both keys, and a predicate that parses
+printf 'base: posix\nname: x\nleft_out:\n  - predicate: %s\n' "'cat == \"a\"'" > "$T/no-reason.yaml"
+code 2 "left_out without a reason" "$DFSCOPE" analyze --preset "$T/no-reason.yaml" "$T/lustre.pfw"
+check "the message names the entry and what it needs" grep -q "left_out entry: needs 'predicate' and 'reason'" "$T/err"
+printf 'base: posix\nname: x\nleft_out:\n  - {predicate: "cat ==", reason: r}\n' > "$T/bad-pred.yaml"
+code 2 "left_out with a bad predicate" "$DFSCOPE" analyze --preset "$T/bad-pred.yaml" "$T/lustre.pfw"
+check "the message names the left_out predicate" grep -q "bad-pred.yaml:4:.*left_out: predicate" "$T/err"
 
 echo "left_out.sh: $pass passed, $fail failed"
 [ "$fail" = 0 ]

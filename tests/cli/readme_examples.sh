@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # readme_examples.sh DFSCOPE TRACES - the README's example commands, run on the corpus (its folders
 # standing for the README's placeholders), in the default mode: each exits 0 or 1 (damage in
-# the corpus is reported, not fatal), prints no nan or inf and no scientific notation in a table.
+# the corpus is reported, not fatal), prints no nan or inf and no scientific notation in a table;
+# an analyze example's table leads its layers with their wall time, and no layer's wall time is over
+# the job's span (checked on the same command's JSON).
 # Each example checked here must still be in the README (the list follows it).
 set -u
 DFSCOPE=$1
@@ -39,6 +41,17 @@ for e in "${examples[@]}"; do
   check "$run: exit 0 or 1 (got $rc)" [ "$rc" -le 1 ]
   check "$run: no nan or inf" bash -c "! grep -qiwE 'nan|-nan|inf|-inf' '$T/out' '$T/err'"
   check "$run: no scientific notation" bash -c "! grep -qE '[0-9]e[+-][0-9]' '$T/out'"
+  case $run in
+  analyze*)
+    check "$run: the layer table has a Wall column" grep -q "Wall" "$T/out"
+    # shellcheck disable=SC2086
+    "$DFSCOPE" $run --format json -o "$T/a.json" 2>/dev/null
+    check "$run: no layer's wall time over the job's span" json_field "$T/a.json" \
+      "all(L['wall_time_s'] is not None and L['wall_time_s'] <= d['raw_stats']['job_time_s'] + 1e-9
+           for v in d['views'].values() if v['columns'][0] != 'file_name'
+           for L in v['summary']['layers'].values()) or exit(1)"  >/dev/null
+    ;;
+  esac
 done
 
 echo "readme_examples.sh: $pass passed, $fail failed"

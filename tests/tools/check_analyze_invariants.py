@@ -11,8 +11,11 @@ Each TRACE is a file or a directory analysed as one run; `gen:ARGS` generates on
     (which holds only events with a file name) and at every granularity;
   - u <= time: u_process_time_s <= busy_process_time_s <= process_time_s, u_count <= count, and per
     row u_L_time_exact <= L_time_sum;
-  - wall time: busy (each process's union, summed) <= the job's span times the threads, and per bin
-    u_L_time_exact <= the bin width times the threads there;
+  - wall time: a layer's wall_time_s (the union over processes) is the same in every view and at
+    every granularity, <= the job's span, <= busy and <= process_time_s; per bin L_wall_time <= the
+    bin width and <= L_time_sum, and the bins' wall times add up to wall_time_s; busy (each
+    process's union, summed) <= the job's span times the threads, and per bin u_L_time_exact <= the
+    bin width times the threads there;
   - overlap, not start: per bin, L_time_sum <= the bin width times the threads there times
     NESTING (a thread's events of one layer nest at most that deep in these traces: DLIO's data
     loader calls nest two deep). Counting an event wholly in its start bin breaks this by 20x to
@@ -33,7 +36,7 @@ REL = 1e-9
 COMPAT_KEYS = {"time_s", "u_time_s", "u_base_s", "time_sum_s", "ops_per_s", "bandwidth_bps", "overhead_s"}
 EXACT_KEYS = {"display", "process_time_s", "count", "size_bytes", "ops_per_process_s", "bytes_per_process_s",
               "num_files", "num_processes", "u_process_time_s", "u_count", "u_size_bytes",
-              "busy_process_time_s", "overlap_time_pct", "overhead_process_s"}
+              "busy_process_time_s", "overlap_time_pct", "overhead_process_s", "wall_time_s"}
 
 OLD_NAMES = {"process_time_s": "time_s", "u_process_time_s": "u_time_s", "busy_process_time_s": "u_base_s"}
 
@@ -119,12 +122,40 @@ def check_u(where, doc, view):
                 fail(where, f"{name}: row {r[0]}: u_time_exact {r[iu]} > time_sum {r[it]}")
 
 
+def check_wall(where, doc, view):
+    span = doc["raw_stats"]["job_time_s"]
+    for name, layer in view["summary"]["layers"].items():
+        wall = layer.get("wall_time_s", "missing")
+        if where.endswith("file_name"):  # only events with a file name: no wall time of the layer
+            if wall is not None:
+                fail(where, f"{name}: wall_time_s {wall} in the file_name view")
+            continue
+        if wall is None or wall == "missing":
+            fail(where, f"{name}: no wall_time_s")
+            continue
+        if not le(wall, span):
+            fail(where, f"{name}: wall {wall} > job span {span}")
+        if not le(wall, layer["process_time_s"]):
+            fail(where, f"{name}: wall {wall} > process-s {layer['process_time_s']}")
+        busy = layer.get("busy_process_time_s")
+        if busy is not None and not le(wall, busy):
+            fail(where, f"{name}: wall {wall} > busy {busy}")
+
+
 def check_bins(where, doc, view):
     g = doc["analysis"]["granularity_s"]
-    for name in view["summary"]["layers"]:
+    for name, layer in view["summary"]["layers"].items():
         it, ip = col(view, f"{name}_time_sum"), col(view, f"{name}_proc_name_nunique")
-        iu = col(view, f"u_{name}_time_exact")
+        iu, iw = col(view, f"u_{name}_time_exact"), col(view, f"{name}_wall_time")
+        if iw is None:
+            fail(where, f"{name}: no {name}_wall_time column")
+        elif layer.get("wall_time_s") is not None and not close(column_sum(view, f"{name}_wall_time"),
+                                                                layer["wall_time_s"]):
+            fail(where, f"{name}: bins' wall add up to {column_sum(view, f'{name}_wall_time')}, "
+                        f"summary wall_time_s is {layer['wall_time_s']}")
         for r in view["rows"]:
+            if iw is not None and r[iw] is not None and not (le(r[iw], g) and le(r[iw], r[it] or 0)):
+                fail(where, f"{name}: bin {r[0]}: wall {r[iw]} > width {g} s or time_sum {r[it]}")
             if r[it] is None:
                 continue
             threads = r[ip] or 0
@@ -145,15 +176,16 @@ def check_trace(dfscope, trace):
             check_labels(where, doc, view)
             check_sums(where, view)
             check_u(where, doc, view)
+            check_wall(where, doc, view)
             if vname == "time_range":
                 check_bins(where, doc, view)
             if vname == "file_name":
                 continue
             for name, layer in view["summary"]["layers"].items():
-                got = (val(layer, "process_time_s"), layer["count"])
+                got = (val(layer, "process_time_s"), layer["count"], layer.get("wall_time_s") or 0)
                 want = reference.setdefault(name, got)
-                if got[1] != want[1] or not close(got[0], want[0]):
-                    fail(where, f"{name}: (time, count) {got}, elsewhere {want}")
+                if got[1] != want[1] or not close(got[0], want[0]) or not close(got[2], want[2]):
+                    fail(where, f"{name}: (time, count, wall) {got}, elsewhere {want}")
 
 
 def main():

@@ -61,6 +61,12 @@ bool dfs_layer_plan_init(dfs_layer_plan *plan, const dfs_preset *preset, const d
                 return plan_fail(err, "too many distinct predicates; at layer ", layers[l].name);
         }
     }
+    for (size_t i = 0; preset && i < preset->nleft_out; i++) {
+        int t = plan_text(plan, preset->left_out[i].predicate);
+        if (t == -2)
+            return plan_fail(err, "too many distinct predicates; at left_out ", preset->left_out[i].predicate);
+        plan->left_out_texts |= UINT64_C(1) << t;
+    }
     for (size_t t = 0; t < plan->ntexts; t++) {
         dfs_pred *p = dfs_pred_parse(plan->texts[t], err);
         if (!p) {

@@ -28,6 +28,7 @@ typedef struct dfs_layer_plan {
     size_t ntexts;
     int layer_text[DFS_PRESET_MAX_LAYERS];                          /* -1: match all */
     int derived_text[DFS_PRESET_MAX_LAYERS][DFS_PRESET_MAX_DERIVED]; /* bit of each derived metric */
+    uint64_t left_out_texts; /* the bits of the preset's left_out predicates (events left out on purpose) */
     unsigned columns;   /* union of the predicates' columns (DFS_PRED_COL_BIT) */
     bool per_event;     /* some predicate reads a column outside (cat, func_name, io_cat, acc_pat) */
 } dfs_layer_plan;

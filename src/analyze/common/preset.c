@@ -76,11 +76,12 @@ static ynode section(builder *b, const char *key)
 
 static const char *const top_keys[] = {"name", "description", "base", "generation", "time_boundary",
                                        "auto_layers", "detect_categories", "layers", "additional_metrics",
-                                       "post_read", "definitions", NULL};
+                                       "post_read", "definitions", "left_out", NULL};
 static const char *const layer_keys[] = {"name", "display", "predicate", "parent", "size_layer",
                                          "unoverlapped", "derived", NULL};
 static const char *const derived_keys[] = {"name", "predicate", "sized", NULL};
 static const char *const additional_keys[] = {"name", "view", "formula", NULL};
+static const char *const left_out_keys[] = {"predicate", "reason", NULL};
 static const char *const post_read_keys[] = {"ignored_file_patterns", "ignored_functions",
                                              "ignored_function_patterns", "io_cat_categories", "io_cat",
                                              "suffixes", "suffix_categories", "size_from_size_sum",
@@ -271,10 +272,22 @@ static bool check_predicate_count(builder *b, ynode seq)
             if (!t || k < n)
                 continue;
             if (n == DFS_PRED_MAX_SET)
-                return preset_fail_at(b, seq, "more than %d distinct predicates (layers and derived metrics)",
+                return preset_fail_at(b, seq, "more than %d distinct predicates (layers, derived metrics and left_out)",
                                       DFS_PRED_MAX_SET);
             seen[n++] = t;
         }
+    }
+    for (size_t i = 0; i < b->p->nleft_out; i++) {
+        const char *t = b->p->left_out[i].predicate;
+        size_t k = 0;
+        while (k < n && strcmp(seen[k], t) != 0)
+            k++;
+        if (k < n)
+            continue;
+        if (n == DFS_PRED_MAX_SET)
+            return preset_fail_at(b, seq, "more than %d distinct predicates (layers, derived metrics and left_out)",
+                                  DFS_PRED_MAX_SET);
+        seen[n++] = t;
     }
     return true;
 }
@@ -352,6 +365,38 @@ static bool read_additional(builder *b)
     b->p->additional = am;
     b->p->nadditional = n;
     return true;
+}
+
+/* ---- events left out on purpose ---- */
+
+static bool read_left_out(builder *b)
+{
+    ynode seq = section(b, "left_out");
+    if (!preset_present(seq) || preset_is_null(seq))
+        return true;
+    if (!preset_expect_type(b, seq, YAML_SEQUENCE_NODE, "left_out"))
+        return false;
+    size_t n = preset_seq_length(seq);
+    if (n > DFS_PRESET_MAX_LEFT_OUT)
+        return preset_fail_at(b, seq, "left_out: %zu entries, at most %d", n, DFS_PRESET_MAX_LEFT_OUT);
+    dfs_preset_left_out *lo = preset_alloc_zeroed(b, n, sizeof *lo);
+    if (n && !lo)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        ynode item = preset_seq_item(seq, i);
+        if (!preset_check_keys(b, item, left_out_keys, "left_out entry"))
+            return false;
+        ynode pred = preset_map_get(item, "predicate"), reason = preset_map_get(item, "reason");
+        if (!preset_present(pred) || !preset_present(reason))
+            return preset_fail_at(b, item, "left_out entry: needs 'predicate' and 'reason'");
+        if (!preset_read_string(b, pred, "left_out predicate", &lo[i].predicate) ||
+            !check_predicate(b, pred, lo[i].predicate, "left_out") ||
+            !preset_read_string(b, reason, "left_out reason", &lo[i].reason))
+            return false;
+    }
+    b->p->left_out = lo;
+    b->p->nleft_out = n;
+    return check_predicate_count(b, seq);
 }
 
 /* ---- post_read ---- */
@@ -534,7 +579,7 @@ static bool read_time_boundary(builder *b)
 static bool build(builder *b)
 {
     return read_header(b) && read_layers(b) && read_time_boundary(b) && read_additional(b) &&
-           read_post_read(b);
+           read_left_out(b) && read_post_read(b);
 }
 
 /* ================================================================================================

@@ -102,6 +102,14 @@ typedef enum dfs_generation {
     DFS_GEN_G3, /* dftracer-analyzer (late 2025-2026) */
 } dfs_generation;
 
+/* Events a preset leaves out of every layer on purpose (e.g. DLIO's loop.yield spans, which last
+ * while the training step uses a batch): they are counted apart, not warned about as left out. */
+#define DFS_PRESET_MAX_LEFT_OUT 8
+typedef struct dfs_preset_left_out {
+    const char *predicate;
+    const char *reason; /* one sentence a user reads */
+} dfs_preset_left_out;
+
 typedef struct dfs_preset {
     const char *name;        /* "dlio", or the user file's `name:` */
     const char *description;
@@ -115,6 +123,8 @@ typedef struct dfs_preset {
     size_t nadditional;
     dfs_string_list detect_categories; /* auto-detection: lower-cased categories that select this preset */
     dfs_post_read post_read;
+    const dfs_preset_left_out *left_out;
+    size_t nleft_out;
 } dfs_preset;
 
 typedef struct dfs_preset_error {

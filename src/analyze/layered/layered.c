@@ -186,6 +186,7 @@ void dfs_layered_acc_free(acc *a)
     for (size_t i = 0; i < a->ovl.n; i++)
         dfs_ovl_free(a->ovl.v[i]);
     dfs_ovl_free(a->spare);
+    dfs_ovl_free(a->wall);
     dfs_vec_free(&a->ovl);
     dfs_vec_free(&a->xs);
     dfs_vec_free(&a->active);
@@ -480,6 +481,11 @@ static void analyse(worker_state *w, dfs_layered *la, acc *a, const dfs_run *run
     }
     w->cat_used.v[pe.cat] = 1;
     a->post_read_dur += (uint64_t)e->dur;
+    if (!pe.layers && (pe.match & la->plan.left_out_texts)) { /* the preset's left_out: said apart */
+        a->on_purpose++;
+        a->on_purpose_dur += (uint64_t)e->dur;
+        return;
+    }
     if (!pe.layers) { /* counted, so that a preset leaving much of the trace out is said */
         if (!dfs_vec_extend_zeroed(&w->unlayered, (size_t)pe.cat + 1)) {
             a->failed = true;
@@ -504,8 +510,11 @@ static void analyse(worker_state *w, dfs_layered *la, acc *a, const dfs_run *run
             for (uint64_t m = pe.layers; m; m &= m - 1)
                 add_to_layer(la, a, e, &pe, (unsigned)__builtin_ctzll(m), proc, (int64_t)e->fname, CELL_FILE, size);
     }
-    if (la->opt.compat == DFS_COMPAT_NONE)
-        add_exact(w, a, thread, e, pe.layers, size);
+    if (la->opt.compat != DFS_COMPAT_NONE)
+        return;
+    add_exact(w, a, thread, e, pe.layers, size);
+    if (!a->bins_over) /* the wall engine's bins are the run's, which count already */
+        dfs_layered_wall_add(la, a, e, pe.layers);
 }
 
 static uint64_t u64_value(const dfs_value *v)
@@ -727,6 +736,8 @@ void dfs_layered_merge_counters(acc *into, const acc *from)
     into->dropped_functions += from->dropped_functions;
     into->post_read += from->post_read;
     into->post_read_dur += from->post_read_dur;
+    into->on_purpose += from->on_purpose;
+    into->on_purpose_dur += from->on_purpose_dur;
     into->layer_events += from->layer_events;
     into->failed |= from->failed;
     into->stream_conflict |= from->stream_conflict;
@@ -881,6 +892,7 @@ static void merge_acc(acc *into, acc *from)
     merge_cells(into, from, map);
     free(map);
     merge_processes(into, from);
+    dfs_layered_wall_merge(into, from);
     for (size_t i = 0; i < from->pending.n; i++)
         into->failed |= !dfs_vec_push(&into->pending, from->pending.v[i]);
     for (size_t i = 0; i < from->unlayered.n; i++) {
@@ -893,7 +905,7 @@ static void merge_acc(acc *into, acc *from)
 static bool acc_is_empty(const acc *a)
 {
     return !a->events && !a->no_duration && !a->bad_time && !a->other_phases && !a->proc_v.n && !a->cell_v.n &&
-           !a->pproc_v.n && !a->pending.n && !a->nuniq.n && !a->clocks.seen.n && !a->cat_texts.n && !a->unlayered.n && !a->failed;
+           !a->pproc_v.n && !a->pending.n && !a->nuniq.n && !a->clocks.seen.n && !a->cat_texts.n && !a->unlayered.n && !a->wall && !a->wall_over && !a->failed;
 }
 
 /* In the worker's own thread once it has nothing left to read, beside the workers still reading:
@@ -1318,6 +1330,8 @@ const dfs_layered_result *dfs_layered_finish(dfs_layered *la, const dfs_run *run
     if (!dfs_layered_build_views(la, run, shift))
         return NULL;
     la->result.flushes = a->flushes;
+    la->result.wall_over = la->opt.compat == DFS_COMPAT_NONE && a->wall_over;
+    la->result.wall_max_periods = dfs_layered_wall_bound(&la->opt);
     return &la->result;
 }
 

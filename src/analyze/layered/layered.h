@@ -72,6 +72,7 @@ typedef struct dfs_layered_options {
     bool no_streaming;         /* exact u_: never flush before the end (a rerun; layered_exact.c) */
     bool bins_settled;         /* a rerun: the run's time bins are known to fit (analyze/common/timebins.h) */
     uint64_t hold_intervals;   /* exact u_: intervals a worker holds before flushing; 0: default */
+    uint64_t wall_max_periods; /* wall time: busy periods a worker keeps (layered_wall.c); 0: default */
 } dfs_layered_options;
 
 /* Bytes per second etc. are doubles; NAN means null (JSON null, "-" in tables). */
@@ -90,6 +91,9 @@ typedef struct dfs_layer_summary {
     double u_base_s;           /* what u_time_s is compared with for the overlap %: time_s, or in
                                   the exact mode Σ_p |L_p| (busy time without nesting) */
     double overhead_s;         /* Σ rows o_L (NAN: the layer has no children) */
+    double wall_s;             /* the default mode: the union over processes of the layer's events,
+                                  the same in every view (NAN under --compat or when not measured:
+                                  dfs_layered_result.wall_over) */
 } dfs_layer_summary;
 
 typedef struct dfs_additional_summary {
@@ -134,6 +138,8 @@ typedef struct dfs_layered_result {
     uint64_t other_phases;       /* counters, instants, aggregated records: not layered */
     uint64_t dropped_files, dropped_functions, post_read_events;
     uint64_t post_read_dur_ns;   /* Σ of the post-read events' durations */
+    uint64_t on_purpose_events;  /* post-read events in no layer that the preset's left_out selects */
+    uint64_t on_purpose_dur_ns;
     /* post-read events in no layer, by category, most time first (a preset that leaves much of a
      * trace out is said: dfs_layered_left_out) */
     const dfs_layered_unlayered *unlayered;
@@ -143,6 +149,9 @@ typedef struct dfs_layered_result {
     uint64_t processes, threads; /* distinct (host, pid) and proc_name values after post-read */
     double granularity_s;
     uint64_t flushes;            /* exact u_: streaming flushes (how the pass went, not a finding) */
+    bool wall_over;              /* the default mode's wall times were not measured: the layers were
+                                    busy in more separate periods than a worker keeps (layered_wall.c) */
+    uint64_t wall_max_periods;   /* that bound, per worker (dfs_layered_options') */
     const dfs_view_result *views; /* in request order */
     size_t nviews;
 } dfs_layered_result;

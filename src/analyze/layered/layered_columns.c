@@ -96,6 +96,15 @@ static void exact_summary(const dfs_layered *la, size_t l, dfs_layer_summary *s)
     s->u_base_s = dfs_layered_secs(base);
 }
 
+/* The layer's wall time (layered_wall.c): NAN under --compat or past the engine's bound. */
+static double wall_of(const dfs_layered *la, size_t l)
+{
+    const acc *a = &la->total;
+    if (la->opt.compat != DFS_COMPAT_NONE || a->wall_over)
+        return NAN;
+    return a->wall ? dfs_layered_secs(dfs_ovl_total(a->wall, (unsigned)l)->measure) : 0;
+}
+
 static void summarize(const dfs_layered *la, const view_build *vb, size_t l, int compute, dfs_layer_summary *s)
 {
     const dfs_preset_layer *L = &la->plan.layers[l];
@@ -134,6 +143,7 @@ static void summarize(const dfs_layered *la, const view_build *vb, size_t l, int
         s->size = s->u_size = 0;
     if (vb->type == DFS_VIEW_FILE_NAME || !L->size_layer)
         s->num_files = 0;
+    s->wall_s = vb->type == DFS_VIEW_FILE_NAME ? NAN : wall_of(la, l); /* (only events with a file there) */
     s->ops = s->time_s > 0 ? (double)s->count / s->time_s : NAN;
     s->bandwidth = L->size_layer && s->size > 0 && s->time_s > 0 ? (double)s->size / s->time_s : NAN;
 }
@@ -285,6 +295,9 @@ static void put_layer(emitter *e, size_t row, size_t l)
     bool any = t && (t->count || t->time);
     if (!dfs_layered_process_view(vb->type))
         put(e, any ? (double)rl->nprocs : NAN, "%s_proc_name_nunique", L->name);
+    if (vb->type == DFS_VIEW_TIME_RANGE && la->opt.compat == DFS_COMPAT_NONE) /* layered_wall.c */
+        put(e, any && !la->total.wall_over ? dfs_layered_secs(rl->has_wall ? rl->wall : 0) : NAN, "%s_wall_time",
+            L->name);
     if (L->size_layer && vb->type != DFS_VIEW_FILE_NAME)
         put(e, any ? (double)rl->nfiles : NAN, "%s_file_name_nunique", L->name);
     const double *tot = &e->col_total[4 * l];

@@ -218,6 +218,13 @@ typedef struct acc {
     DFS_VEC(xstream) xs;    /* per process, beside ovl */
     DFS_VEC(uint32_t) active; /* processes whose engines may hold intervals */
     dfs_ovl *spare;           /* a retired engine's buffers, for the next process (dfs_ovl_renew) */
+    /* The default mode's wall time (layered_wall.c): one engine over every process, class l the
+     * union of layer l's events, never flushed (inputs are not read in time order), so it holds
+     * the run's busy periods per layer, at most dfs_layered_wall_bound intervals per worker; past that
+     * it is dropped and wall_over says the wall times are not measured. */
+    dfs_ovl *wall;
+    bool wall_over;
+    uint32_t wall_since_check;
     uint64_t last_mask, last_classes; /* the last layers added to an engine, as its classes */
     uint64_t budget, since_check, check_every, flushes; /* streaming (layered_exact.c) */
     bool streaming;       /* a worker's state: flush engines behind their watermarks */
@@ -236,6 +243,7 @@ typedef struct acc {
     uint64_t events, no_duration, bad_time, other_phases;
     uint64_t dropped_files, dropped_functions, post_read;
     uint64_t post_read_dur; /* Σ dur (ns) of the post-read events: what share of time is in no layer */
+    uint64_t on_purpose, on_purpose_dur; /* events in no layer that the preset leaves out on purpose */
     uint64_t layer_events; /* Σ over staged events of their layer count: the time cells' total count */
     bool have_time;
     int64_t min_ts, max_end;
@@ -450,6 +458,15 @@ void dfs_layered_exact_input_changed(acc *a);
 void dfs_layered_exact_merge(acc *into, uint32_t p, dfs_ovl **src);
 const char *dfs_layered_exact_order_problem(const acc *a);
 
+/* layered_wall.c: adds an event of these layers to the run's wall engine (default mode); moves
+ * or merges a worker's wall engine into `into`; finishes it (false on out of memory); the wall
+ * time of each layer per time view row (time_range rows). */
+#define DFS_WALL_MAX_HELD (UINT64_C(1) << 22) /* the default of dfs_layered_options.wall_max_periods */
+uint64_t dfs_layered_wall_bound(const dfs_layered_options *o);
+void dfs_layered_wall_add(const dfs_layered *la, acc *a, const lev *e, uint64_t layers);
+void dfs_layered_wall_merge(acc *into, acc *from);
+bool dfs_layered_wall_finish(acc *a);
+
 /* layered_views.c: derives result.views from la->total (canonical, merged); frees them. */
 bool dfs_layered_build_views(dfs_layered *la, const dfs_run *run, int64_t bin_shift);
 void dfs_layered_free_views(dfs_layered *la);
@@ -483,6 +500,8 @@ typedef struct rowlayer {
     uint64_t nfiles, nprocs;
     bool has_exact;
     int64_t u_exact; /* ns: an integer sum, the same in any merge order */
+    bool has_wall;
+    int64_t wall;    /* ns: the union over processes of the layer's events in the row (time view) */
     uint64_t u_exact_count;
     double u_exact_size;
 } rowlayer;

@@ -103,7 +103,8 @@ static void pack_lev(dfs_pack *w, const lev *e)
 static void pack_counters(dfs_pack *w, const acc *a)
 {
     uint64_t v[] = {a->events,          a->no_duration, a->bad_time,     a->other_phases, a->dropped_files,
-                    a->dropped_functions, a->post_read,   a->layer_events, a->post_read_dur};
+                    a->dropped_functions, a->post_read,   a->layer_events, a->post_read_dur,
+                    a->on_purpose,      a->on_purpose_dur};
     dfs_pack_u64s(w, v, sizeof v / sizeof *v);
     dfs_pack_bool(w, a->have_time);
     dfs_pack_i64(w, a->min_ts);
@@ -143,6 +144,8 @@ bool dfs_layered_pack(const dfs_layered *la, const dfs_run *run, dfs_pack *w)
         dfs_pack_u64(w, a->unlayered.v[i].dur_ns);
     }
     dfs_clock_track_pack(w, &a->clocks);
+    dfs_pack_bool(w, a->wall_over);
+    dfs_ovl_pack(a->wall, w); /* never finished before the merge: it travels as its unions */
     return !w->failed && !a->failed;
 }
 
@@ -352,10 +355,25 @@ static bool merge_rest(dfs_unpack *r, acc *into)
     return !r->bad && merge_clocks(r, into);
 }
 
+/* The sender's wall engine (layered_wall.c) joins the total's, as a worker's would. */
+static bool merge_wall(dfs_unpack *r, acc *into)
+{
+    acc from;
+    memset(&from, 0, sizeof from); /* only its wall fields are used */
+    from.wall_over = dfs_unpack_bool(r);
+    from.wall = dfs_ovl_unpack(r);
+    if (r->bad)
+        return false;
+    dfs_layered_wall_merge(into, &from);
+    dfs_ovl_free(from.wall);
+    return !into->failed;
+}
+
 static void unpack_counters(dfs_unpack *r, acc *a)
 {
     uint64_t *v[] = {&a->events,          &a->no_duration, &a->bad_time,     &a->other_phases, &a->dropped_files,
-                     &a->dropped_functions, &a->post_read,   &a->layer_events, &a->post_read_dur};
+                     &a->dropped_functions, &a->post_read,   &a->layer_events, &a->post_read_dur,
+                     &a->on_purpose,      &a->on_purpose_dur};
     dfs_unpack_u64s(r, v, sizeof v / sizeof *v);
     a->have_time = dfs_unpack_bool(r);
     a->min_ts = dfs_unpack_i64(r);
@@ -374,7 +392,8 @@ bool dfs_layered_merge_packed(dfs_layered *la, dfs_run *run, dfs_unpack *r)
     memset(&counters, 0, sizeof counters);
     unpack_counters(r, &counters);
     merging m = {.la = la, .into = &la->total, .r = r};
-    bool ok = !r->bad && merge_procs(&m) && merge_cells(&m) && merge_processes(&m) && merge_rest(r, &la->total);
+    bool ok = !r->bad && merge_procs(&m) && merge_cells(&m) && merge_processes(&m) && merge_rest(r, &la->total) &&
+              merge_wall(r, &la->total);
     if (ok)
         dfs_layered_merge_counters(&la->total, &counters);
     free(m.map);

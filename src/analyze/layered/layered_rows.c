@@ -782,11 +782,32 @@ static void exact_bins(const dfs_layered *la, const views_mem *vm, view_build *v
     }
 }
 
-/* Exact unoverlapped time per row (exact mode): from each process's interval engine. */
+/* The wall time of every layer per bin, from the run's wall engine (layered_wall.c). */
+static void wall_bins(const dfs_layered *la, const views_mem *vm, view_build *vb, const dfs_ovl *o, int64_t shift)
+{
+    for (size_t b = 0; b < dfs_ovl_nbins(o); b++) {
+        int64_t bin;
+        if (__builtin_add_overflow(dfs_ovl_bin_index(o, b), shift, &bin))
+            continue;
+        size_t row = bin_index(vm, bin);
+        if (row >= vb->nrows || vb->row_bins[row] != bin)
+            continue;
+        for (unsigned l = 0; l < NL(la); l++) {
+            rowlayer *r = &vb->rl[row * NL(la) + l];
+            r->has_wall = true;
+            r->wall += dfs_ovl_bin(o, b, l)->measure;
+        }
+    }
+}
+
+/* Exact unoverlapped time per row (exact mode): from each process's interval engine; and the
+ * time view's wall time per row. */
 void dfs_layered_exact_rows(dfs_layered *la, const views_mem *vm, view_build *vb, const dfs_run *run, int64_t shift)
 {
     if (la->opt.compat != DFS_COMPAT_NONE || vb->type == DFS_VIEW_FILE_NAME)
         return;
+    if (vb->type == DFS_VIEW_TIME_RANGE && la->total.wall)
+        wall_bins(la, vm, vb, la->total.wall, shift);
     uint64_t layers = 0;
     for (unsigned l = 0; l < NL(la); l++)
         if (la->plan.layers[l].unoverlapped && (la->ovl_classes >> l & 1))

@@ -34,7 +34,7 @@ typedef struct finish_plan {
 
 static size_t stage_jobs(const finish_plan *p)
 {
-    return p->stage == 1 ? p->vm->nviews + 1 + p->la->total.ovl.n : p->vm->nviews;
+    return p->stage == 1 ? p->vm->nviews + 2 + p->la->total.ovl.n : p->vm->nviews;
 }
 
 static bool run_job(finish_plan *p, size_t j)
@@ -46,7 +46,9 @@ static bool run_job(finish_plan *p, size_t j)
                              : dfs_layered_view_rest(p->la, vm, &vm->views[j], p->run, p->shift);
     if (j == vm->nviews)
         return dfs_sortset_compact(&a->nuniq) && dfs_sortset_compact(&a->fhashes);
-    dfs_ovl *o = a->ovl.v[j - vm->nviews - 1];
+    if (j == vm->nviews + 1)
+        return dfs_layered_wall_finish(a);
+    dfs_ovl *o = a->ovl.v[j - vm->nviews - 2];
     return !o || dfs_ovl_finish(o);
 }
 
@@ -153,6 +155,8 @@ static void raw_result(dfs_layered *la, views_mem *vm)
     res->dropped_functions = a->dropped_functions;
     res->post_read_events = a->post_read;
     res->post_read_dur_ns = a->post_read_dur;
+    res->on_purpose_events = a->on_purpose;
+    res->on_purpose_dur_ns = a->on_purpose_dur;
     res->unlayered = a->unlayered.v;
     res->nunlayered = a->unlayered.n;
     for (size_t i = 0; i < a->unlayered.n; i++) {
