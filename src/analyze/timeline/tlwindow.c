@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/common/gpu_events.h"
 #include "util/keymap.h"
 #include "util/vec.h"
 
@@ -147,11 +148,21 @@ typedef struct lane_key {
     int64_t pid, tid;
 } lane_key;
 
+/* What the device events drawn on a lane say of it (gpu_events.h), merged so that any order of
+ * events and workers agrees: the smallest device and stream named, the largest vendor. */
+typedef struct lane_device {
+    bool seen;            /* a device-side event was drawn on the lane */
+    uint8_t vendor;       /* dfs_gpu_vendor */
+    int64_t device;       /* -1: none named */
+    int64_t stream;       /* -1: none named */
+} lane_device;
+
 typedef struct lane_ident {
     lane_key key;
     uint32_t file;        /* the first input it was seen in: where its names are looked up */
     dfs_str pid_str, tid_str;
     uint32_t lane;        /* in the part's timeline */
+    lane_device dev;
 } lane_ident;
 
 typedef struct part {
@@ -326,6 +337,21 @@ static dfs_tl_lane_key timeline_key(const dfs_run *run, const lane_ident *id, bo
     return k;
 }
 
+static int64_t smaller_named(int64_t a, int64_t b)
+{
+    return a < 0 ? b : b < 0 ? a : a < b ? a : b;
+}
+
+static void device_merge(lane_device *into, const lane_device *from)
+{
+    if (!from->seen)
+        return;
+    into->vendor = from->vendor > into->vendor ? from->vendor : into->vendor;
+    into->device = into->seen ? smaller_named(into->device, from->device) : from->device;
+    into->stream = into->seen ? smaller_named(into->stream, from->stream) : from->stream;
+    into->seen = true;
+}
+
 /* The part's timeline lane of an identity (created when new); UINT32_MAX when out of memory. */
 static uint32_t lane_of_ident(part *p, const dfs_run *run, const lane_ident *in)
 {
@@ -338,6 +364,7 @@ static uint32_t lane_of_ident(part *p, const dfs_run *run, const lane_ident *in)
             return UINT32_MAX;
         lane_ident *id = &p->lanes.v[idx];
         id->file = in->file < id->file ? in->file : id->file;
+        device_merge(&id->dev, &in->dev);
         return id->lane;
     }
     lane_ident id = *in;
@@ -348,10 +375,22 @@ static uint32_t lane_of_ident(part *p, const dfs_run *run, const lane_ident *in)
     return id.lane;
 }
 
+/* What a device event says of its lane (gpu_events.h); nothing for any other event. */
+static lane_device device_of(const dfs_run *run, const dfs_event *ev)
+{
+    lane_device d = {.seen = false, .device = -1, .stream = -1};
+    dfs_gpu_event g;
+    dfs_gpu_classify(run, ev, &g);
+    if (dfs_gpu_device_side(g.kind))
+        d = (lane_device){.seen = true, .vendor = (uint8_t)g.vendor, .device = g.device, .stream = g.stream};
+    return d;
+}
+
 static uint32_t lane_of(part *p, const dfs_run *run, const dfs_event *ev)
 {
     lane_ident id;
     memset(&id, 0, sizeof id);
+    id.dev = device_of(run, ev);
     id.key.src = p->nfiles > 1 && !ev->host ? ev->file : UINT32_MAX;
     id.key.host = ev->host;
     id.key.pid = ev->pid;
@@ -672,18 +711,23 @@ static void trace_span(const part *p, const dfs_tlw *w, const dfs_run *run, dfs_
     }
 }
 
-/* A PyTorch profiler's device lane: its events carry the device as pid and the stream as tid, and
- * its thread is named "stream N"; its process name is the host program's, which says nothing of
- * the device. Such a lane is labelled by device: "GPU 0" / "stream 7". */
-static const char *device_label(const dfs_run *run, const lane_ident *id, const dfs_tl_lane_key *k, char *buf,
-                                size_t n)
+/* A PyTorch profiler's device lane: it holds device events (kernels, copies, MTIA device ops,
+ * CUPTI range measurements: gpu_events.h), which carry the device as pid (or args.device) and the
+ * stream as tid (or args.stream); its process name is the host program's, which says nothing of
+ * the device. Such a lane is labelled by device and stream: "GPU 0" / "stream 7", "MTIA 1". */
+static void device_label(const dfs_run *run, const lane_ident *id, dfs_tl_lane_key *k, char *proc, char *thread,
+                         size_t n)
 {
-    const char *thread = k->thread && *k->thread ? k->thread : k->tid_str; /* a name, or the tid as written */
-    if (id->file >= dfs_run_file_count(run) || dfs_run_file(run, id->file)->dialect != DFS_DIALECT_KINETO ||
-        !thread || strncmp(thread, "stream ", 7) != 0 || k->pid < 0)
-        return k->process;
-    snprintf(buf, n, "GPU %" PRId64, k->pid);
-    return buf;
+    const lane_device *d = &id->dev;
+    if (!d->seen || d->device < 0 || id->file >= dfs_run_file_count(run) ||
+        dfs_run_file(run, id->file)->dialect != DFS_DIALECT_KINETO)
+        return;
+    snprintf(proc, n, "%s %" PRId64, dfs_gpu_device_word((dfs_gpu_vendor)d->vendor), d->device);
+    k->process = proc;
+    if ((!k->thread || !*k->thread) && (!k->tid_str || !*k->tid_str) && d->stream >= 0) {
+        snprintf(thread, n, "stream %" PRId64, d->stream); /* no name in the trace: the stream its events name */
+        k->thread = thread;
+    }
 }
 
 /* Gives every lane its process and thread names (known once every file is read). */
@@ -691,8 +735,8 @@ static bool name_lanes(part *p, const dfs_run *run)
 {
     for (size_t i = 0; i < p->lanes.n; i++) {
         dfs_tl_lane_key k = timeline_key(run, &p->lanes.v[i], true);
-        char device[32];
-        k.process = device_label(run, &p->lanes.v[i], &k, device, sizeof device);
+        char device[32], stream[32];
+        device_label(run, &p->lanes.v[i], &k, device, stream, sizeof device);
         if (dfs_tl_lane(p->tl, &k) == UINT32_MAX)
             return false;
     }
