@@ -53,6 +53,7 @@ check "ranges JSON: device_range_events 2" \
 code 0 "MTIA timeline" "$DFSCOPE" timeline -q "$T/mtia.json" -o "$T/mtia.svg"
 check "MTIA timeline: the device lane by device and stream" grep -q "MTIA 1 (pid 1) / stream 3" "$T/out"
 check "MTIA picture: the same label" grep -q "MTIA 1 (pid 1)" "$T/mtia.svg"
+check "MTIA timeline: device ops drawn as compute, as kernels are" grep -q "^spans      compute 4," "$T/out"
 code 0 "MTIA timeline, JSON" "$DFSCOPE" timeline -q --format json "$T/mtia.json" -o "$T/mtia.svg"
 check "MTIA JSON: process and thread of the device lane" \
   [ "$(json_field "$T/out" "[l['process'] + ' / ' + l['thread'] for l in d['lanes'] if l['pid'] == 1][0]")" = "MTIA 1 / stream 3" ]
