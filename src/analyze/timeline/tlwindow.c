@@ -170,8 +170,11 @@ typedef struct part {
     dfs_timeline *tl;     /* NULL when measuring bounds only */
     dfs_concepts *concepts;
     bool late_class[DFS_CSRC_COUNT]; /* the source's predicates read proc_name */
-    dfs_keymap lane_index;           /* lane_key -> lanes */
+    dfs_keymap lane_index;           /* lane_key -> lanes: the lanes with a span in the window */
     DFS_VEC(lane_ident) lanes;
+    dfs_keymap seen;                 /* lane_key -> 0: every lane of a timed span or B/E record */
+    lane_key last_seen;              /* the last one noted: events come in runs of one thread */
+    bool have_last;
     DFS_VEC(held) held;
     file_fact *files;
     size_t nfiles;
@@ -207,6 +210,7 @@ static bool part_init(part *p, const dfs_tlw *w, char *err, size_t errlen)
     memset(p, 0, sizeof *p);
     p->owner = w;
     dfs_keymap_init(&p->lane_index, sizeof(lane_key));
+    dfs_keymap_init(&p->seen, sizeof(lane_key));
     if (w->opt.bounds_only)
         return true;
     dfs_pred_error perr;
@@ -230,6 +234,7 @@ static void part_free(part *p)
     dfs_tl_free(p->tl);
     dfs_concepts_free(p->concepts);
     dfs_keymap_free(&p->lane_index);
+    dfs_keymap_free(&p->seen);
     dfs_vec_free(&p->lanes);
     dfs_vec_free(&p->held);
     free(p->files);
@@ -386,15 +391,39 @@ static lane_device device_of(const dfs_run *run, const dfs_event *ev)
     return d;
 }
 
+/* The lane an event is drawn on. */
+static lane_key key_of(const part *p, const dfs_event *ev)
+{
+    lane_key k;
+    memset(&k, 0, sizeof k); /* hashed as bytes: no stray padding */
+    k.src = p->nfiles > 1 && !ev->host ? ev->file : UINT32_MAX;
+    k.host = ev->host;
+    k.pid = ev->pid;
+    k.tid = ev->tid;
+    return k;
+}
+
+/* A lane that holds something drawable, in the window or not: the lanes seen but not drawn are
+ * counted in the picture (dfs_tl_set_empty_lanes). */
+static void note_lane(part *p, const dfs_event *ev)
+{
+    lane_key k = key_of(p, ev);
+    uint32_t v;
+    bool fresh;
+    if (p->have_last && memcmp(&k, &p->last_seen, sizeof k) == 0)
+        return;
+    if (!dfs_keymap_get_or_put(&p->seen, &k, 0, &v, &fresh))
+        p->failed = true;
+    p->last_seen = k;
+    p->have_last = true;
+}
+
 static uint32_t lane_of(part *p, const dfs_run *run, const dfs_event *ev)
 {
     lane_ident id;
     memset(&id, 0, sizeof id);
     id.dev = device_of(run, ev);
-    id.key.src = p->nfiles > 1 && !ev->host ? ev->file : UINT32_MAX;
-    id.key.host = ev->host;
-    id.key.pid = ev->pid;
-    id.key.tid = ev->tid;
+    id.key = key_of(p, ev);
     id.file = ev->file;
     id.pid_str = ev->pid_str;
     id.tid_str = ev->tid_str;
@@ -495,6 +524,8 @@ static void on_event(part *p, const dfs_tlw *w, const dfs_run *run, file_fact *f
         if (!timed(p, ev, true))
             return;
         note_extent(f, ev->ts, dfs_span_end(ev->ts, ev->dur, &end) ? end : INT64_MAX);
+        if (p->tl)
+            note_lane(p, ev);
         if (p->tl && p->late_class[f->source]) { /* classed after reading, with the process names */
             if (overlaps(&w->opt.draw, dfs_clock_apply(&f->clock, ev->ts), dfs_clock_scale(&f->clock, ev->dur)))
                 hold(p, ev);
@@ -507,8 +538,10 @@ static void on_event(part *p, const dfs_tlw *w, const dfs_run *run, file_fact *f
         if (!timed(p, ev, false))
             return;
         note_extent(f, ev->ts, ev->ts);
-        if (p->tl)
+        if (p->tl) {
+            note_lane(p, ev);
             hold(p, ev);
+        }
         return;
     case DFS_PHASE_COUNTER:
         if (!timed(p, ev, false))
@@ -586,6 +619,13 @@ static bool merge_part(part *into, const dfs_run *run, const part *from)
     into->held.n += from->held.n;
     if (!into->tl)
         return true;
+    for (size_t i = 0; i < from->seen.cap; i++) {
+        const void *key;
+        uint32_t v;
+        bool fresh;
+        if (dfs_keymap_slot(&from->seen, i, &key, &v) && !dfs_keymap_get_or_put(&into->seen, key, 0, &v, &fresh))
+            return false;
+    }
     for (size_t i = 0; i < from->lanes.n; i++)
         if (lane_of_ident(into, run, &from->lanes.v[i]) == UINT32_MAX)
             return false;
@@ -730,6 +770,18 @@ static void device_label(const dfs_run *run, const lane_ident *id, dfs_tl_lane_k
     }
 }
 
+/* The lanes seen in the trace that have nothing in the window. */
+static size_t empty_lanes(const part *p)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < p->seen.cap; i++) {
+        const void *key;
+        uint32_t v;
+        n += dfs_keymap_slot(&p->seen, i, &key, &v) && !dfs_keymap_get(&p->lane_index, key, &v);
+    }
+    return n;
+}
+
 /* Gives every lane its process and thread names (known once every file is read). */
 static bool name_lanes(part *p, const dfs_run *run)
 {
@@ -775,6 +827,8 @@ const dfs_tlw_result *dfs_tlw_finish(dfs_tlw *w, const dfs_run *run)
     trace_span(p, w, run, r);
     if (p->tl && !name_lanes(p, run))
         return NULL; /* out of memory */
+    if (p->tl)
+        dfs_tl_set_empty_lanes(p->tl, empty_lanes(p));
     if (dfs_concepts_failed(p->concepts, w->failure, sizeof w->failure))
         return NULL;
     r->tl = p->tl;
