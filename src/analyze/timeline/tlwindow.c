@@ -403,8 +403,8 @@ static lane_key key_of(const part *p, const dfs_event *ev)
     return k;
 }
 
-/* A lane that holds something drawable, in the window or not: the lanes seen but not drawn are
- * counted in the picture (dfs_tl_set_empty_lanes). */
+/* A lane that holds something drawable (a complete event, a B/E pair), in the window or not: the
+ * lanes seen but not drawn are counted in the picture (dfs_tl_set_empty_lanes). */
 static void note_lane(part *p, const dfs_event *ev)
 {
     lane_key k = key_of(p, ev);
@@ -538,10 +538,8 @@ static void on_event(part *p, const dfs_tlw *w, const dfs_run *run, file_fact *f
         if (!timed(p, ev, false))
             return;
         note_extent(f, ev->ts, ev->ts);
-        if (p->tl) {
-            note_lane(p, ev);
-            hold(p, ev);
-        }
+        if (p->tl)
+            hold(p, ev); /* its lane is noted when it pairs: an unpaired record draws nothing */
         return;
     case DFS_PHASE_COUNTER:
         if (!timed(p, ev, false))
@@ -705,8 +703,10 @@ static bool draw_held_records(part *p, const dfs_run *run)
             const held *b = &p->held.v[top];
             int64_t dur;
             tops.v[st] = below[top];
-            if (h->ts >= b->ts && !__builtin_sub_overflow(h->ts, b->ts, &dur))
+            if (h->ts >= b->ts && !__builtin_sub_overflow(h->ts, b->ts, &dur)) {
+                note_lane(p, b);
                 draw_held(p, run, b, dur);
+            }
             else
                 p->bad_time++;
         }
