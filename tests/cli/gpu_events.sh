@@ -7,6 +7,7 @@
 set -u
 DFSCOPE=$1
 source "$(dirname "$0")/testlib.bash"
+tensorboard() { json_field "$T/out" "d['runs'][0]['tensorboard']['$1']"; } # a key of steps' plugin breakdown
 
 # Two steps of 1000 us; each launches one MTIA device op of 400 us (correlated by args.correlation).
 cat > "$T/mtia.json" <<'EOF'
@@ -40,15 +41,14 @@ code 0 "MTIA steps" "$DFSCOPE" steps -q "$T/mtia.json"
 check "MTIA: device ops measured (800 us of 2000 us)" grep -q "GPU utilization 40.00 %" "$T/out"
 check "MTIA: not 'no device event'" bash -c "! grep -q 'no device event' '$T/out'"
 code 0 "MTIA steps, JSON" "$DFSCOPE" steps -q --format json "$T/mtia.json"
-check "MTIA JSON: device_events 2" [ "$(json_field "$T/out" "d['runs'][0]['tensorboard']['device_events']")" = 2 ]
+check "MTIA JSON: device_events 2" [ "$(tensorboard device_events)" = 2 ]
 
 code 0 "range steps" "$DFSCOPE" steps -q "$T/ranges.json"
 check "ranges: n/a, because they are measurements" \
   grep -q "GPU utilization n/a: the run's 2 device events are CUPTI range-profiler measurements" "$T/out"
 code 0 "range steps, JSON" "$DFSCOPE" steps -q --format json "$T/ranges.json"
-check "ranges JSON: device_events 0" [ "$(json_field "$T/out" "d['runs'][0]['tensorboard']['device_events']")" = 0 ]
-check "ranges JSON: device_range_events 2" \
-  [ "$(json_field "$T/out" "d['runs'][0]['tensorboard']['device_range_events']")" = 2 ]
+check "ranges JSON: device_events 0" [ "$(tensorboard device_events)" = 0 ]
+check "ranges JSON: device_range_events 2" [ "$(tensorboard device_range_events)" = 2 ]
 
 code 0 "MTIA timeline" "$DFSCOPE" timeline -q "$T/mtia.json" -o "$T/mtia.svg"
 check "MTIA timeline: the device lane by device and stream" grep -q "MTIA 1 (pid 1) / stream 3" "$T/out"
