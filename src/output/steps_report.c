@@ -143,6 +143,10 @@ static void print_tb(FILE *out, const dfs_tb_result *tb)
     if (tb->device_events)
         fprintf(out, "\n  GPU utilization %.2f %%; %s removed by the tail rule\n", tb->gpu_utilization,
                 tb->tail_removed ? "steps" : "no step");
+    else if (tb->range_events) /* range measurements: device events, but their times are placeholders */
+        fprintf(out, "\n  GPU utilization n/a: the run's %" PRIu64 " device events are CUPTI range-profiler "
+                     "measurements (counters, no kernel timing); %s removed by the tail rule\n",
+                tb->range_events, tb->tail_removed ? "steps" : "no step");
     else /* 0 % would read as an idle GPU */
         fprintf(out, "\n  GPU utilization n/a: no device event (kernel, memory copy, memset) was recognised in this "
                      "run; %s removed by the tail rule\n",
@@ -595,6 +599,8 @@ static void json_tb(dfs_jw *w, const dfs_tb_result *tb)
     dfs_jw_end(w);
     dfs_jw_double(w, "gpu_utilization_percent", tb->gpu_utilization);
     dfs_jw_uint(w, "device_events", tb->device_events); /* 0: the utilization above means none was recognised */
+    if (tb->range_events) /* only in range-profiler runs: every other run's JSON stays as it was */
+        dfs_jw_uint(w, "device_range_events", tb->range_events);
     dfs_jw_bool(w, "input_data_loading_hint", tb->input_hint);
     dfs_jw_bool(w, "communication_hint", tb->comm_hint);
     dfs_jw_end(w);

@@ -99,6 +99,8 @@ static void write_json(FILE *out, const summary *x)
     dfs_jw_uint(&j, "lanes_drawn", s.lanes_drawn);
     if (s.lanes_other) /* only then: the document of an ordinary picture stays as it was */
         dfs_jw_uint(&j, "lanes_other_row", s.lanes_other);
+    if (s.lanes_empty) /* likewise */
+        dfs_jw_uint(&j, "lanes_empty", s.lanes_empty);
     dfs_jw_object(&j, "spans");
     for (int c = 0; c < DFS_TL_NCLASS; c++)
         dfs_jw_uint(&j, class_keys[c], s.spans[c]);
@@ -132,6 +134,8 @@ static void write_table(FILE *out, const summary *x)
     if (s.lanes_other)
         fprintf(out, ", %zu more together in one row, 'other lanes' (%s spans)", s.lanes_other,
                 dfs_fmt_count(c, sizeof c, s.spans_other));
+    if (s.lanes_empty)
+        fprintf(out, "; %zu more with nothing in this window left out", s.lanes_empty);
     fputc('\n', out);
     fprintf(out, "spans     ");
     for (int k = 0; k < DFS_TL_NCLASS; k++)

@@ -285,6 +285,10 @@ static size_t write_notes(FILE *out, const layout *L)
     if (omitted)
         note(&ns, "%s lanes omitted: the %zu busiest of %zu are drawn (busy = summed span time in the window)",
              dfs_fmt_count(c, sizeof c, omitted), L->sum.lanes_drawn, L->sum.lanes);
+    if (L->sum.lanes_empty)
+        note(&ns, "%s %s of the trace %s nothing in this window and %s left out",
+             dfs_fmt_count(c, sizeof c, L->sum.lanes_empty), L->sum.lanes_empty == 1 ? "lane" : "lanes",
+             L->sum.lanes_empty == 1 ? "has" : "have", L->sum.lanes_empty == 1 ? "is" : "are");
     if (L->sum.lanes_other && tl->crowded)
         note(&ns, "more than %u lanes: all %s are drawn together as busy bars in one row, 'other lanes'",
              tl->lane_limit, dfs_fmt_count(c, sizeof c, L->sum.lanes_other));

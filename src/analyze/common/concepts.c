@@ -21,12 +21,15 @@ static const char *const defaults[DFS_CSRC_COUNT][DFS_CONCEPT_COUNT] = {
         [DFS_CONCEPT_DATA_WAIT] = KINETO_HOST_OPS
             " & (name.str.contains(\"^enumerate\\(DataLoader\\)#.*\\.__next__$\") | "
             "name.str.startswith(\"enumerate(DataPipe)#\"))",
-        [DFS_CONCEPT_COMPUTE_DEV] = "cat == \"kernel\" & ~name.str.startswith(\"nccl\")",
+        /* kernels and MTIA device ops: the kernel kind of analyze/common/gpu_events.h */
+        [DFS_CONCEPT_COMPUTE_DEV] = "cat.isin([\"kernel\", \"mtia_ccp_events\"]) & ~name.str.startswith(\"nccl\")",
         [DFS_CONCEPT_COMPUTE_HOST] = KINETO_HOST_OPS " & ~name.str.startswith(\"ProfilerStep#\")",
         [DFS_CONCEPT_TRANSFER] =
             "cat.isin([\"gpu_memcpy\", \"memcpy\", \"gpu_memset\", \"memset\"]) | " KINETO_NCCL_KERNEL
             " | (" KINETO_HOST_OPS " & name.str.contains(\"^(nccl|gloo):\"))",
-        [DFS_CONCEPT_RUNTIME] = "cat.isin([\"runtime\", \"cuda_runtime\", \"cuda_driver\", \"hip_runtime\"])",
+        [DFS_CONCEPT_RUNTIME] = "cat.isin([\"runtime\", \"cuda_runtime\", \"cuda_driver\", \"hip_runtime\", "
+                                "\"mtia_runtime\", \"xpu_runtime\", \"xpu_driver\", \"privateuse1_runtime\", "
+                                "\"privateuse1_driver\"])",
     },
     [DFS_CSRC_SMDEBUG] = {
         [DFS_CONCEPT_STEP] = "name.str.startswith(\"Step:ModeKeys.\")",

@@ -184,8 +184,11 @@ typedef struct dfs_tb_result {
     double pct[DFS_TB_ROLE_COUNT];   /* 100·part/total, 2 decimals */
     bool shown[DFS_TB_ROLE_COUNT];   /* the plugin's column visibility */
     double gpu_utilization;          /* % (2 decimals): kernel union inside steps / steps time */
-    uint64_t device_events;          /* kernels, memory copies and memsets recognised (0: the 0 % above
-                                        means no device event was recognised, not an idle device) */
+    uint64_t device_events;          /* kernels (MTIA device ops included), memory copies and memsets
+                                        recognised (0: the 0 % above means no device event was
+                                        recognised, not an idle device) */
+    uint64_t range_events;           /* CUPTI range-profiler measurements: device events whose times
+                                        are placeholders, left out of the utilization */
     bool input_hint;                 /* DataLoader share > 5 %: "high time cost on input data loading" */
     bool comm_hint;                  /* communication share > 10 % */
 } dfs_tb_result;

@@ -205,6 +205,7 @@ static void pack_tb(dfs_pack *w, const dfs_tb_result *tb)
     dfs_pack_f64(w, tb->avg_total);
     dfs_pack_f64(w, tb->gpu_utilization);
     dfs_pack_u64(w, tb->device_events);
+    dfs_pack_u64(w, tb->range_events);
     dfs_pack_bool(w, tb->input_hint);
     dfs_pack_bool(w, tb->comm_hint);
 }
@@ -429,6 +430,7 @@ static const dfs_tb_result *unpack_tb(reader *x)
     tb->avg_total = dfs_unpack_f64(x->r);
     tb->gpu_utilization = dfs_unpack_f64(x->r);
     tb->device_events = dfs_unpack_u64(x->r);
+    tb->range_events = dfs_unpack_u64(x->r);
     tb->input_hint = dfs_unpack_bool(x->r);
     tb->comm_hint = dfs_unpack_bool(x->r);
     return tb;

@@ -6,13 +6,14 @@
 #include <string.h>
 #include <strings.h>
 
+#include "analyze/common/gpu_events.h"
 #include "analyze/steps/steps_internal.h"
 #include "util/numstat.h"
 #include "util/u64map.h"
 
 typedef enum tb_type {
     T_NONE, T_OPERATOR, T_RUNTIME, T_KERNEL, T_MEMCPY, T_MEMSET, T_PYTHON, T_PYFUNC, T_ANNOTATION,
-    T_GPU_ANNOTATION, T_TRACE
+    T_GPU_ANNOTATION, T_TRACE, T_RANGE
 } tb_type;
 
 const char *dfs_tb_role_name(dfs_tb_role r)
@@ -39,23 +40,31 @@ static bool ends_with(const char *s, size_t n, const char *lit)
     return n >= m && memcmp(s + n - m, lit, m) == 0;
 }
 
-/* The plugin's event type from the lower-cased category. */
+/* The plugin's event type from the category: the host categories here, the GPU ones from the
+ * shared classification (analyze/common/gpu_events.h), which also knows MTIA's device ops and
+ * runtime. A CUPTI range measurement has its own type: a device event, but not timed work. */
 static tb_type type_of(const dfs_run *run, dfs_str cat)
 {
     static const struct {
         const char *cat;
         tb_type t;
-    } map[] = {{"cpu_op", T_OPERATOR},         {"operator", T_OPERATOR},   {"runtime", T_RUNTIME},
-               {"cuda_runtime", T_RUNTIME},    {"cuda_driver", T_RUNTIME}, {"hip_runtime", T_RUNTIME},
-               {"kernel", T_KERNEL},           {"memcpy", T_MEMCPY},       {"gpu_memcpy", T_MEMCPY},
-               {"memset", T_MEMSET},           {"gpu_memset", T_MEMSET},   {"python", T_PYTHON},
-               {"python_function", T_PYFUNC},  {"user_annotation", T_ANNOTATION},
-               {"gpu_user_annotation", T_GPU_ANNOTATION},                  {"trace", T_TRACE}};
+    } host[] = {{"cpu_op", T_OPERATOR},         {"operator", T_OPERATOR}, {"python", T_PYTHON},
+                {"python_function", T_PYFUNC},  {"user_annotation", T_ANNOTATION}, {"trace", T_TRACE}};
     size_t n;
     const char *s = dfs_str_get(run, cat, &n);
-    for (size_t i = 0; i < sizeof map / sizeof *map; i++)
-        if (text_is(s, n, map[i].cat))
-            return map[i].t;
+    switch (dfs_gpu_kind_of(s, n)) {
+    case DFS_GPU_KERNEL: return T_KERNEL;
+    case DFS_GPU_MEMCPY: return T_MEMCPY;
+    case DFS_GPU_MEMSET: return T_MEMSET;
+    case DFS_GPU_RANGE: return T_RANGE;
+    case DFS_GPU_ANNOTATION: return T_GPU_ANNOTATION;
+    case DFS_GPU_RUNTIME:
+    case DFS_GPU_DRIVER: return T_RUNTIME;
+    default: break;
+    }
+    for (size_t i = 0; i < sizeof host / sizeof *host; i++)
+        if (text_is(s, n, host[i].cat))
+            return host[i].t;
     return T_NONE;
 }
 
@@ -96,6 +105,7 @@ typedef struct tb_work {
     dfs_u64map launched;     /* correlation ids of runtime calls inside a step -> step + 1 */
     bool any_device_or_runtime;
     uint64_t device_events;
+    uint64_t range_events;
 } tb_work;
 
 static bool type_events(tb_work *w, const st_ev *iv, size_t n)
@@ -113,6 +123,7 @@ static bool type_events(tb_work *w, const st_ev *iv, size_t n)
         t.loader = is_host_op(t.type) && is_dataloader(name, len);
         w->any_device_or_runtime |= is_device(t.type) || t.type == T_RUNTIME;
         w->device_events += is_device(t.type);
+        w->range_events += t.type == T_RANGE;
         if (!dfs_vec_push(&w->evs, t) || (t.step && !dfs_vec_push(&w->steps, w->evs.n - 1)) ||
             (t.comm && iv[i].ext != ST_NONE && !dfs_u64map_put(&w->comm_ext, (uint64_t)iv[i].ext, 1)))
             return false;
@@ -357,6 +368,7 @@ static void summarise(dfs_tb_result *res, const tb_work *w, int64_t kernel_in_st
     res->shown[DFS_TB_COMMUNICATION] = sum[DFS_TB_COMMUNICATION] > 0;
     res->gpu_utilization = total > 0 ? dfs_py_round(100 * (double)kernel_in_steps / total, 2) : 0;
     res->device_events = w->device_events;
+    res->range_events = w->range_events;
     res->input_hint = total > 0 && sum[DFS_TB_DATALOADER] / total > 0.05;
     res->comm_hint = total > 0 && sum[DFS_TB_COMMUNICATION] / total > 0.10;
 }

@@ -500,7 +500,13 @@ dfs_status dfs_tl_merge(dfs_timeline *into, const dfs_timeline *from)
         st = DFS_ERR_NOMEM;
     for (size_t i = 0; i < from->counters.n && st == DFS_OK; i++)
         st = merge_counter(into, from, &from->counters.v[i]);
+    into->lanes_empty = from->lanes_empty > into->lanes_empty ? from->lanes_empty : into->lanes_empty;
     return st;
+}
+
+void dfs_tl_set_empty_lanes(dfs_timeline *tl, size_t n)
+{
+    tl->lanes_empty = n;
 }
 
 bool dfs_tl_crowded(const dfs_timeline *tl)
@@ -627,6 +633,7 @@ void dfs_tl_summarize(const dfs_timeline *tl, dfs_tl_summary *out)
         out->spans_aggregated += v[i]->n_aggregated;
     }
     free(v);
+    out->lanes_empty = tl->lanes_empty;
     out->counters = tl->counters.n;
     for (size_t i = 0; i < tl->counters.n; i++)
         out->samples += tl->counters.v[i].samples;

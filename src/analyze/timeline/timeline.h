@@ -104,6 +104,11 @@ dfs_status dfs_tl_add_counter(dfs_timeline *tl, const char *name, size_t name_le
  * of one window are merged this way. DFS_ERR_USAGE when the windows or widths differ. */
 dfs_status dfs_tl_merge(dfs_timeline *into, const dfs_timeline *from);
 
+/* Lanes the caller saw in the trace with nothing in the window: they get no row (a lane is drawn
+ * only with a span in the window), and the picture says how many were left out so. The count is
+ * the caller's, who sees the events outside the window; merging keeps the larger. */
+void dfs_tl_set_empty_lanes(dfs_timeline *tl, size_t n);
+
 /* Whether spans came on more lanes than the limit with no kept lanes given: every lane is folded. */
 bool dfs_tl_crowded(const dfs_timeline *tl);
 /* The fingerprints of the k busiest lanes (summed span time in the window, then lane order),
@@ -115,6 +120,7 @@ typedef struct dfs_tl_summary {
     size_t lanes;                     /* lanes that received a span in the window */
     size_t lanes_drawn;               /* on their own, after max_lanes */
     size_t lanes_other;               /* drawn together in the row "other lanes" (0: no such row) */
+    size_t lanes_empty;               /* seen in the trace, nothing in the window: left out */
     size_t counters;                  /* counter charts */
     uint64_t spans[DFS_TL_NCLASS];    /* spans overlapping the window, by class (all lanes) */
     uint64_t spans_drawn;             /* kept as their own rectangle (drawn lanes) */

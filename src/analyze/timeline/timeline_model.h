@@ -68,6 +68,7 @@ struct dfs_timeline {
     size_t lanes_used;        /* lanes with a span in the window */
     bool crowded;             /* more than lane_limit of them, nothing kept: every lane folded */
     tl_lane other;            /* the row "other lanes": busy bars only */
+    size_t lanes_empty;       /* dfs_tl_set_empty_lanes */
 };
 
 /* Busy times are sums of durations over many spans and lanes: they saturate instead of wrapping

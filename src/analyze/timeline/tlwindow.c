@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/common/gpu_events.h"
 #include "util/keymap.h"
 #include "util/vec.h"
 
@@ -147,11 +148,21 @@ typedef struct lane_key {
     int64_t pid, tid;
 } lane_key;
 
+/* What the device events drawn on a lane say of it (gpu_events.h), merged so that any order of
+ * events and workers agrees: the smallest device and stream named, the largest vendor. */
+typedef struct lane_device {
+    bool seen;            /* a device-side event was drawn on the lane */
+    uint8_t vendor;       /* dfs_gpu_vendor */
+    int64_t device;       /* -1: none named */
+    int64_t stream;       /* -1: none named */
+} lane_device;
+
 typedef struct lane_ident {
     lane_key key;
     uint32_t file;        /* the first input it was seen in: where its names are looked up */
     dfs_str pid_str, tid_str;
     uint32_t lane;        /* in the part's timeline */
+    lane_device dev;
 } lane_ident;
 
 typedef struct part {
@@ -159,8 +170,11 @@ typedef struct part {
     dfs_timeline *tl;     /* NULL when measuring bounds only */
     dfs_concepts *concepts;
     bool late_class[DFS_CSRC_COUNT]; /* the source's predicates read proc_name */
-    dfs_keymap lane_index;           /* lane_key -> lanes */
+    dfs_keymap lane_index;           /* lane_key -> lanes: the lanes with a span in the window */
     DFS_VEC(lane_ident) lanes;
+    dfs_keymap seen;                 /* lane_key -> 0: every lane of a timed span or B/E record */
+    lane_key last_seen;              /* the last one noted: events come in runs of one thread */
+    bool have_last;
     DFS_VEC(held) held;
     file_fact *files;
     size_t nfiles;
@@ -196,6 +210,7 @@ static bool part_init(part *p, const dfs_tlw *w, char *err, size_t errlen)
     memset(p, 0, sizeof *p);
     p->owner = w;
     dfs_keymap_init(&p->lane_index, sizeof(lane_key));
+    dfs_keymap_init(&p->seen, sizeof(lane_key));
     if (w->opt.bounds_only)
         return true;
     dfs_pred_error perr;
@@ -219,6 +234,7 @@ static void part_free(part *p)
     dfs_tl_free(p->tl);
     dfs_concepts_free(p->concepts);
     dfs_keymap_free(&p->lane_index);
+    dfs_keymap_free(&p->seen);
     dfs_vec_free(&p->lanes);
     dfs_vec_free(&p->held);
     free(p->files);
@@ -326,6 +342,21 @@ static dfs_tl_lane_key timeline_key(const dfs_run *run, const lane_ident *id, bo
     return k;
 }
 
+static int64_t smaller_named(int64_t a, int64_t b)
+{
+    return a < 0 ? b : b < 0 ? a : a < b ? a : b;
+}
+
+static void device_merge(lane_device *into, const lane_device *from)
+{
+    if (!from->seen)
+        return;
+    into->vendor = from->vendor > into->vendor ? from->vendor : into->vendor;
+    into->device = into->seen ? smaller_named(into->device, from->device) : from->device;
+    into->stream = into->seen ? smaller_named(into->stream, from->stream) : from->stream;
+    into->seen = true;
+}
+
 /* The part's timeline lane of an identity (created when new); UINT32_MAX when out of memory. */
 static uint32_t lane_of_ident(part *p, const dfs_run *run, const lane_ident *in)
 {
@@ -338,6 +369,7 @@ static uint32_t lane_of_ident(part *p, const dfs_run *run, const lane_ident *in)
             return UINT32_MAX;
         lane_ident *id = &p->lanes.v[idx];
         id->file = in->file < id->file ? in->file : id->file;
+        device_merge(&id->dev, &in->dev);
         return id->lane;
     }
     lane_ident id = *in;
@@ -348,14 +380,50 @@ static uint32_t lane_of_ident(part *p, const dfs_run *run, const lane_ident *in)
     return id.lane;
 }
 
+/* What a device event says of its lane (gpu_events.h); nothing for any other event. */
+static lane_device device_of(const dfs_run *run, const dfs_event *ev)
+{
+    lane_device d = {.seen = false, .device = -1, .stream = -1};
+    dfs_gpu_event g;
+    dfs_gpu_classify(run, ev, &g);
+    if (dfs_gpu_device_side(g.kind))
+        d = (lane_device){.seen = true, .vendor = (uint8_t)g.vendor, .device = g.device, .stream = g.stream};
+    return d;
+}
+
+/* The lane an event is drawn on. */
+static lane_key key_of(const part *p, const dfs_event *ev)
+{
+    lane_key k;
+    memset(&k, 0, sizeof k); /* hashed as bytes: no stray padding */
+    k.src = p->nfiles > 1 && !ev->host ? ev->file : UINT32_MAX;
+    k.host = ev->host;
+    k.pid = ev->pid;
+    k.tid = ev->tid;
+    return k;
+}
+
+/* A lane that holds something drawable (a complete event, a B/E pair), in the window or not: the
+ * lanes seen but not drawn are counted in the picture (dfs_tl_set_empty_lanes). */
+static void note_lane(part *p, const dfs_event *ev)
+{
+    lane_key k = key_of(p, ev);
+    uint32_t v;
+    bool fresh;
+    if (p->have_last && memcmp(&k, &p->last_seen, sizeof k) == 0)
+        return;
+    if (!dfs_keymap_get_or_put(&p->seen, &k, 0, &v, &fresh))
+        p->failed = true;
+    p->last_seen = k;
+    p->have_last = true;
+}
+
 static uint32_t lane_of(part *p, const dfs_run *run, const dfs_event *ev)
 {
     lane_ident id;
     memset(&id, 0, sizeof id);
-    id.key.src = p->nfiles > 1 && !ev->host ? ev->file : UINT32_MAX;
-    id.key.host = ev->host;
-    id.key.pid = ev->pid;
-    id.key.tid = ev->tid;
+    id.dev = device_of(run, ev);
+    id.key = key_of(p, ev);
     id.file = ev->file;
     id.pid_str = ev->pid_str;
     id.tid_str = ev->tid_str;
@@ -456,6 +524,8 @@ static void on_event(part *p, const dfs_tlw *w, const dfs_run *run, file_fact *f
         if (!timed(p, ev, true))
             return;
         note_extent(f, ev->ts, dfs_span_end(ev->ts, ev->dur, &end) ? end : INT64_MAX);
+        if (p->tl)
+            note_lane(p, ev);
         if (p->tl && p->late_class[f->source]) { /* classed after reading, with the process names */
             if (overlaps(&w->opt.draw, dfs_clock_apply(&f->clock, ev->ts), dfs_clock_scale(&f->clock, ev->dur)))
                 hold(p, ev);
@@ -469,7 +539,7 @@ static void on_event(part *p, const dfs_tlw *w, const dfs_run *run, file_fact *f
             return;
         note_extent(f, ev->ts, ev->ts);
         if (p->tl)
-            hold(p, ev);
+            hold(p, ev); /* its lane is noted when it pairs: an unpaired record draws nothing */
         return;
     case DFS_PHASE_COUNTER:
         if (!timed(p, ev, false))
@@ -547,6 +617,13 @@ static bool merge_part(part *into, const dfs_run *run, const part *from)
     into->held.n += from->held.n;
     if (!into->tl)
         return true;
+    for (size_t i = 0; i < from->seen.cap; i++) {
+        const void *key;
+        uint32_t v;
+        bool fresh;
+        if (dfs_keymap_slot(&from->seen, i, &key, &v) && !dfs_keymap_get_or_put(&into->seen, key, 0, &v, &fresh))
+            return false;
+    }
     for (size_t i = 0; i < from->lanes.n; i++)
         if (lane_of_ident(into, run, &from->lanes.v[i]) == UINT32_MAX)
             return false;
@@ -626,8 +703,10 @@ static bool draw_held_records(part *p, const dfs_run *run)
             const held *b = &p->held.v[top];
             int64_t dur;
             tops.v[st] = below[top];
-            if (h->ts >= b->ts && !__builtin_sub_overflow(h->ts, b->ts, &dur))
+            if (h->ts >= b->ts && !__builtin_sub_overflow(h->ts, b->ts, &dur)) {
+                note_lane(p, b);
                 draw_held(p, run, b, dur);
+            }
             else
                 p->bad_time++;
         }
@@ -672,18 +751,35 @@ static void trace_span(const part *p, const dfs_tlw *w, const dfs_run *run, dfs_
     }
 }
 
-/* A PyTorch profiler's device lane: its events carry the device as pid and the stream as tid, and
- * its thread is named "stream N"; its process name is the host program's, which says nothing of
- * the device. Such a lane is labelled by device: "GPU 0" / "stream 7". */
-static const char *device_label(const dfs_run *run, const lane_ident *id, const dfs_tl_lane_key *k, char *buf,
-                                size_t n)
+/* A PyTorch profiler's device lane: it holds device events (kernels, copies, MTIA device ops,
+ * CUPTI range measurements: gpu_events.h), which carry the device as pid (or args.device) and the
+ * stream as tid (or args.stream); its process name is the host program's, which says nothing of
+ * the device. Such a lane is labelled by device and stream: "GPU 0" / "stream 7", "MTIA 1". */
+static void device_label(const dfs_run *run, const lane_ident *id, dfs_tl_lane_key *k, char *proc, char *thread,
+                         size_t n)
 {
-    const char *thread = k->thread && *k->thread ? k->thread : k->tid_str; /* a name, or the tid as written */
-    if (id->file >= dfs_run_file_count(run) || dfs_run_file(run, id->file)->dialect != DFS_DIALECT_KINETO ||
-        !thread || strncmp(thread, "stream ", 7) != 0 || k->pid < 0)
-        return k->process;
-    snprintf(buf, n, "GPU %" PRId64, k->pid);
-    return buf;
+    const lane_device *d = &id->dev;
+    if (!d->seen || d->device < 0 || id->file >= dfs_run_file_count(run) ||
+        dfs_run_file(run, id->file)->dialect != DFS_DIALECT_KINETO)
+        return;
+    snprintf(proc, n, "%s %" PRId64, dfs_gpu_device_word((dfs_gpu_vendor)d->vendor), d->device);
+    k->process = proc;
+    if ((!k->thread || !*k->thread) && (!k->tid_str || !*k->tid_str) && d->stream >= 0) {
+        snprintf(thread, n, "stream %" PRId64, d->stream); /* no name in the trace: the stream its events name */
+        k->thread = thread;
+    }
+}
+
+/* The lanes seen in the trace that have nothing in the window. */
+static size_t empty_lanes(const part *p)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < p->seen.cap; i++) {
+        const void *key;
+        uint32_t v;
+        n += dfs_keymap_slot(&p->seen, i, &key, &v) && !dfs_keymap_get(&p->lane_index, key, &v);
+    }
+    return n;
 }
 
 /* Gives every lane its process and thread names (known once every file is read). */
@@ -691,8 +787,8 @@ static bool name_lanes(part *p, const dfs_run *run)
 {
     for (size_t i = 0; i < p->lanes.n; i++) {
         dfs_tl_lane_key k = timeline_key(run, &p->lanes.v[i], true);
-        char device[32];
-        k.process = device_label(run, &p->lanes.v[i], &k, device, sizeof device);
+        char device[32], stream[32];
+        device_label(run, &p->lanes.v[i], &k, device, stream, sizeof device);
         if (dfs_tl_lane(p->tl, &k) == UINT32_MAX)
             return false;
     }
@@ -731,6 +827,8 @@ const dfs_tlw_result *dfs_tlw_finish(dfs_tlw *w, const dfs_run *run)
     trace_span(p, w, run, r);
     if (p->tl && !name_lanes(p, run))
         return NULL; /* out of memory */
+    if (p->tl)
+        dfs_tl_set_empty_lanes(p->tl, empty_lanes(p));
     if (dfs_concepts_failed(p->concepts, w->failure, sizeof w->failure))
         return NULL;
     r->tl = p->tl;
