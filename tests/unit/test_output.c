@@ -126,6 +126,41 @@ static void formats_numbers_for_people(void **state)
                         "2023-10-23T16:58:43.775554000Z");
 }
 
+/* Each value in the unit that keeps its number under 1000 (60 for s and min), never in exponent
+ * form, n/a for what does not exist. */
+static void formats_scale_their_units(void **state)
+{
+    (void)state;
+    char b[64];
+    assert_string_equal(dfs_fmt_seconds(b, sizeof b, 441.967), "7.366 min");
+    assert_string_equal(dfs_fmt_seconds(b, sizeof b, 11231.679), "3.120 h");
+    assert_string_equal(dfs_fmt_seconds(b, sizeof b, 11231679.0), "3,119.911 h");
+    assert_string_equal(dfs_fmt_seconds(b, sizeof b, 56.695), "56.695 s");
+    assert_string_equal(dfs_fmt_seconds(b, sizeof b, 59.9999), "1.000 min"); /* not 60.000 s */
+    assert_string_equal(dfs_fmt_seconds(b, sizeof b, 0.0139968), "13.997 ms");
+    assert_string_equal(dfs_fmt_seconds(b, sizeof b, 2.5e-7), "250 ns");
+    assert_string_equal(dfs_fmt_seconds(b, sizeof b, 0), "0 s");
+    assert_string_equal(dfs_fmt_seconds(b, sizeof b, -90), "-1.500 min");
+    assert_string_equal(dfs_fmt_seconds(b, sizeof b, NAN), "n/a");
+    assert_string_equal(dfs_fmt_duration(b, sizeof b, INT64_C(11231679000000)), "3.120 h");
+    assert_string_equal(dfs_fmt_duration(b, sizeof b, 0), "0 ns");
+    assert_string_equal(dfs_fmt_size(b, sizeof b, 117265727488.0), "117.3 GB");
+    assert_string_equal(dfs_fmt_size(b, sizeof b, 999999), "1.0 MB"); /* not 1000.0 KB */
+    assert_string_equal(dfs_fmt_size(b, sizeof b, 253.6), "254 B");
+    assert_string_equal(dfs_fmt_size(b, sizeof b, 4e18), "4,000.0 PB");
+    assert_string_equal(dfs_fmt_size(b, sizeof b, NAN), "n/a");
+    assert_string_equal(dfs_fmt_bytes(b, sizeof b, 11420), "11.4 KB");
+    assert_string_equal(dfs_fmt_rate(b, sizeof b, 900519612.0), "900.5 MB/s");
+    assert_string_equal(dfs_fmt_rate(b, sizeof b, 2.5e9), "2.5 GB/s");
+    assert_string_equal(dfs_fmt_rate(b, sizeof b, NAN), "n/a");
+    assert_string_equal(dfs_fmt_fixed(b, sizeof b, 3268.6861, 3), "3,268.686");
+    assert_string_equal(dfs_fmt_fixed(b, sizeof b, -0.0001, 3), "0.000"); /* no "-0.000" */
+    assert_string_equal(dfs_fmt_fixed(b, sizeof b, 1e21, 0), "1000000000000000000000");
+    assert_string_equal(dfs_fmt_plain(b, sizeof b, 1.234e-7), "0.0000001234");
+    assert_string_equal(dfs_fmt_plain(b, sizeof b, 1234.5678), "1,234.568");
+    assert_string_equal(dfs_fmt_plain(b, sizeof b, INFINITY), "n/a");
+}
+
 static void atomic_file_replaces_only_on_success(void **state)
 {
     (void)state;
@@ -287,6 +322,7 @@ int main(void)
         cmocka_unit_test(doubles_print_shortest),
         cmocka_unit_test(csv_fields),
         cmocka_unit_test(formats_numbers_for_people),
+        cmocka_unit_test(formats_scale_their_units),
         cmocka_unit_test(atomic_file_replaces_only_on_success),
         cmocka_unit_test(atomic_file_refuses_an_input),
         cmocka_unit_test(atomic_file_follows_links_and_keeps_mode),
