@@ -279,8 +279,11 @@ static void post_read_line(FILE *out, const dfs_layered_result *r)
 
 void dfs_layered_write_text(FILE *out, const dfs_layered_result *r, const dfs_report_context *ctx)
 {
-    fprintf(out, "preset %s (%s), semantics %s, granularity %g s\n", r->preset->name, ctx->preset_source,
-            semantics_text(r->compat), r->granularity_s);
+    char g[32] = "";
+    if (r->compat != DFS_COMPAT_NONE) /* DFAnalyzer's header as it was */
+        snprintf(g, sizeof g, "%g s", r->granularity_s);
+    fprintf(out, "preset %s (%s), semantics %s, granularity %s\n", r->preset->name, ctx->preset_source,
+            semantics_text(r->compat), *g ? g : dfs_fmt_seconds(g, sizeof g, r->granularity_s));
     if (r->dropped_files || r->dropped_functions || r->no_duration || r->bad_time)
         post_read_line(out, r);
     for (size_t i = 0; i < r->nviews; i++) {

@@ -63,6 +63,14 @@ check "relative clock: bin starts are offsets" grep -qE '^  \+(0 s|[0-9.,]+ (s|m
 check "relative clock: said so" grep -q "the trace's clock is relative" "$T/out"
 check "relative clock: n/a said why" grep -q "n/a: the function's calls carry no size" "$T/out"
 
+# --- rules: the details' numbers in fixed notation ---------------------------------------------
+dataloader_job "$T/sm"
+code 0 "rules" "$DFSCOPE" rules -q "$T/sm"
+check "rules: no exponent" not exponent "$T/out"
+check "rules: no nan" not machine_na "$T/out"
+code 0 "analyze at 10us bins" "$DFSCOPE" analyze -q --granularity 10us "$T/g"
+check "analyze: the granularity in fixed notation" grep -q 'granularity 10.000 us$' "$T/out"
+
 # --- the corpus -----------------------------------------------------------------------------------
 FIX="$TRACES/dftracer/dlio-unet3d-hdf5-8rank"
 if [ -n "$TRACES" ] && [ -d "$FIX" ]; then
