@@ -57,12 +57,30 @@ char *dfs_fmt_plain(char *buf, size_t n, double v)
     return dfs_fmt_fixed(buf, n, v, decimals);
 }
 
-char *dfs_fmt_seconds(char *buf, size_t n, double s)
+/* ns (a double: analyses sum seconds as doubles) in its unit; divisions from ns, so a duration
+ * given in ns reads digit for digit as ns / 1e6 etc. */
+static char *scaled_ns(char *buf, size_t n, double ns)
 {
     static const struct {
-        double below, scale; /* seconds; a unit serves values under `below` */
+        double below, per; /* ns; a unit serves values under `below` and holds `per` ns */
         const char *unit;
-    } units[] = {{1e-6, 1e9, "ns"}, {1e-3, 1e6, "us"}, {1, 1e3, "ms"}, {60, 1, "s"}, {3600, 1.0 / 60, "min"}};
+    } units[] = {{1e3, 1, "ns"}, {1e6, 1e3, "us"}, {1e9, 1e6, "ms"}, {60e9, 1e9, "s"}, {3600e9, 60e9, "min"}};
+    char num[64];
+    double a = fabs(ns);
+    for (size_t i = 0; i < sizeof units / sizeof *units; i++) {
+        double half = i ? 0.0005 : 0.5; /* of the last digit: 59.9999 s reads 1.000 min, not 60.000 s */
+        if (a / units[i].per < units[i].below / units[i].per - half) {
+            dfs_fmt_fixed(num, sizeof num, ns / units[i].per, i ? 3 : 0);
+            snprintf(buf, n, "%s %s", num, units[i].unit);
+            return buf;
+        }
+    }
+    snprintf(buf, n, "%s h", dfs_fmt_fixed(num, sizeof num, ns / 3600e9, 3));
+    return buf;
+}
+
+char *dfs_fmt_seconds(char *buf, size_t n, double s)
+{
     if (!isfinite(s)) {
         snprintf(buf, n, "%s", DFS_FMT_NA);
         return buf;
@@ -71,18 +89,7 @@ char *dfs_fmt_seconds(char *buf, size_t n, double s)
         snprintf(buf, n, "0 s");
         return buf;
     }
-    char num[64];
-    double a = fabs(s);
-    for (size_t i = 0; i < sizeof units / sizeof *units; i++) {
-        double half = i ? 0.0005 : 0.5; /* of the last digit: 59.9999 s reads 1.000 min, not 60.000 s */
-        if (a * units[i].scale < units[i].below * units[i].scale - half) {
-            dfs_fmt_fixed(num, sizeof num, s * units[i].scale, i ? 3 : 0);
-            snprintf(buf, n, "%s %s", num, units[i].unit);
-            return buf;
-        }
-    }
-    snprintf(buf, n, "%s h", dfs_fmt_fixed(num, sizeof num, s / 3600, 3));
-    return buf;
+    return scaled_ns(buf, n, s * 1e9);
 }
 
 char *dfs_fmt_duration(char *buf, size_t n, int64_t ns)
@@ -91,7 +98,7 @@ char *dfs_fmt_duration(char *buf, size_t n, int64_t ns)
         snprintf(buf, n, "%" PRId64 " ns", ns);
         return buf;
     }
-    return dfs_fmt_seconds(buf, n, (double)ns / 1e9);
+    return scaled_ns(buf, n, (double)ns);
 }
 
 char *dfs_fmt_size(char *buf, size_t n, double bytes)
