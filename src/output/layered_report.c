@@ -56,7 +56,8 @@ static void exact_legend(FILE *out)
           "  (----): no overlap measured (the preset does not mark the layer unoverlapped, or it has no\n"
           "    compute layer, or the layer's busy time is zero).\n"
           "  n/a: no value: the layer's events carry no size (Size, Bandwidth), the layer has no busy and\n"
-          "    unoverlapped measure (as for (----)), or a rate would divide by zero time.\n"
+          "    unoverlapped measure (as for (----)), a rate would divide by zero time, or an additional\n"
+          "    metric has no non-null value.\n"
           "  Units: each value carries its own (us = microseconds, min, h); sizes are decimal (1 MB =\n"
           "    1,000,000 bytes); times of day are UTC (ISO 8601). JSON and CSV keep raw seconds and bytes.\n"
           "DFAnalyzer's numbers and table: --compat dfanalyzer.\n",
