@@ -62,6 +62,10 @@ code 0 "overlap (relative clock)" "$DFSCOPE" overlap -q --granularity 1s "$T/rel
 check "relative clock: bin starts are offsets" grep -qE '^  \+(0 s|[0-9.,]+ (s|min|h)) ' "$T/out"
 check "relative clock: said so" grep -q "the trace's clock is relative" "$T/out"
 check "relative clock: n/a said why" grep -q "n/a: the function's calls carry no size" "$T/out"
+code 0 "stats (relative clock)" "$DFSCOPE" stats -q "$T/rel.json"
+check "stats: a relative span is offsets, no 1970 date" grep -qE '^Time span 1\.000 ms \.\. 3\.002 s on a relative clock, no date \(3\.001 s\)$' "$T/out"
+code 0 "stats (absolute clock)" "$DFSCOPE" stats -q "$T/g"
+check "stats: an absolute span in ISO 8601 UTC" grep -qE '^Time span 20[0-9]{2}-[0-9-]{5}T[0-9:.]+Z \.\. 20[0-9]{2}-[0-9-]{5}T[0-9:.]+Z \([0-9.,]+ (s|min|h)\)$' "$T/out"
 
 # --- rules: the details' numbers in fixed notation ---------------------------------------------
 dataloader_job "$T/sm"
