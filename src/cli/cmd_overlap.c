@@ -91,7 +91,10 @@ static int begin(void *args)
 static void emit(FILE *out, const void *args, const dfs_cli_result *res)
 {
     const overlap_args *a = args;
-    dfs_overlap_report_context ctx = {.preset_source = a->ps.source, .reran = res->reran, .rerun_reason = res->reason};
+    dfs_overlap_report_context ctx = {.preset_source = a->ps.source,
+                                      .reran = res->reran,
+                                      .rerun_reason = res->reason,
+                                      .absolute_clock = dfs_cli_absolute_clock(res->run)};
     if (a->base.format == DFS_CLI_JSON)
         dfs_overlap_write_json(out, res->result, &ctx);
     else

@@ -193,6 +193,20 @@ bool dfs_cli_output_is_input(const dfs_run *run, const char *output)
     return output && dfs_run_holds_file(run, output);
 }
 
+bool dfs_cli_absolute_clock(const dfs_run *run)
+{
+    bool any = false;
+    for (size_t i = 0; run && i < dfs_run_file_count(run); i++) {
+        const dfs_file_info *fi = dfs_run_file(run, i);
+        if (!fi || fi->unreadable || !fi->records)
+            continue;
+        if (fi->relative_time)
+            return false;
+        any = true;
+    }
+    return any;
+}
+
 /* Would writing overwrite an input? Said on stderr when so. */
 static bool refuses_output(const dfs_cli_job *job, const dfs_run *run)
 {

@@ -79,6 +79,10 @@ int dfs_cli_check_jobs(const char *cmd, const dfs_run *run);
 /* True when `output` (may be NULL) names one of the run's input files: never write over an input. */
 bool dfs_cli_output_is_input(const dfs_run *run, const char *output);
 
+/* True when the run's times are dates: some input was read and none has a relative clock. Tables
+ * then print times of day (UTC); on a relative clock they print offsets and say so. */
+bool dfs_cli_absolute_clock(const dfs_run *run);
+
 /* ---- distributed runs (docs/MPI.md) ----
  * A command that runs distributed calls dfs_cli_preview (if it previews) or dfs_cli_distributed,
  * then dfs_cli_run_analysis, and returns through dfs_cli_done whatever happened. Started by an MPI

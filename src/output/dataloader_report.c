@@ -66,8 +66,8 @@ static char *sec_text(char *buf, size_t n, int64_t ns)
 /* A double in µs with at most three decimals, trailing zeros dropped. */
 static char *num_text(char *buf, size_t n, double v)
 {
-    if (!isfinite(v)) {
-        snprintf(buf, n, "NA");
+    if (!isfinite(v)) { /* a statistic of no values; the lines that print one say "none" first */
+        snprintf(buf, n, "%s", DFS_FMT_NA);
         return buf;
     }
     snprintf(buf, n, "%.3f", v);
@@ -179,6 +179,10 @@ static void text_absent(FILE *out, const dfs_dl_result *r, dfs_dl_set set)
 static void text_stats(FILE *out, const char *what, const dfs_dl_stats *st)
 {
     char a[48], b[48];
+    if (!st->count) {
+        fprintf(out, "  %s: none\n", what);
+        return;
+    }
     fprintf(out, "  %s: %zu, median %s us, max %s us; outliers (>= 2 x median): %zu\n", what, st->count,
             num_text(a, sizeof a, st->median_us), num_text(b, sizeof b, st->max_us), st->noutliers);
 }

@@ -1,11 +1,25 @@
-/* format.h - human formatting of numbers, durations, sizes and times for tables. */
+/* format.h - the one set of human formats of the product's tables: counts, durations, sizes,
+ * rates and times. Machines' outputs (JSON, CSV) never use them: they keep raw numbers.
+ *
+ * Invariants: no scientific notation, ever (every number prints in fixed notation, thousands
+ * grouped by commas); a value that does not exist prints as DFS_FMT_NA, never "nan"; each value
+ * carries its own unit, chosen per value so that its number reads between 1 and 1000 (durations:
+ * ns, us, ms, s up to 60, min up to 60, then h), with three decimals (one for sizes and rates,
+ * whole numbers of bytes and nanoseconds). Sizes and rates are decimal: 1 KB = 1,000 bytes. */
 #ifndef DFS_FORMAT_H
 #define DFS_FORMAT_H
 #include <stddef.h>
 #include <stdint.h>
 
-char *dfs_fmt_count(char *buf, size_t n, uint64_t v);     /* 1,234,567 */
-char *dfs_fmt_duration(char *buf, size_t n, int64_t ns);  /* 12.346 s, 1.200 ms, 350 ns */
-char *dfs_fmt_bytes(char *buf, size_t n, uint64_t bytes); /* 1.5 MB (decimal units) */
-char *dfs_fmt_time(char *buf, size_t n, int64_t ns);      /* 2024-09-26T21:41:47.985825Z */
+#define DFS_FMT_NA "n/a" /* a value that does not exist (no events, a division by zero) */
+
+char *dfs_fmt_count(char *buf, size_t n, uint64_t v);           /* 1,234,567 */
+char *dfs_fmt_fixed(char *buf, size_t n, double v, int decimals); /* 3,268.686; NaN: n/a */
+char *dfs_fmt_plain(char *buf, size_t n, double v);             /* 4 significant digits: 0.0001234, 1,234.568 */
+char *dfs_fmt_duration(char *buf, size_t n, int64_t ns);        /* 12.346 s, 1.200 ms, 350 ns, 7.366 min */
+char *dfs_fmt_seconds(char *buf, size_t n, double s);           /* the same from seconds; 0 s; NaN: n/a */
+char *dfs_fmt_bytes(char *buf, size_t n, uint64_t bytes);       /* 1.5 MB, 117.3 GB, 999 B */
+char *dfs_fmt_size(char *buf, size_t n, double bytes);          /* the same from a double; NaN: n/a */
+char *dfs_fmt_rate(char *buf, size_t n, double bytes_per_s);    /* 858.8 MB/s; NaN: n/a */
+char *dfs_fmt_time(char *buf, size_t n, int64_t ns);            /* 2024-09-26T21:41:47.985825000Z */
 #endif

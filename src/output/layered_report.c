@@ -1,7 +1,7 @@
 /* layered_report.c - tables, JSON and CSV of a layered analysis (layered_report.h).
  *
  * Invariant: a label names one aggregation. The default (exact) mode's layer times are
- * process-seconds (Σ over processes), so its labels and keys say so ("process-s",
+ * process-seconds (Σ over processes), so its labels and keys say so ("Process time",
  * process_time_s...) and never reuse the names under which --compat prints DFAnalyzer's mixed
  * aggregations (time_s: per row the busiest process, summed over rows, or the largest process). */
 #include "output/layered_report.h"
@@ -36,36 +36,93 @@ static const char *semantics_text(dfs_compat c)
     case DFS_COMPAT_DFANALYZER_SUM:
         return "dfanalyzer-sum (DFAnalyzer's original README numbers: sums over processes)";
     default:
-        return "exact (each layer's wall time, and its times in process-seconds: durations summed over processes; "
-               "each event split over the time bins it overlaps; unoverlapped time from exact per-process interval "
-               "overlap)";
+        return "exact (each layer's wall time, and process time: durations summed over processes; each event "
+               "split over the time bins it overlaps; unoverlapped time from exact per-process interval overlap; "
+               "the words are explained at the end)";
     }
 }
 
-/* What the default mode's numbers mean, printed under its tables' header. */
+/* What the default mode's words and marks mean: a footer, once, under the last table. */
 static void exact_legend(FILE *out)
 {
-    fputs("  wall: seconds during which at least one process was in the layer (the union of its events over\n"
+    fputs("\nWhat the columns mean:\n"
+          "  Wall: the time during which at least one process was in the layer (the union of its events over\n"
           "    processes and threads), never more than the job time; the time view's bins add up to it.\n"
-          "  process-s: seconds of a layer's events summed over processes and threads (4 processes busy for 1 s\n"
-          "    = 4 process-s; nested or concurrent events add up), the same in every view; busy: the same with\n"
-          "    each process's nested and concurrent events counted once; unoverlapped: the part of busy not\n"
-          "    covered by the same process's compute, so unoverlapped <= busy <= process-s; overlap % =\n"
-          "    1 - unoverlapped/busy; rates per process (ops/s, MB/s) divide by process-s. The file_name view\n"
-          "    holds only events with a file name. DFAnalyzer's numbers: --compat dfanalyzer.\n",
+          "  Process time: a layer's event durations summed over processes and threads (4 processes busy for\n"
+          "    1 s = 4 s of process time; nested or concurrent events add up), the same in every view but\n"
+          "    file_name (only the events with a file name).\n"
+          "  Busy: the same with each process's nested and concurrent events counted once.\n"
+          "  Unoverlapped: the part of busy not covered by the same process's compute, so\n"
+          "    unoverlapped <= busy <= process time; overlap % = 1 - unoverlapped/busy, in parentheses.\n"
+          "  Per process: ops/s and bandwidth divide by process time (one process's rate while in the layer).\n"
+          "  (----): no overlap measured (the preset does not mark the layer unoverlapped, or it has no\n"
+          "    compute layer, or the layer's busy time is zero).\n"
+          "  n/a: no value: the layer's events carry no size (Size, Bandwidth), the layer has no busy and\n"
+          "    unoverlapped measure (as for (----)), a rate would divide by zero time, or an additional\n"
+          "    metric has no non-null value.\n"
+          "  Units: each value carries its own (us = microseconds, min, h); sizes are decimal (1 MB =\n"
+          "    1,000,000 bytes); times of day are UTC (ISO 8601). JSON and CSV keep raw seconds and bytes.\n"
+          "DFAnalyzer's numbers and table: --compat dfanalyzer.\n",
           out);
 }
 
-/* Unit words of the summary and layer tables: process-seconds in the default mode. */
+/* Unit words of the summary and layer tables: process time in the default mode. */
 typedef struct text_units {
-    const char *time, *ops, *bw, *bw_label;
+    const char *time, *ops, *size, *bw, *bw_label, *busy;
 } text_units;
 
 static text_units units_of(dfs_compat c)
 {
     if (c == DFS_COMPAT_NONE)
-        return (text_units){"Time (process-s)", "Ops/proc-s", "MB/s per process", " Bandwidth per process"};
-    return (text_units){"Time (s)", "Ops/sec", "Bandwidth (MB/s)", " Bandwidth"};
+        return (text_units){"Process time", "Ops/s per process", "Size", "Bandwidth per process", " Bandwidth per process",
+                            "Busy"};
+    return (text_units){"Time (s)", "Ops/sec", "Size (MB)", "Bandwidth (MB/s)", " Bandwidth", NULL};
+}
+
+/* The cells of both tables. --compat keeps DFAnalyzer's spelling (%.3f, MB = MiB, "-" where a
+ * value is missing), which tests compare with its published tables; the default mode spells them
+ * as every dfscope table does (output/format.h). */
+static char *time_cell(char *buf, size_t n, dfs_compat c, double s)
+{
+    if (c == DFS_COMPAT_NONE)
+        return dfs_fmt_seconds(buf, n, s);
+    snprintf(buf, n, "%.3f", s);
+    return buf;
+}
+
+static char *size_cell(char *buf, size_t n, dfs_compat c, double bytes)
+{
+    if (c == DFS_COMPAT_NONE)
+        return dfs_fmt_size(buf, n, bytes);
+    snprintf(buf, n, "%.3f", bytes / MIB);
+    return buf;
+}
+
+static char *rate_cell(char *buf, size_t n, dfs_compat c, double bytes_per_s)
+{
+    if (c == DFS_COMPAT_NONE)
+        return dfs_fmt_rate(buf, n, bytes_per_s);
+    if (isnan(bytes_per_s))
+        snprintf(buf, n, "-");
+    else
+        snprintf(buf, n, "%.3f", bytes_per_s / MIB);
+    return buf;
+}
+
+static char *ops_cell(char *buf, size_t n, dfs_compat c, double ops)
+{
+    if (c == DFS_COMPAT_NONE)
+        return dfs_fmt_fixed(buf, n, ops, 3);
+    if (isnan(ops))
+        snprintf(buf, n, "-");
+    else
+        snprintf(buf, n, "%.3f", ops);
+    return buf;
+}
+
+static const char *missing_cell(dfs_compat c)
+{
+    return c == DFS_COMPAT_NONE ? DFS_FMT_NA : "-";
 }
 
 static const char *view_title(dfs_view_type v)
@@ -84,17 +141,45 @@ static void with_overlap(char *buf, size_t n, const char *value, int pct)
         snprintf(buf, n, "%s (%3d%%)", value, pct);
 }
 
-static void summary_rows(FILE *out, const dfs_layered_result *r, const dfs_view_result *v)
+/* One summary row: under --compat with DFAnalyzer's Unit column, else the value carries its unit. */
+static void summary_row(FILE *out, dfs_compat c, const char *label, const char *unit, const char *value)
+{
+    if (c == DFS_COMPAT_NONE)
+        fprintf(out, "  %-44s %s\n", label, value);
+    else
+        fprintf(out, "  %-44s %-8s %s\n", label, unit, value);
+}
+
+/* The job's first start and last end: dates (UTC) on an absolute clock, else offsets said to be. */
+static void job_times(FILE *out, const dfs_layered_result *r, const dfs_report_context *ctx)
+{
+    char a[64], b[64];
+    int64_t end = r->origin_ns + (int64_t)llround(r->job_time_s * 1e9);
+    if (ctx->absolute_clock) {
+        summary_row(out, r->compat, "Job Start (UTC)", "", dfs_fmt_time(a, sizeof a, r->origin_ns));
+        summary_row(out, r->compat, "Job End (UTC)", "", dfs_fmt_time(b, sizeof b, end));
+        return;
+    }
+    char t[64];
+    snprintf(t, sizeof t, "%s .. %s on the trace's relative clock (no date)",
+             dfs_fmt_seconds(a, sizeof a, (double)r->origin_ns / 1e9), dfs_fmt_seconds(b, sizeof b, (double)end / 1e9));
+    summary_row(out, r->compat, "Job Start .. End", "", t);
+}
+
+static void summary_rows(FILE *out, const dfs_layered_result *r, const dfs_view_result *v,
+                         const dfs_report_context *ctx)
 {
     char b[64];
-    fprintf(out, "  %-44s %-8s %s\n", "Metric", "Unit", "Value");
-    fprintf(out, "  %-44s %-8s %.3f\n", "Job Time", "seconds", r->job_time_s);
-    fprintf(out, "  %-44s %-8s %s\n", "Trace Count", "count", dfs_fmt_count(b, sizeof b, r->events));
-    fprintf(out, "  %-44s %-8s %s\n", "Total Count (sum of layer counts)", "count",
-            dfs_fmt_count(b, sizeof b, r->layer_count_total));
-    fprintf(out, "  %-44s %-8s %s\n", "Total Files", "count", dfs_fmt_count(b, sizeof b, r->unique_files));
-    fprintf(out, "  %-44s %-8s %s\n", "Total Nodes", "count", dfs_fmt_count(b, sizeof b, r->unique_hosts));
-    fprintf(out, "  %-44s %-8s %s\n", "Total Processes", "count", dfs_fmt_count(b, sizeof b, r->unique_processes));
+    dfs_compat c = r->compat;
+    summary_row(out, c, "Metric", "Unit", "Value");
+    summary_row(out, c, "Job Time", "seconds", time_cell(b, sizeof b, c, r->job_time_s));
+    if (c == DFS_COMPAT_NONE && r->events)
+        job_times(out, r, ctx);
+    summary_row(out, c, "Trace Count", "count", dfs_fmt_count(b, sizeof b, r->events));
+    summary_row(out, c, "Total Count (sum of layer counts)", "count", dfs_fmt_count(b, sizeof b, r->layer_count_total));
+    summary_row(out, c, "Total Files", "count", dfs_fmt_count(b, sizeof b, r->unique_files));
+    summary_row(out, c, "Total Nodes", "count", dfs_fmt_count(b, sizeof b, r->unique_hosts));
+    summary_row(out, c, "Total Processes", "count", dfs_fmt_count(b, sizeof b, r->unique_processes));
     for (size_t l = 0; l < r->nlayers; l++) {
         const dfs_layer_summary *s = &v->layers[l];
         const char *name = r->layers[l].display;
@@ -102,68 +187,65 @@ static void summary_rows(FILE *out, const dfs_layered_result *r, const dfs_view_
         if (!s->count)
             continue;
         snprintf(label, sizeof label, "%s Count", name);
-        fprintf(out, "  %-44s %-8s %s\n", label, "count", dfs_fmt_count(b, sizeof b, s->count));
+        summary_row(out, c, label, "count", dfs_fmt_count(b, sizeof b, s->count));
         if (!s->sized || !s->size)
             continue;
         snprintf(label, sizeof label, "%s Size", name);
-        fprintf(out, "  %-44s %-8s %.3f\n", label, "MB", (double)s->size / MIB);
-        snprintf(label, sizeof label, "%s%s", name, units_of(r->compat).bw_label);
-        fprintf(out, "  %-44s %-8s %.3f\n", label, "MB/s", s->bandwidth / MIB);
+        summary_row(out, c, label, "MB", size_cell(b, sizeof b, c, (double)s->size));
+        snprintf(label, sizeof label, "%s%s", name, units_of(c).bw_label);
+        summary_row(out, c, label, "MB/s", rate_cell(b, sizeof b, c, s->bandwidth));
         snprintf(label, sizeof label, "%s Avg Transfer Size", name);
-        fprintf(out, "  %-44s %-8s %.3f\n", label, "MB", (double)s->size / s->count / MIB);
+        summary_row(out, c, label, "MB", size_cell(b, sizeof b, c, (double)s->size / s->count));
     }
 }
 
 static void layer_rows(FILE *out, const dfs_layered_result *r, const dfs_view_result *v)
 {
     text_units u = units_of(r->compat);
-    bool exact = r->compat == DFS_COMPAT_NONE;
+    dfs_compat cm = r->compat;
+    int ow = u.busy ? 17 : 12, bw_w = u.busy ? 21 : 16; /* --compat: DFAnalyzer's widths */
     fprintf(out, "  %-28s ", "Layer");
-    if (exact)
-        fprintf(out, "%12s ", "Wall (s)");
-    fprintf(out, "%-20s %-18s %12s %-22s %16s", u.time, "Ops", u.ops, "Size (MB)", u.bw);
-    if (exact)
-        fprintf(out, " %16s %16s", "Busy (process-s)", "Unoverlapped");
+    if (u.busy) /* the default mode: the wall time first */
+        fprintf(out, "%12s ", "Wall");
+    fprintf(out, "%-20s %-18s %*s %-22s %*s", u.time, "Ops", ow, u.ops, u.size, bw_w, u.bw);
+    if (u.busy)
+        fprintf(out, " %16s %16s", u.busy, "Unoverlapped");
     fputc('\n', out);
     for (size_t l = 0; l < r->nlayers; l++) {
         const dfs_layer_summary *s = &v->layers[l];
         if (!s->count)
             continue;
-        char num[48], t[64], c[64], sz[64], ops[32], bw[32];
-        snprintf(num, sizeof num, "%.3f", s->time_s);
+        char num[48], t[64], c[64], sz[64], ops[48], bw[48];
+        time_cell(num, sizeof num, cm, s->time_s);
         with_overlap(t, sizeof t, num, s->has_u ? dfs_overlap_percent(s->u_time_s, s->u_base_s) : -1);
         dfs_fmt_count(num, sizeof num, s->count);
         with_overlap(c, sizeof c, num, s->has_u ? dfs_overlap_percent((double)s->u_count, (double)s->count) : -1);
         if (s->sized) {
-            snprintf(num, sizeof num, "%.3f", (double)s->size / MIB);
+            size_cell(num, sizeof num, cm, (double)s->size);
             with_overlap(sz, sizeof sz, num,
                          s->has_u && s->size ? dfs_overlap_percent((double)s->u_size, (double)s->size) : -1);
         } else {
-            snprintf(sz, sizeof sz, "-");
+            snprintf(sz, sizeof sz, "%s", missing_cell(cm));
         }
-        if (isnan(s->ops))
-            snprintf(ops, sizeof ops, "-");
-        else
-            snprintf(ops, sizeof ops, "%.3f", s->ops);
-        if (isnan(s->bandwidth))
-            snprintf(bw, sizeof bw, "-");
-        else
-            snprintf(bw, sizeof bw, "%.3f", s->bandwidth / MIB);
+        ops_cell(ops, sizeof ops, cm, s->ops);
+        rate_cell(bw, sizeof bw, cm, s->bandwidth);
         fprintf(out, "  %-28s ", r->layers[l].display);
-        if (exact && isnan(s->wall_s)) /* the file_name view, or not measured (said above) */
-            fprintf(out, "%12s ", r->wall_over ? "n/a" : "-");
-        else if (exact)
-            fprintf(out, "%12.3f ", s->wall_s);
-        fprintf(out, "%-20s %-18s %12s %-22s %16s", t, c, ops, sz, bw);
-        if (exact && s->has_u)
-            fprintf(out, " %16.3f %16.3f", s->u_base_s, s->u_time_s);
-        else if (exact)
-            fprintf(out, " %16s %16s", "-", "-");
+        if (u.busy && isnan(s->wall_s)) /* the file_name view, or not measured (said above) */
+            fprintf(out, "%12s ", r->wall_over ? DFS_FMT_NA : "-");
+        else if (u.busy)
+            fprintf(out, "%12s ", time_cell(num, sizeof num, cm, s->wall_s));
+        fprintf(out, "%-20s %-18s %*s %-22s %*s", t, c, ow, ops, sz, bw_w, bw);
+        if (u.busy && s->has_u)
+            fprintf(out, " %16s %16s", time_cell(num, sizeof num, cm, s->u_base_s),
+                    time_cell(t, sizeof t, cm, s->u_time_s));
+        else if (u.busy)
+            fprintf(out, " %16s %16s", missing_cell(cm), missing_cell(cm));
         fputc('\n', out);
     }
 }
 
-static void additional_rows(FILE *out, const dfs_view_result *v)
+/* The preset's formulas: of no known unit, so four significant digits (--compat: %g, as before). */
+static void additional_rows(FILE *out, const dfs_view_result *v, dfs_compat c)
 {
     if (!v->nadditional)
         return;
@@ -171,45 +253,80 @@ static void additional_rows(FILE *out, const dfs_view_result *v)
             "Mean", "Max");
     for (size_t i = 0; i < v->nadditional; i++) {
         const dfs_additional_summary *a = &v->additional[i];
-        fprintf(out, "  %-28s %-6s %9llu %12.6g %12.6g %12.6g\n", a->name, a->unit, (unsigned long long)a->non_null,
-                a->min, a->mean, a->max);
+        char n[32], x[3][64];
+        const double vals[3] = {a->min, a->mean, a->max};
+        for (int k = 0; k < 3; k++)
+            if (c == DFS_COMPAT_NONE)
+                dfs_fmt_plain(x[k], sizeof x[k], vals[k]);
+            else
+                snprintf(x[k], sizeof x[k], "%.6g", vals[k]);
+        if (c == DFS_COMPAT_NONE)
+            dfs_fmt_count(n, sizeof n, a->non_null);
+        else
+            snprintf(n, sizeof n, "%llu", (unsigned long long)a->non_null);
+        fprintf(out, "  %-28s %-6s %9s %12s %12s %12s\n", a->name, a->unit, n, x[0], x[1], x[2]);
     }
 }
 
-void dfs_layered_write_text(FILE *out, const dfs_layered_result *r, const dfs_report_context *ctx)
+static void post_read_line(FILE *out, const dfs_layered_result *r)
 {
-    fprintf(out, "preset %s (%s), semantics %s, granularity %g s\n", r->preset->name, ctx->preset_source,
-            semantics_text(r->compat), r->granularity_s);
-    if (r->compat == DFS_COMPAT_NONE)
-        exact_legend(out);
-    if (r->wall_over)
-        fprintf(out,
-                "wall: not measured (n/a): the layers were busy in more than %llu separate periods per worker,"
-                " which is where dfscope stops keeping them; every other number is complete\n",
-                (unsigned long long)r->wall_max_periods);
-    if (r->dropped_files || r->dropped_functions || r->no_duration || r->bad_time)
+    if (r->compat != DFS_COMPAT_NONE) {
         fprintf(out,
                 "post-read: %llu events kept of %llu; dropped %llu on ignored files and %llu ignored functions;"
                 " %llu records without duration and %llu with bad times not analysed\n",
                 (unsigned long long)r->post_read_events, (unsigned long long)r->events,
                 (unsigned long long)r->dropped_files, (unsigned long long)r->dropped_functions,
                 (unsigned long long)r->no_duration, (unsigned long long)r->bad_time);
-    if (r->on_purpose_events) {
+        return;
+    }
+    char a[32], b[32], c[32], d[32], e[32], f[32];
+    fprintf(out,
+            "post-read: %s events kept of %s; dropped %s on ignored files and %s ignored functions;"
+            " %s records without duration and %s with bad times not analysed\n",
+            dfs_fmt_count(a, sizeof a, r->post_read_events), dfs_fmt_count(b, sizeof b, r->events),
+            dfs_fmt_count(c, sizeof c, r->dropped_files), dfs_fmt_count(d, sizeof d, r->dropped_functions),
+            dfs_fmt_count(e, sizeof e, r->no_duration), dfs_fmt_count(f, sizeof f, r->bad_time));
+}
+
+/* The events the preset's left_out selects: in no layer on purpose, and why. */
+static void on_purpose_line(FILE *out, const dfs_layered_result *r)
+{
+    char n[32];
+    fprintf(out, "left out on purpose by preset %s: %s events in no layer, since ", r->preset->name,
+            dfs_fmt_count(n, sizeof n, r->on_purpose_events));
+    for (size_t i = 0; i < r->preset->nleft_out; i++)
+        fprintf(out, "%s%s", i ? "; " : "", r->preset->left_out[i].reason);
+    fputc('\n', out);
+}
+
+void dfs_layered_write_text(FILE *out, const dfs_layered_result *r, const dfs_report_context *ctx)
+{
+    char g[32] = "";
+    if (r->compat != DFS_COMPAT_NONE) /* DFAnalyzer's header as it was */
+        snprintf(g, sizeof g, "%g s", r->granularity_s);
+    fprintf(out, "preset %s (%s), semantics %s, granularity %s\n", r->preset->name, ctx->preset_source,
+            semantics_text(r->compat), *g ? g : dfs_fmt_seconds(g, sizeof g, r->granularity_s));
+    if (r->dropped_files || r->dropped_functions || r->no_duration || r->bad_time)
+        post_read_line(out, r);
+    if (r->on_purpose_events)
+        on_purpose_line(out, r);
+    if (r->wall_over) {
         char n[32];
-        fprintf(out, "left out on purpose by preset %s: %s events in no layer, since ", r->preset->name,
-                dfs_fmt_count(n, sizeof n, r->on_purpose_events));
-        for (size_t i = 0; i < r->preset->nleft_out; i++)
-            fprintf(out, "%s%s", i ? "; " : "", r->preset->left_out[i].reason);
-        fputc('\n', out);
+        fprintf(out,
+                "Wall: not measured (%s): the layers were busy in more than %s separate periods per worker (the bound"
+                " set by --wall-periods); every other number is complete\n",
+                DFS_FMT_NA, dfs_fmt_count(n, sizeof n, r->wall_max_periods));
     }
     for (size_t i = 0; i < r->nviews; i++) {
         const dfs_view_result *v = &r->views[i];
         fprintf(out, "\n%s Summary (%s view)\n", view_title(v->type), dfs_view_name(v->type));
-        summary_rows(out, r, v);
+        summary_rows(out, r, v, ctx);
         fprintf(out, "\nLayer Breakdown (w/ overlap %%) (%s view)\n", dfs_view_name(v->type));
         layer_rows(out, r, v);
-        additional_rows(out, v);
+        additional_rows(out, v, r->compat);
     }
+    if (r->compat == DFS_COMPAT_NONE)
+        exact_legend(out);
 }
 
 /* ----- JSON ------------------------------------------------------------------------------- */

@@ -16,6 +16,7 @@ typedef struct dfs_report_context {
     const char *rerun_reason;  /* why (NULL: not said) */
     const char *const *inputs;
     size_t ninputs;
+    bool absolute_clock;       /* the times are dates (no input has a relative clock): tables print them in UTC */
 } dfs_report_context;
 
 /* Python's round-half-even of 100·max(0, 1 − u/v); -1 when the value is 0 or u is null. */

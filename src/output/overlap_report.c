@@ -56,23 +56,6 @@ char *dfs_overlap_fmt_count(char *buf, size_t n, uint64_t v)
     return buf;
 }
 
-char *dfs_overlap_fmt_size(char *buf, size_t n, double bytes)
-{
-    static const char *const units[] = {"", "KB", "MB", "GB", "TB"};
-    if (isnan(bytes)) {
-        snprintf(buf, n, "NA");
-        return buf;
-    }
-    double x = bytes;
-    int u = 0;
-    while (sig3(x) >= 1024 && u < 4) {
-        x /= 1024;
-        u++;
-    }
-    trimmed(buf, n, sig3(x), units[u]);
-    return buf;
-}
-
 /* ----- the fields of a unit ------------------------------------------------------------------------ */
 
 typedef struct field {
@@ -505,7 +488,7 @@ static void text_header(FILE *out, const dfs_overlap_result *r, const dfs_overla
     if (r->steps_text)
         fprintf(out, "  %-12s %-9zu %s\n", "steps", r->nsteps, r->steps_text);
     if (r->granularity_ns)
-        fprintf(out, "time bins of %g s%s\n", secs(r->granularity_ns),
+        fprintf(out, "time bins of %s%s\n", dfs_fmt_duration(b, sizeof b, r->granularity_ns),
                 r->method == DFS_OVERLAP_EXACT ? " (unions clipped to each bin)" : " (events in the bin of their start)");
     if (ctx->reran)
         fprintf(out, "read twice: %s\n", ctx->rerun_reason ? ctx->rerun_reason : "");
@@ -536,22 +519,28 @@ static int64_t get_cunov(const dfs_overlap_class_values *cv) { return cv->comput
 static int64_t get_with(const dfs_overlap_class_values *cv) { return cv->with_compute; }
 static int64_t get_sum(const dfs_overlap_class_values *cv) { return cv->sum_dur; }
 
+/* A duration cell of the console tables (output/format.h: each value in its own unit). */
+static char *dur(char *buf, size_t n, int64_t ns)
+{
+    return dfs_fmt_seconds(buf, n, secs(ns));
+}
+
 static void split_row(FILE *out, const dfs_overlap_result *r, const char *label, size_t c, class_get get)
 {
+    char s[32], x[32], m[32], g[32] = "-";
     if (r->scope == DFS_OVERLAP_GLOBAL) { /* one unit, the run: its value once */
-        fprintf(out, "  %-34s %14.6f\n", label, secs(get(&r->summary.cls[c])));
+        fprintf(out, "  %-34s %14s\n", label, dur(s, sizeof s, get(&r->summary.cls[c])));
         return;
     }
-    char g[32] = "-";
     if (r->have_global || get == get_sum)
-        snprintf(g, sizeof g, "%.6f", secs(get(&r->global.cls[c])));
-    fprintf(out, "  %-34s %14.6f %12.6f %12.6f %12s\n", label, secs(get(&r->summary.cls[c])), secs(get(&r->max.cls[c])),
-            secs(get(&r->min.cls[c])), g);
+        dur(g, sizeof g, get(&r->global.cls[c]));
+    fprintf(out, "  %-34s %14s %12s %12s %12s\n", label, dur(s, sizeof s, get(&r->summary.cls[c])),
+            dur(x, sizeof x, get(&r->max.cls[c])), dur(m, sizeof m, get(&r->min.cls[c])), g);
 }
 
 static void text_split(FILE *out, const dfs_overlap_result *r)
 {
-    char head[48];
+    char head[48], a[32], b[32], m[32], d[32];
     bool global = r->scope == DFS_OVERLAP_GLOBAL;
     if (global)
         snprintf(head, sizeof head, "global");
@@ -559,13 +548,14 @@ static void text_split(FILE *out, const dfs_overlap_result *r)
         snprintf(head, sizeof head, "sum (%" PRIu64 " %s)", r->summary_units,
                  r->scope == DFS_OVERLAP_THREAD ? "threads" : "processes");
     if (global) {
-        fprintf(out, "\nSplit of Time in application (s)\n  %-34s %14s\n", "", head);
-        fprintf(out, "  %-34s %14.6f\n", "Total Time", secs(r->summary.total_time));
+        fprintf(out, "\nSplit of Time in application\n  %-34s %14s\n", "", head);
+        fprintf(out, "  %-34s %14s\n", "Total Time", dur(a, sizeof a, r->summary.total_time));
     } else {
-        fprintf(out, "\nSplit of Time in application (s)\n  %-34s %14s %12s %12s %12s\n", "", head, "max", "min",
+        fprintf(out, "\nSplit of Time in application\n  %-34s %14s %12s %12s %12s\n", "", head, "max", "min",
                 "global");
-        fprintf(out, "  %-34s %14.6f %12.6f %12.6f %12.6f\n", "Total Time", secs(r->summary.total_time),
-                secs(r->max.total_time), secs(r->min.total_time), secs(r->global.total_time));
+        fprintf(out, "  %-34s %14s %12s %12s %12s\n", "Total Time", dur(a, sizeof a, r->summary.total_time),
+                dur(b, sizeof b, r->max.total_time), dur(m, sizeof m, r->min.total_time),
+                dur(d, sizeof d, r->global.total_time));
     }
     split_row(out, r, "Overall App Level I/O", DFS_OVC_APP_IO, get_time);
     split_row(out, r, "Unoverlapped App I/O", DFS_OVC_APP_IO, get_unov);
@@ -619,9 +609,13 @@ static void unit_row(FILE *out, const char *name, int width, const dfs_overlap_v
                                    *A = &v->cls[DFS_OVC_APP_IO];
     fputs("  ", out);
     dfs_term_pad(out, name, strlen(name), (size_t)width); /* unit keys and epoch labels quote the trace */
-    fprintf(out, " %12.6f %12.6f %12.6f %12.6f %12.6f %12.6f %12.6f %12.6f\n", secs(v->total_time),
-            secs(C->time), secs(I->time), secs(I->unoverlapped), secs(I->compute_unoverlapped), secs(A->time),
-            secs(A->unoverlapped), secs(A->compute_unoverlapped));
+    const int64_t ns[8] = {v->total_time, C->time, I->time, I->unoverlapped, I->compute_unoverlapped, A->time,
+                           A->unoverlapped, A->compute_unoverlapped};
+    for (int k = 0; k < 8; k++) {
+        char b[32];
+        fprintf(out, " %12s", dur(b, sizeof b, ns[k]));
+    }
+    fputc('\n', out);
 }
 
 static int key_width(const dfs_overlap_unit *u, size_t n, int least)
@@ -642,7 +636,7 @@ static void text_units(FILE *out, const dfs_overlap_result *r)
     if (!n)
         return;
     int w = key_width(u, n, 12);
-    fprintf(out, "\nPer %s (s)\n", threads ? "thread" : "process");
+    fprintf(out, "\nPer %s\n", threads ? "thread" : "process");
     unit_columns(out, threads ? "thread" : "process", w);
     for (size_t i = 0; i < n; i++)
         unit_row(out, u[i].key, w, &u[i].v);
@@ -652,7 +646,7 @@ static void text_units(FILE *out, const dfs_overlap_result *r)
 static void text_segments(FILE *out, const dfs_overlap_result *r)
 {
     if (r->nepochs) {
-        fprintf(out, "\nEpochs (each process's unions clipped to its epoch marker, s)\n");
+        fprintf(out, "\nEpochs (each process's unions clipped to its epoch marker)\n");
         unit_columns(out, "epoch (procs)", 14);
         for (size_t i = 0; i < r->nepochs; i++) {
             char name[64];
@@ -665,40 +659,59 @@ static void text_segments(FILE *out, const dfs_overlap_result *r)
         fprintf(out, "\n%zu steps: see --format json or csv for their values\n", r->nsteps);
 }
 
-static void text_bins(FILE *out, const dfs_overlap_result *r)
+/* A bin's start: a time of day (UTC) on an absolute clock, else an offset from the run's start. */
+static void bin_start(char *buf, size_t n, const dfs_overlap_result *r, int64_t k, bool absolute)
+{
+    int64_t off = (int64_t)((__int128)k * r->granularity_ns);
+    if (absolute)
+        dfs_fmt_time(buf, n, r->origin_ns + off);
+    else {
+        char t[32];
+        snprintf(buf, n, "+%s", dfs_fmt_seconds(t, sizeof t, secs(off)));
+    }
+}
+
+static void text_bins(FILE *out, const dfs_overlap_result *r, bool absolute)
 {
     if (!r->nbins)
         return;
-    fprintf(out, "\nTime bins of %g s (%s, s)\n", secs(r->granularity_ns),
+    char g[32], t[48];
+    fprintf(out, "\nTime bins of %s (%s)\n", dfs_fmt_duration(g, sizeof g, r->granularity_ns),
             r->scope == DFS_OVERLAP_GLOBAL ? "global" : r->scope == DFS_OVERLAP_THREAD ? "sum over threads"
                                                                                       : "sum over processes");
-    unit_columns(out, "bin start", 12);
+    int w = absolute ? 30 : 12;
+    unit_columns(out, absolute ? "bin start (UTC)" : "bin start", w);
     for (size_t i = 0; i < r->nbins; i++) {
-        char name[48];
-        snprintf(name, sizeof name, "%.3f", bin_edge_s(r, r->bins[i].index));
-        unit_row(out, name, 12, &r->bins[i].v);
+        bin_start(t, sizeof t, r, r->bins[i].index, absolute);
+        unit_row(out, t, w, &r->bins[i].v);
     }
     unit_legend(out, r->scope == DFS_OVERLAP_GLOBAL ? " in the bin"
                                                     : ", summed over the units (process-seconds: they can exceed the bin)");
+    if (!absolute)
+        fprintf(out, "  (bin start: from the run's first event; the trace's clock is relative, so no time of day)\n");
 }
 
 static void text_functions(FILE *out, const dfs_overlap_result *r)
 {
     if (!r->nfunctions)
         return;
-    fprintf(out, "\nMetrics by function (class io; sizes in bytes, base 1024)\n  %-20s %10s %8s %8s %8s %8s %8s %8s\n",
+    fprintf(out, "\nI/O sizes by function (class io; per call)\n  %-20s %10s %10s %10s %10s %10s %10s %10s\n",
             "function", "count", "min", "25%", "mean", "median", "75%", "max");
+    size_t unsized = 0;
     for (size_t i = 0; i < r->nfunctions; i++) {
         const dfs_overlap_function *f = &r->functions[i];
-        char c[32], v[6][24];
+        char c[32], v[6][32];
         const double x[6] = {f->min, f->p25, f->mean, f->median, f->p75, f->max};
         for (int k = 0; k < 6; k++)
-            dfs_overlap_fmt_size(v[k], sizeof v[k], x[k]);
+            dfs_fmt_size(v[k], sizeof v[k], x[k]);
+        unsized += !f->sized;
         fputs("  ", out);
         dfs_term_pad(out, f->short_name, strlen(f->short_name), 20);
-        fprintf(out, " %10s %8s %8s %8s %8s %8s %8s\n", dfs_fmt_count(c, sizeof c, f->count),
+        fprintf(out, " %10s %10s %10s %10s %10s %10s %10s\n", dfs_fmt_count(c, sizeof c, f->count),
                 v[0], v[1], v[2], v[3], v[4], v[5]);
     }
+    fprintf(out, "  (sizes decimal: 1 KB = 1,000 bytes%s)\n",
+            unsized ? "; n/a: the function's calls carry no size (stat, open, close...)" : "");
 }
 
 void dfs_overlap_write_text(FILE *out, const dfs_overlap_result *r, const dfs_overlap_report_context *ctx)
@@ -708,11 +721,11 @@ void dfs_overlap_write_text(FILE *out, const dfs_overlap_result *r, const dfs_ov
     text_split(out, r);
     text_units(out, r);
     text_segments(out, r);
-    text_bins(out, r);
+    text_bins(out, r, ctx->absolute_clock);
     text_functions(out, r);
+    char a[32], b[32], c[32];
     if (r->suggested_granularity_ns)
-        fprintf(out,
-                "\nSuggested time granularity: %g s (the busiest thread's I/O in one bin, %.6f s, exceeds the %g s "
-                "bin)\n",
-                secs(r->suggested_granularity_ns), secs(r->max_bin_thread_io), secs(r->granularity_ns));
+        fprintf(out, "\nSuggested time granularity: %s (the busiest thread's I/O in one bin, %s, exceeds the %s bin)\n",
+                dfs_fmt_duration(a, sizeof a, r->suggested_granularity_ns), dfs_fmt_duration(b, sizeof b, r->max_bin_thread_io),
+                dfs_fmt_duration(c, sizeof c, r->granularity_ns));
 }

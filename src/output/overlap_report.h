@@ -21,6 +21,7 @@ typedef struct dfs_overlap_report_context {
     const char *preset_source; /* "given" or "auto-detected" */
     bool reran;                /* a second pass was needed */
     const char *rerun_reason;
+    bool absolute_clock;       /* the times are dates (no input has a relative clock): tables print them in UTC */
 } dfs_overlap_report_context;
 
 void dfs_overlap_write_text(FILE *out, const dfs_overlap_result *r, const dfs_overlap_report_context *ctx);
@@ -43,6 +44,4 @@ void dfs_overlap_write_csv(FILE *out, const dfs_overlap_result *r, dfs_overlap_c
 
 /* "18K" for 18,039: rounded to 3 significant digits, base-1000 suffixes (G0's Events Recorded). */
 char *dfs_overlap_fmt_count(char *buf, size_t n, uint64_t v);
-/* "15.5MB": rounded to 3 significant digits, base-1024 suffixes KB/MB/GB/TB; "NA" for NAN. */
-char *dfs_overlap_fmt_size(char *buf, size_t n, double bytes);
 #endif

@@ -145,16 +145,32 @@ void dfs_rules_write_csv(FILE *out, const dfs_rules_result *r)
 
 /* ---- table ------------------------------------------------------------------------------------- */
 
-/* The shortest text that reads back as the same double, in %g's layout ("1", "1e+20", "0.0001"). */
+/* The shortest text that reads back as the same double ("1", "0.0001"), in fixed notation where
+ * that one would take an exponent (output/format.h); n/a where there is no number (the details
+ * then say why: has_no_number). */
 static void text_double(FILE *out, double d)
 {
+    char text[DFS_PY_REPR_MAX > 64 ? DFS_PY_REPR_MAX : 64];
     if (!isfinite(d)) {
-        fputs("nan", out);
+        fputs(DFS_FMT_NA, out);
         return;
     }
-    char text[DFS_PY_REPR_MAX];
     dfs_shortest_g_finite(d, text);
+    if (strchr(text, 'e') && d == floor(d) && fabs(d) < 1e18)
+        dfs_fmt_fixed(text, sizeof text, d, 0); /* 30, 1,600,000,000,000,000 */
+    else if (strchr(text, 'e'))
+        dfs_fmt_plain(text, sizeof text, d);
     fputs(text, out);
+}
+
+static bool has_no_number(const dfs_rv *v)
+{
+    if (v->type == DFS_RV_NUM)
+        return !isfinite(v->as.d);
+    for (const dfs_rv *c = v->head; c; c = c->next)
+        if (has_no_number(c))
+            return true;
+    return false;
 }
 
 static void text_scalar(FILE *out, const dfs_rv *v)
@@ -287,6 +303,8 @@ void dfs_rules_write_text(FILE *out, const dfs_rules_result *r)
         if (x->details && x->details->n) {
             fputs("  details:\n", out);
             text_tree(out, x->details, 2);
+            if (has_no_number(x->details))
+                fputs("  (n/a: no value: a statistic over no data points, or a division by zero)\n", out);
         }
     }
 }

@@ -134,10 +134,13 @@ void dfs_stats_write_text(FILE *out, const dfs_run *run, const dfs_stats_result 
     fprintf(out, "\nProcesses %" PRIu64 ", threads %" PRIu64 ", hosts %" PRIu64
                  ", files accessed %" PRIu64 "\n",
             r->processes, r->threads, r->hosts, r->files_accessed);
-    if (r->have_time)
-        fprintf(out, "Time span %s%s .. %s (%s)\n", r->relative_time ? "(relative clock) " : "",
-                dfs_fmt_time(c2, sizeof c2, r->start_ns), dfs_fmt_time(c3, sizeof c3, r->end_ns),
+    if (r->have_time && r->relative_time) /* offsets from the clock's own zero, not 1970's dates */
+        fprintf(out, "Time span %s .. %s on a relative clock, no date (%s)\n",
+                dfs_fmt_duration(c2, sizeof c2, r->start_ns), dfs_fmt_duration(c3, sizeof c3, r->end_ns),
                 dfs_fmt_duration(c1, sizeof c1, r->end_ns - r->start_ns));
+    else if (r->have_time)
+        fprintf(out, "Time span %s .. %s (%s)\n", dfs_fmt_time(c2, sizeof c2, r->start_ns),
+                dfs_fmt_time(c3, sizeof c3, r->end_ns), dfs_fmt_duration(c1, sizeof c1, r->end_ns - r->start_ns));
     bool any = false;
     for (int p = 0; p < DFS_PROB__COUNT; p++) {
         uint64_t n = dfs_run_problem_count(run, (dfs_problem)p);

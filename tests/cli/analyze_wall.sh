@@ -46,8 +46,8 @@ check "file_name view: no wall time (it holds only events with a file name)" \
 # --- the table leads the layer columns with it, and the legend defines it -----------------------
 "$DFSCOPE" analyze --preset posix "$T/three.pfw" >"$T/table" 2>/dev/null
 check "table: a Wall column" grep -q "Wall" "$T/table"
-check "table: the POSIX layer's wall time, 3.750" grep -Eq "^  POSIX .* 3\.750 " "$T/table"
-check "table: the legend defines wall" grep -q "wall: seconds during which at least one process was in the layer" "$T/table"
+check "table: the POSIX layer's wall time, 3.750 s" grep -Eq "^  POSIX - All +3\.750 s " "$T/table"
+check "table: the legend defines wall" grep -q "Wall: the time during which at least one process was in the layer" "$T/table"
 
 # --- past the bound on busy periods: n/a, said, everything else unchanged ------------------------
 "$DFSCOPE" analyze --preset posix --wall-periods 1 -j 1 --format json -o "$T/over.json" "$T/three.pfw" 2>/dev/null
@@ -58,7 +58,7 @@ check "over --wall-periods: the bins' wall times null" [ "$(wall_bins "$T/over.j
 check "over --wall-periods: process-seconds unchanged" [ "$(layer "$T/over.json" process_time_s)" = "5.25" ]
 "$DFSCOPE" analyze --preset posix --wall-periods 1 -j 1 "$T/three.pfw" >"$T/over.txt" 2>/dev/null
 check "over --wall-periods: the table says n/a and why" \
-  bash -c "grep -Eq '^  POSIX - All +n/a ' '$T/over.txt' && grep -q 'wall: not measured (n/a): the layers were busy in more than 1 separate periods' '$T/over.txt'"
+  bash -c "grep -Eq '^  POSIX - All +n/a ' '$T/over.txt' && grep -q 'Wall: not measured (n/a): the layers were busy in more than 1 separate periods' '$T/over.txt'"
 code 2 "--wall-periods 0 is refused" "$DFSCOPE" analyze --wall-periods 0 "$T/three.pfw"
 check "--wall-periods 0: the message says what it takes" grep -q "wall-periods takes a positive number" "$T/err"
 

@@ -118,7 +118,7 @@ if [ -d "$D" ]; then
   code 0 "g0-exact fixture" "$DFSCOPE" overlap --format json -q --method g0-exact "$D"
   check "G0 exact Overall I/O" near "$T/out" "d['global']['io_s']" 21.436765
   code 0 "fixture table" "$DFSCOPE" overlap -q "$D"
-  check "pread metrics" grep -q 'pread .*7,200 .*8 .*80 .*15.5MB .*512 .*512 .*140MB' "$T/out"
+  check "pread metrics" grep -q 'pread .*7,200 .*8 B .*80 B .*16.3 MB .*512 B .*512 B .*146.6 MB' "$T/out"
 else
   echo "SKIP: corpus not found at $TRACES; fixture checks skipped" >&2
 fi

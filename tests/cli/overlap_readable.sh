@@ -14,7 +14,7 @@ check "the epoch sums are named process-seconds" grep -q "summed over the proces
 check "no abbreviations" bash -c "! grep -q 'unovl' '$T/out'"
 
 code 0 "--scope global" "$DFSCOPE" overlap -q --scope global "$T/g"
-check "global: one value column" [ "$(sed -n '/^Split of Time/,/^$/p' "$T/out" | grep '^  Compute ' | awk '{print NF}')" = 2 ]
+check "global: one value column" [ "$(sed -n '/^Split of Time/,/^$/p' "$T/out" | grep '^  Compute ' | awk '{print NF}')" = 3 ] # name, value, unit
 check "global: no max/min header" bash -c "! sed -n '/^Split of Time/,/^\$/p' '$T/out' | grep -q ' max '"
 
 echo "overlap_readable.sh: $pass passed, $fail failed"

@@ -126,6 +126,42 @@ static void formats_numbers_for_people(void **state)
                         "2023-10-23T16:58:43.775554000Z");
 }
 
+static char *fixed3(char *buf, size_t n, double v) { return dfs_fmt_fixed(buf, n, v, 3); }
+static char *fixed0(char *buf, size_t n, double v) { return dfs_fmt_fixed(buf, n, v, 0); }
+static char *duration(char *buf, size_t n, double ns) { return dfs_fmt_duration(buf, n, (int64_t)ns); }
+static char *bytes(char *buf, size_t n, double v) { return dfs_fmt_bytes(buf, n, (uint64_t)v); }
+
+/* Each value in the unit that keeps its number under 1000 (60 for s and min), never in exponent
+ * form, n/a for what does not exist. */
+static void formats_scale_their_units(void **state)
+{
+    (void)state;
+    static const struct {
+        char *(*fmt)(char *, size_t, double);
+        double v;
+        const char *want;
+    } cases[] = {
+        {dfs_fmt_seconds, 441.967, "7.366 min"},     {dfs_fmt_seconds, 11231.679, "3.120 h"},
+        {dfs_fmt_seconds, 11231679.0, "3,119.911 h"}, {dfs_fmt_seconds, 56.695, "56.695 s"},
+        {dfs_fmt_seconds, 59.9999, "1.000 min"}, /* not 60.000 s */
+        {dfs_fmt_seconds, 0.0139968, "13.997 ms"},    {dfs_fmt_seconds, 2.5e-7, "250 ns"},
+        {dfs_fmt_seconds, 0, "0 s"},                  {dfs_fmt_seconds, -90, "-1.500 min"},
+        {dfs_fmt_seconds, NAN, "n/a"},                {duration, 11231679e6, "3.120 h"},
+        {duration, 0, "0 ns"},                        {duration, 122483500, "122.484 ms"},
+        {dfs_fmt_size, 117265727488.0, "117.3 GB"},   {dfs_fmt_size, 999999, "1.0 MB"}, /* not 1000.0 KB */
+        {dfs_fmt_size, 253.6, "254 B"},               {dfs_fmt_size, 4e18, "4,000.0 PB"},
+        {dfs_fmt_size, NAN, "n/a"},                   {bytes, 11420, "11.4 KB"},
+        {dfs_fmt_rate, 900519612.0, "900.5 MB/s"},    {dfs_fmt_rate, 2.5e9, "2.5 GB/s"},
+        {dfs_fmt_rate, NAN, "n/a"},                   {fixed3, 3268.6861, "3,268.686"},
+        {fixed3, -0.0001, "0.000"}, /* no "-0.000" */
+        {fixed0, 1e21, "1000000000000000000000"},     {dfs_fmt_plain, 1.234e-7, "0.0000001234"},
+        {dfs_fmt_plain, 1234.5678, "1,234.568"},      {dfs_fmt_plain, INFINITY, "n/a"},
+    };
+    char b[64];
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        assert_string_equal(cases[i].fmt(b, sizeof b, cases[i].v), cases[i].want);
+}
+
 static void atomic_file_replaces_only_on_success(void **state)
 {
     (void)state;
@@ -287,6 +323,7 @@ int main(void)
         cmocka_unit_test(doubles_print_shortest),
         cmocka_unit_test(csv_fields),
         cmocka_unit_test(formats_numbers_for_people),
+        cmocka_unit_test(formats_scale_their_units),
         cmocka_unit_test(atomic_file_replaces_only_on_success),
         cmocka_unit_test(atomic_file_refuses_an_input),
         cmocka_unit_test(atomic_file_follows_links_and_keeps_mode),

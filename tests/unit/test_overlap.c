@@ -547,11 +547,6 @@ static void test_formats(void **state)
     assert_string_equal(dfs_overlap_fmt_count(buf, sizeof buf, 999), "999");
     assert_string_equal(dfs_overlap_fmt_count(buf, sizeof buf, 1234567), "1.23M");
     assert_string_equal(dfs_overlap_fmt_count(buf, sizeof buf, 999999), "1M");
-    assert_string_equal(dfs_overlap_fmt_size(buf, sizeof buf, 16286884.556), "15.5MB");
-    assert_string_equal(dfs_overlap_fmt_size(buf, sizeof buf, 146579449), "140MB");
-    assert_string_equal(dfs_overlap_fmt_size(buf, sizeof buf, 11420), "11.2KB");
-    assert_string_equal(dfs_overlap_fmt_size(buf, sizeof buf, 512), "512");
-    assert_string_equal(dfs_overlap_fmt_size(buf, sizeof buf, NAN), "NA");
 }
 
 /* ----- allocation counts ------------------------------------------------------------------------ */
