@@ -145,9 +145,14 @@ void dfs_rules_write_csv(FILE *out, const dfs_rules_result *r)
 
 /* ---- table ------------------------------------------------------------------------------------- */
 
+/* Beyond these magnitudes no fixed spelling reads (a 309-digit number, 0.000... with the digits cut
+ * off): the shortest text keeps its exponent there. No value a rule measures comes near them. */
+#define FIXED_MAX 1e18
+#define FIXED_MIN 1e-12
+
 /* The shortest text that reads back as the same double ("1", "0.0001"), in fixed notation where
- * that one would take an exponent (output/format.h); n/a where there is no number (the details
- * then say why: has_no_number). */
+ * that one would take an exponent (output/format.h) and a fixed spelling reads; n/a where there is
+ * no number (the details then say why: has_no_number). */
 static void text_double(FILE *out, double d)
 {
     char text[DFS_PY_REPR_MAX > 64 ? DFS_PY_REPR_MAX : 64];
@@ -156,9 +161,10 @@ static void text_double(FILE *out, double d)
         return;
     }
     dfs_shortest_g_finite(d, text);
-    if (strchr(text, 'e') && d == floor(d) && fabs(d) < 1e18)
+    double a = fabs(d);
+    if (strchr(text, 'e') && d == floor(d) && a < FIXED_MAX)
         dfs_fmt_fixed(text, sizeof text, d, 0); /* 30, 1,600,000,000,000,000 */
-    else if (strchr(text, 'e'))
+    else if (strchr(text, 'e') && a >= FIXED_MIN && a < FIXED_MAX)
         dfs_fmt_plain(text, sizeof text, d);
     fputs(text, out);
 }
