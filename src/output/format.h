@@ -8,6 +8,7 @@
  * whole numbers of bytes and nanoseconds). Sizes and rates are decimal: 1 KB = 1,000 bytes. */
 #ifndef DFS_FORMAT_H
 #define DFS_FORMAT_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,6 +21,13 @@ char *dfs_fmt_duration(char *buf, size_t n, int64_t ns);        /* 12.346 s, 1.2
 char *dfs_fmt_seconds(char *buf, size_t n, double s);           /* the same from seconds; 0 s; NaN: n/a */
 char *dfs_fmt_bytes(char *buf, size_t n, uint64_t bytes);       /* 1.5 MB, 117.3 GB, 999 B */
 char *dfs_fmt_size(char *buf, size_t n, double bytes);          /* the same from a double; NaN: n/a */
-char *dfs_fmt_rate(char *buf, size_t n, double bytes_per_s);    /* 858.8 MB/s; NaN: n/a */
+char *dfs_fmt_rate(char *buf, size_t n, double bytes_per_s);    /* Whether a time is on an epoch clock (after 1973), so that a picture or a summary names it as a
+ * UTC date (dfs_fmt_time); a trace's relative clock starts near 0. */
+static inline bool dfs_fmt_epoch_clock(int64_t ns)
+{
+    return ns >= INT64_C(100000000000000000);
+}
+
+/* 858.8 MB/s; NaN: n/a */
 char *dfs_fmt_time(char *buf, size_t n, int64_t ns);            /* 2024-09-26T21:41:47.985825000Z */
 #endif

@@ -4,6 +4,7 @@
 
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "output/escape.h"
 #include "output/format.h"
@@ -119,17 +120,41 @@ static void write_json(FILE *out, const summary *x)
     fputc('\n', out);
 }
 
+/* A time on the trace's clock: a UTC date on an epoch clock, as the picture names it, else seconds. */
+static char *clock_text(char *buf, size_t n, int64_t t, bool epoch)
+{
+    if (epoch)
+        return dfs_fmt_time(buf, n, t);
+    size_t len = strlen(dfs_tl_fmt_seconds(buf, n, t));
+    snprintf(buf + len, n - len, " s");
+    return buf;
+}
+
+/* The window from the trace's start (what --window +A:+B takes) and on the trace's clock; the trace's
+ * span. */
+static void window_lines(FILE *out, const summary *x)
+{
+    const dfs_tlw_result *r = x->r;
+    bool epoch = dfs_fmt_epoch_clock(r->trace_start_ns);
+    char a[48], b[48], c[48], d[48], w[40];
+    fprintf(out, "window     +%s to +%s from the trace's start (%s): %s to %s\n",
+            dfs_fmt_duration(a, sizeof a, x->start_ns - r->trace_start_ns),
+            dfs_fmt_duration(b, sizeof b, x->end_ns - r->trace_start_ns),
+            dfs_fmt_duration(w, sizeof w, x->end_ns - x->start_ns), clock_text(c, sizeof c, x->start_ns, epoch),
+            clock_text(d, sizeof d, x->end_ns, epoch));
+    fprintf(out, "trace      %s: %s to %s%s\n", dfs_fmt_duration(w, sizeof w, r->trace_end_ns - r->trace_start_ns),
+            clock_text(c, sizeof c, r->trace_start_ns, epoch), clock_text(d, sizeof d, r->trace_end_ns, epoch),
+            epoch ? " (UTC)" : " on the trace's clock (no date)");
+}
+
 static void write_table(FILE *out, const summary *x)
 {
     const dfs_tlw_result *r = x->r;
     dfs_tl_summary s;
     dfs_tl_summarize(r->tl, &s);
-    char a[48], b[48], d[40], c[32];
+    char a[48], b[48], c[32];
     fprintf(out, "picture    %s\n", x->picture);
-    fprintf(out, "window     %s to %s s (%s)\n", dfs_tl_fmt_seconds(a, sizeof a, x->start_ns),
-            dfs_tl_fmt_seconds(b, sizeof b, x->end_ns), dfs_fmt_duration(d, sizeof d, x->end_ns - x->start_ns));
-    fprintf(out, "trace      %s to %s s\n", dfs_tl_fmt_seconds(a, sizeof a, r->trace_start_ns),
-            dfs_tl_fmt_seconds(b, sizeof b, r->trace_end_ns));
+    window_lines(out, x);
     fprintf(out, "lanes      %zu drawn of %zu", s.lanes_drawn, s.lanes);
     if (s.lanes_other)
         fprintf(out, ", %zu more together in one row, 'other lanes' (%s spans)", s.lanes_other,

@@ -175,7 +175,7 @@ static bool make_layout(const dfs_timeline *tl, layout *L)
         ok = prepare_lane(tl, &L->lanes[own]);
     }
     free(v);
-    L->absolute = tl->opt.start_ns >= INT64_C(100000000000000000); /* after 1973: an epoch clock */
+    L->absolute = dfs_fmt_epoch_clock(tl->opt.start_ns);
     L->x0 = MARGIN + LABEL_W;
     L->width = L->x0 + tl->width + 3 * MARGIN; /* room for the last tick label */
     double y = 24 + (*tl->opt.subtitle ? 18 : 0) + 18 + 22; /* title, subtitle, window, legend */

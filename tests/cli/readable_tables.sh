@@ -93,5 +93,17 @@ else
   echo "corpus absent: fixture checks skipped" >&2
 fi
 
+# --- timeline's summary: the window from the trace's start and as dates on an epoch clock ------
+printf '[{"name":"a","ph":"X","ts":1623142623460016,"dur":500000,"pid":1,"tid":1},{"name":"b","ph":"X","ts":1623142624460016,"dur":1000,"pid":1,"tid":1}]' >"$T/epoch.json"
+code 0 "timeline on an epoch clock" "$DFSCOPE" timeline -q "$T/epoch.json" -w +0.25:+0.5 -o "$T/epoch.svg"
+check "timeline: the window from the trace's start and in UTC" \
+  grep -qF "window     +250.000 ms to +500.000 ms from the trace's start (250.000 ms): 2021-06-08T08:57:03.710016000Z to 2021-06-08T08:57:03.960016000Z" "$T/out"
+check "timeline: the trace's span and dates" \
+  grep -qF "trace      1.001 s: 2021-06-08T08:57:03.460016000Z to 2021-06-08T08:57:04.461016000Z (UTC)" "$T/out"
+printf '[{"name":"a","ph":"X","ts":1000,"dur":500,"pid":1,"tid":1}]' >"$T/relative.json"
+code 0 "timeline on a relative clock" "$DFSCOPE" timeline -q "$T/relative.json" -o "$T/relative.svg"
+check "timeline: a relative clock is said, no date" \
+  grep -qF "trace      500.000 us: 0.001000000 s to 0.001500000 s on the trace's clock (no date)" "$T/out"
+
 echo "readable_tables.sh: $pass passed, $fail failed"
 [ "$fail" = 0 ]
