@@ -182,7 +182,7 @@ static void write_table(FILE *out, const summary *x)
         lane_name(&x->lanes[i], name, sizeof name);
         fprintf(out, "  %s ", x->lanes[i].drawn ? " " : x->lanes[i].other ? "~" : "-");
         dfs_term_puts(out, name); /* hosts, processes and threads as the trace names them */
-        fprintf(out, ": %s spans\n", dfs_fmt_count(c, sizeof c, total));
+        fprintf(out, ": %s span%s\n", dfs_fmt_count(c, sizeof c, total), total == 1 ? "" : "s");
     }
 }
 
