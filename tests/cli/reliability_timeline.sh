@@ -79,7 +79,7 @@ check "the row is labelled" grep -q '>500 other lanes</text>' "$T/lanes.svg"
 check "a note says why" grep -q "500 lanes beyond the busiest 1000 share the last row" "$T/lanes.svg"
 check "the busiest thread is drawn" grep -q '>tid 1499<' "$T/lanes.svg"
 check "the least busy is not" [ "$(grep -c '>tid 0<' "$T/lanes.svg")" = 0 ]
-check "the least busy is marked in the summary" grep -q '^  ~ pid 1 / tid 0: 1 spans' "$T/out"
+check "the least busy is marked in the summary" grep -q '^  ~ pid 1 / tid 0: 1 span$' "$T/out"
 for j in 2 3; do
   code 0 "1,500 lanes at -j $j" run timeline -j "$j" -o "$T/lanes-$j.svg" "$T/lanes.json"
   check "-j $j draws the same picture" cmp -s "$T/lanes.svg" "$T/lanes-$j.svg"
