@@ -53,20 +53,12 @@ code 0 "the whole trace in the layers" "$DFSCOPE" analyze --preset posix "$T/lus
 check "covered: no warning" bash -c "! grep -q 'fall in no layer' '$T/err'"
 
 # --- events a preset leaves out on purpose (its left_out): counted apart, not warned about --------
-cat > "$T/lustre-aside.yaml" <<'EOF'
-base: posix
-name: data-aside
-description: POSIX calls on the dataset; the scratch tier left out on purpose
-time_boundary: io
-layers:
-  - name: io
-    display: Dataset I/O
-    predicate: 'cat == "posix_reader" | (cat == "posix_lustre" & file_name.str.contains("/data/"))'
-    parent: null
+{ sed 's/^name: data-only/name: data-aside/' "$T/data.yaml"; cat <<'EOF'
 left_out:
   - predicate: 'cat == "posix_lustre"'
     reason: 'the scratch tier <is> not the dataset'
 EOF
+} > "$T/lustre-aside.yaml"
 code 0 "left out on purpose" "$DFSCOPE" analyze --preset "$T/lustre-aside.yaml" "$T/lustre.pfw"
 check "on purpose: no warning" bash -c "! grep -q 'fall in no layer' '$T/err'"
 check "on purpose: the table says how many and why" \

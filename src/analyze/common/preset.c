@@ -257,38 +257,36 @@ static bool read_layer(builder *b, ynode item, ynode seq, dfs_preset_layer *laye
     return l->display != NULL;
 }
 
+/* Adds a predicate text to the distinct ones seen (NULL: match all, none); false when full. */
+static bool note_predicate(const char **seen, size_t *n, const char *t)
+{
+    size_t k = 0;
+    while (t && k < *n && strcmp(seen[k], t) != 0)
+        k++;
+    if (!t || k < *n)
+        return true;
+    if (*n == DFS_PRED_MAX_SET)
+        return false;
+    seen[(*n)++] = t;
+    return true;
+}
+
 /* The reader of the predicates evaluates them as one set of at most DFS_PRED_MAX_SET texts. */
 static bool check_predicate_count(builder *b, ynode seq)
 {
     const char *seen[DFS_PRED_MAX_SET];
     size_t n = 0;
-    for (size_t i = 0; i < b->p->nlayers; i++) {
+    bool ok = true;
+    for (size_t i = 0; ok && i < b->p->nlayers; i++) {
         const dfs_preset_layer *l = &b->p->layers[i];
-        for (size_t d = 0; d <= l->nderived; d++) {
-            const char *t = d == 0 ? l->predicate : l->derived[d - 1].predicate;
-            size_t k = 0;
-            while (t && k < n && strcmp(seen[k], t) != 0)
-                k++;
-            if (!t || k < n)
-                continue;
-            if (n == DFS_PRED_MAX_SET)
-                return preset_fail_at(b, seq, "more than %d distinct predicates (layers, derived metrics and left_out)",
-                                      DFS_PRED_MAX_SET);
-            seen[n++] = t;
-        }
+        for (size_t d = 0; ok && d <= l->nderived; d++)
+            ok = note_predicate(seen, &n, d == 0 ? l->predicate : l->derived[d - 1].predicate);
     }
-    for (size_t i = 0; i < b->p->nleft_out; i++) {
-        const char *t = b->p->left_out[i].predicate;
-        size_t k = 0;
-        while (k < n && strcmp(seen[k], t) != 0)
-            k++;
-        if (k < n)
-            continue;
-        if (n == DFS_PRED_MAX_SET)
-            return preset_fail_at(b, seq, "more than %d distinct predicates (layers, derived metrics and left_out)",
-                                  DFS_PRED_MAX_SET);
-        seen[n++] = t;
-    }
+    for (size_t i = 0; ok && i < b->p->nleft_out; i++)
+        ok = note_predicate(seen, &n, b->p->left_out[i].predicate);
+    if (!ok)
+        return preset_fail_at(b, seq, "more than %d distinct predicates (layers, derived metrics and left_out)",
+                              DFS_PRED_MAX_SET);
     return true;
 }
 
