@@ -315,6 +315,27 @@ static bool read_layers(builder *b)
     return check_predicate_count(b, seq);
 }
 
+/* ---- lists ---- */
+
+/* A list section `what` at v: absent or null is empty (*items NULL); else a sequence of at most
+ * `max` items, allocated zeroed, `size` bytes each. False, said, for another type, a longer list
+ * ("WHAT: N NOUN, at most MAX") or no memory. */
+static bool read_list(builder *b, ynode v, const char *what, const char *noun, size_t max, size_t size, size_t *n,
+                      void **items)
+{
+    *n = 0;
+    *items = NULL;
+    if (!preset_present(v) || preset_is_null(v))
+        return true;
+    if (!preset_expect_type(b, v, YAML_SEQUENCE_NODE, what))
+        return false;
+    *n = preset_seq_length(v);
+    if (*n > max)
+        return preset_fail_at(b, v, "%s: %zu %s, at most %zu", what, *n, noun, max);
+    *items = preset_alloc_zeroed(b, *n, size);
+    return !*n || *items;
+}
+
 /* ---- additional metrics ---- */
 
 static bool read_additional_item(builder *b, ynode item, dfs_additional_metric *am,
@@ -346,17 +367,12 @@ static bool read_additional_item(builder *b, ynode item, dfs_additional_metric *
 static bool read_additional(builder *b)
 {
     ynode seq = section(b, "additional_metrics");
-    if (!preset_present(seq) || preset_is_null(seq))
-        return true;
-    if (!preset_expect_type(b, seq, YAML_SEQUENCE_NODE, "additional_metrics"))
+    size_t n;
+    void *items;
+    if (!read_list(b, seq, "additional_metrics", "metrics", DFS_PRESET_MAX_ADDITIONAL, sizeof(dfs_additional_metric),
+                   &n, &items))
         return false;
-    size_t n = preset_seq_length(seq);
-    if (n > DFS_PRESET_MAX_ADDITIONAL)
-        return preset_fail_at(b, seq, "additional_metrics: %zu metrics, at most %d", n,
-                              DFS_PRESET_MAX_ADDITIONAL);
-    dfs_additional_metric *am = preset_alloc_zeroed(b, n, sizeof *am);
-    if (n && !am)
-        return false;
+    dfs_additional_metric *am = items;
     for (size_t i = 0; i < n; i++)
         if (!read_additional_item(b, preset_seq_item(seq, i), &am[i], am, i))
             return false;
@@ -370,16 +386,13 @@ static bool read_additional(builder *b)
 static bool read_left_out(builder *b)
 {
     ynode seq = section(b, "left_out");
-    if (!preset_present(seq) || preset_is_null(seq))
+    size_t n;
+    void *items;
+    if (!read_list(b, seq, "left_out", "entries", DFS_PRESET_MAX_LEFT_OUT, sizeof(dfs_preset_left_out), &n, &items))
+        return false;
+    if (!n)
         return true;
-    if (!preset_expect_type(b, seq, YAML_SEQUENCE_NODE, "left_out"))
-        return false;
-    size_t n = preset_seq_length(seq);
-    if (n > DFS_PRESET_MAX_LEFT_OUT)
-        return preset_fail_at(b, seq, "left_out: %zu entries, at most %d", n, DFS_PRESET_MAX_LEFT_OUT);
-    dfs_preset_left_out *lo = preset_alloc_zeroed(b, n, sizeof *lo);
-    if (n && !lo)
-        return false;
+    dfs_preset_left_out *lo = items;
     for (size_t i = 0; i < n; i++) {
         ynode item = preset_seq_item(seq, i);
         if (!preset_check_keys(b, item, left_out_keys, "left_out entry"))
@@ -447,16 +460,13 @@ static bool read_io_cats(builder *b, const post_maps *m, dfs_post_read *pr)
 
 static bool read_suffixes(builder *b, ynode v, dfs_post_read *pr)
 {
+    size_t n;
+    void *items;
+    if (!read_list(b, v, "post_read.suffixes", "rules", DFS_PRESET_MAX_SUFFIXES, sizeof(dfs_suffix_rule), &n, &items))
+        return false;
     if (!preset_present(v) || preset_is_null(v))
         return true;
-    if (!preset_expect_type(b, v, YAML_SEQUENCE_NODE, "post_read.suffixes"))
-        return false;
-    size_t n = preset_seq_length(v);
-    if (n > DFS_PRESET_MAX_SUFFIXES)
-        return preset_fail_at(b, v, "post_read.suffixes: %zu rules, at most %d", n, DFS_PRESET_MAX_SUFFIXES);
-    dfs_suffix_rule *rules = preset_alloc_zeroed(b, n, sizeof *rules);
-    if (n && !rules)
-        return false;
+    dfs_suffix_rule *rules = items;
     for (size_t i = 0; i < n; i++) {
         ynode item = preset_seq_item(v, i), marker, suffix;
         if (!preset_check_keys(b, item, suffix_keys, "suffix rule"))
