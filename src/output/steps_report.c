@@ -168,18 +168,19 @@ static void print_verdicts(FILE *out, const dfs_run *run, const dfs_steps_run *r
                 d->evidence);
         for (size_t i = 0; i < d->nitems && i < 5; i++) {
             const dfs_verdict_item *it = &d->items[i];
-            char t[40];
+            char t[40], dur[40];
+            dfs_fmt_duration(dur, sizeof dur, (int64_t)llround(it->value)); /* ns, in the unit that fits */
             if (it->name) {
                 size_t n;
                 const char *s = dfs_str_get(run, it->name, &n);
                 fprintf(out, "  %24s ", "");
                 dfs_term_pad(out, s, n, 20);
-                fprintf(out, " %8llu calls %12.3f ms in waits\n", (unsigned long long)it->count, it->value / 1e6);
+                fprintf(out, " %8llu calls %14s in waits\n", (unsigned long long)it->count, dur);
             } else if (it->step >= 0) {
-                fprintf(out, "  %24s step %-8" PRId64 " %12.3f ms  from %s\n", "", it->step, it->value / 1e6,
+                fprintf(out, "  %24s step %-8" PRId64 " %14s  from %s\n", "", it->step, dur,
                         dfs_fmt_time(t, sizeof t, it->start));
             } else {
-                fprintf(out, "  %24s %12.3f ms  from %s\n", "", it->value / 1e6, dfs_fmt_time(t, sizeof t, it->start));
+                fprintf(out, "  %24s %14s  from %s\n", "", dur, dfs_fmt_time(t, sizeof t, it->start));
             }
         }
         if (d->nitems > 5)

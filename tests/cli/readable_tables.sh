@@ -105,5 +105,12 @@ code 0 "timeline on a relative clock" "$DFSCOPE" timeline -q "$T/relative.json" 
 check "timeline: a relative clock is said, no date" \
   grep -qF "trace      500.000 us: 0.001000000 s to 0.001500000 s on the trace's clock (no date)" "$T/out"
 
+# --- steps' verdict details: durations in the unit that fits (2.198 s, not 2198.xxx ms) -----------
+if [ -n "$TRACES" ] && [ -d "$FIX" ]; then
+  code 0 "steps --details on the DLIO sample" "$DFSCOPE" steps -q --details "$FIX"
+  check "steps details: the slowest step in seconds" grep -qE '^ +step 1 +2\.198 s  from 2025-04-14T06:25:14' "$T/out"
+  check "steps details: no step listed with 1,000 ms or more" bash -c "! grep -E ' from [0-9]{4}-' '$T/out' | grep -qE '[0-9]{4}\.[0-9]{3} ms'"
+fi
+
 echo "readable_tables.sh: $pass passed, $fail failed"
 [ "$fail" = 0 ]
