@@ -1,0 +1,219 @@
+/* iocalls.c - the I/O calls consumer (iocalls.h): per worker an open-addressing table by call
+ * name id, merged by id (one run interns a name once, whatever thread met it first) and then
+ * ordered by content, so the result is the same for any -j. */
+#include "analyze/insights/iocalls.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+enum { SLOTS = 1024, CAT_CACHE = 64 };
+
+typedef struct slot {
+    dfs_str name; /* 0: free */
+    dfs_iocall v;
+} slot;
+
+typedef struct worker {
+    slot t[SLOTS];
+    dfs_iocall overflow; /* calls past SLOTS distinct names, kept in the total only */
+    dfs_str cat_ids[CAT_CACHE];
+    bool cat_io[CAT_CACHE];
+    size_t ncats;
+} worker;
+
+struct dfs_iocalls {
+    dfs_consumer consumer;
+    worker merged;
+    bool nomem;
+    dfs_iocall *calls;
+    char *names; /* the names' bytes, NUL-separated */
+    dfs_iocalls_result result;
+};
+
+static bool cat_is_io(worker *w, const dfs_run *run, dfs_str cat)
+{
+    for (size_t i = 0; i < w->ncats; i++)
+        if (w->cat_ids[i] == cat)
+            return w->cat_io[i];
+    size_t len;
+    const char *s = dfs_str_get(run, cat, &len);
+    bool io = (len >= 5 && strncasecmp(s, "posix", 5) == 0) || (len >= 5 && strncasecmp(s, "stdio", 5) == 0);
+    if (w->ncats < CAT_CACHE) {
+        w->cat_ids[w->ncats] = cat;
+        w->cat_io[w->ncats++] = io;
+    }
+    return io;
+}
+
+static void add(dfs_iocall *a, const dfs_iocall *b)
+{
+    a->count += b->count, a->dur_ns += b->dur_ns, a->sized += b->sized, a->bytes += b->bytes;
+    a->under_4k += b->under_4k, a->under_4k_dur_ns += b->under_4k_dur_ns;
+    a->under_1m += b->under_1m, a->under_1m_dur_ns += b->under_1m_dur_ns;
+}
+
+static dfs_iocall *slot_of(worker *w, dfs_str name)
+{
+    for (size_t i = name % SLOTS, k = 0; k < SLOTS; k++, i = (i + 1) % SLOTS) {
+        if (w->t[i].name == name)
+            return &w->t[i].v;
+        if (!w->t[i].name) {
+            w->t[i].name = name;
+            return &w->t[i].v;
+        }
+    }
+    return &w->overflow;
+}
+
+static void on_batch(void *state, const dfs_run *run, const dfs_batch *b)
+{
+    worker *w = state;
+    for (size_t i = 0; i < b->count; i++) {
+        const dfs_event *ev = &b->events[i];
+        if (ev->phase != DFS_PHASE_COMPLETE || !(ev->flags & DFS_EF_HAS_DUR) || (ev->flags & DFS_EF_BAD_TIME) ||
+            ev->dur < 0 || !ev->name || !cat_is_io(w, run, ev->cat))
+            continue;
+        dfs_iocall c = {.count = 1, .dur_ns = (uint64_t)ev->dur};
+        int64_t size;
+        const dfs_value *v = dfs_event_arg(ev, DFS_KEY_STR(DFS_KEY_SIZE));
+        if (v && dfs_value_int(v, &size) && size >= 0) {
+            c.sized = 1, c.bytes = (uint64_t)size;
+            if (size < 4096)
+                c.under_4k = 1, c.under_4k_dur_ns = c.dur_ns;
+            if (size < (1 << 20))
+                c.under_1m = 1, c.under_1m_dur_ns = c.dur_ns;
+        }
+        add(slot_of(w, ev->name), &c);
+    }
+}
+
+static void *worker_begin(void *user)
+{
+    (void)user;
+    return calloc(1, sizeof(worker));
+}
+
+static void worker_end(void *user, const dfs_run *run, void *state)
+{
+    (void)run;
+    dfs_iocalls *io = user;
+    worker *w = state;
+    if (!w) {
+        io->nomem = true;
+        return;
+    }
+    for (size_t i = 0; i < SLOTS; i++)
+        if (w->t[i].name)
+            add(slot_of(&io->merged, w->t[i].name), &w->t[i].v);
+    add(&io->merged.overflow, &w->overflow);
+    free(w);
+}
+
+dfs_iocalls *dfs_iocalls_new(void)
+{
+    dfs_iocalls *io = calloc(1, sizeof *io);
+    if (!io)
+        return NULL;
+    io->consumer = (dfs_consumer){.user = io,
+                                  .want = {.keys = DFS_KEYBIT(DFS_KEY_SIZE)},
+                                  .worker_begin = worker_begin,
+                                  .on_batch = on_batch,
+                                  .worker_end = worker_end};
+    return io;
+}
+
+void dfs_iocalls_free(dfs_iocalls *io)
+{
+    if (!io)
+        return;
+    free(io->calls);
+    free(io->names);
+    free(io);
+}
+
+dfs_consumer *dfs_iocalls_consumer(dfs_iocalls *io)
+{
+    return &io->consumer;
+}
+
+static int by_time(const void *a, const void *b)
+{
+    const dfs_iocall *x = a, *y = b;
+    if (x->dur_ns != y->dur_ns)
+        return x->dur_ns > y->dur_ns ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+const dfs_iocalls_result *dfs_iocalls_finish(dfs_iocalls *io, const dfs_run *run)
+{
+    if (io->nomem)
+        return NULL;
+    size_t n = 0, bytes = 0;
+    for (size_t i = 0; i < SLOTS; i++)
+        if (io->merged.t[i].name) {
+            size_t len;
+            dfs_str_get(run, io->merged.t[i].name, &len);
+            n++, bytes += len + 1;
+        }
+    free(io->calls);
+    free(io->names);
+    io->calls = calloc(n ? n : 1, sizeof *io->calls);
+    io->names = malloc(bytes ? bytes : 1);
+    if (!io->calls || !io->names)
+        return NULL;
+    dfs_iocall total = io->merged.overflow;
+    char *p = io->names;
+    for (size_t i = 0, k = 0; i < SLOTS; i++) {
+        if (!io->merged.t[i].name)
+            continue;
+        size_t len;
+        const char *s = dfs_str_get(run, io->merged.t[i].name, &len);
+        memcpy(p, s, len);
+        p[len] = '\0';
+        io->calls[k] = io->merged.t[i].v;
+        io->calls[k++].name = p;
+        p += len + 1;
+        add(&total, &io->merged.t[i].v);
+    }
+    qsort(io->calls, n, sizeof *io->calls, by_time);
+    total.name = "all";
+    io->result = (dfs_iocalls_result){io->calls, n, total};
+    return &io->result;
+}
+
+/* The call's base name: after the last '.', without a leading "__" or trailing "64". */
+static bool base_is(const char *name, const char *const *words)
+{
+    const char *dot = strrchr(name, '.');
+    const char *s = dot ? dot + 1 : name;
+    while (*s == '_')
+        s++;
+    size_t len = strlen(s);
+    if (len > 2 && strcmp(s + len - 2, "64") == 0)
+        len -= 2;
+    for (size_t i = 0; words[i]; i++)
+        if (strlen(words[i]) == len && strncmp(s, words[i], len) == 0)
+            return true;
+    return false;
+}
+
+bool dfs_iocall_is_data(const char *name)
+{
+    static const char *const words[] = {"read",  "pread",  "readv",  "preadv", "write", "pwrite",
+                                        "writev", "pwritev", "fread", "fwrite", "fgets", "fputs",
+                                        "getc",  "putc",   "fgetc",  "fputc",  NULL};
+    return base_is(name, words);
+}
+
+bool dfs_iocall_is_metadata(const char *name)
+{
+    static const char *const words[] = {"open",   "openat", "creat",  "close",   "fopen",   "fclose", "fdopen",
+                                        "stat",   "fstat",  "lstat",  "xstat",   "fxstat",  "lxstat", "fstatat",
+                                        "statx",  "lseek",  "fseek",  "ftell",   "access",  "faccessat",
+                                        "unlink", "rename", "mkdir",  "rmdir",   "opendir", "readdir",
+                                        "closedir", "fcntl", "dup",   "dup2",    "chmod",   "chown",
+                                        "utime",  "truncate", "ftruncate", "readlink", "link", "symlink",
+                                        "getcwd", "chdir",  NULL};
+    return base_is(name, words);
+}
