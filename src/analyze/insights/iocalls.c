@@ -3,6 +3,7 @@
  * ordered by content, so the result is the same for any -j. */
 #include "analyze/insights/iocalls.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -11,6 +12,7 @@ enum { SLOTS = 1024, CAT_CACHE = 64 };
 
 typedef struct slot {
     dfs_str name; /* 0: free */
+    bool data;    /* a read or write call: its size is what it returned */
     dfs_iocall v;
 } slot;
 
@@ -53,17 +55,40 @@ static void add(dfs_iocall *a, const dfs_iocall *b)
     a->under_1m += b->under_1m, a->under_1m_dur_ns += b->under_1m_dur_ns;
 }
 
-static dfs_iocall *slot_of(worker *w, dfs_str name)
+static bool name_is_data(const dfs_run *run, dfs_str name)
+{
+    size_t len;
+    const char *s = dfs_str_get(run, name, &len);
+    char buf[128];
+    snprintf(buf, sizeof buf, "%.*s", (int)(len < sizeof buf ? len : sizeof buf - 1), s);
+    return dfs_iocall_is_data(buf);
+}
+
+/* The slot of a name (taken when new), or NULL past SLOTS distinct names. */
+static slot *slot_of(worker *w, const dfs_run *run, dfs_str name)
 {
     for (size_t i = name % SLOTS, k = 0; k < SLOTS; k++, i = (i + 1) % SLOTS) {
         if (w->t[i].name == name)
-            return &w->t[i].v;
+            return &w->t[i];
         if (!w->t[i].name) {
             w->t[i].name = name;
-            return &w->t[i].v;
+            w->t[i].data = run && name_is_data(run, name);
+            return &w->t[i];
         }
     }
-    return &w->overflow;
+    return NULL;
+}
+
+/* The bytes a call moved: what a read or write returned (when above 0), else args.size, as the
+ * layered analysis sizes POSIX and STDIO calls; -1 when neither says. */
+static int64_t size_of(const dfs_event *ev, bool data)
+{
+    int64_t v;
+    const dfs_value *ret = data ? dfs_event_arg(ev, DFS_KEY_STR(DFS_KEY_RET)) : NULL;
+    if (ret && dfs_value_int(ret, &v) && v > 0)
+        return v;
+    const dfs_value *size = dfs_event_arg(ev, DFS_KEY_STR(DFS_KEY_SIZE));
+    return size && dfs_value_int(size, &v) && v >= 0 ? v : -1;
 }
 
 static void on_batch(void *state, const dfs_run *run, const dfs_batch *b)
@@ -74,17 +99,17 @@ static void on_batch(void *state, const dfs_run *run, const dfs_batch *b)
         if (ev->phase != DFS_PHASE_COMPLETE || !(ev->flags & DFS_EF_HAS_DUR) || (ev->flags & DFS_EF_BAD_TIME) ||
             ev->dur < 0 || !ev->name || !cat_is_io(w, run, ev->cat))
             continue;
+        slot *sl = slot_of(w, run, ev->name);
         dfs_iocall c = {.count = 1, .dur_ns = (uint64_t)ev->dur};
-        int64_t size;
-        const dfs_value *v = dfs_event_arg(ev, DFS_KEY_STR(DFS_KEY_SIZE));
-        if (v && dfs_value_int(v, &size) && size >= 0) {
+        int64_t size = size_of(ev, sl ? sl->data : false);
+        if (size >= 0) {
             c.sized = 1, c.bytes = (uint64_t)size;
             if (size < 4096)
                 c.under_4k = 1, c.under_4k_dur_ns = c.dur_ns;
             if (size < (1 << 20))
                 c.under_1m = 1, c.under_1m_dur_ns = c.dur_ns;
         }
-        add(slot_of(w, ev->name), &c);
+        add(sl ? &sl->v : &w->overflow, &c);
     }
 }
 
@@ -103,9 +128,11 @@ static void worker_end(void *user, const dfs_run *run, void *state)
         io->nomem = true;
         return;
     }
-    for (size_t i = 0; i < SLOTS; i++)
+    for (size_t i = 0; i < SLOTS; i++) {
+        slot *sl = w->t[i].name ? slot_of(&io->merged, NULL, w->t[i].name) : NULL;
         if (w->t[i].name)
-            add(slot_of(&io->merged, w->t[i].name), &w->t[i].v);
+            add(sl ? &sl->v : &io->merged.overflow, &w->t[i].v);
+    }
     add(&io->merged.overflow, &w->overflow);
     free(w);
 }
@@ -116,7 +143,7 @@ dfs_iocalls *dfs_iocalls_new(void)
     if (!io)
         return NULL;
     io->consumer = (dfs_consumer){.user = io,
-                                  .want = {.keys = DFS_KEYBIT(DFS_KEY_SIZE)},
+                                  .want = {.keys = DFS_KEYBIT(DFS_KEY_SIZE) | DFS_KEYBIT(DFS_KEY_RET)},
                                   .worker_begin = worker_begin,
                                   .on_batch = on_batch,
                                   .worker_end = worker_end};

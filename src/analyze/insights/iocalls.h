@@ -2,7 +2,8 @@
  * many moved under 4 KiB and under 1 MiB (the report's small-request and metadata rules).
  *
  * An I/O call is a complete event with a duration whose category starts with "posix" or "stdio"
- * (any case): DFTracer's POSIX and STDIO layers. Its size is args.size when the trace has it.
+ * (any case): DFTracer's POSIX and STDIO layers. Its size is what a read or write returned (args.ret
+ * above 0), else args.size, as the layered analysis sizes them.
  * Invariants: results do not depend on -j (workers merge by name content, calls are ordered by
  * time, then name); memory grows with distinct call names only. */
 #ifndef DFS_IOCALLS_H
