@@ -25,8 +25,8 @@ enum { K_DFTRACER, K_PROFILER, K_CHROME, K_COMPOSER, K_SMDEBUG, K_SYSTEM, K_DASF
 static const struct {
     const char *name, *commands;
 } kind_names[K_COUNT] = {
-    [K_DFTRACER] = {"DFTracer traces", NULL},
-    [K_PROFILER] = {"PyTorch or TensorFlow profiler traces", NULL},
+    [K_DFTRACER] = {"DFTracer traces", "dfscope analyze, dfscope overlap"},
+    [K_PROFILER] = {"PyTorch or TensorFlow profiler traces", "dfscope steps, dfscope timeline"},
     [K_CHROME] = {"Chrome trace-event files", "dfscope timeline, dfscope steps"},
     [K_COMPOSER] = {"Composer traces", "dfscope steps"},
     [K_SMDEBUG] = {"SageMaker Debugger framework traces", "dfscope steps, dfscope dataloader, dfscope rules"},
@@ -54,7 +54,7 @@ static int kind_of(dfs_dialect d)
 
 /* ---- the job ---- */
 
-static void job_facts(const dfs_run *run, dfs_job_report *rep)
+static void job_facts(const dfs_run *run, bool steps_found, dfs_job_report *rep)
 {
     uint64_t files[K_COUNT] = {0}, events[K_COUNT] = {0};
     bool first = true;
@@ -74,10 +74,15 @@ static void job_facts(const dfs_run *run, dfs_job_report *rep)
     }
     rep->timed = !first;
     rep->wall_s = rep->timed ? (double)(rep->end_ns - rep->start_ns) / 1e9 : NAN;
-    for (int k = 0; k < K_COUNT; k++)
-        if (files[k])
-            rep->kinds[rep->nkinds++] = (dfs_report_kind){kind_names[k].name, files[k], events[k],
-                                                          kind_names[k].commands == NULL, kind_names[k].commands};
+    for (int k = 0; k < K_COUNT; k++) {
+        if (!files[k])
+            continue;
+        /* the kinds whose training steps the steps analysis reads are analysed when it found some */
+        bool stepped = k == K_PROFILER || k == K_CHROME || k == K_COMPOSER || k == K_SMDEBUG;
+        bool analysed = k == K_DFTRACER || (stepped && steps_found);
+        rep->kinds[rep->nkinds++] = (dfs_report_kind){kind_names[k].name, files[k], events[k], analysed,
+                                                      analysed ? NULL : kind_names[k].commands};
+    }
 }
 
 /* ---- the breakdown ---- */
@@ -116,8 +121,10 @@ static split split_of(const dfs_overlap_result *ov, const dfs_overlap_unit *u)
 
 static bool overlap_breakdown(const dfs_overlap_result *ov, dfs_job_report *rep, split *mean)
 {
-    int c = ov ? class_index(ov, "compute") : -1;
-    if (c < 0 || !ov->summary.cls || ov->summary.cls[c].events == 0 || !ov->nprocesses)
+    int c = ov ? class_index(ov, "compute") : -1, io = ov ? class_index(ov, "io") : -1;
+    bool computes = c >= 0 && ov->summary.cls && ov->summary.cls[c].events;
+    bool does_io = io >= 0 && ov->summary.cls && ov->summary.cls[io].events;
+    if (!ov || !ov->nprocesses || !(computes || does_io))
         return false;
     memset(mean, 0, sizeof *mean);
     for (size_t i = 0; i < ov->nprocesses; i++) {
@@ -134,8 +141,11 @@ static bool overlap_breakdown(const dfs_overlap_result *ov, dfs_job_report *rep,
                                {"io_exposed", "I/O not hidden", mean->io},
                                {"checkpoint_exposed", "checkpoint not hidden", mean->ckpt},
                                {"other", "other", mean->other}};
-    memcpy(rep->parts, parts, sizeof parts);
-    rep->nparts = sizeof parts / sizeof *parts;
+    /* a class the preset does not define is no part (its time is in "other"), not a zero */
+    bool defined[] = {c >= 0, class_index(ov, "app_io") >= 0, io >= 0, true, true};
+    for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)
+        if (defined[i])
+            rep->parts[rep->nparts++] = parts[i];
     rep->ranks = ov->nprocesses;
     rep->ranks_what = ov->nprocesses == 1 ? "process" : "processes";
     return true;
@@ -200,7 +210,8 @@ static double share(double part, double whole)
 
 /* The data wait, from the steps (the verdicts' counted steps for the share, every step for the
  * time), else from the overlap breakdown. */
-static void wait_metrics(dfs_metrics *m, const dfs_steps_result *st, const split *ov_split, bool have_split)
+static void wait_metrics(dfs_metrics *m, const dfs_steps_result *st, const split *ov_split, bool have_split,
+                         bool has_wait_class)
 {
     double exposed = 0, step = 0, wait = 0, io_in_wait = 0, exposed_all = 0, io_all = 0, worst = -1;
     bool have_io = false;
@@ -234,7 +245,7 @@ static void wait_metrics(dfs_metrics *m, const dfs_steps_result *st, const split
             dfs_metrics_set(m, "storage_share_of_wait", share(io_in_wait, wait), DFS_MU_SHARE, NULL);
             dfs_metrics_set(m, "io_in_wait_s", io_all / 1e9 / (double)runs, DFS_MU_SECONDS, NULL);
         }
-    } else if (have_split) {
+    } else if (have_split && has_wait_class) {
         dfs_metrics_set(m, "exposed_wait_share", share(ov_split->wait, ov_split->span), DFS_MU_SHARE,
                         "of the wall time, no steps");
         dfs_metrics_set(m, "exposed_wait_s", ov_split->wait, DFS_MU_SECONDS, NULL);
@@ -484,18 +495,27 @@ static void verdict(dfs_job_report *rep, const dfs_metrics *m)
     size_t used = 0;
     for (size_t i = 0; i < rep->insights.n; i++) {
         const char *v = rep->insights.v[i].verdict;
-        if (!v || strstr(rep->verdict, v))
+        if (!v || rep->insights.v[i].severity == DFS_SEV_INFO || strstr(rep->verdict, v))
             continue;
         used += (size_t)snprintf(rep->verdict + used, sizeof rep->verdict - used, "%s%s", used ? ", " : "", v);
         if (used >= sizeof rep->verdict)
             break;
     }
     if (used) {
-        snprintf(rep->verdict_why, sizeof rep->verdict_why, "from the rules that fired (below), most time first");
+        snprintf(rep->verdict_why, sizeof rep->verdict_why,
+                 "from the rules that fired with a warning or worse (below), most time first");
         return;
     }
-    double compute = rep->nparts ? rep->parts[0].seconds : 0;
-    if (!rep->nparts || !(rep->breakdown_wall_s > 0)) {
+    double compute = rep->nparts && strcmp(rep->parts[0].id, "compute") == 0 ? rep->parts[0].seconds : 0;
+    const dfs_report_kind *left = NULL;
+    for (size_t i = 0; i < rep->nkinds; i++)
+        if (!rep->kinds[i].analysed && !left)
+            left = &rep->kinds[i];
+    if ((!rep->nparts || !(rep->breakdown_wall_s > 0)) && left) {
+        snprintf(rep->verdict, sizeof rep->verdict, "no verdict");
+        snprintf(rep->verdict_why, sizeof rep->verdict_why,
+                 "the report does not analyse %s yet; for them: %s", left->name, left->commands);
+    } else if (!rep->nparts || !(rep->breakdown_wall_s > 0)) {
         snprintf(rep->verdict, sizeof rep->verdict, "no verdict");
         snprintf(rep->verdict_why, sizeof rep->verdict_why,
                  "the analyses found no compute and no training steps to weigh the time against");
@@ -505,9 +525,23 @@ static void verdict(dfs_job_report *rep, const dfs_metrics *m)
                  "compute is %.1f %% of the wall time and no rule found time lost to waiting", 100 * compute /
                  rep->breakdown_wall_s);
     } else {
-        snprintf(rep->verdict, sizeof rep->verdict, "balanced");
-        snprintf(rep->verdict_why, sizeof rep->verdict_why, "no rule found time lost (%zu rules evaluated)",
-                 rep->insights.evaluated);
+        double waits = 0;
+        for (size_t i = 0; i < rep->nparts; i++)
+            if (strcmp(rep->parts[i].id, "compute") != 0 && strcmp(rep->parts[i].id, "other") != 0)
+                waits += rep->parts[i].seconds;
+        bool computes = rep->nparts && strcmp(rep->parts[0].id, "compute") == 0;
+        snprintf(rep->verdict, sizeof rep->verdict, computes ? "balanced" : "not I/O-bound");
+        if (!computes)
+            snprintf(rep->verdict_why, sizeof rep->verdict_why,
+                     "the waits the trace holds (I/O, data, checkpoint) not hidden are %.1f %% of the wall time; the "
+                     "rest is untraced (no compute events); %zu rules evaluated",
+                     100 * waits / rep->breakdown_wall_s, rep->insights.evaluated);
+        else
+            snprintf(rep->verdict_why, sizeof rep->verdict_why,
+                 "no rule found time lost worth a warning (%zu rules evaluated): compute %.1f %%, waits not hidden "
+                 "%.1f %%, other %.1f %% of the wall time",
+                 rep->insights.evaluated, 100 * compute / rep->breakdown_wall_s, 100 * waits / rep->breakdown_wall_s,
+                 100 * rep->parts[rep->nparts - 1].seconds / rep->breakdown_wall_s);
     }
     (void)m;
 }
@@ -518,31 +552,37 @@ static void more(dfs_job_report *rep, const dfs_report_results *r, bool dftracer
         rep->more[rep->nmore++] = "dfscope analyze: time, operations and bandwidth per layer, process and file";
         rep->more[rep->nmore++] = "dfscope overlap: I/O against compute per process, time bin and epoch";
     }
-    if (r->st && r->st->total.steps)
+    if (r->st && r->st->total.steps) {
         rep->more[rep->nmore++] = "dfscope steps --details: every step, its data wait and the verdicts' evidence";
-    if (rep->nmore < 6)
         rep->more[rep->nmore++] = "dfscope timeline --slowest-step -o slow.svg: the slowest step, drawn";
+    }
+    for (size_t i = 0; i < rep->nkinds && rep->nmore < 6; i++)
+        if (!rep->kinds[i].analysed)
+            rep->more[rep->nmore++] = rep->kinds[i].commands;
 }
 
 bool dfs_report_build(const dfs_run *run, const dfs_report_results *r, const dfs_insight_rules *rules,
                       dfs_metrics *m, dfs_job_report *rep)
 {
     memset(rep, 0, sizeof *rep);
-    job_facts(run, rep);
+    job_facts(run, r->st && r->st->total.steps, rep);
     split sp;
     bool have_split = overlap_breakdown(r->ov, rep, &sp);
     if (!have_split)
         steps_breakdown(r->st, rep);
-    bool dftracer = rep->nkinds && strcmp(rep->kinds[0].name, "DFTracer traces") == 0;
+    bool dftracer = r->lay != NULL;
     double ranks = rep->ranks ? (double)rep->ranks : 1;
     if (isfinite(rep->wall_s))
         dfs_metrics_set(m, "wall_s", rep->wall_s, DFS_MU_SECONDS, NULL);
     dfs_metrics_set(m, "ranks", (double)rep->ranks, DFS_MU_COUNT, NULL);
-    wait_metrics(m, r->st, &sp, have_split);
+    wait_metrics(m, r->st, &sp, have_split, r->ov && class_index(r->ov, "app_io") >= 0);
     if (have_split) {
         dfs_metrics_set(m, "checkpoint_unhidden_s", sp.ckpt, DFS_MU_SECONDS, NULL);
         dfs_metrics_set(m, "checkpoint_share", share(sp.ckpt, sp.span), DFS_MU_SHARE, NULL);
-        dfs_metrics_set(m, "compute_share", share(sp.compute, sp.span), DFS_MU_SHARE, NULL);
+        if (class_index(r->ov, "compute") >= 0)
+            dfs_metrics_set(m, "compute_share", share(sp.compute, sp.span), DFS_MU_SHARE, NULL);
+        dfs_metrics_set(m, "io_exposed_s", sp.io, DFS_MU_SECONDS, NULL);
+        dfs_metrics_set(m, "io_exposed_share", share(sp.io, sp.span), DFS_MU_SHARE, NULL);
     }
     bool ok = io_metrics(m, r->io, ranks) && rank_io_metrics(m, r->ov);
     if (ok && r->st && r->st->nruns) {

@@ -184,8 +184,9 @@ static void text_job(FILE *out, const dfs_job_report *r)
         fprintf(out, "span: n/a (the inputs' clocks are relative, not wall-clock times)\n");
     for (size_t i = 0; i < r->nkinds; i++)
         if (!r->kinds[i].analysed)
-            fprintf(out, "not in this report: %s (%llu files): %s answers for them\n", r->kinds[i].name,
-                    (unsigned long long)r->kinds[i].files, r->kinds[i].commands);
+            fprintf(out, "not in this report: %s (%llu file%s): %s answer%s for them\n", r->kinds[i].name,
+                    (unsigned long long)r->kinds[i].files, r->kinds[i].files == 1 ? "" : "s", r->kinds[i].commands,
+                    strchr(r->kinds[i].commands, ',') ? "" : "s");
     if (r->second_pass)
         fprintf(out, "read twice: %s\n", r->second_pass);
     fputc('\n', out);
