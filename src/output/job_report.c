@@ -174,14 +174,15 @@ static void text_job(FILE *out, const dfs_job_report *r)
                 dfs_fmt_count(ev, sizeof ev, r->kinds[i].events));
     }
     if (!r->nkinds)
-        fprintf(out, "%llu files of no known kind", (unsigned long long)r->files);
+        fprintf(out, "%llu file%s of no known kind", (unsigned long long)r->files, r->files == 1 ? "" : "s");
     fputc('\n', out);
     char a[64], b[64], d[48];
     if (r->timed)
         fprintf(out, "span: %s .. %s (%s wall time)\n", dfs_fmt_time(a, sizeof a, r->start_ns),
                 dfs_fmt_time(b, sizeof b, r->end_ns), fmt_seconds(d, sizeof d, r->wall_s));
     else
-        fprintf(out, "span: n/a (the inputs' clocks are relative, not wall-clock times)\n");
+        fprintf(out, "span: n/a (%s)\n", r->nkinds ? "the inputs' clocks are relative, not wall-clock times"
+                                                   : "no timed event in the inputs");
     for (size_t i = 0; i < r->nkinds; i++)
         if (!r->kinds[i].analysed)
             fprintf(out, "not in this report: %s (%llu file%s): %s answer%s for them\n", r->kinds[i].name,
@@ -253,12 +254,14 @@ void dfs_job_report_write_text(FILE *out, const dfs_job_report *r)
                 r->insights.evaluated, r->insights.nskipped);
     }
     fputc('\n', out);
-    fprintf(out, "more:");
-    for (size_t i = 0; i < r->nmore; i++) {
-        size_t len = strcspn(r->more[i], ":");
-        fprintf(out, "%s%.*s", i ? ", " : " ", (int)len, r->more[i]);
+    if (r->nmore) {
+        fprintf(out, "more:");
+        for (size_t i = 0; i < r->nmore; i++) {
+            size_t len = strcspn(r->more[i], ":");
+            fprintf(out, "%s%.*s", i ? ", " : " ", (int)len, r->more[i]);
+        }
+        fprintf(out, "\n\n");
     }
-    fprintf(out, "\n\n");
     text_glossary(out, r);
 }
 
