@@ -18,39 +18,30 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/command_internal.h"
 #include "cli/report_internal.h"
 
-enum { K_DFTRACER, K_PROFILER, K_CHROME, K_COMPOSER, K_SMDEBUG, K_SYSTEM, K_DASF, K_COUNT };
-
-static const struct {
-    const char *name, *commands;
-} kind_names[K_COUNT] = {
-    [K_DFTRACER] = {"DFTracer traces", "dfscope analyze, dfscope overlap"},
-    [K_PROFILER] = {"PyTorch or TensorFlow profiler traces", "dfscope steps, dfscope timeline"},
-    [K_CHROME] = {"Chrome trace-event files", "dfscope timeline, dfscope steps"},
-    [K_COMPOSER] = {"Composer traces", "dfscope steps"},
-    [K_SMDEBUG] = {"SageMaker Debugger framework traces", "dfscope steps, dfscope dataloader, dfscope rules"},
-    [K_SYSTEM] = {"SageMaker Debugger system metrics", "dfscope rules"},
-    [K_DASF] = {"DASF event databases", "dfscope tasks"},
+enum {
+    K_DFTRACER = DFS_CLI_K_DFTRACER,
+    K_PROFILER = DFS_CLI_K_PROFILER,
+    K_CHROME = DFS_CLI_K_CHROME,
+    K_COMPOSER = DFS_CLI_K_COMPOSER,
+    K_SMDEBUG = DFS_CLI_K_SMDEBUG_FRAMEWORK,
+    K_SYSTEM = DFS_CLI_K_SMDEBUG_SYSTEM,
+    K_DASF = DFS_CLI_K_DASF,
+    K_COUNT = DFS_CLI_K_COUNT
 };
 
-static int kind_of(dfs_dialect d)
-{
-    switch (d) {
-    case DFS_DIALECT_DFTRACER_2023:
-    case DFS_DIALECT_DFTRACER_V1:
-    case DFS_DIALECT_DFTRACER_V2: return K_DFTRACER;
-    case DFS_DIALECT_KINETO:
-    case DFS_DIALECT_TF_PROFILER: return K_PROFILER;
-    case DFS_DIALECT_CHROME: return K_CHROME;
-    case DFS_DIALECT_COMPOSER: return K_COMPOSER;
-    case DFS_DIALECT_SMDEBUG_FRAMEWORK:
-    case DFS_DIALECT_HOROVOD: return K_SMDEBUG;
-    case DFS_DIALECT_SMDEBUG_SYSTEM: return K_SYSTEM;
-    case DFS_DIALECT_DASF: return K_DASF;
-    default: return -1;
-    }
-}
+/* The commands that answer for a kind the report leaves out (kinds.c names the kinds). */
+static const char *const kind_commands[K_COUNT] = {
+    [K_DFTRACER] = "dfscope analyze, dfscope overlap",
+    [K_PROFILER] = "dfscope steps, dfscope timeline",
+    [K_CHROME] = "dfscope timeline, dfscope steps",
+    [K_COMPOSER] = "dfscope steps",
+    [K_SMDEBUG] = "dfscope steps, dfscope dataloader, dfscope rules",
+    [K_SYSTEM] = "dfscope rules",
+    [K_DASF] = "dfscope tasks",
+};
 
 /* ---- the job ---- */
 
@@ -62,7 +53,7 @@ static void job_facts(const dfs_run *run, bool steps_found, dfs_job_report *rep)
         const dfs_file_info *f = dfs_run_file(run, i);
         rep->files++;
         rep->events += f->records;
-        int k = kind_of(f->dialect);
+        int k = dfs_cli_kind_of(f->dialect);
         if (k >= 0)
             files[k]++, events[k] += f->records;
         if (!f->have_span || f->relative_time)
@@ -80,8 +71,8 @@ static void job_facts(const dfs_run *run, bool steps_found, dfs_job_report *rep)
         /* the kinds whose training steps the steps analysis reads are analysed when it found some */
         bool stepped = k == K_PROFILER || k == K_CHROME || k == K_COMPOSER || k == K_SMDEBUG;
         bool analysed = k == K_DFTRACER || (stepped && steps_found);
-        rep->kinds[rep->nkinds++] = (dfs_report_kind){kind_names[k].name, files[k], events[k], analysed,
-                                                      analysed ? NULL : kind_names[k].commands};
+        rep->kinds[rep->nkinds++] = (dfs_report_kind){dfs_cli_kind_name(k), files[k], events[k], analysed,
+                                                      analysed ? NULL : kind_commands[k]};
     }
 }
 
