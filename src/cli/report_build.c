@@ -481,7 +481,7 @@ static void layers_of(const dfs_layered_result *lay, dfs_job_report *rep)
 
 /* ---- verdict ---- */
 
-static void verdict(dfs_job_report *rep, const dfs_metrics *m)
+static void verdict(dfs_job_report *rep)
 {
     size_t used = 0;
     for (size_t i = 0; i < rep->insights.n; i++) {
@@ -534,7 +534,6 @@ static void verdict(dfs_job_report *rep, const dfs_metrics *m)
                  rep->insights.evaluated, 100 * compute / rep->breakdown_wall_s, 100 * waits / rep->breakdown_wall_s,
                  100 * rep->parts[rep->nparts - 1].seconds / rep->breakdown_wall_s);
     }
-    (void)m;
 }
 
 static void more(dfs_job_report *rep, const dfs_report_results *r, bool dftracer)
@@ -590,7 +589,7 @@ bool dfs_report_build(const dfs_run *run, const dfs_report_results *r, const dfs
     for (size_t i = 0; i < rep->nkinds; i++)
         if (rep->kinds[i].commands && rep->nnotes < DFS_REPORT_MAX_NOTES)
             rep->notes[rep->nnotes++] = rep->kinds[i].name;
-    verdict(rep, m);
+    verdict(rep);
     more(rep, r, dftracer);
     return true;
 }
