@@ -21,33 +21,22 @@
 #include "cli/command_internal.h"
 #include "cli/report_internal.h"
 
-enum {
-    K_DFTRACER = DFS_CLI_K_DFTRACER,
-    K_PROFILER = DFS_CLI_K_PROFILER,
-    K_CHROME = DFS_CLI_K_CHROME,
-    K_COMPOSER = DFS_CLI_K_COMPOSER,
-    K_SMDEBUG = DFS_CLI_K_SMDEBUG_FRAMEWORK,
-    K_SYSTEM = DFS_CLI_K_SMDEBUG_SYSTEM,
-    K_DASF = DFS_CLI_K_DASF,
-    K_COUNT = DFS_CLI_K_COUNT
-};
-
 /* The commands that answer for a kind the report leaves out (kinds.c names the kinds). */
-static const char *const kind_commands[K_COUNT] = {
-    [K_DFTRACER] = "dfscope analyze, dfscope overlap",
-    [K_PROFILER] = "dfscope steps, dfscope timeline",
-    [K_CHROME] = "dfscope timeline, dfscope steps",
-    [K_COMPOSER] = "dfscope steps",
-    [K_SMDEBUG] = "dfscope steps, dfscope dataloader, dfscope rules",
-    [K_SYSTEM] = "dfscope rules",
-    [K_DASF] = "dfscope tasks",
+static const char *const kind_commands[DFS_CLI_K_COUNT] = {
+    [DFS_CLI_K_DFTRACER] = "dfscope analyze, dfscope overlap",
+    [DFS_CLI_K_PROFILER] = "dfscope steps, dfscope timeline",
+    [DFS_CLI_K_CHROME] = "dfscope timeline, dfscope steps",
+    [DFS_CLI_K_COMPOSER] = "dfscope steps",
+    [DFS_CLI_K_SMDEBUG_FRAMEWORK] = "dfscope steps, dfscope dataloader, dfscope rules",
+    [DFS_CLI_K_SMDEBUG_SYSTEM] = "dfscope rules",
+    [DFS_CLI_K_DASF] = "dfscope tasks",
 };
 
 /* ---- the job ---- */
 
 static void job_facts(const dfs_run *run, bool steps_found, dfs_job_report *rep)
 {
-    uint64_t files[K_COUNT] = {0}, events[K_COUNT] = {0};
+    uint64_t files[DFS_CLI_K_COUNT] = {0}, events[DFS_CLI_K_COUNT] = {0};
     bool first = true;
     for (size_t i = 0; i < dfs_run_file_count(run); i++) {
         const dfs_file_info *f = dfs_run_file(run, i);
@@ -65,12 +54,13 @@ static void job_facts(const dfs_run *run, bool steps_found, dfs_job_report *rep)
     }
     rep->timed = !first;
     rep->wall_s = rep->timed ? (double)(rep->end_ns - rep->start_ns) / 1e9 : NAN;
-    for (int k = 0; k < K_COUNT; k++) {
+    for (int k = 0; k < DFS_CLI_K_COUNT; k++) {
         if (!files[k])
             continue;
         /* the kinds whose training steps the steps analysis reads are analysed when it found some */
-        bool stepped = k == K_PROFILER || k == K_CHROME || k == K_COMPOSER || k == K_SMDEBUG;
-        bool analysed = k == K_DFTRACER || (stepped && steps_found);
+        bool stepped = k == DFS_CLI_K_PROFILER || k == DFS_CLI_K_CHROME || k == DFS_CLI_K_COMPOSER ||
+                       k == DFS_CLI_K_SMDEBUG_FRAMEWORK;
+        bool analysed = k == DFS_CLI_K_DFTRACER || (stepped && steps_found);
         rep->kinds[rep->nkinds++] = (dfs_report_kind){dfs_cli_kind_name(k), files[k], events[k], analysed,
                                                       analysed ? NULL : kind_commands[k]};
     }
