@@ -129,6 +129,10 @@ static void emit(FILE *out, const void *args, const dfs_cli_result *res)
 static int write_report(void *args, const dfs_cli_result *res)
 {
     report_args *a = args;
+    /* Under an MPI launcher every rank reads the whole inputs (the report is not distributed
+     * yet): rank 0 speaks for all, with the answer of one process. */
+    if (!dfs_cli_is_rank0(&a->base.common))
+        return DFS_EXIT_OK;
     a->built = true;
     if (!dfs_report_build(res->run, res->result, a->rules, &a->metrics, &a->rep))
         return dfs_cli_error("report", DFS_EXIT_OUTPUT, "out of memory");

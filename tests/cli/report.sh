@@ -84,6 +84,20 @@ printf 'rules:\n  - id: compute-heavy\n    when: [{metric: compute_share, at_lea
 code 0 "generated, --rules" "$DFSCOPE" report --rules "$T/mine.yaml" --format json -o "$T/mine.json" "$T/gen"
 check "--rules: the user's rule fired" has_id "$T/mine.json" compute-heavy
 
+# --- under mpirun: the answer of one process, written once ------------------------------------
+if command -v mpirun >/dev/null; then
+  MPIRUN=(mpirun)
+  if mpirun --version 2>&1 | grep -q "Open MPI"; then
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+    MPIRUN+=(--oversubscribe)
+  fi
+  "$DFSCOPE" report -q "$T/gen" > "$T/one.txt" 2>/dev/null
+  ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" code 0 "2 MPI ranks" timeout 120 "${MPIRUN[@]}" -np 2 "$DFSCOPE" report -q "$T/gen"
+  check "2 MPI ranks: the report of one process, once" cmp -s "$T/out" "$T/one.txt"
+else
+  echo "report.sh: mpirun not found: the MPI case skipped"
+fi
+
 # --- the corpus ----------------------------------------------------------------------------------
 if [ -z "$TRACES" ] || [ ! -d "$TRACES/dftracer/dlio-unet3d-hdf5-8rank" ]; then
   echo "report.sh: the trace corpus is absent (${TRACES:-no path given}): corpus cases skipped"
