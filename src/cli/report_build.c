@@ -61,7 +61,10 @@ static void job_facts(const dfs_run *run, bool steps_found, dfs_job_report *rep)
         bool stepped = k == DFS_CLI_K_PROFILER || k == DFS_CLI_K_CHROME || k == DFS_CLI_K_COMPOSER ||
                        k == DFS_CLI_K_SMDEBUG_FRAMEWORK;
         bool analysed = k == DFS_CLI_K_DFTRACER || (stepped && steps_found);
-        rep->kinds[rep->nkinds++] = (dfs_report_kind){dfs_cli_kind_name(k), files[k], events[k], analysed,
+        const char *why = analysed ? NULL
+                          : stepped ? "no training step found in them"
+                                    : "not analysed by the report yet";
+        rep->kinds[rep->nkinds++] = (dfs_report_kind){dfs_cli_kind_name(k), files[k], events[k], analysed, why,
                                                       analysed ? NULL : kind_commands[k]};
     }
 }
@@ -495,7 +498,7 @@ static void verdict(dfs_job_report *rep)
     if ((!rep->nparts || !(rep->breakdown_wall_s > 0)) && left) {
         snprintf(rep->verdict, sizeof rep->verdict, "no verdict");
         snprintf(rep->verdict_why, sizeof rep->verdict_why,
-                 "the report does not analyse %s yet; for them: %s", left->name, left->commands);
+                 "%s: %s; for them: %s", left->name, left->why, left->commands);
     } else if (!rep->nparts || !(rep->breakdown_wall_s > 0)) {
         snprintf(rep->verdict, sizeof rep->verdict, "no verdict");
         snprintf(rep->verdict_why, sizeof rep->verdict_why,

@@ -185,9 +185,9 @@ static void text_job(FILE *out, const dfs_job_report *r)
                                                    : "no timed event in the inputs");
     for (size_t i = 0; i < r->nkinds; i++)
         if (!r->kinds[i].analysed)
-            fprintf(out, "not in this report: %s (%llu file%s): %s answer%s for them\n", r->kinds[i].name,
-                    (unsigned long long)r->kinds[i].files, r->kinds[i].files == 1 ? "" : "s", r->kinds[i].commands,
-                    strchr(r->kinds[i].commands, ',') ? "" : "s");
+            fprintf(out, "not in this report: %s (%llu file%s), %s: %s answer%s for them\n", r->kinds[i].name,
+                    (unsigned long long)r->kinds[i].files, r->kinds[i].files == 1 ? "" : "s", r->kinds[i].why,
+                    r->kinds[i].commands, strchr(r->kinds[i].commands, ',') ? "" : "s");
     if (r->second_pass)
         fprintf(out, "read twice: %s\n", r->second_pass);
     fputc('\n', out);
@@ -296,8 +296,10 @@ static void json_job(dfs_jw *w, const dfs_job_report *r)
         dfs_jw_uint(w, "files", r->kinds[i].files);
         dfs_jw_uint(w, "events", r->kinds[i].events);
         dfs_jw_bool(w, "analysed", r->kinds[i].analysed);
-        if (r->kinds[i].commands)
+        if (!r->kinds[i].analysed) {
+            dfs_jw_cstr(w, "why_not", r->kinds[i].why);
             dfs_jw_cstr(w, "answered_by", r->kinds[i].commands);
+        }
         dfs_jw_end(w);
     }
     dfs_jw_end(w);

@@ -132,6 +132,18 @@ assert l['compute']['wall_time_s']>0 and l['posix']['busy_s']>0" "$T/dlio.json"
     check "nw4, JSON: invariants" json_ok "$T/nw4.json"
     check "nw4, JSON: no input-bound insight" lacks_id "$T/nw4.json" input-bound
   done
+  code 0 "Composer, 2 ranks" "$DFSCOPE" report -q "$TRACES"/composer/ep0-ba5-rank*.synthetic.json
+  check "Composer: a verdict from its steps" grep -q "^verdict: INPUT-BOUND" "$T/out"
+  check "Composer: 2 runs" grep -q "^job: 2 runs; Composer traces: 2 files" "$T/out"
+  DASF=$TRACES/dasf/Tutorial_5_Profile-TracePlugin-c096.reconstructed.msgpack
+  code 0 "DASF" "$DFSCOPE" report -q --format json -o "$T/dasf.json" "$DASF"
+  check "DASF: no verdict, the command named" python3 -c "
+import json,sys; d=json.load(open(sys.argv[1])); s=d['job']['sources'][0]
+assert d['verdict']['label']=='no verdict' and not s['analysed'] and s['answered_by']=='dfscope tasks'
+assert not d['breakdown']['parts'] and not d['insights']" "$T/dasf.json"
+  SYS=$TRACES/smdebug/tests/profiler/resources/1591160699.algo-1.json
+  code 0 "smdebug system metrics" "$DFSCOPE" report -q "$SYS"
+  check "smdebug system metrics: no verdict, dfscope rules named" grep -q "^not in this report: SageMaker Debugger system metrics (1 file), not analysed by the report yet: dfscope rules answers for them" "$T/out"
   code 0 "nw0, JSON" "$DFSCOPE" report -q --format json -o "$T/nw0.json" "$K"/resnet50_num_workers_0_*.pt.trace.json.gz
   check "nw0, JSON: invariants" json_ok "$T/nw0.json"
   check "nw0, JSON: input-bound" has_id "$T/nw0.json" input-bound

@@ -20,6 +20,7 @@ typedef struct dfs_report_kind {
     const char *name;      /* "DFTracer traces" */
     uint64_t files, events;
     bool analysed;         /* the report's analyses cover it */
+    const char *why;       /* when not: why ("no training step found in them") */
     const char *commands;  /* when not: the commands that answer for it */
 } dfs_report_kind;
 
