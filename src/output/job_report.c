@@ -1,6 +1,6 @@
 /* job_report.c - `dfscope report` written: the terminal's answer-first page (at most about 40
- * lines: the verdict, the job, the breakdown, at most MAX_SHOWN insights of three lines each, where
- * to look next, the glossary of what was shown) and the JSON document dfscope-report/1, which
+ * lines, PAGE: the verdict, the job, the breakdown, as many insights of three lines each as the
+ * page leaves room for (the others counted), where to look next, the glossary of what was shown) and the JSON document dfscope-report/1, which
  * carries everything (every insight, every metric, the layers, the whole glossary).
  *
  * Invariants: every string that comes from a trace or a path (where-texts, layer names, paths) is
@@ -16,7 +16,7 @@
 #include "output/format.h"
 #include "output/json.h"
 
-enum { MAX_SHOWN = 4, BAR = 24 };
+enum { PAGE = 40, BAR = 24 };
 
 /* What each figure means: the terminal prints those it showed, the JSON all of them. */
 static const struct {
@@ -238,6 +238,28 @@ static void text_glossary(FILE *out, const dfs_job_report *r)
         fprintf(out, "  at stake: %s\n", define("time_at_stake"));
 }
 
+/* The lines of the page but the insights' (text_head ... text_glossary below, line for line). */
+static size_t fixed_lines(const dfs_job_report *r)
+{
+    size_t n = 3 + 3 + (r->second_pass != NULL) + 2; /* head; job, span, blank; insights header, blank */
+    for (size_t i = 0; i < r->nkinds; i++)
+        n += !r->kinds[i].analysed;
+    n += r->nparts ? r->nparts + 2 : 2;              /* breakdown */
+    n += r->nmore ? 2 : 0;
+    n += 2 + r->nparts + (r->insights.n > 0);        /* glossary */
+    return n;
+}
+
+/* How many insights the page shows: all when they fit, else what fits with the "and N more" line. */
+static size_t shown(const dfs_job_report *r)
+{
+    size_t fixed = fixed_lines(r), n = r->insights.n;
+    if (fixed + 3 * n <= PAGE)
+        return n;
+    size_t room = PAGE > fixed + 1 ? (PAGE - fixed - 1) / 3 : 0;
+    return room < n ? room : n;
+}
+
 void dfs_job_report_write_text(FILE *out, const dfs_job_report *r)
 {
     text_head(out, r);
@@ -245,10 +267,11 @@ void dfs_job_report_write_text(FILE *out, const dfs_job_report *r)
     text_breakdown(out, r);
     if (r->insights.n) {
         fprintf(out, "insights, most time at stake first\n");
-        for (size_t i = 0; i < r->insights.n && i < MAX_SHOWN; i++)
+        size_t k = shown(r);
+        for (size_t i = 0; i < k; i++)
             text_insight(out, r, i);
-        if (r->insights.n > MAX_SHOWN)
-            fprintf(out, "  and %zu more: --format json lists them all\n", r->insights.n - MAX_SHOWN);
+        if (r->insights.n > k)
+            fprintf(out, "  and %zu more: --format json lists them all\n", r->insights.n - k);
     } else {
         fprintf(out, "insights: none (%zu rules evaluated, %zu not evaluated for want of a metric)\n",
                 r->insights.evaluated, r->insights.nskipped);

@@ -84,6 +84,15 @@ printf 'rules:\n  - id: compute-heavy\n    when: [{metric: compute_share, at_lea
 code 0 "generated, --rules" "$DFSCOPE" report --rules "$T/mine.yaml" --format json -o "$T/mine.json" "$T/gen"
 check "--rules: the user's rule fired" has_id "$T/mine.json" compute-heavy
 
+# many insights: the page still fits 40 lines, the others counted
+printf 'rules:\n' > "$T/many.yaml"
+for i in $(seq 1 12); do
+  printf '  - id: r%s\n    when: [{metric: ranks, at_least: 1, param: p}]\n    stake: wall_s\n    evidence: "{ranks} ranks"\n    remedy: "none"\n    command: "dfscope stats"\n' "$i" >> "$T/many.yaml"
+done
+code 0 "many insights" "$DFSCOPE" report -q --rules "$T/many.yaml" "$T/gen"
+check "many insights: at most 40 lines" [ "$(wc -l < "$T/out")" -le 40 ]
+check "many insights: the others counted" grep -q "^  and [0-9]* more: --format json lists them all" "$T/out"
+
 # --- under mpirun: the answer of one process, written once ------------------------------------
 if command -v mpirun >/dev/null; then
   MPIRUN=(mpirun)
