@@ -254,6 +254,13 @@ static bool io_metrics(dfs_metrics *m, const dfs_iocalls_result *io, double rank
         dfs_metrics_set(m, "small_1m_ops", (double)t->under_1m, DFS_MU_COUNT, NULL);
         dfs_metrics_set(m, "small_1m_s", (double)t->under_1m_dur_ns / 1e9 / ranks, DFS_MU_SECONDS, NULL);
     }
+    if (io->files) {
+        dfs_metrics_set(m, "files_accessed", (double)io->files, DFS_MU_COUNT, NULL);
+        dfs_metrics_set(m, "median_file_bytes", io->median_file_bytes, DFS_MU_BYTES, NULL);
+        dfs_metrics_set(m, "hot_file_share", share((double)io->hot_file_dur_ns, (double)io->named_dur_ns),
+                        DFS_MU_SHARE, io->hot_file);
+        dfs_metrics_set(m, "hot_file_s", (double)io->hot_file_dur_ns / 1e9 / ranks, DFS_MU_SECONDS, io->hot_file);
+    }
     double meta = 0, data = 0;
     for (size_t i = 0; i < io->ncalls; i++) {
         if (dfs_iocall_is_data(io->calls[i].name))

@@ -127,6 +127,12 @@ assert f['where']=='pread' and f['value']>0.9 and i['severity']=='critical'" "$T
   check "DLIO, JSON: layer wall times" python3 -c "
 import json,sys; d=json.load(open(sys.argv[1])); l={x['name']:x for x in d['layers']}
 assert l['compute']['wall_time_s']>0 and l['posix']['busy_s']>0" "$T/dlio.json"
+  code 0 "CM1, 48 ranks of I/O" "$DFSCOPE" report -q --format json -o "$T/cm1.json" "$TRACES/dftracer/cm1-48rank"
+  check "CM1, JSON: invariants" json_ok "$T/cm1.json"
+  check "CM1: many small files" has_id "$T/cm1.json" many-small-files
+  check "CM1: metadata-heavy" has_id "$T/cm1.json" metadata-heavy
+  check "CM1: not I/O-bound (its I/O is 0.5 % of the wall time)" python3 -c "
+import json,sys; d=json.load(open(sys.argv[1])); assert d['verdict']['label']=='not I/O-bound', d['verdict']" "$T/cm1.json"
   K=$TRACES/kineto/resnet50-dataloader
   code 0 "ResNet-50 num_workers=0" "$DFSCOPE" report -q "$K"/resnet50_num_workers_0_*.pt.trace.json.gz
   check "nw0: input-bound" grep -q "^verdict: INPUT-BOUND" "$T/out"

@@ -3,10 +3,14 @@
  * ordered by content, so the result is the same for any -j. */
 #include "analyze/insights/iocalls.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+#include "util/u64map.h"
+#include "util/vec.h"
 
 enum { SLOTS = 1024, CAT_CACHE = 64 };
 
@@ -16,7 +20,20 @@ typedef struct slot {
     dfs_iocall v;
 } slot;
 
+/* The I/O of one file. */
+typedef struct file_io {
+    dfs_str name;
+    uint64_t dur_ns, bytes;
+} file_io;
+
+typedef struct files {
+    dfs_u64map index; /* name id -> position in v */
+    DFS_VEC(file_io) v;
+    bool nomem;
+} files;
+
 typedef struct worker {
+    files f;
     slot t[SLOTS];
     dfs_iocall overflow; /* calls past SLOTS distinct names, kept in the total only */
     dfs_str cat_ids[CAT_CACHE];
@@ -30,8 +47,29 @@ struct dfs_iocalls {
     bool nomem;
     dfs_iocall *calls;
     char *names; /* the names' bytes, NUL-separated */
+    char *hot_file;
     dfs_iocalls_result result;
 };
+
+static void file_add(files *f, dfs_str name, uint64_t dur_ns, uint64_t bytes)
+{
+    uint32_t at;
+    if (!dfs_u64map_get(&f->index, name, &at)) {
+        at = (uint32_t)f->v.n;
+        if (!dfs_vec_push(&f->v, ((file_io){name, 0, 0})) || !dfs_u64map_put(&f->index, name, at)) {
+            f->nomem = true;
+            return;
+        }
+    }
+    f->v.v[at].dur_ns += dur_ns;
+    f->v.v[at].bytes += bytes;
+}
+
+static void files_free(files *f)
+{
+    dfs_u64map_free(&f->index);
+    free(f->v.v);
+}
 
 static bool cat_is_io(worker *w, const dfs_run *run, dfs_str cat)
 {
@@ -110,6 +148,8 @@ static void on_batch(void *state, const dfs_run *run, const dfs_batch *b)
                 c.under_1m = 1, c.under_1m_dur_ns = c.dur_ns;
         }
         add(sl ? &sl->v : &w->overflow, &c);
+        if (ev->fname)
+            file_add(&w->f, ev->fname, c.dur_ns, c.bytes);
     }
 }
 
@@ -134,6 +174,10 @@ static void worker_end(void *user, const dfs_run *run, void *state)
             add(sl ? &sl->v : &io->merged.overflow, &w->t[i].v);
     }
     add(&io->merged.overflow, &w->overflow);
+    for (size_t i = 0; i < w->f.v.n; i++)
+        file_add(&io->merged.f, w->f.v.v[i].name, w->f.v.v[i].dur_ns, w->f.v.v[i].bytes);
+    io->nomem |= w->f.nomem;
+    files_free(&w->f);
     free(w);
 }
 
@@ -156,6 +200,8 @@ void dfs_iocalls_free(dfs_iocalls *io)
         return;
     free(io->calls);
     free(io->names);
+    free(io->hot_file);
+    files_free(&io->merged.f);
     free(io);
 }
 
@@ -170,6 +216,50 @@ static int by_time(const void *a, const void *b)
     if (x->dur_ns != y->dur_ns)
         return x->dur_ns > y->dur_ns ? -1 : 1;
     return strcmp(x->name, y->name);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The files' facts: the hot file (the most time; ties to the first by name), the median bytes. */
+static bool by_file(dfs_iocalls *io, const dfs_run *run)
+{
+    const files *f = &io->merged.f;
+    dfs_iocalls_result *r = &io->result;
+    if (f->nomem || io->merged.f.nomem)
+        return false;
+    r->files = f->v.n;
+    if (!f->v.n)
+        return true;
+    uint64_t *bytes = malloc(f->v.n * sizeof *bytes);
+    if (!bytes)
+        return false;
+    const file_io *hot = &f->v.v[0];
+    for (size_t i = 0; i < f->v.n; i++) {
+        const file_io *x = &f->v.v[i];
+        bytes[i] = x->bytes;
+        r->named_dur_ns += x->dur_ns;
+        if (x->dur_ns > hot->dur_ns || (x->dur_ns == hot->dur_ns && dfs_str_cmp(run, x->name, hot->name) < 0))
+            hot = x;
+    }
+    qsort(bytes, f->v.n, sizeof *bytes, cmp_u64);
+    size_t n = f->v.n;
+    r->median_file_bytes = n % 2 ? (double)bytes[n / 2] : ((double)bytes[n / 2 - 1] + (double)bytes[n / 2]) / 2;
+    free(bytes);
+    size_t len;
+    const char *s = dfs_str_get(run, hot->name, &len);
+    free(io->hot_file);
+    io->hot_file = malloc(len + 1);
+    if (!io->hot_file)
+        return false;
+    memcpy(io->hot_file, s, len);
+    io->hot_file[len] = '\0';
+    r->hot_file = io->hot_file;
+    r->hot_file_dur_ns = hot->dur_ns;
+    return true;
 }
 
 const dfs_iocalls_result *dfs_iocalls_finish(dfs_iocalls *io, const dfs_run *run)
@@ -205,8 +295,8 @@ const dfs_iocalls_result *dfs_iocalls_finish(dfs_iocalls *io, const dfs_run *run
     }
     qsort(io->calls, n, sizeof *io->calls, by_time);
     total.name = "all";
-    io->result = (dfs_iocalls_result){io->calls, n, total};
-    return &io->result;
+    io->result = (dfs_iocalls_result){io->calls, n, total, .median_file_bytes = NAN};
+    return by_file(io, run) ? &io->result : NULL;
 }
 
 /* The call's base name: after the last '.', without a leading "__" or trailing "64". */

@@ -1,11 +1,12 @@
 /* iocalls.h - the I/O calls of a run, by call name: how many, how long, how many bytes, and how
- * many moved under 4 KiB and under 1 MiB (the report's small-request and metadata rules).
+ * many moved under 4 KiB and under 1 MiB (the report's small-request and metadata rules); and by the
+ * file they name, the hot file and the median bytes per file (its file rules).
  *
  * An I/O call is a complete event with a duration whose category starts with "posix" or "stdio"
  * (any case): DFTracer's POSIX and STDIO layers. Its size is what a read or write returned (args.ret
  * above 0), else args.size, as the layered analysis sizes them.
  * Invariants: results do not depend on -j (workers merge by name content, calls are ordered by
- * time, then name); memory grows with distinct call names only. */
+ * time, then name; the hot file's ties by name); memory grows with distinct call and file names. */
 #ifndef DFS_IOCALLS_H
 #define DFS_IOCALLS_H
 #include <stdbool.h>
@@ -26,6 +27,11 @@ typedef struct dfs_iocalls_result {
     const dfs_iocall *calls; /* most time first */
     size_t ncalls;
     dfs_iocall total;        /* name "all" */
+    /* by the file the calls name (their resolved file name; calls without one are left out) */
+    uint64_t files;          /* distinct files */
+    const char *hot_file;    /* the file with the most I/O time (ties: the first by name); NULL without files */
+    uint64_t hot_file_dur_ns, named_dur_ns; /* its time; the time of the calls that name a file */
+    double median_file_bytes; /* the median over the files of the bytes moved; NAN without files */
 } dfs_iocalls_result;
 
 typedef struct dfs_iocalls dfs_iocalls;
