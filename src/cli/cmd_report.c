@@ -98,7 +98,12 @@ static int validate(void *args)
 static int begin(void *args)
 {
     report_args *a = args;
+    /* The preset matters only when the inputs are DFTracer traces, which is known after reading:
+     * the report names it then, rather than an auto-detected "posix" for a profiler trace here. */
+    bool quiet = a->base.common.quiet;
+    a->base.common.quiet = true;
     int rc = dfs_cli_choose_preset(&a->base, "report", UINT64_C(256) << 10, a->preset, &a->ps);
+    a->base.common.quiet = quiet;
     if (rc != DFS_EXIT_OK)
         return rc;
     dfs_report_options *o = &a->opt;

@@ -175,6 +175,10 @@ static void text_job(FILE *out, const dfs_job_report *r)
     }
     if (!r->nkinds)
         fprintf(out, "%llu file%s of no known kind", (unsigned long long)r->files, r->files == 1 ? "" : "s");
+    if (r->preset) {
+        fputs("; layers of preset ", out);
+        dfs_term_puts(out, r->preset);
+    }
     fputc('\n', out);
     char a[64], b[64], d[48];
     if (r->timed)
