@@ -197,7 +197,7 @@ static double share(double part, double whole)
 static void wait_metrics(dfs_metrics *m, const dfs_steps_result *st, const split *ov_split, bool have_split,
                          bool has_wait_class)
 {
-    double exposed = 0, step = 0, wait = 0, io_in_wait = 0, exposed_all = 0, io_all = 0, worst = -1;
+    double exposed = 0, step = 0, wait = 0, io_in_wait = 0, exposed_all = 0, worst = -1;
     bool have_io = false;
     char where[200] = "";
     size_t runs = 0;
@@ -211,7 +211,7 @@ static void wait_metrics(dfs_metrics *m, const dfs_steps_result *st, const split
         wait += (double)c[DFS_SM_DATA_WAIT], exposed_all += (double)a[DFS_SM_EXPOSED_WAIT];
         if (r->available[DFS_SM_IO_IN_WAIT] && c[DFS_SM_IO_IN_WAIT] != DFS_STEPS_NA) {
             have_io = true;
-            io_in_wait += (double)c[DFS_SM_IO_IN_WAIT], io_all += (double)a[DFS_SM_IO_IN_WAIT];
+            io_in_wait += (double)c[DFS_SM_IO_IN_WAIT];
         }
         double s = (double)c[DFS_SM_EXPOSED_WAIT] / (double)c[DFS_SM_STEP_TIME];
         if (s > worst) {
@@ -227,9 +227,11 @@ static void wait_metrics(dfs_metrics *m, const dfs_steps_result *st, const split
         double wait_s = have_split && has_wait_class ? ov_split->wait : exposed_all / 1e9 / (double)runs;
         dfs_metrics_set(m, "exposed_wait_share", share(exposed, step), DFS_MU_SHARE, where);
         dfs_metrics_set(m, "exposed_wait_s", wait_s, DFS_MU_SECONDS, NULL);
-        if (have_io) {
-            dfs_metrics_set(m, "storage_share_of_wait", share(io_in_wait, wait), DFS_MU_SHARE, NULL);
-            dfs_metrics_set(m, "io_in_wait_s", io_all / 1e9 / (double)runs, DFS_MU_SECONDS, NULL);
+        if (have_io && wait > 0) {
+            /* the part of the data wait not hidden that the I/O calls account for: never above it */
+            double storage = io_in_wait / wait;
+            dfs_metrics_set(m, "storage_share_of_wait", storage, DFS_MU_SHARE, NULL);
+            dfs_metrics_set(m, "io_in_wait_s", wait_s * fmin(storage, 1), DFS_MU_SECONDS, NULL);
         }
     } else if (have_split && has_wait_class) {
         dfs_metrics_set(m, "exposed_wait_share", share(ov_split->wait, ov_split->span), DFS_MU_SHARE,
