@@ -1,6 +1,6 @@
 /* cmd_report.c - `dfscope report PATH...`: what the job is, where its wall time goes, the verdict
- * and the insights ranked by the time at stake, from the layered, overlap, steps and I/O-call
- * analyses of one read (report_compose.c), the rules of insights/ (analyze/insights/insights.h)
+ * and the insights ranked by the time at stake, from the layered, overlap, steps, I/O-call and
+ * tasks analyses of one read (report_compose.c), the rules of insights/ (analyze/insights/insights.h)
  * and the presentation of output/job_report.c. */
 #include <stddef.h>
 #include <stdlib.h>
@@ -38,6 +38,7 @@ static void init(void *args)
     l->summaries_only = true;
     a->opt.ov.scope = DFS_OVERLAP_PROCESS;
     dfs_steps_options_init(&a->opt.st);
+    dfs_tasks_options_init(&a->opt.tk);
     dfs_metrics_init(&a->metrics);
 }
 
@@ -142,7 +143,7 @@ static int write_report(void *args, const dfs_cli_result *res)
     if (!dfs_report_build(res->run, res->result, a->rules, &a->metrics, &a->rep))
         return dfs_cli_error("report", DFS_EXIT_OUTPUT, "out of memory");
     a->rep.second_pass = res->reran ? res->reason : NULL;
-    a->rep.analyses = "layered, overlap, steps and I/O calls, on one read";
+    a->rep.analyses = "layered, overlap, steps, I/O calls and tasks, on one read";
     a->rep.paths = a->base.paths;
     a->rep.npaths = a->base.npaths;
     return dfs_cli_emit(&dfs_cmd_report, args, res, a->base.output);
@@ -189,8 +190,8 @@ const dfs_cli_command dfs_cmd_report = {
         "What the job is (sources, ranks, span, events), where its wall time goes (compute, data wait\n"
         "and I/O not hidden by compute, checkpoint, other), the verdict (input-bound, storage-bound,\n"
         "imbalanced, compute-bound, balanced) and the insights ranked by the time at stake, each\n"
-        "with its evidence, a remedy and the command that shows more. The layered, overlap and steps\n"
-        "analyses run on one read of the inputs; the rules are data (docs/REPORT.md).",
+        "with its evidence, a remedy and the command that shows more. The layered, overlap, steps\n"
+        "and (DASF) tasks analyses run on one read of the inputs; the rules are data (docs/REPORT.md).",
     .options = options,
     .groups = DFS_CLI_READING | DFS_CLI_JOBS,
     .args_size = sizeof(report_args),

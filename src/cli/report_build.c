@@ -34,7 +34,7 @@ static const char *const kind_commands[DFS_CLI_K_COUNT] = {
 
 /* ---- the job ---- */
 
-static void job_facts(const dfs_run *run, bool steps_found, dfs_job_report *rep)
+static void job_facts(const dfs_run *run, bool steps_found, bool tasks_found, dfs_job_report *rep)
 {
     uint64_t files[DFS_CLI_K_COUNT] = {0}, events[DFS_CLI_K_COUNT] = {0};
     bool first = true;
@@ -60,9 +60,10 @@ static void job_facts(const dfs_run *run, bool steps_found, dfs_job_report *rep)
         /* the kinds whose training steps the steps analysis reads are analysed when it found some */
         bool stepped = k == DFS_CLI_K_PROFILER || k == DFS_CLI_K_CHROME || k == DFS_CLI_K_COMPOSER ||
                        k == DFS_CLI_K_SMDEBUG_FRAMEWORK;
-        bool analysed = k == DFS_CLI_K_DFTRACER || (stepped && steps_found);
+        bool analysed = k == DFS_CLI_K_DFTRACER || (stepped && steps_found) || (k == DFS_CLI_K_DASF && tasks_found);
         const char *why = analysed ? NULL
-                          : stepped ? "no training step found in them"
+                          : stepped                ? "no training step found in them"
+                          : k == DFS_CLI_K_DASF    ? "no Compute event found in them"
                                     : "not analysed by the report yet";
         rep->kinds[rep->nkinds++] = (dfs_report_kind){dfs_cli_kind_name(k), files[k], events[k], analysed, why,
                                                       analysed ? NULL : kind_commands[k]};
@@ -483,6 +484,136 @@ static void layers_of(const dfs_layered_result *lay, dfs_job_report *rep)
     }
 }
 
+/* ---- DASF task databases ---- */
+
+enum { FN_HOST, FN_GPU, FN_FUNCTION, FN_DURATION }; /* the function table's first columns (tasks.h) */
+
+typedef struct worker_time {
+    char host[64], gpu[32];
+    double s;
+} worker_time;
+
+typedef struct fn_time {
+    char name[96];
+    double s;
+} fn_time;
+
+static void cell_text(const dfs_tk_table *t, size_t row, size_t col, char *buf, size_t n)
+{
+    dfs_tk_cell c = {0};
+    t->cell(t, row, col, &c);
+    snprintf(buf, n, "%.*s", (int)(c.len < n ? c.len : n - 1), c.s ? c.s : "");
+}
+
+/* Adds s to the entry named by key in v[0..*n) (a linear search: workers and functions are few
+ * next to the events), or appends it; false when cap is reached. */
+static bool add_worker(worker_time *v, size_t *n, size_t cap, const char *host, const char *gpu, double s)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (strcmp(v[i].host, host) == 0 && strcmp(v[i].gpu, gpu) == 0)
+            return v[i].s += s, true;
+    if (*n == cap)
+        return false;
+    v[*n] = (worker_time){.s = s};
+    snprintf(v[*n].host, sizeof v[*n].host, "%s", host);
+    snprintf(v[(*n)++].gpu, sizeof v->gpu, "%s", gpu);
+    return true;
+}
+
+static bool add_fn(fn_time *v, size_t *n, size_t cap, const char *name, double s)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (strcmp(v[i].name, name) == 0)
+            return v[i].s += s, true;
+    if (*n == cap)
+        return false;
+    v[*n].s = s;
+    snprintf(v[(*n)++].name, sizeof v->name, "%s", name);
+    return true;
+}
+
+/* The longest span of a DASF file (each host has its own clock; a span is a duration on it). */
+static double dasf_wall(const dfs_run *run)
+{
+    int64_t best = 0;
+    for (size_t i = 0; i < dfs_run_file_count(run); i++) {
+        const dfs_file_info *f = dfs_run_file(run, i);
+        if (f->dialect == DFS_DIALECT_DASF && f->have_span && f->span_end_ns - f->span_start_ns > best)
+            best = f->span_end_ns - f->span_start_ns;
+    }
+    return (double)best / 1e9;
+}
+
+static void dasf_facts(dfs_metrics *m, const dfs_run *run, const dfs_tasks_result *tk, dfs_job_report *rep,
+                       worker_time *w, size_t nw, const fn_time *f, size_t nf, double total)
+{
+    const fn_time *top = &f[0];
+    for (size_t i = 1; i < nf; i++)
+        if (f[i].s > top->s || (f[i].s == top->s && strcmp(f[i].name, top->name) < 0))
+            top = &f[i];
+    const worker_time *busiest = &w[0];
+    double *v = malloc(nw * sizeof *v);
+    for (size_t i = 0; i < nw; i++) {
+        if (w[i].s > busiest->s)
+            busiest = &w[i];
+        if (v)
+            v[i] = w[i].s;
+    }
+    double med = v ? median(v, nw) : NAN, wall = dasf_wall(run), per_worker = total / (double)nw;
+    free(v);
+    char where[128];
+    dfs_metrics_set(m, "task_workers", (double)nw, DFS_MU_COUNT, NULL);
+    dfs_metrics_set(m, "top_function_share", top->s / total, DFS_MU_SHARE, top->name);
+    dfs_metrics_set(m, "top_function_s", top->s / (double)nw, DFS_MU_SECONDS, top->name);
+    snprintf(where, sizeof where, "%s, GPU %s", busiest->host, busiest->gpu);
+    if (med > 0)
+        dfs_metrics_set(m, "task_worker_max_over_median", busiest->s / med, DFS_MU_RATIO, where);
+    dfs_metrics_set(m, "task_worker_excess_s", busiest->s - med, DFS_MU_SECONDS, where);
+    if (wall > 0 && tk->path_tasks) {
+        dfs_metrics_set(m, "critical_path_s", tk->path_seconds, DFS_MU_SECONDS, NULL);
+        dfs_metrics_set(m, "critical_path_share", tk->path_seconds / wall, DFS_MU_SHARE, NULL);
+    }
+    if (rep->nparts || !(wall > 0) || per_worker > wall)
+        return; /* threads of a worker overlapping: no split of its wall time */
+    rep->breakdown_basis = "Compute events' durations per worker (host, GPU), mean over the workers, against the "
+                           "longest database span";
+    rep->breakdown_wall_s = wall;
+    rep->parts[rep->nparts++] = (dfs_report_part){"compute", "task compute", per_worker};
+    rep->parts[rep->nparts++] = (dfs_report_part){"other", "other", wall - per_worker};
+    rep->ranks = nw;
+    rep->ranks_what = nw == 1 ? "worker" : "workers";
+    dfs_metrics_set(m, "wall_s", wall, DFS_MU_SECONDS, NULL);
+}
+
+/* Task time per worker and per function from the function table (durations of Compute events),
+ * the critical path against the wall time, and a breakdown of a worker's wall time. */
+static bool dasf_metrics(dfs_metrics *m, const dfs_run *run, const dfs_tasks_result *tk, dfs_job_report *rep)
+{
+    enum { CAP = 4096 };
+    const dfs_tk_table *t = &tk->function;
+    worker_time *w = calloc(CAP, sizeof *w);
+    fn_time *f = calloc(CAP, sizeof *f);
+    size_t nw = 0, nf = 0;
+    bool ok = w && f;
+    double total = 0;
+    for (size_t r = 0; ok && r < t->nrows && t->ncols > FN_DURATION; r++) {
+        char host[64], gpu[32], name[96];
+        dfs_tk_cell d = {0};
+        t->cell(t, r, FN_DURATION, &d);
+        cell_text(t, r, FN_HOST, host, sizeof host);
+        cell_text(t, r, FN_GPU, gpu, sizeof gpu);
+        cell_text(t, r, FN_FUNCTION, name, sizeof name);
+        total += d.f;
+        add_worker(w, &nw, CAP, host, gpu, d.f);
+        add_fn(f, &nf, CAP, name, d.f);
+    }
+    if (ok && nw && total > 0)
+        dasf_facts(m, run, tk, rep, w, nw, f, nf, total);
+    free(w);
+    free(f);
+    return ok && !m->nomem;
+}
+
 /* ---- verdict ---- */
 
 static void verdict(dfs_job_report *rep)
@@ -550,6 +681,8 @@ static void more(dfs_job_report *rep, const dfs_report_results *r, bool dftracer
         rep->more[rep->nmore++] = "dfscope steps --details: every step, its data wait and the verdicts' evidence";
         rep->more[rep->nmore++] = "dfscope timeline --slowest-step -o slow.svg: the slowest step, drawn";
     }
+    if (r->tk && r->tk->computes)
+        rep->more[rep->nmore++] = "dfscope tasks: function and task bottlenecks, worker balance, the critical path";
     for (size_t i = 0; i < rep->nkinds && rep->nmore < 6; i++)
         if (!rep->kinds[i].analysed)
             rep->more[rep->nmore++] = rep->kinds[i].commands;
@@ -559,7 +692,7 @@ bool dfs_report_build(const dfs_run *run, const dfs_report_results *r, const dfs
                       dfs_metrics *m, dfs_job_report *rep)
 {
     memset(rep, 0, sizeof *rep);
-    job_facts(run, r->st && r->st->total.steps, rep);
+    job_facts(run, r->st && r->st->total.steps, r->tk && r->tk->computes, rep);
     split sp;
     bool have_split = overlap_breakdown(r->ov, rep, &sp);
     if (!have_split)
@@ -582,6 +715,10 @@ bool dfs_report_build(const dfs_run *run, const dfs_report_results *r, const dfs
     if (ok && r->st && r->st->nruns) {
         ok = rank_step_metrics(m, r->st) && step_metrics(m, r->st) && first_step_metrics(m, r->st);
         loader_metrics(m, r->st);
+    }
+    if (ok && r->tk && r->tk->computes) {
+        ok = dasf_metrics(m, run, r->tk, rep);
+        dfs_metrics_set(m, "ranks", (double)rep->ranks, DFS_MU_COUNT, NULL);
     }
     health_metrics(m, run, r->lay);
     layers_of(r->lay, rep);

@@ -1,11 +1,12 @@
-/* report_compose.c - the report's analyses as one (analysis.h): layered, overlap, steps and the I/O
- * calls, each with its own consumer on the same dfs_run_read. A second pass happens only when
- * layered or overlap asks for one (the time origin or a file clock known late), and then all four
- * read again, so that every number of the report comes from the same pass; the reasons are
- * joined for the report to say.
+/* report_compose.c - the report's analyses as one (analysis.h): layered, overlap, steps, the I/O
+ * calls and tasks (fed DASF files only), each with its own consumer on the same dfs_run_read. A
+ * second pass happens only when layered or overlap asks for one (the time origin or a file clock
+ * known late) on DFTracer inputs, and then all read again, so that every number of the report
+ * comes from the same pass; the reasons are joined for the report to say.
  *
- * Invariants: the composite holds no state of its own beyond the four objects and their results;
- * the first failure of a part is the composite's. */
+ * Invariants: the composite holds no state of its own beyond its parts' objects and results; the
+ * first failure of a part is the composite's; layered and overlap results are kept only for
+ * DFTracer inputs, tasks' only for DASF ones. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,8 +14,9 @@
 #include "cli/report_internal.h"
 
 typedef struct composite {
-    void *lay, *ov, *st;
+    void *lay, *ov, *st, *tk;
     dfs_iocalls *io;
+    dfs_consumer tk_dasf; /* the tasks consumer, fed DASF files only */
     dfs_report_results res;
     bool dftracer; /* some input is a DFTracer trace: layered and overlap apply */
     char reason[320];
@@ -32,6 +34,8 @@ static void destroy(void *obj)
         dfs_overlap_analysis.destroy(c->ov);
     if (c->st)
         dfs_steps_analysis.destroy(c->st);
+    if (c->tk)
+        dfs_tasks_analysis.destroy(c->tk);
     dfs_iocalls_free(c->io);
     free(c);
 }
@@ -47,9 +51,10 @@ static void *create(const void *opt_, char *err, size_t errlen)
     c->lay = dfs_layered_analysis.create(&o->lay, err, errlen);
     c->ov = c->lay ? dfs_overlap_analysis.create(&o->ov, err, errlen) : NULL;
     c->st = c->ov ? dfs_steps_analysis.create(&o->st, err, errlen) : NULL;
-    c->io = c->st ? dfs_iocalls_new() : NULL;
+    c->tk = c->st ? dfs_tasks_analysis.create(&o->tk, err, errlen) : NULL;
+    c->io = c->tk ? dfs_iocalls_new() : NULL;
     if (!c->io) {
-        if (c->st)
+        if (c->tk)
             snprintf(err, errlen, "out of memory");
         destroy(c);
         return NULL;
@@ -57,16 +62,67 @@ static void *create(const void *opt_, char *err, size_t errlen)
     return c;
 }
 
+static bool is_dasf(const dfs_run *run, uint32_t file)
+{
+    return dfs_run_file(run, file)->dialect == DFS_DIALECT_DASF;
+}
+
+/* The tasks analysis reads DASF databases; other traces' events would only fill its name table. */
+static void tasks_on_batch(void *state, const dfs_run *run, const dfs_batch *b)
+{
+    void **st = state;
+    const dfs_consumer *inner = st[1];
+    if (is_dasf(run, b->file))
+        inner->on_batch(st[0], run, b);
+}
+
+static void *tasks_worker_begin(void *user)
+{
+    const dfs_consumer *inner = user;
+    void **st = malloc(2 * sizeof *st);
+    if (st && !(st[0] = inner->worker_begin(inner->user))) {
+        free(st);
+        return NULL;
+    }
+    if (st)
+        st[1] = (void *)inner;
+    return st;
+}
+
+static void tasks_worker_done(void *state, const dfs_run *run)
+{
+    void **st = state;
+    const dfs_consumer *inner = st[1];
+    if (inner->worker_done)
+        inner->worker_done(st[0], run);
+}
+
+static void tasks_worker_end(void *user, const dfs_run *run, void *state)
+{
+    const dfs_consumer *inner = user;
+    void **st = state;
+    inner->worker_end(inner->user, run, st ? st[0] : NULL);
+    free(st);
+}
+
 static size_t consumers(void *obj, dfs_consumer **out, size_t max)
 {
     composite *c = obj;
-    if (max < 4)
+    if (max < 5)
         return 0;
+    dfs_consumer *tk = dfs_tasks_analysis.consumer(c->tk);
+    c->tk_dasf = (dfs_consumer){.user = tk,
+                                .want = tk->want,
+                                .worker_begin = tasks_worker_begin,
+                                .on_batch = tasks_on_batch,
+                                .worker_done = tk->worker_done ? tasks_worker_done : NULL,
+                                .worker_end = tasks_worker_end};
     out[0] = dfs_layered_analysis.consumer(c->lay);
     out[1] = dfs_overlap_analysis.consumer(c->ov);
     out[2] = dfs_steps_analysis.consumer(c->st);
     out[3] = dfs_iocalls_consumer(c->io);
-    return 4;
+    out[4] = &c->tk_dasf;
+    return 5;
 }
 
 static dfs_consumer *first_consumer(void *obj)
@@ -104,6 +160,12 @@ static const void *finish(void *obj, const dfs_run *run)
     c->res.ov = dfs_overlap_analysis.finish(c->ov, run);
     c->res.st = dfs_steps_analysis.finish(c->st, run);
     c->res.io = dfs_iocalls_finish(c->io, run);
+    bool dasf = false;
+    for (size_t i = 0; i < dfs_run_file_count(run) && !dasf; i++)
+        dasf = is_dasf(run, (uint32_t)i);
+    c->res.tk = dasf ? dfs_tasks_analysis.finish(c->tk, run) : NULL;
+    if (dasf && !c->res.tk)
+        return NULL;
     if (!c->dftracer)
         c->res.lay = NULL, c->res.ov = NULL;
     bool all = (!c->dftracer || (c->res.lay && c->res.ov)) && c->res.st && c->res.io;

@@ -1,5 +1,5 @@
 /* report_internal.h - what the files of `dfscope report` share: the composite analysis that feeds
- * the layered, overlap, steps and I/O-call consumers from one read (report_compose.c), and the
+ * the layered, overlap, steps, I/O-call and (on DASF inputs) tasks consumers from one read (report_compose.c), and the
  * building of the job report from their results (report_build.c); cmd_report.c declares the
  * command. */
 #ifndef DFS_CLI_REPORT_INTERNAL_H
@@ -10,6 +10,7 @@
 #include "analyze/layered/layered.h"
 #include "analyze/overlap/overlap.h"
 #include "analyze/steps/steps.h"
+#include "analyze/tasks/tasks.h"
 #include "cli/command.h"
 
 /* The overlap classes the breakdown adds to the preset's: data wait or checkpoint, and those or
@@ -21,6 +22,7 @@ typedef struct dfs_report_options {
     dfs_layered_options lay;
     dfs_overlap_options ov;
     dfs_steps_options st;
+    dfs_tasks_options tk;
     dfs_overlap_class_def extra[2];
     char extra_text[2][1024];
     char rerun_reason[320]; /* why a second pass was read (outlives the first pass's objects) */
@@ -31,6 +33,7 @@ typedef struct dfs_report_results {
     const dfs_overlap_result *ov;
     const dfs_steps_result *st;
     const dfs_iocalls_result *io;
+    const dfs_tasks_result *tk; /* NULL without DASF inputs */
 } dfs_report_results;
 
 /* The analyses of the report on one read (analysis.h: consumers), opt: dfs_report_options; its

@@ -24,7 +24,8 @@ static const struct {
 } glossary[] = {
     {"wall_time", "wall time", "first event start to last event end, over every input"},
     {"per_rank", "per rank", "summed over the processes (or runs) and divided by their number"},
-    {"compute", "compute", "time some compute event runs (framework compute calls; GPU and CPU ops in steps)"},
+    {"compute", "compute",
+     "time some compute event runs (framework compute calls; GPU and CPU ops in steps; DASF Compute events)"},
     {"data_wait_exposed", "data wait not hidden",
      "time the loop waits for the next batch (app-level reads, data-loader waits) while no compute runs"},
     {"io_exposed", "I/O not hidden", "time in I/O calls outside data wait and checkpoint while no compute runs"},

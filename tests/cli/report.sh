@@ -152,10 +152,16 @@ import json,sys; d=json.load(open(sys.argv[1])); assert d['verdict']['label']=='
   check "Composer: 2 runs" grep -q "^job: 2 runs; Composer traces: 2 files" "$T/out"
   DASF=$TRACES/dasf/Tutorial_5_Profile-TracePlugin-c096.reconstructed.msgpack
   code 0 "DASF" "$DFSCOPE" report -q --format json -o "$T/dasf.json" "$DASF"
-  check "DASF: no verdict, the command named" python3 -c "
+  check "DASF, JSON: invariants" json_ok "$T/dasf.json"
+  check "DASF: analysed, 2 workers, getGPUs the bottleneck function" python3 -c "
 import json,sys; d=json.load(open(sys.argv[1])); s=d['job']['sources'][0]
-assert d['verdict']['label']=='no verdict' and not s['analysed'] and s['answered_by']=='dfscope tasks'
-assert not d['breakdown']['parts'] and not d['insights']" "$T/dasf.json"
+assert s['analysed'] and d['job']['ranks']==2 and d['job']['ranks_are']=='workers'
+i=[i for i in d['insights'] if i['id']=='task-bottleneck-function'][0]
+assert [f for f in i['evidence']['facts'] if f['metric']=='top_function_share'][0]['where']=='getGPUs'" "$T/dasf.json"
+  code 0 "DASF, synthetic graph" "$DFSCOPE" report -q "$TRACES/dasf/test_analysis_integration_events.synthetic.msgpack"
+  check "DASF, synthetic graph: critical-path-bound" grep -q "^verdict: CRITICAL-PATH-BOUND" "$T/out"
+  code 0 "DASF, resource samples only" "$DFSCOPE" report -q "$TRACES/dasf/Tutorial_5_Profile-ResourceMonitor-c096.reconstructed.msgpack"
+  check "DASF, resource samples only: no verdict, why" grep -q "no Compute event found in them" "$T/out"
   SYS=$TRACES/smdebug/tests/profiler/resources/1591160699.algo-1.json
   code 0 "smdebug system metrics" "$DFSCOPE" report -q "$SYS"
   check "smdebug system metrics: no verdict, dfscope rules named" grep -q "^not in this report: SageMaker Debugger system metrics (1 file), not analysed by the report yet: dfscope rules answers for them" "$T/out"
