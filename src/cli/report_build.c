@@ -7,8 +7,9 @@
  * checkpoint events and I the I/O calls of a process of span S,
  *   compute = |C|, data wait not hidden = |A \ C|, checkpoint not hidden = |(A ∪ K) \ C| − |A \ C|,
  *   I/O not hidden = |(A ∪ K ∪ I) \ C| − |(A ∪ K) \ C|, other = S − |C| − |(A ∪ K ∪ I) \ C|,
- * disjoint by construction, so they sum to S. Without compute events, the steps' exclusive
- * breakdown (each instant of a step to one concept, steps.h) over the runs' steps is used.
+ * disjoint by construction, so they sum to S. Without a DFTracer process that computes or does
+ * I/O, the steps' exclusive breakdown (each instant of a step to one concept, steps.h) over the
+ * runs' steps is used; for DASF databases, each worker's task compute against the longest span.
  *
  * Invariants: a metric is set only when its source measured it (a missing one makes the rules
  * that need it "not evaluated", never a zero); times at stake are wall-clock seconds per rank
@@ -193,8 +194,8 @@ static double share(double part, double whole)
     return whole > 0 ? part / whole : NAN;
 }
 
-/* The data wait, from the steps (the verdicts' counted steps for the share, every step for the
- * time), else from the overlap breakdown. */
+/* The data wait: its share from the steps (the verdicts' counted steps), its time from the overlap
+ * breakdown when there is one (else every step's); without steps, both from the breakdown. */
 static void wait_metrics(dfs_metrics *m, const dfs_steps_result *st, const split *ov_split, bool have_split,
                          bool has_wait_class)
 {
