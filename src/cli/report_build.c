@@ -429,6 +429,42 @@ static bool first_step_metrics(dfs_metrics *m, const dfs_steps_result *st)
     return !m->nomem;
 }
 
+/* Step time drift: each run's last epoch (of train steps) against its first, by mean step; the
+ * worst run, and the time the drift cost over the last epoch's steps, mean over the runs. */
+static void drift_metrics(dfs_metrics *m, const dfs_steps_result *st)
+{
+    double worst = 0, excess = 0;
+    char where[240] = "";
+    size_t runs = 0;
+    for (size_t i = 0; i < st->nruns; i++) {
+        const dfs_steps_run *r = &st->runs[i];
+        const dfs_steps_epoch *first = NULL, *last = NULL;
+        for (size_t k = 0; k < r->nepochs; k++)
+            if (r->epochs[k].mode == DFS_MODE_TRAIN && r->epochs[k].steps) {
+                first = first ? first : &r->epochs[k];
+                last = &r->epochs[k];
+            }
+        if (!first || first == last)
+            continue;
+        double a = (double)first->step_time / (double)first->steps, b = (double)last->step_time / (double)last->steps;
+        if (!(a > 0))
+            continue;
+        runs++;
+        excess += fmax(b - a, 0) * (double)last->steps;
+        if (b / a > worst) {
+            char run[200];
+            worst = b / a;
+            run_label(run, sizeof run, r);
+            snprintf(where, sizeof where, "epoch %lld against epoch %lld of %s", (long long)last->epoch,
+                     (long long)first->epoch, run);
+        }
+    }
+    if (runs) {
+        dfs_metrics_set(m, "step_drift", worst, DFS_MU_RATIO, where);
+        dfs_metrics_set(m, "step_drift_excess_s", excess / 1e9 / (double)runs, DFS_MU_SECONDS, NULL);
+    }
+}
+
 static void loader_metrics(dfs_metrics *m, const dfs_steps_result *st)
 {
     uint64_t single = 0, pageable = 0, pinned = 0;
@@ -719,6 +755,7 @@ bool dfs_report_build(const dfs_run *run, const dfs_report_results *r, const dfs
     if (ok && r->st && r->st->nruns) {
         ok = rank_step_metrics(m, r->st) && step_metrics(m, r->st) && first_step_metrics(m, r->st);
         loader_metrics(m, r->st);
+        drift_metrics(m, r->st);
     }
     if (ok && r->tk && r->tk->computes) {
         ok = dasf_metrics(m, run, r->tk, rep);
