@@ -32,7 +32,8 @@ typedef struct dfs_analysis {
     void (*destroy)(void *obj);
     dfs_consumer *(*consumer)(void *obj);
     /* Instead of consumer: several consumers fed by the same read (dfs_run_read takes them all);
-     * returns how many it put in out (at most max). */
+     * returns how many it put in out (at most max). Only for an analysis without pack and merge:
+     * the distributed pass feeds one consumer. consumer still returns the first. */
     size_t (*consumers)(void *obj, dfs_consumer **out, size_t max);
     /* The result after reading; NULL when a second pass is needed (needs_rerun says so), on a
      * failure (failure says so) or when out of memory. */
