@@ -297,8 +297,11 @@ static bool run_pass(dfs_cli_common *c, char **paths, int npaths, const dfs_cli_
         p->rc = DFS_EXIT_USAGE;
         return false;
     }
-    dfs_consumer *consumers[] = {an->consumer(p->obj)};
-    p->rc = dfs_cli_read(c, p->run, consumers, 1, bad_path);
+    dfs_consumer *consumers[DFS_CLI_MAX_CONSUMERS] = {NULL};
+    size_t n = an->consumers ? an->consumers(p->obj, consumers, DFS_CLI_MAX_CONSUMERS) : 1;
+    if (!an->consumers)
+        consumers[0] = an->consumer(p->obj);
+    p->rc = dfs_cli_read(c, p->run, consumers, n, bad_path);
     return p->rc != DFS_EXIT_OUTPUT && finish_pass(c, job, p->obj, p->run, &p->result, &p->rc);
 }
 

@@ -53,6 +53,9 @@ typedef struct dfs_cli_result {
     dfs_output_guard *guard;
 } dfs_cli_result;
 
+/* The most consumers one analysis feeds from a read (dfs_analysis.consumers). */
+enum { DFS_CLI_MAX_CONSUMERS = 8 };
+
 /* One analysis run by a command (analyze/common/analysis.h): how to read, check and write. */
 typedef struct dfs_cli_job {
     const char *cmd;

@@ -21,7 +21,16 @@ typedef struct kind {
     const char *commands[4];  /* "NAME (what it answers)", NULL-terminated */
 } kind;
 
-enum { K_DFTRACER, K_PROFILER, K_CHROME, K_COMPOSER, K_SMDEBUG_FRAMEWORK, K_SMDEBUG_SYSTEM, K_DASF, K_COUNT };
+enum {
+    K_DFTRACER = DFS_CLI_K_DFTRACER,
+    K_PROFILER = DFS_CLI_K_PROFILER,
+    K_CHROME = DFS_CLI_K_CHROME,
+    K_COMPOSER = DFS_CLI_K_COMPOSER,
+    K_SMDEBUG_FRAMEWORK = DFS_CLI_K_SMDEBUG_FRAMEWORK,
+    K_SMDEBUG_SYSTEM = DFS_CLI_K_SMDEBUG_SYSTEM,
+    K_DASF = DFS_CLI_K_DASF,
+    K_COUNT = DFS_CLI_K_COUNT
+};
 
 static const kind kinds[K_COUNT] = {
     [K_DFTRACER] = {"DFTracer traces",
@@ -41,8 +50,7 @@ static const kind kinds[K_COUNT] = {
     [K_DASF] = {"DASF event databases", {"tasks (DASF's task and function analyses)"}},
 };
 
-/* The kind of a dialect; -1 when it tells nothing (no record said). */
-static int kind_of(dfs_dialect d)
+int dfs_cli_kind_of(dfs_dialect d)
 {
     switch (d) {
     case DFS_DIALECT_DFTRACER_2023:
@@ -58,6 +66,11 @@ static int kind_of(dfs_dialect d)
     case DFS_DIALECT_DASF: return K_DASF;
     default: return -1;
     }
+}
+
+const char *dfs_cli_kind_name(int k)
+{
+    return k >= 0 && k < K_COUNT ? kinds[k].name : NULL;
 }
 
 /* "analyze (...)" is command "analyze"? */
@@ -108,7 +121,7 @@ void dfs_cli_say_found_nothing(FILE *err, const char *cmd, const char *what, con
     bool own_kind = false, any = false;
     for (size_t i = 0; i < dfs_run_file_count(run); i++) {
         const dfs_file_info *f = dfs_run_file(run, i);
-        int k = kind_of(f->dialect);
+        int k = dfs_cli_kind_of(f->dialect);
         if (k < 0)
             continue;
         files[k]++;

@@ -7,7 +7,8 @@
  * struct, `obj` the object create made. Descriptors are const and hold no state: what differs
  * between runs is in the options, which the hooks read.
  *
- * Required: create, destroy, consumer, finish. The rest is optional (NULL):
+ * Required: create, destroy, consumer (or consumers), finish. The rest is optional (NULL):
+ *   - consumers, for an analysis made of several that share one read (the report);
  *   - failure, for an analysis that can refuse its result for a reason of its own;
  *   - a second reading pass: needs_rerun and prepare_rerun (both or neither);
  *   - distributed runs under mpirun/srun: pack and merge make the analysis distributable; census
@@ -30,6 +31,10 @@ typedef struct dfs_analysis {
     void *(*create)(const void *opt, char *err, size_t errlen);
     void (*destroy)(void *obj);
     dfs_consumer *(*consumer)(void *obj);
+    /* Instead of consumer: several consumers fed by the same read (dfs_run_read takes them all);
+     * returns how many it put in out (at most max). Only for an analysis without pack and merge:
+     * the distributed pass feeds one consumer. consumer still returns the first. */
+    size_t (*consumers)(void *obj, dfs_consumer **out, size_t max);
     /* The result after reading; NULL when a second pass is needed (needs_rerun says so), on a
      * failure (failure says so) or when out of memory. */
     const void *(*finish)(void *obj, const dfs_run *run);

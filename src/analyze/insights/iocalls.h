@@ -1,0 +1,47 @@
+/* iocalls.h - the I/O calls of a run, by call name: how many, how long, how many bytes, and how
+ * many moved under 4 KiB and under 1 MiB (the report's small-request and metadata rules); and by the
+ * file they name, the hot file and the median bytes per file (its file rules).
+ *
+ * An I/O call is a complete event with a duration whose category starts with "posix" or "stdio"
+ * (any case): DFTracer's POSIX and STDIO layers. Its size is what a read or write returned (args.ret
+ * above 0), else args.size, as the layered analysis sizes them.
+ * Invariants: results do not depend on -j (workers merge by name content, calls are ordered by
+ * time, then name; the hot file's ties by name); memory grows with distinct call and file names. */
+#ifndef DFS_IOCALLS_H
+#define DFS_IOCALLS_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dfscope.h"
+
+typedef struct dfs_iocall {
+    const char *name;
+    uint64_t count, dur_ns;
+    uint64_t sized, bytes;             /* calls with a size; Σ size */
+    uint64_t under_4k, under_4k_dur_ns; /* sized calls moving < 4096 bytes */
+    uint64_t under_1m, under_1m_dur_ns; /* < 1 MiB */
+} dfs_iocall;
+
+typedef struct dfs_iocalls_result {
+    const dfs_iocall *calls; /* most time first */
+    size_t ncalls;
+    dfs_iocall total;        /* name "all" */
+    /* by the file the calls name (their resolved file name; calls without one are left out) */
+    uint64_t files;          /* distinct files */
+    const char *hot_file;    /* the file with the most I/O time (ties: the first by name); NULL without files */
+    uint64_t hot_file_dur_ns, named_dur_ns; /* its time; the time of the calls that name a file */
+    double median_file_bytes; /* the median over the files of the bytes moved; NAN without files */
+} dfs_iocalls_result;
+
+typedef struct dfs_iocalls dfs_iocalls;
+dfs_iocalls *dfs_iocalls_new(void);
+void dfs_iocalls_free(dfs_iocalls *io);
+dfs_consumer *dfs_iocalls_consumer(dfs_iocalls *io);
+/* After dfs_run_read; NULL when out of memory. */
+const dfs_iocalls_result *dfs_iocalls_finish(dfs_iocalls *io, const dfs_run *run);
+/* Is the call a data transfer (read, write and their variants) or metadata (open, close, stat,
+ * seek, ...)? Both false for the rest (sync, mmap, ...). */
+bool dfs_iocall_is_data(const char *name);
+bool dfs_iocall_is_metadata(const char *name);
+#endif

@@ -1,0 +1,51 @@
+/* report_internal.h - what the files of `dfscope report` share: the composite analysis that feeds
+ * the layered, overlap, steps, I/O-call and (on DASF inputs) tasks consumers from one read (report_compose.c), and the
+ * building of the job report from their results (report_build.c); cmd_report.c declares the
+ * command. */
+#ifndef DFS_CLI_REPORT_INTERNAL_H
+#define DFS_CLI_REPORT_INTERNAL_H
+#include "analyze/insights/insights.h"
+#include "analyze/insights/iocalls.h"
+#include "analyze/insights/job_report.h"
+#include "analyze/layered/layered.h"
+#include "analyze/overlap/overlap.h"
+#include "analyze/steps/steps.h"
+#include "analyze/tasks/tasks.h"
+#include "cli/command.h"
+
+/* The overlap classes the breakdown adds to the preset's: data wait or checkpoint, and those or
+ * any I/O (report_build.c subtracts their unions). */
+#define DFS_REPORT_CLASS_WAIT_CKPT "report_wait_ckpt"
+#define DFS_REPORT_CLASS_STALL "report_stall"
+
+typedef struct dfs_report_options {
+    dfs_layered_options lay;
+    dfs_overlap_options ov;
+    dfs_steps_options st;
+    dfs_tasks_options tk;
+    dfs_overlap_class_def extra[2];
+    char extra_text[2][1024];
+    char rerun_reason[320]; /* why a second pass was read (outlives the first pass's objects) */
+} dfs_report_options;
+
+typedef struct dfs_report_results {
+    const dfs_layered_result *lay;
+    const dfs_overlap_result *ov;
+    const dfs_steps_result *st;
+    const dfs_iocalls_result *io;
+    const dfs_tasks_result *tk; /* NULL without DASF inputs */
+} dfs_report_results;
+
+/* The analyses of the report on one read (analysis.h: consumers), opt: dfs_report_options; its
+ * result is a dfs_report_results. */
+extern const dfs_analysis dfs_report_analysis;
+
+/* Sets the overlap options' classes for preset p: its defaults plus the breakdown's two unions. */
+void dfs_report_overlap_classes(dfs_report_options *o);
+
+/* Builds the report from the results: job facts, breakdown, metrics, insights and verdict.
+ * metrics must be initialised; false when out of memory. Free with dfs_report_build_free. */
+bool dfs_report_build(const dfs_run *run, const dfs_report_results *r, const dfs_insight_rules *rules,
+                      dfs_metrics *metrics, dfs_job_report *out);
+void dfs_report_build_free(dfs_job_report *rep);
+#endif
