@@ -657,7 +657,9 @@ static void verdict(dfs_job_report *rep)
 {
     size_t used = 0;
     for (size_t i = 0; i < rep->insights.n; i++) {
-        const char *v = rep->insights.v[i].verdict;
+        /* a rule without a verdict label (a slow first step) still heads the verdict when it costs
+         * enough: "no bottleneck found" above a critical insight would contradict the page */
+        const char *v = rep->insights.v[i].verdict ? rep->insights.v[i].verdict : rep->insights.v[i].title;
         if (!v || rep->insights.v[i].severity == DFS_SEV_INFO || strstr(rep->verdict, v))
             continue;
         used += (size_t)snprintf(rep->verdict + used, sizeof rep->verdict - used, "%s%s", used ? ", " : "", v);

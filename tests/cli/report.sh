@@ -158,8 +158,11 @@ import json,sys; d=json.load(open(sys.argv[1])); s=d['job']['sources'][0]
 assert s['analysed'] and d['job']['ranks']==2 and d['job']['ranks_are']=='workers'
 i=[i for i in d['insights'] if i['id']=='task-bottleneck-function'][0]
 assert [f for f in i['evidence']['facts'] if f['metric']=='top_function_share'][0]['where']=='getGPUs'" "$T/dasf.json"
+  # a critical insight without a verdict label heads the verdict: no "no bottleneck found" above it
+  code 0 "smdebug merge_traces" "$DFSCOPE" report -q "$TRACES/smdebug/tests/profiler/resources/merge_traces"
+  check "smdebug: the slow first step is the verdict" grep -q "^verdict: SLOW FIRST STEP (1 critical" "$T/out"
   code 0 "DASF, synthetic graph" "$DFSCOPE" report -q "$TRACES/dasf/test_analysis_integration_events.synthetic.msgpack"
-  check "DASF, synthetic graph: critical-path-bound" grep -q "^verdict: CRITICAL-PATH-BOUND" "$T/out"
+  check "DASF, synthetic graph: the bottleneck function first, then critical-path-bound" grep -q "^verdict: BOTTLENECK FUNCTION, CRITICAL-PATH-BOUND" "$T/out"
   code 0 "DASF, resource samples only" "$DFSCOPE" report -q "$TRACES/dasf/Tutorial_5_Profile-ResourceMonitor-c096.reconstructed.msgpack"
   check "DASF, resource samples only: no verdict, why" grep -q "no Compute event found in them" "$T/out"
   SYS=$TRACES/smdebug/tests/profiler/resources/1591160699.algo-1.json
