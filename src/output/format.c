@@ -101,6 +101,14 @@ char *dfs_fmt_duration(char *buf, size_t n, int64_t ns)
     return scaled_ns(buf, n, (double)ns);
 }
 
+char *dfs_fmt_offset(char *buf, size_t n, int64_t ns)
+{
+    char d[40];
+    dfs_fmt_duration(d, sizeof d, ns);
+    snprintf(buf, n, "%s%s", ns >= 0 ? "+" : "", d);
+    return buf;
+}
+
 char *dfs_fmt_size(char *buf, size_t n, double bytes)
 {
     static const char *const units[] = {"B", "KB", "MB", "GB", "TB", "PB"};

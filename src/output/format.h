@@ -18,6 +18,7 @@ char *dfs_fmt_count(char *buf, size_t n, uint64_t v);           /* 1,234,567 */
 char *dfs_fmt_fixed(char *buf, size_t n, double v, int decimals); /* 3,268.686; NaN: n/a */
 char *dfs_fmt_plain(char *buf, size_t n, double v);             /* 4 significant digits: 0.0001234, 1,234.568 */
 char *dfs_fmt_duration(char *buf, size_t n, int64_t ns);        /* 12.346 s, 1.200 ms, 350 ns, 7.366 min */
+char *dfs_fmt_offset(char *buf, size_t n, int64_t ns);          /* signed: +12.345 ms, -3.000 us */
 char *dfs_fmt_seconds(char *buf, size_t n, double s);           /* the same from seconds; 0 s; NaN: n/a */
 char *dfs_fmt_bytes(char *buf, size_t n, uint64_t bytes);       /* 1.5 MB, 117.3 GB, 999 B */
 char *dfs_fmt_size(char *buf, size_t n, double bytes);          /* the same from a double; NaN: n/a */

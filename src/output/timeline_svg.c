@@ -230,14 +230,6 @@ static void rect(FILE *out, double x, double y, double w, double h, const char *
         fprintf(out, " class=\"%s\"", cls);
 }
 
-/* Offset from the window start: "+12.345 ms", "-3.000 us". */
-static char *fmt_offset(char *buf, size_t n, int64_t ns)
-{
-    char d[40];
-    dfs_fmt_duration(d, sizeof d, ns);
-    snprintf(buf, n, "%s%s", ns >= 0 ? "+" : "", d);
-    return buf;
-}
 
 /* A time on the trace's clock: a UTC date on an epoch clock, else seconds. */
 static char *fmt_clock(const layout *L, char *buf, size_t n, int64_t t)
@@ -535,7 +527,7 @@ static void write_span(FILE *out, const layout *L, const lane_draw *d, size_t i)
     fputs("><title>", out);
     dfs_svg_text(out, name->s, name->len, 200);
     fprintf(out, "&#10;%s&#10;start %s (%s)&#10;duration %s</title></rect>\n", dfs_tl_class_name(s->cls),
-            fmt_offset(a, sizeof a, dfs_tl_offset(tl, s->start)), fmt_clock(L, c, sizeof c, s->start),
+            dfs_fmt_offset(a, sizeof a, dfs_tl_offset(tl, s->start)), fmt_clock(L, c, sizeof c, s->start),
             dfs_fmt_duration(b, sizeof b, s->end - s->start));
     if (w < 5 * CHAR_W)
         return;
@@ -590,8 +582,8 @@ static void write_busy_run(FILE *out, const layout *L, const lane_draw *d, unsig
     snprintf(k, sizeof k, "k%d", r.cls);
     rect(out, L->x0 + p0, d->y + LANE_PAD + r.row * ROW_H, p1 - p0, ROW_H - 2, k);
     fprintf(out, " fill-opacity=\"%.2f\"><title>%" PRIu64 " spans %s from %s to %s:", r.level * 0.25, total,
-            d->other ? "of other lanes" : "under 1 px", fmt_offset(a, sizeof a, lo - tl->opt.start_ns),
-            fmt_offset(b, sizeof b, hi - tl->opt.start_ns));
+            d->other ? "of other lanes" : "under 1 px", dfs_fmt_offset(a, sizeof a, lo - tl->opt.start_ns),
+            dfs_fmt_offset(b, sizeof b, hi - tl->opt.start_ns));
     for (int c = 0; c < DFS_TL_NCLASS; c++)
         if (counts[c])
             fprintf(out, " %s %" PRIu64, dfs_tl_class_name((dfs_tl_class)c), counts[c]);
@@ -790,7 +782,7 @@ static void write_chart(FILE *out, const layout *L, const tl_counter *c, const c
         fputs("><title>", out);
         dfs_svg_text(out, name->s, name->len, 200);
         fprintf(out, " = %.6g at %s</title></circle>\n", x->last,
-                fmt_offset(a, sizeof a, x->last_t - tl->opt.start_ns));
+                dfs_fmt_offset(a, sizeof a, x->last_t - tl->opt.start_ns));
     }
 }
 
