@@ -1,0 +1,107 @@
+/* gpu.h - `dfscope gpu`: GPU analyses of PyTorch profiler (Kineto) traces, one input file per rank.
+ *
+ * Sections (any subset, --only): the temporal breakdown (idle, compute and other busy time of the
+ * device), the kernel breakdown by type (with every overlap of computation, communication and
+ * memory work) and by name (the biggest names, the rest as "others"), and the overlap of
+ * communication with computation. Two semantics:
+ *   - exact (default): the whole trace at integer-ns precision; device work is what the shared
+ *     classification (analyze/common/gpu_events.h) calls timed device work: kernels, copies, sets;
+ *   - hta: Holistic Trace Analysis 0.6.1's numbers: its last-iteration filter, its rounding of
+ *     fractional timestamps to whole µs, its event selection (any row with a numeric stream) and
+ *     its name rules, so that every number equals HTA's.
+ * All times of the result are ns (whole µs times 1000 under hta). The analysis keeps the complete
+ * events of every input with a category (48 bytes each); time O(n log n) per rank.
+ * Docs: docs/GPU.md. */
+#ifndef DFS_GPU_H
+#define DFS_GPU_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyze/common/analysis.h"
+#include "analyze/common/gpu_events.h"
+#include "dfscope.h"
+
+enum {
+    DFS_GPU_SEC_TEMPORAL = 1,
+    DFS_GPU_SEC_KERNELS = 2,
+    DFS_GPU_SEC_OVERLAP = 4,
+    DFS_GPU_SEC_ALL = 7,
+};
+
+typedef enum dfs_gpu_semantics { DFS_GPU_EXACT, DFS_GPU_HTA } dfs_gpu_semantics;
+
+typedef struct dfs_gpu_options {
+    dfs_gpu_semantics semantics;
+    unsigned sections;     /* DFS_GPU_SEC_* */
+    size_t top_names;      /* by name: at most this many names per type (10) */
+    double name_share;     /* ... and (exact) names up to this share of the type's time (0.8) */
+} dfs_gpu_options;
+
+void dfs_gpu_options_init(dfs_gpu_options *o);
+/* Parses a --only list ("temporal,kernels"); false on an unknown name (*bad points at it). */
+bool dfs_gpu_parse_sections(const char *list, unsigned *out, const char **bad, size_t *badlen);
+/* "temporal", "kernels", "overlap". */
+const char *dfs_gpu_section_name(unsigned section);
+
+typedef struct dfs_gpu_temporal {
+    int64_t idle_ns, compute_ns, non_compute_ns, kernel_time_ns;
+    double idle_pct, compute_pct, non_compute_pct; /* hta: rounded to 2 decimals as HTA rounds */
+} dfs_gpu_temporal;
+
+/* One label of the by-type breakdown: the types that ran at once ("COMPUTATION overlapping
+ * COMMUNICATION"). */
+typedef struct dfs_gpu_type_row {
+    unsigned mask;       /* DFS_GPU_KTYPE bits: 1 computation, 2 communication, 4 memory */
+    int64_t sum_ns;
+    double percentage;   /* of the rank's total; hta: rounded to 1 decimal */
+} dfs_gpu_type_row;
+
+typedef struct dfs_gpu_name_row {
+    const char *name;    /* the kernel's name, or "others" */
+    dfs_gpu_ktype type;
+    uint64_t count;      /* kernels (others: kernels of every member) */
+    int64_t sum_ns, max_ns, min_ns;
+    double mean_ns, std_ns; /* std with n-1; NaN for one value under exact, 0 under hta */
+} dfs_gpu_name_row;
+
+typedef struct dfs_gpu_rank {
+    int64_t rank;
+    const char *path;    /* the input file */
+    uint64_t rows;       /* events kept (hta: after the last-iteration filter) */
+    uint64_t device_rows;
+    bool filtered;       /* hta: the last-iteration filter ran */
+    dfs_gpu_temporal temporal;
+    dfs_gpu_type_row *types;
+    size_t ntypes;
+    dfs_gpu_name_row *names; /* by (type, name) */
+    size_t nnames;
+    bool has_comm;
+    double overlap_pct;  /* communication time hidden under computation */
+} dfs_gpu_rank;
+
+typedef struct dfs_gpu_result {
+    dfs_gpu_semantics semantics;
+    unsigned sections;
+    dfs_gpu_rank *ranks; /* ascending rank */
+    size_t nranks;
+    size_t replaced;     /* files whose rank a later file also had (the later one counts) */
+    size_t no_device;    /* ranks without device events */
+} dfs_gpu_result;
+
+/* A label's name: the set bits' type names joined by " overlapping " into buf. */
+const char *dfs_gpu_mask_label(unsigned mask, char *buf, size_t len);
+
+/* Orders by-type rows as HTA does (labels alphabetically, then by descending sum with numpy's tie
+ * order) and sets their percentages of the rows' total; false when out of memory. */
+bool dfs_gpu_order_types(dfs_gpu_semantics sem, dfs_gpu_type_row *rows, size_t n);
+
+typedef struct dfs_gpu dfs_gpu;
+dfs_gpu *dfs_gpu_new(const dfs_gpu_options *o);
+void dfs_gpu_free(dfs_gpu *g);
+dfs_consumer *dfs_gpu_consumer(dfs_gpu *g);
+/* The result after reading; NULL when out of memory. */
+const dfs_gpu_result *dfs_gpu_finish(dfs_gpu *g, const dfs_run *run);
+
+extern const dfs_analysis dfs_gpu_analysis;
+#endif

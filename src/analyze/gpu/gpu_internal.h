@@ -1,0 +1,43 @@
+/* gpu_internal.h - what the files of the gpu analysis share: the rows kept of every input, the
+ * device work a rank's sections measure, and HTA's unstable sort (gpu_ssort.c).
+ *
+ * Invariants: rows of a file are in file order (by offset) once gpu_finish sorted them; times are
+ * ns (whole µs times 1000 once HTA's rounding applied). */
+#ifndef DFS_GPU_INTERNAL_H
+#define DFS_GPU_INTERNAL_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyze/gpu/gpu.h"
+#include "util/arena.h"
+
+/* A complete event with a category, as HTA keeps them (a duration, a category other than Trace). */
+typedef struct gpu_row {
+    int64_t ts, dur;
+    uint64_t offset;     /* its place in the file: HTA's row index order */
+    int64_t stream;      /* args.stream when a number, else -1 */
+    int64_t corr;        /* args.correlation, else -1 */
+    dfs_str name, cat;
+    uint32_t file;
+    uint8_t kind;        /* dfs_gpu_kind */
+} gpu_row;
+
+/* A piece of device work a rank's sections measure. */
+typedef struct gpu_work {
+    int64_t ts, end;
+    const char *name;
+    size_t name_len;
+    dfs_gpu_ktype type;
+} gpu_work;
+
+/* numpy 1.24's argsort(kind="quicksort") of keys v: the permutation into p (n entries). */
+void gpu_ssort(const int64_t *v, size_t *p, size_t n);
+/* pandas' sort_values(ascending=False) on top of it. */
+void gpu_ssort_desc(const int64_t *v, size_t *p, size_t n);
+
+/* numpy's around(x, d): rint(x * 10^d) / 10^d. */
+double gpu_around(double x, int d);
+
+/* The sections of one rank from its device work (sorted by nothing in particular; reordered). */
+bool gpu_sections(const dfs_gpu_options *o, gpu_work *w, size_t n, dfs_gpu_rank *out, dfs_arena *keep);
+#endif

@@ -1,0 +1,355 @@
+/* gpu_report.c - the table, JSON and CSV of `dfscope gpu` (gpu_report.h). Times are ns in the
+ * result: tables scale them (output/format.h), JSON and CSV give µs as numbers (whole under hta,
+ * fractions allowed under exact). A value that cannot be computed is n/a with why in a table,
+ * null in JSON and an empty field in CSV, never nan. Trace strings (kernel names, paths) are
+ * escaped for each output (escape.h, csv.h, json.h).
+ *
+ * Invariants: CSV headers and row order are HTA's (first column the row number; by-type rows
+ * summed over ranks; by-name rows ordered by type, name, rank). */
+#include "output/gpu_report.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output/csv.h"
+#include "output/escape.h"
+#include "output/format.h"
+#include "output/json.h"
+#include "util/shortest.h"
+
+static double us(int64_t ns) { return (double)ns / 1000.0; }
+
+static const char *const csv_file_names[DFS_GPU_CSV__COUNT] = {
+    "temporal_breakdown.csv", "gpu_kernel_breakdown_0.csv", "gpu_kernel_breakdown_1.csv", "comm_comp_overlap.csv"};
+
+const char *dfs_gpu_csv_name(dfs_gpu_csv t) { return (unsigned)t < DFS_GPU_CSV__COUNT ? csv_file_names[t] : "?"; }
+
+static unsigned section_of(dfs_gpu_csv t)
+{
+    return t == DFS_GPU_CSV_TEMPORAL  ? DFS_GPU_SEC_TEMPORAL
+           : t == DFS_GPU_CSV_OVERLAP ? DFS_GPU_SEC_OVERLAP
+                                      : DFS_GPU_SEC_KERNELS;
+}
+
+bool dfs_gpu_csv_present(const dfs_gpu_result *r, dfs_gpu_csv t)
+{
+    if (!(r->sections & section_of(t)) || !r->nranks)
+        return false;
+    /* HTA's temporal breakdown fails when a rank has no device work; exact leaves that rank out */
+    if (t == DFS_GPU_CSV_TEMPORAL)
+        return r->semantics == DFS_GPU_HTA ? r->no_device == 0 : r->no_device < r->nranks;
+    return true;
+}
+
+/* A float as pandas writes it (Python's repr; NaN as an empty field), after a comma. */
+static void py_num(FILE *out, double v)
+{
+    fputc(',', out);
+    if (isfinite(v)) {
+        char buf[DFS_PY_REPR_MAX];
+        fwrite(buf, 1, dfs_py_repr_finite(v, buf), out);
+    }
+}
+
+static void csv_temporal(FILE *out, const dfs_gpu_result *r)
+{
+    fputs(",rank,idle_time(us),compute_time(us),non_compute_time(us),kernel_time(us),idle_time_pctg,"
+          "compute_time_pctg,non_compute_time_pctg\n", out);
+    size_t row = 0;
+    for (size_t i = 0; i < r->nranks; i++) {
+        const dfs_gpu_rank *k = &r->ranks[i];
+        if (!k->device_rows)
+            continue;
+        const dfs_gpu_temporal *t = &k->temporal;
+        fprintf(out, "%zu,%lld", row++, (long long)k->rank);
+        py_num(out, us(t->idle_ns)), py_num(out, us(t->compute_ns)), py_num(out, us(t->non_compute_ns));
+        py_num(out, us(t->kernel_time_ns));
+        py_num(out, t->idle_pct), py_num(out, t->compute_pct), py_num(out, t->non_compute_pct);
+        fputc('\n', out);
+    }
+}
+
+/* The by-type rows of all ranks, summed per label and ordered; NULL when out of memory. */
+static dfs_gpu_type_row *all_types(const dfs_gpu_result *r, size_t *n)
+{
+    dfs_gpu_type_row *rows = calloc(8, sizeof *rows);
+    if (!rows)
+        return NULL;
+    *n = 0;
+    for (unsigned mask = 1; mask < 8; mask++) {
+        bool seen = false;
+        int64_t sum = 0;
+        for (size_t i = 0; i < r->nranks; i++)
+            for (size_t j = 0; j < r->ranks[i].ntypes; j++)
+                if (r->ranks[i].types[j].mask == mask)
+                    seen = true, sum += r->ranks[i].types[j].sum_ns;
+        if (seen)
+            rows[(*n)++] = (dfs_gpu_type_row){.mask = mask, .sum_ns = sum};
+    }
+    if (!dfs_gpu_order_types(r->semantics, rows, *n)) {
+        free(rows);
+        return NULL;
+    }
+    return rows;
+}
+
+static void csv_types(FILE *out, const dfs_gpu_result *r)
+{
+    fputs(",kernel_type,sum,percentage\n", out);
+    size_t n;
+    dfs_gpu_type_row *rows = all_types(r, &n);
+    char label[96];
+    for (size_t i = 0; rows && i < n; i++) {
+        fprintf(out, "%zu,%s,", i, dfs_gpu_mask_label(rows[i].mask, label, sizeof label));
+        if (r->semantics == DFS_GPU_HTA && rows[i].sum_ns % 1000 == 0)
+            fprintf(out, "%lld", (long long)(rows[i].sum_ns / 1000)); /* HTA's column is integral */
+        else
+            py_num(out, us(rows[i].sum_ns));
+        py_num(out, rows[i].percentage);
+        fputc('\n', out);
+    }
+    free(rows);
+}
+
+typedef struct name_ref {
+    const dfs_gpu_name_row *row;
+    int64_t rank;
+} name_ref;
+
+static int cmp_name_ref(const void *a, const void *b)
+{
+    const name_ref *x = a, *y = b;
+    int c = strcmp(dfs_gpu_ktype_name(x->row->type), dfs_gpu_ktype_name(y->row->type));
+    if (!c)
+        c = strcmp(x->row->name, y->row->name);
+    return c ? c : (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+static void csv_names(FILE *out, const dfs_gpu_result *r)
+{
+    fputs(",name,sum (us),max (us),min (us),stddev,mean (us),kernel_type,rank\n", out);
+    size_t n = 0;
+    for (size_t i = 0; i < r->nranks; i++)
+        n += r->ranks[i].nnames;
+    name_ref *refs = malloc((n ? n : 1) * sizeof *refs);
+    if (!refs)
+        return;
+    n = 0;
+    for (size_t i = 0; i < r->nranks; i++)
+        for (size_t j = 0; j < r->ranks[i].nnames; j++)
+            refs[n++] = (name_ref){&r->ranks[i].names[j], r->ranks[i].rank};
+    qsort(refs, n, sizeof *refs, cmp_name_ref); /* ranks ascending, so ties are already in order */
+    for (size_t i = 0; i < n; i++) {
+        const dfs_gpu_name_row *k = refs[i].row;
+        fprintf(out, "%zu,", i);
+        dfs_csv_text(out, k->name);
+        py_num(out, us(k->sum_ns)), py_num(out, us(k->max_ns)), py_num(out, us(k->min_ns));
+        py_num(out, k->std_ns / 1000), py_num(out, k->mean_ns / 1000);
+        fprintf(out, ",%s,%lld\n", dfs_gpu_ktype_name(k->type), (long long)refs[i].rank);
+    }
+    free(refs);
+}
+
+static void csv_overlap(FILE *out, const dfs_gpu_result *r)
+{
+    fputs(",rank,comp_comm_overlap_pctg\n", out);
+    size_t row = 0;
+    for (size_t i = 0; i < r->nranks; i++) { /* a rank without device work: no value, as HTA */
+        fprintf(out, "%zu,%lld", row++, (long long)r->ranks[i].rank);
+        py_num(out, r->ranks[i].overlap_pct);
+        fputc('\n', out);
+    }
+}
+
+void dfs_gpu_write_csv(FILE *out, const dfs_gpu_result *r, dfs_gpu_csv t)
+{
+    switch (t) {
+    case DFS_GPU_CSV_TEMPORAL: csv_temporal(out, r); break;
+    case DFS_GPU_CSV_TYPES: csv_types(out, r); break;
+    case DFS_GPU_CSV_NAMES: csv_names(out, r); break;
+    case DFS_GPU_CSV_OVERLAP: csv_overlap(out, r); break;
+    default: break;
+    }
+}
+
+/* ---- JSON ---- */
+
+static void json_rank(dfs_jw *w, const dfs_gpu_result *r, const dfs_gpu_rank *k)
+{
+    char label[96];
+    dfs_jw_object(w, NULL);
+    dfs_jw_int(w, "rank", k->rank);
+    dfs_jw_cstr(w, "file", k->path);
+    dfs_jw_uint(w, "rows", k->rows);
+    dfs_jw_uint(w, "device_rows", k->device_rows);
+    if (r->semantics == DFS_GPU_HTA)
+        dfs_jw_bool(w, "last_step_dropped", k->filtered);
+    if (r->sections & DFS_GPU_SEC_TEMPORAL) {
+        const dfs_gpu_temporal *t = &k->temporal;
+        dfs_jw_object(w, "temporal");
+        dfs_jw_double(w, "idle_us", us(t->idle_ns));
+        dfs_jw_double(w, "compute_us", us(t->compute_ns));
+        dfs_jw_double(w, "non_compute_us", us(t->non_compute_ns));
+        dfs_jw_double(w, "kernel_time_us", us(t->kernel_time_ns));
+        dfs_jw_double(w, "idle_pct", t->idle_pct);
+        dfs_jw_double(w, "compute_pct", t->compute_pct);
+        dfs_jw_double(w, "non_compute_pct", t->non_compute_pct);
+        dfs_jw_end(w);
+    }
+    if (r->sections & DFS_GPU_SEC_KERNELS) {
+        dfs_jw_array(w, "kernel_types");
+        for (size_t i = 0; i < k->ntypes; i++) {
+            dfs_jw_object(w, NULL);
+            dfs_jw_cstr(w, "kernel_type", dfs_gpu_mask_label(k->types[i].mask, label, sizeof label));
+            dfs_jw_double(w, "sum_us", us(k->types[i].sum_ns));
+            dfs_jw_double(w, "percentage", k->types[i].percentage);
+            dfs_jw_end(w);
+        }
+        dfs_jw_end(w);
+        dfs_jw_array(w, "kernels");
+        for (size_t i = 0; i < k->nnames; i++) {
+            const dfs_gpu_name_row *n = &k->names[i];
+            dfs_jw_object(w, NULL);
+            dfs_jw_cstr(w, "name", n->name);
+            dfs_jw_cstr(w, "kernel_type", dfs_gpu_ktype_name(n->type));
+            dfs_jw_uint(w, "count", n->count);
+            dfs_jw_double(w, "sum_us", us(n->sum_ns));
+            dfs_jw_double(w, "max_us", us(n->max_ns));
+            dfs_jw_double(w, "min_us", us(n->min_ns));
+            dfs_jw_double(w, "stddev_us", n->std_ns / 1000);
+            dfs_jw_double(w, "mean_us", n->mean_ns / 1000);
+            dfs_jw_end(w);
+        }
+        dfs_jw_end(w);
+    }
+    if (r->sections & DFS_GPU_SEC_OVERLAP)
+        dfs_jw_double(w, "comm_comp_overlap_pct", k->overlap_pct);
+    dfs_jw_end(w);
+}
+
+void dfs_gpu_write_json(FILE *out, const dfs_gpu_result *r)
+{
+    dfs_jw w;
+    dfs_jw_init(&w, out, true);
+    dfs_jw_object(&w, NULL);
+    dfs_jw_cstr(&w, "schema", "dfscope-gpu/1");
+    dfs_jw_cstr(&w, "semantics", r->semantics == DFS_GPU_HTA ? "hta" : "exact");
+    dfs_jw_array(&w, "ranks");
+    for (size_t i = 0; i < r->nranks; i++)
+        json_rank(&w, r, &r->ranks[i]);
+    dfs_jw_end(&w);
+    dfs_jw_end(&w);
+    fputc('\n', out);
+}
+
+/* ---- table ---- */
+
+static const char *pct(char *buf, size_t n, double v)
+{
+    if (!isfinite(v))
+        snprintf(buf, n, "n/a");
+    else
+        snprintf(buf, n, "%.2f%%", v);
+    return buf;
+}
+
+static void text_temporal(FILE *out, const dfs_gpu_result *r)
+{
+    char a[32], b[32], c[32], d[32], p1[16], p2[16], p3[16];
+    fprintf(out, "Device time per rank (from the first device event to the last):\n");
+    fprintf(out, "  %6s  %12s  %12s %8s  %12s %8s  %12s %8s\n", "rank", "span", "idle", "", "compute", "",
+            "non-compute", "");
+    for (size_t i = 0; i < r->nranks; i++) {
+        const dfs_gpu_rank *k = &r->ranks[i];
+        if (!k->device_rows) {
+            fprintf(out, "  %6lld  no device events\n", (long long)k->rank);
+            continue;
+        }
+        const dfs_gpu_temporal *t = &k->temporal;
+        fprintf(out, "  %6lld  %12s  %12s %8s  %12s %8s  %12s %8s\n", (long long)k->rank,
+                dfs_fmt_duration(a, sizeof a, t->kernel_time_ns), dfs_fmt_duration(b, sizeof b, t->idle_ns),
+                pct(p1, sizeof p1, t->idle_pct), dfs_fmt_duration(c, sizeof c, t->compute_ns),
+                pct(p2, sizeof p2, t->compute_pct), dfs_fmt_duration(d, sizeof d, t->non_compute_ns),
+                pct(p3, sizeof p3, t->non_compute_pct));
+    }
+}
+
+/* The finding first: the rank whose device idles most, and what dominates it. */
+static void text_headline(FILE *out, const dfs_gpu_result *r)
+{
+    const dfs_gpu_rank *worst = NULL;
+    for (size_t i = 0; i < r->nranks; i++) {
+        const dfs_gpu_rank *k = &r->ranks[i];
+        if (k->device_rows && isfinite(k->temporal.idle_pct) &&
+            (!worst || k->temporal.idle_pct > worst->temporal.idle_pct))
+            worst = k;
+    }
+    char a[32], b[32];
+    if (!worst) {
+        fprintf(out, "No device events: no GPU work to break down.\n");
+        return;
+    }
+    const dfs_gpu_temporal *t = &worst->temporal;
+    fprintf(out, "%s rank %lld: the device idles %.1f%% of its %s span (%s idle, %s computing).\n",
+            r->nranks > 1 ? "Most idle," : "Rank", (long long)worst->rank, t->idle_pct,
+            dfs_fmt_duration(a, sizeof a, t->kernel_time_ns), dfs_fmt_duration(b, sizeof b, t->idle_ns),
+            pct((char[16]){0}, 16, t->compute_pct));
+}
+
+static void text_kernels(FILE *out, const dfs_gpu_rank *k, size_t limit)
+{
+    char a[32], label[96], p[16];
+    fprintf(out, "\nRank %lld, device time by kernel type (overlaps counted once, in their own rows):\n",
+            (long long)k->rank);
+    for (size_t i = 0; i < k->ntypes; i++)
+        fprintf(out, "  %-58s %12s %8s\n", dfs_gpu_mask_label(k->types[i].mask, label, sizeof label),
+                dfs_fmt_duration(a, sizeof a, k->types[i].sum_ns), pct(p, sizeof p, k->types[i].percentage));
+    fprintf(out, "Rank %lld, kernels by name (the biggest of each type; \"others\" groups the rest):\n",
+            (long long)k->rank);
+    fprintf(out, "  %-14s %12s %8s %12s  %s\n", "type", "total", "count", "mean", "name");
+    size_t shown = 0;
+    for (size_t i = 0; i < k->nnames; i++) {
+        const dfs_gpu_name_row *n = &k->names[i];
+        if (limit && shown++ >= limit)
+            break;
+        char b[32];
+        fprintf(out, "  %-14s %12s %8llu %12s  ", dfs_gpu_ktype_name(n->type), dfs_fmt_duration(a, sizeof a, n->sum_ns),
+                (unsigned long long)n->count, dfs_fmt_duration(b, sizeof b, (int64_t)llround(n->mean_ns)));
+        dfs_term_puts(out, n->name);
+        fputc('\n', out);
+    }
+    if (limit && k->nnames > limit)
+        fprintf(out, "  (%zu more rows: --format json or csv for all)\n", k->nnames - limit);
+}
+
+void dfs_gpu_write_text(FILE *out, const dfs_gpu_result *r, size_t names)
+{
+    if (r->sections & DFS_GPU_SEC_TEMPORAL)
+        text_headline(out, r);
+    fprintf(out, "Semantics: %s.\n",
+            r->semantics == DFS_GPU_HTA
+                ? "hta (Holistic Trace Analysis' numbers: last profiler step dropped, whole-µs times)"
+                : "exact (the whole trace, ns precision)");
+    if (r->sections & DFS_GPU_SEC_TEMPORAL) {
+        fputc('\n', out);
+        text_temporal(out, r);
+    }
+    if (r->sections & DFS_GPU_SEC_OVERLAP) {
+        fprintf(out, "\nCommunication hidden under computation:\n");
+        for (size_t i = 0; i < r->nranks; i++) {
+            const dfs_gpu_rank *k = &r->ranks[i];
+            char p[16];
+            if (k->device_rows)
+                fprintf(out, "  rank %lld: %s\n", (long long)k->rank,
+                        k->has_comm ? pct(p, sizeof p, k->overlap_pct) : "n/a (no communication kernels)");
+        }
+    }
+    if (r->sections & DFS_GPU_SEC_KERNELS)
+        for (size_t i = 0; i < r->nranks; i++)
+            if (r->ranks[i].device_rows)
+                text_kernels(out, &r->ranks[i], names);
+    if (r->replaced)
+        fprintf(out, "\nNote: %zu input(s) named a rank a later input also names; the later one counts.\n",
+                r->replaced);
+}
