@@ -21,23 +21,26 @@
 static double us(int64_t ns) { return (double)ns / 1000.0; }
 
 static const char *const csv_file_names[DFS_GPU_CSV__COUNT] = {
-    "temporal_breakdown.csv", "gpu_kernel_breakdown_0.csv", "gpu_kernel_breakdown_1.csv", "comm_comp_overlap.csv"};
+    "temporal_breakdown.csv", "gpu_kernel_breakdown_0.csv", "gpu_kernel_breakdown_1.csv", "comm_comp_overlap.csv",
+    "idle_time_breakdown_0.csv", "idle_time_breakdown_1.csv"};
 
 const char *dfs_gpu_csv_name(dfs_gpu_csv t) { return (unsigned)t < DFS_GPU_CSV__COUNT ? csv_file_names[t] : "?"; }
 
 static unsigned section_of(dfs_gpu_csv t)
 {
-    return t == DFS_GPU_CSV_TEMPORAL  ? DFS_GPU_SEC_TEMPORAL
-           : t == DFS_GPU_CSV_OVERLAP ? DFS_GPU_SEC_OVERLAP
-                                      : DFS_GPU_SEC_KERNELS;
+    return t == DFS_GPU_CSV_TEMPORAL                              ? DFS_GPU_SEC_TEMPORAL
+           : t == DFS_GPU_CSV_OVERLAP                             ? DFS_GPU_SEC_OVERLAP
+           : t == DFS_GPU_CSV_IDLE || t == DFS_GPU_CSV_IDLE_STATS ? DFS_GPU_SEC_IDLE
+                                                                  : DFS_GPU_SEC_KERNELS;
 }
 
 bool dfs_gpu_csv_present(const dfs_gpu_result *r, dfs_gpu_csv t)
 {
     if (!(r->sections & section_of(t)) || !r->nranks)
         return false;
-    /* HTA's temporal breakdown fails when a rank has no device work; exact leaves that rank out */
-    if (t == DFS_GPU_CSV_TEMPORAL)
+    /* HTA's temporal and idle breakdowns fail when a rank has no device work; exact leaves that
+     * rank out */
+    if (t == DFS_GPU_CSV_TEMPORAL || t == DFS_GPU_CSV_IDLE || t == DFS_GPU_CSV_IDLE_STATS)
         return r->semantics == DFS_GPU_HTA ? r->no_device == 0 : r->no_device < r->nranks;
     return true;
 }
@@ -162,6 +165,34 @@ static void csv_overlap(FILE *out, const dfs_gpu_result *r)
     }
 }
 
+static void csv_idle(FILE *out, const dfs_gpu_result *r)
+{
+    fputs(",rank,stream,idle_category,idle_time,idle_time_ratio\n", out);
+    for (size_t i = 0; i < r->nranks; i++)
+        for (size_t j = 0; j < r->ranks[i].nidle; j++) { /* HTA numbers each rank's rows from 0 */
+            const dfs_gpu_idle_row *d = &r->ranks[i].idle[j];
+            fprintf(out, "%zu,%lld,%lld,%s", j, (long long)r->ranks[i].rank, (long long)d->stream,
+                    dfs_gpu_idle_cat_name(d->category));
+            py_num(out, d->idle_us), py_num(out, d->ratio);
+            fputc('\n', out);
+        }
+}
+
+static void csv_idle_stats(FILE *out, const dfs_gpu_result *r)
+{
+    fputs("idle_category,rank,stream,count,mean,std,min,25%,50%,75%,max\n", out);
+    for (size_t i = 0; i < r->nranks; i++)
+        for (size_t j = 0; j < r->ranks[i].nidle; j++) {
+            const dfs_gpu_idle_row *d = &r->ranks[i].idle[j];
+            fprintf(out, "%s,%lld,%lld", dfs_gpu_idle_cat_name(d->category), (long long)r->ranks[i].rank,
+                    (long long)d->stream);
+            py_num(out, (double)d->count), py_num(out, d->mean_us), py_num(out, d->std_us);
+            py_num(out, d->min_us), py_num(out, d->p25_us), py_num(out, d->p50_us), py_num(out, d->p75_us);
+            py_num(out, d->max_us);
+            fputc('\n', out);
+        }
+}
+
 void dfs_gpu_write_csv(FILE *out, const dfs_gpu_result *r, dfs_gpu_csv t)
 {
     switch (t) {
@@ -169,6 +200,8 @@ void dfs_gpu_write_csv(FILE *out, const dfs_gpu_result *r, dfs_gpu_csv t)
     case DFS_GPU_CSV_TYPES: csv_types(out, r); break;
     case DFS_GPU_CSV_NAMES: csv_names(out, r); break;
     case DFS_GPU_CSV_OVERLAP: csv_overlap(out, r); break;
+    case DFS_GPU_CSV_IDLE: csv_idle(out, r); break;
+    case DFS_GPU_CSV_IDLE_STATS: csv_idle_stats(out, r); break;
     default: break;
     }
 }

@@ -21,10 +21,12 @@
 
 typedef DFS_VEC(gpu_row) row_vec;
 typedef DFS_VEC(bool) bool_vec;
+typedef DFS_VEC(uint64_t) u64_vec;
 
 typedef struct worker {
     row_vec rows;
     bool_vec fractional; /* per file: a timestamp with a fraction of a µs (HTA rounds the file) */
+    u64_vec first;       /* per file: 1 + the offset of its first event (HTA's row #0), 0 none */
     bool oom;
 } worker;
 
@@ -39,14 +41,15 @@ struct dfs_gpu {
 void dfs_gpu_options_init(dfs_gpu_options *o)
 {
     *o = (dfs_gpu_options){.semantics = DFS_GPU_EXACT, .sections = DFS_GPU_SEC_ALL, .top_names = 10,
-                           .name_share = 0.8};
+                           .name_share = 0.8, .kernel_wait_ns = 30000};
 }
 
-static const char *const section_names[] = {"temporal", "kernels", "overlap"};
+enum { NSECTIONS = 4 };
+static const char *const section_names[NSECTIONS] = {"temporal", "kernels", "overlap", "idle"};
 
 const char *dfs_gpu_section_name(unsigned section)
 {
-    for (unsigned i = 0; i < 3; i++)
+    for (unsigned i = 0; i < NSECTIONS; i++)
         if (section == 1u << i)
             return section_names[i];
     return "?";
@@ -58,7 +61,7 @@ bool dfs_gpu_parse_sections(const char *list, unsigned *out, const char **bad, s
     for (const char *p = list;;) {
         size_t n = strcspn(p, ",");
         unsigned bit = 0;
-        for (unsigned i = 0; i < 3; i++)
+        for (unsigned i = 0; i < NSECTIONS; i++)
             if (strlen(section_names[i]) == n && strncmp(p, section_names[i], n) == 0)
                 bit = 1u << i;
         if (!bit) {
@@ -103,9 +106,21 @@ static void note_fraction(worker *w, uint32_t file)
     w->fractional.v[file] = true;
 }
 
+static void note_first(worker *w, uint32_t file, uint64_t offset)
+{
+    if (file >= w->first.n && !dfs_vec_extend_zeroed(&w->first, (size_t)file + 1)) {
+        w->oom = true;
+        return;
+    }
+    if (!w->first.v[file] || offset + 1 < w->first.v[file])
+        w->first.v[file] = offset + 1;
+}
+
 static void on_batch(void *state, const dfs_run *run, const dfs_batch *b)
 {
     worker *w = state;
+    if (b->count)
+        note_first(w, b->file, b->events[0].offset);
     for (size_t i = 0; i < b->count && !w->oom; i++) {
         const dfs_event *ev = &b->events[i];
         if (!(ev->flags & DFS_EF_HAS_TS) || ev->ts % 1000 != 0)
@@ -140,8 +155,12 @@ static void worker_end(void *user, const dfs_run *run, void *state)
         g->all.oom = true;
     for (size_t i = 0; i < w->fractional.n && !g->all.oom; i++)
         g->all.fractional.v[i] |= w->fractional.v[i];
+    for (size_t i = 0; i < w->first.n && !g->all.oom; i++)
+        if (w->first.v[i])
+            note_first(&g->all, (uint32_t)i, w->first.v[i] - 1);
     dfs_vec_free(&w->rows);
     dfs_vec_free(&w->fractional);
+    dfs_vec_free(&w->first);
     free(w);
 }
 
@@ -166,6 +185,7 @@ void dfs_gpu_free(dfs_gpu *g)
         return;
     dfs_vec_free(&g->all.rows);
     dfs_vec_free(&g->all.fractional);
+    dfs_vec_free(&g->all.first);
     dfs_arena_free(&g->keep);
     free(g);
 }
@@ -247,8 +267,8 @@ static int cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* How many of the sorted values equal v. */
-static size_t count_of(const int64_t *v, size_t n, int64_t key)
+/* The first of the sorted values not below key. */
+static size_t lower_bound(const int64_t *v, size_t n, int64_t key)
 {
     size_t lo = 0, hi = n;
     while (lo < hi) {
@@ -258,65 +278,136 @@ static size_t count_of(const int64_t *v, size_t n, int64_t key)
         else
             hi = mid;
     }
-    size_t k = lo;
-    while (k < n && v[k] == key)
-        k++;
-    return k - lo;
+    return lo;
+}
+
+enum { NO_ROW = SIZE_MAX };
+
+/* One rank's rows and what the preparation found about them. */
+typedef struct rank_rows {
+    const dfs_gpu_options *o;
+    const dfs_run *run;
+    const gpu_row *r;
+    size_t n;
+    bool *device;      /* HTA's device side: a stream and a correlation, or a sync */
+    size_t *partner;   /* the launch of a device-side row (the last host row of its correlation) */
+    bool filter;       /* hta: the last-iteration filter runs */
+    int64_t t_last;    /* ...and keeps the host rows before this */
+    int64_t *kept;     /* ...the correlations of the host rows it keeps, sorted */
+    size_t nkept;
+} rank_rows;
+
+/* How many times the row stays: once, none (a dropped host row, a device row without a kept
+ * launch) or several (a device row whose correlation several kept host rows share). */
+static size_t times_kept(const rank_rows *rr, size_t i)
+{
+    if (!rr->filter)
+        return 1;
+    if (!rr->device[i])
+        return rr->r[i].ts < rr->t_last;
+    size_t k = lower_bound(rr->kept, rr->nkept, rr->r[i].corr), m = k;
+    while (m < rr->nkept && rr->kept[m] == rr->r[i].corr)
+        m++;
+    return m - k;
+}
+
+typedef struct corr_pos {
+    int64_t corr;
+    size_t pos;
+} corr_pos;
+
+static int cmp_corr_pos(const void *a, const void *b)
+{
+    const corr_pos *x = a, *y = b;
+    if (x->corr != y->corr)
+        return x->corr < y->corr ? -1 : 1;
+    return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+/* Links every device-side row with a correlation to the last host row of that correlation; under
+ * hta a correlation without a host row links to the file's first record when that is a row (HTA
+ * takes partner index 0 for "none"). */
+static bool link_launches(rank_rows *rr, uint64_t first_offset)
+{
+    corr_pos *h = malloc((rr->n ? rr->n : 1) * sizeof *h);
+    if (!h)
+        return false;
+    size_t nh = 0, row0 = NO_ROW;
+    for (size_t i = 0; i < rr->n; i++) {
+        if (first_offset && rr->r[i].offset + 1 == first_offset)
+            row0 = i;
+        if (!rr->device[i] && rr->r[i].corr != -1)
+            h[nh++] = (corr_pos){rr->r[i].corr, i};
+    }
+    qsort(h, nh, sizeof *h, cmp_corr_pos);
+    for (size_t i = 0; i < rr->n; i++) {
+        rr->partner[i] = NO_ROW;
+        if (!rr->device[i] || rr->r[i].corr == -1)
+            continue;
+        size_t lo = 0, hi = nh; /* past the last entry of this correlation */
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (h[mid].corr <= rr->r[i].corr)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo > 0 && h[lo - 1].corr == rr->r[i].corr)
+            rr->partner[i] = h[lo - 1].pos;
+        else if (rr->o->semantics == DFS_GPU_HTA && rr->r[i].corr >= 0)
+            rr->partner[i] = row0;
+    }
+    free(h);
+    return true;
+}
+
+/* HTA's last-iteration filter: the last ProfilerStep#N's start, and the correlations of the host
+ * rows before it. */
+static bool plan_filter(rank_rows *rr)
+{
+    int64_t t_last = INT64_MIN, first = INT64_MAX;
+    for (size_t i = 0; i < rr->n; i++) {
+        if (rr->device[i])
+            continue;
+        first = rr->r[i].ts < first ? rr->r[i].ts : first;
+        if (rr->r[i].name && profiler_step_name(dfs_str_get(rr->run, rr->r[i].name, NULL)) && rr->r[i].ts > t_last)
+            t_last = rr->r[i].ts;
+    }
+    rr->t_last = t_last == INT64_MIN ? first : t_last;
+    rr->kept = malloc((rr->n ? rr->n : 1) * sizeof *rr->kept);
+    if (!rr->kept)
+        return false;
+    for (size_t i = 0; i < rr->n; i++)
+        if (!rr->device[i] && rr->r[i].ts < rr->t_last)
+            rr->kept[rr->nkept++] = rr->r[i].corr;
+    qsort(rr->kept, rr->nkept, sizeof *rr->kept, cmp_i64);
+    return true;
 }
 
 typedef DFS_VEC(gpu_work) work_vec;
 
-static bool add_work(const dfs_gpu_options *o, const dfs_run *run, const gpu_row *r, size_t times, work_vec *out)
+/* The device work of row i, `times` times, into out. */
+static bool add_work(const rank_rows *rr, size_t i, size_t times, work_vec *out)
 {
-    bool device = o->semantics == DFS_GPU_HTA ? r->stream != -1 : dfs_gpu_timed_work((dfs_gpu_kind)r->kind);
-    if (!device)
+    const gpu_row *r = &rr->r[i];
+    dfs_gpu_kind kind = (dfs_gpu_kind)r->kind;
+    bool hta = rr->o->semantics == DFS_GPU_HTA;
+    if (!(hta ? r->stream != -1 : dfs_gpu_timed_work(kind)))
         return true;
     size_t n = 0;
-    const char *name = r->name ? dfs_str_get(run, r->name, &n) : "";
-    gpu_work w = {.ts = r->ts, .end = r->ts + r->dur, .name = name, .name_len = n};
-    w.type = o->semantics == DFS_GPU_HTA ? dfs_gpu_ktype_hta(name, n)
-                                         : dfs_gpu_ktype_of((dfs_gpu_kind)r->kind, name, n);
-    for (size_t i = 0; i < times; i++)
+    const char *name = r->name ? dfs_str_get(rr->run, r->name, &n) : "";
+    gpu_work w = {.ts = r->ts, .end = r->ts + r->dur, .name = name, .name_len = n, .stream = r->stream,
+                  .queued = dfs_gpu_timed_work(kind)};
+    w.type = hta ? dfs_gpu_ktype_hta(name, n) : dfs_gpu_ktype_of(kind, name, n);
+    size_t p = rr->partner[i];
+    if (p != NO_ROW && times_kept(rr, p) > 0)
+        w.has_launch = true, w.launch_ts = rr->r[p].ts;
+    /* HTA's rows after its filter: the device side first, then the host side */
+    w.order = rr->filter && !rr->device[i] ? rr->n + i : i;
+    for (size_t k = 0; k < times; k++)
         if (!dfs_vec_push(out, w))
             return false;
     return true;
-}
-
-/* HTA's last-iteration filter of one rank's rows into its device work; *kept counts the rows. */
-static bool filter_last_step(const dfs_gpu_options *o, const dfs_run *run, const gpu_row *r, size_t n,
-                             work_vec *out, uint64_t *kept)
-{
-    int64_t t_last = INT64_MIN, first = INT64_MAX;
-    for (size_t i = 0; i < n; i++) {
-        if (device_side_hta(run, &r[i]))
-            continue;
-        first = r[i].ts < first ? r[i].ts : first;
-        if (r[i].name && profiler_step_name(dfs_str_get(run, r[i].name, NULL)) && r[i].ts > t_last)
-            t_last = r[i].ts;
-    }
-    if (t_last == INT64_MIN)
-        t_last = first;
-    int64_t *corrs = malloc((n ? n : 1) * sizeof *corrs);
-    if (!corrs)
-        return false;
-    size_t nc = 0;
-    for (size_t i = 0; i < n; i++)
-        if (!device_side_hta(run, &r[i]) && r[i].ts < t_last)
-            corrs[nc++] = r[i].corr;
-    qsort(corrs, nc, sizeof *corrs, cmp_i64);
-    bool ok = true;
-    *kept = nc;
-    for (size_t i = 0; ok && i < n; i++) {
-        if (!device_side_hta(run, &r[i])) {
-            ok = r[i].ts >= t_last || add_work(o, run, &r[i], 1, out);
-            continue;
-        }
-        size_t times = count_of(corrs, nc, r[i].corr);
-        *kept += times;
-        ok = add_work(o, run, &r[i], times, out);
-    }
-    free(corrs);
-    return ok;
 }
 
 /* At least two distinct names of profiler steps in all ranks: HTA's filter runs. */
@@ -333,25 +424,30 @@ static bool several_steps(const dfs_run *run, const gpu_row *r, size_t n)
     return false;
 }
 
-static bool measure_rank(dfs_gpu *g, const dfs_run *run, gpu_row *r, size_t n, bool filter, dfs_gpu_rank *out)
+static bool measure_rank(dfs_gpu *g, const dfs_run *run, gpu_row *r, size_t n, bool filter, uint64_t first,
+                         dfs_gpu_rank *out)
 {
+    rank_rows rr = {.o = &g->opt, .run = run, .r = r, .n = n, .filter = filter};
+    rr.device = malloc((n ? n : 1) * sizeof *rr.device);
+    rr.partner = malloc((n ? n : 1) * sizeof *rr.partner);
+    bool ok = rr.device && rr.partner;
+    for (size_t i = 0; ok && i < n; i++)
+        rr.device[i] = device_side_hta(run, &r[i]);
+    ok = ok && link_launches(&rr, first) && (!filter || plan_filter(&rr));
     work_vec w = {0};
-    bool ok = true;
-    const dfs_gpu_options *o = &g->opt;
-    if (o->semantics == DFS_GPU_HTA && filter) {
-        out->filtered = true;
-        ok = filter_last_step(o, run, r, n, &w, &out->rows);
-    } else {
-        out->rows = n;
-        for (size_t i = 0; ok && i < n; i++)
-            ok = add_work(o, run, &r[i], 1, &w);
+    out->filtered = filter;
+    for (size_t i = 0; ok && i < n; i++) {
+        size_t times = times_kept(&rr, i);
+        out->rows += times;
+        ok = add_work(&rr, i, times, &w);
     }
     out->device_rows = w.n;
     out->overlap_pct = NAN;
     out->temporal = (dfs_gpu_temporal){.idle_pct = NAN, .compute_pct = NAN, .non_compute_pct = NAN};
     if (ok && w.n)
-        ok = gpu_sections(o, w.v, w.n, out, &g->keep);
+        ok = gpu_sections(&g->opt, w.v, w.n, out, &g->keep);
     dfs_vec_free(&w);
+    free(rr.device), free(rr.partner), free(rr.kept);
     return ok;
 }
 
@@ -389,7 +485,8 @@ const dfs_gpu_result *dfs_gpu_finish(dfs_gpu *g, const dfs_run *run)
         if (!slot)
             slot = &res->ranks[res->nranks++];
         *slot = (dfs_gpu_rank){.rank = rank, .path = dfs_run_file(run, f)->path};
-        if (!measure_rank(g, run, r + i, j - i, filter, slot))
+        uint64_t first_offset = f < g->all.first.n ? g->all.first.v[f] : 0;
+        if (!measure_rank(g, run, r + i, j - i, filter, first_offset, slot))
             return NULL;
         i = j;
     }

@@ -26,7 +26,8 @@ enum {
     DFS_GPU_SEC_TEMPORAL = 1,
     DFS_GPU_SEC_KERNELS = 2,
     DFS_GPU_SEC_OVERLAP = 4,
-    DFS_GPU_SEC_ALL = 7,
+    DFS_GPU_SEC_IDLE = 8,
+    DFS_GPU_SEC_ALL = 15,
 };
 
 typedef enum dfs_gpu_semantics { DFS_GPU_EXACT, DFS_GPU_HTA } dfs_gpu_semantics;
@@ -36,12 +37,14 @@ typedef struct dfs_gpu_options {
     unsigned sections;     /* DFS_GPU_SEC_* */
     size_t top_names;      /* by name: at most this many names per type (10) */
     double name_share;     /* ... and (exact) names up to this share of the type's time (0.8) */
+    int64_t kernel_wait_ns; /* idle: a gap shorter than this, not waiting on the host, is the
+                               kernels' own (30 µs) */
 } dfs_gpu_options;
 
 void dfs_gpu_options_init(dfs_gpu_options *o);
 /* Parses a --only list ("temporal,kernels"); false on an unknown name (*bad points at it). */
 bool dfs_gpu_parse_sections(const char *list, unsigned *out, const char **bad, size_t *badlen);
-/* "temporal", "kernels", "overlap". */
+/* "temporal", "kernels", "overlap", "idle". */
 const char *dfs_gpu_section_name(unsigned section);
 
 typedef struct dfs_gpu_temporal {
@@ -65,6 +68,22 @@ typedef struct dfs_gpu_name_row {
     double mean_ns, std_ns; /* std with n-1; NaN for one value under exact, 0 under hta */
 } dfs_gpu_name_row;
 
+/* Why a stream was idle before a kernel: its launch came after the stream ran dry (the host was
+ * late), a short gap between kernels, or anything else (and a stream's first kernel). */
+typedef enum dfs_gpu_idle_cat { DFS_GPU_HOST_WAIT, DFS_GPU_KERNEL_WAIT, DFS_GPU_IDLE_OTHER, DFS_GPU_IDLE_CATS } dfs_gpu_idle_cat;
+/* "host_wait", "kernel_wait", "other". */
+const char *dfs_gpu_idle_cat_name(dfs_gpu_idle_cat c);
+
+/* One idle category of one stream, with the statistics of its gaps (µs; hta: each rounded to 2
+ * decimals as HTA rounds; NaN where it has no value: no gap, or one for the std). */
+typedef struct dfs_gpu_idle_row {
+    int64_t stream;
+    dfs_gpu_idle_cat category;
+    double idle_us, ratio; /* ratio: of the stream's idle time; NaN when that is 0 */
+    uint64_t count;
+    double mean_us, std_us, min_us, p25_us, p50_us, p75_us, max_us;
+} dfs_gpu_idle_row;
+
 typedef struct dfs_gpu_rank {
     int64_t rank;
     const char *path;    /* the input file */
@@ -78,6 +97,8 @@ typedef struct dfs_gpu_rank {
     size_t nnames;
     bool has_comm;
     double overlap_pct;  /* communication time hidden under computation */
+    dfs_gpu_idle_row *idle; /* streams in order of first appearance, categories in enum order */
+    size_t nidle;
 } dfs_gpu_rank;
 
 typedef struct dfs_gpu_result {

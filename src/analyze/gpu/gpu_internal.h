@@ -28,6 +28,11 @@ typedef struct gpu_work {
     const char *name;
     size_t name_len;
     dfs_gpu_ktype type;
+    int64_t stream;
+    int64_t launch_ts;   /* the start of the launch that queued it, when known */
+    bool has_launch;
+    bool queued;         /* a kernel, copy or set: what the idle breakdown walks */
+    size_t order;        /* its row's place in the rank's rows (hta: after the filter's reordering) */
 } gpu_work;
 
 /* numpy 1.24's argsort(kind="quicksort") of keys v: the permutation into p (n entries). */
@@ -37,6 +42,9 @@ void gpu_ssort_desc(const int64_t *v, size_t *p, size_t n);
 
 /* numpy's around(x, d): rint(x * 10^d) / 10^d. */
 double gpu_around(double x, int d);
+
+/* The idle breakdown of one rank (reorders w). */
+bool gpu_idle(const dfs_gpu_options *o, gpu_work *w, size_t n, dfs_gpu_rank *out, dfs_arena *keep);
 
 /* The sections of one rank from its device work (sorted by nothing in particular; reordered). */
 bool gpu_sections(const dfs_gpu_options *o, gpu_work *w, size_t n, dfs_gpu_rank *out, dfs_arena *keep);

@@ -399,6 +399,8 @@ bool gpu_sections(const dfs_gpu_options *o, gpu_work *w, size_t n, dfs_gpu_rank 
         return false;
     if ((o->sections & DFS_GPU_SEC_OVERLAP) && !comm_overlap(o, w, n, out))
         return false;
+    if ((o->sections & DFS_GPU_SEC_IDLE) && !gpu_idle(o, w, n, out, keep))
+        return false;
     if ((o->sections & DFS_GPU_SEC_KERNELS) && !kernel_types(o, w, n, out, keep))
         return false;
     return !(o->sections & DFS_GPU_SEC_KERNELS) || kernel_names(o, w, n, out, keep);
