@@ -27,7 +27,7 @@ static int set_only(void *args, const char *cmd, const char *value)
     if (dfs_gpu_parse_sections(value, &((gpu_args *)args)->opt.sections, &bad, &len))
         return -1;
     char what[160];
-    snprintf(what, sizeof what, "--only takes sections among temporal, kernels, overlap; '%.*s' is none of them in",
+    snprintf(what, sizeof what, "--only takes sections among temporal, kernels, overlap, idle; '%.*s' is none of them in",
              (int)(len > 40 ? 40 : len), bad);
     return dfs_cli_usage_error(cmd, what, value);
 }
@@ -66,7 +66,7 @@ static bool found_nothing(const void *args, const dfs_cli_result *res, char *buf
     const dfs_gpu_result *r = res->result;
     if (r->nranks && r->no_device < r->nranks)
         return false;
-    snprintf(buf, len, "no device (GPU) event: kernels, copies and sets are what gpu measures");
+    snprintf(buf, len, "no device (GPU) event: no kernel, copy or set");
     return true;
 }
 
@@ -92,7 +92,7 @@ static const dfs_cli_option options[] = {
                ARG(base.format), .hi = 1),
     DFS_OPTION("output", 'o', "FILE", DFS_OPT_STRING, "write to FILE (atomically) instead of stdout; a directory for csv",
                ARG(base.output)),
-    DFS_OPTION("only", 0, "LIST", DFS_OPT_CALL, "sections, comma-separated: temporal, kernels, overlap (default all)",
+    DFS_OPTION("only", 0, "LIST", DFS_OPT_CALL, "sections, comma-separated: temporal, kernels, overlap, idle\n(default all)",
                .apply = set_only),
     DFS_OPTION("compat", 0, "hta", DFS_OPT_CHOICE,
                "hta: Holistic Trace Analysis' numbers (last profiler step dropped,\n"

@@ -258,6 +258,27 @@ static void json_rank(dfs_jw *w, const dfs_gpu_result *r, const dfs_gpu_rank *k)
     }
     if (r->sections & DFS_GPU_SEC_OVERLAP)
         dfs_jw_double(w, "comm_comp_overlap_pct", k->overlap_pct);
+    if (r->sections & DFS_GPU_SEC_IDLE) {
+        dfs_jw_array(w, "idle");
+        for (size_t i = 0; i < k->nidle; i++) {
+            const dfs_gpu_idle_row *d = &k->idle[i];
+            dfs_jw_object(w, NULL);
+            dfs_jw_int(w, "stream", d->stream);
+            dfs_jw_cstr(w, "category", dfs_gpu_idle_cat_name(d->category));
+            dfs_jw_double(w, "idle_us", d->idle_us);
+            dfs_jw_double(w, "ratio", d->ratio);
+            dfs_jw_uint(w, "count", d->count);
+            dfs_jw_double(w, "mean_us", d->mean_us);
+            dfs_jw_double(w, "std_us", d->std_us);
+            dfs_jw_double(w, "min_us", d->min_us);
+            dfs_jw_double(w, "p25_us", d->p25_us);
+            dfs_jw_double(w, "p50_us", d->p50_us);
+            dfs_jw_double(w, "p75_us", d->p75_us);
+            dfs_jw_double(w, "max_us", d->max_us);
+            dfs_jw_end(w);
+        }
+        dfs_jw_end(w);
+    }
     dfs_jw_end(w);
 }
 
@@ -291,8 +312,8 @@ static void text_temporal(FILE *out, const dfs_gpu_result *r)
 {
     char a[32], b[32], c[32], d[32], p1[16], p2[16], p3[16];
     fprintf(out, "Device time per rank (from the first device event to the last):\n");
-    fprintf(out, "  %6s  %12s  %12s %8s  %12s %8s  %12s %8s\n", "rank", "span", "idle", "", "compute", "",
-            "non-compute", "");
+    fprintf(out, "  %6s  %12s  %12s %8s  %12s %8s  %12s %8s\n", "rank", "span", "idle", "%", "compute", "%",
+            "non-compute", "%");
     for (size_t i = 0; i < r->nranks; i++) {
         const dfs_gpu_rank *k = &r->ranks[i];
         if (!k->device_rows) {
@@ -320,14 +341,24 @@ static void text_headline(FILE *out, const dfs_gpu_result *r)
     }
     char a[32], b[32];
     if (!worst) {
-        fprintf(out, "No device events: no GPU work to break down.\n");
+        fprintf(out, "No device events (kernels, copies, sets): no GPU work to break down; 'dfscope stats'\n"
+                     "and 'dfscope steps' read the host side of these traces.\n");
         return;
     }
     const dfs_gpu_temporal *t = &worst->temporal;
-    fprintf(out, "%s rank %lld: the device idles %.1f%% of its %s span (%s idle, %s computing).\n",
-            r->nranks > 1 ? "Most idle," : "Rank", (long long)worst->rank, t->idle_pct,
+    fprintf(out, "%s %lld: the device idles %.1f%% of its %s span (%s idle, %s computing).\n",
+            r->nranks > 1 ? "Most idle, rank" : "Rank", (long long)worst->rank, t->idle_pct,
             dfs_fmt_duration(a, sizeof a, t->kernel_time_ns), dfs_fmt_duration(b, sizeof b, t->idle_ns),
             pct((char[16]){0}, 16, t->compute_pct));
+}
+
+/* Biggest total first; "others" after the names it gathers; then by name. */
+static int cmp_by_sum(const void *a, const void *b)
+{
+    const dfs_gpu_name_row *x = *(const dfs_gpu_name_row *const *)a, *y = *(const dfs_gpu_name_row *const *)b;
+    if (x->sum_ns != y->sum_ns)
+        return x->sum_ns > y->sum_ns ? -1 : 1;
+    return strcmp(x->name, y->name);
 }
 
 static void text_kernels(FILE *out, const dfs_gpu_rank *k, size_t limit)
@@ -341,25 +372,89 @@ static void text_kernels(FILE *out, const dfs_gpu_rank *k, size_t limit)
     fprintf(out, "Rank %lld, kernels by name (the biggest of each type; \"others\" groups the rest):\n",
             (long long)k->rank);
     fprintf(out, "  %-14s %12s %8s %12s  %s\n", "type", "total", "count", "mean", "name");
-    size_t shown = 0;
-    for (size_t i = 0; i < k->nnames; i++) {
-        const dfs_gpu_name_row *n = &k->names[i];
-        if (limit && shown++ >= limit)
-            break;
+    const dfs_gpu_name_row **by_sum = malloc((k->nnames ? k->nnames : 1) * sizeof *by_sum);
+    if (!by_sum)
+        return;
+    for (size_t i = 0; i < k->nnames; i++)
+        by_sum[i] = &k->names[i];
+    qsort(by_sum, k->nnames, sizeof *by_sum, cmp_by_sum);
+    for (size_t i = 0; i < k->nnames && (!limit || i < limit); i++) {
+        const dfs_gpu_name_row *n = by_sum[i];
         char b[32];
         fprintf(out, "  %-14s %12s %8llu %12s  ", dfs_gpu_ktype_name(n->type), dfs_fmt_duration(a, sizeof a, n->sum_ns),
                 (unsigned long long)n->count, dfs_fmt_duration(b, sizeof b, (int64_t)llround(n->mean_ns)));
         dfs_term_puts(out, n->name);
         fputc('\n', out);
     }
+    free(by_sum);
     if (limit && k->nnames > limit)
         fprintf(out, "  (%zu more rows: --format json or csv for all)\n", k->nnames - limit);
 }
 
+/* A rank's idle time per category, over its streams (µs). */
+static void idle_totals(const dfs_gpu_rank *k, double tot[DFS_GPU_IDLE_CATS])
+{
+    for (int c = 0; c < DFS_GPU_IDLE_CATS; c++)
+        tot[c] = 0;
+    for (size_t i = 0; i < k->nidle; i++)
+        tot[k->idle[i].category] += k->idle[i].idle_us;
+}
+
+static const char *const idle_words[DFS_GPU_IDLE_CATS] = {
+    "waiting for the host to launch (host_wait)", "short gaps between kernels (kernel_wait)",
+    "other gaps (other)"};
+
+/* The biggest idle cause over all ranks, in words. */
+static void text_idle_headline(FILE *out, const dfs_gpu_result *r)
+{
+    double all[DFS_GPU_IDLE_CATS] = {0}, sum = 0;
+    for (size_t i = 0; i < r->nranks; i++) {
+        double t[DFS_GPU_IDLE_CATS];
+        idle_totals(&r->ranks[i], t);
+        for (int c = 0; c < DFS_GPU_IDLE_CATS; c++)
+            all[c] += t[c], sum += t[c];
+    }
+    int big = 0;
+    for (int c = 1; c < DFS_GPU_IDLE_CATS; c++)
+        big = all[c] > all[big] ? c : big;
+    char a[32];
+    if (sum > 0)
+        fprintf(out, "Biggest idle cause: %s, %s (%.1f%% of the streams' idle time).\n", idle_words[big],
+                dfs_fmt_duration(a, sizeof a, (int64_t)llround(all[big] * 1000)), 100 * all[big] / sum);
+}
+
+static void text_idle(FILE *out, const dfs_gpu_rank *k)
+{
+    char a[32], b[32], c[32], p[16];
+    fprintf(out, "\nRank %lld, idle time per stream (the gap before each kernel, copy or set):\n", (long long)k->rank);
+    fprintf(out, "  %8s  %-12s %12s %8s %8s %12s %12s\n", "stream", "category", "idle", "share", "gaps", "median",
+            "max");
+    for (size_t i = 0; i < k->nidle; i++) {
+        const dfs_gpu_idle_row *d = &k->idle[i];
+        bool gaps = d->count > 0;
+        fprintf(out, "  %8lld  %-12s %12s %8s %8llu %12s %12s\n", (long long)d->stream,
+                dfs_gpu_idle_cat_name(d->category), dfs_fmt_duration(a, sizeof a, (int64_t)llround(d->idle_us * 1000)),
+                isfinite(d->ratio) ? pct(p, sizeof p, 100 * d->ratio) : "n/a", (unsigned long long)d->count,
+                gaps ? dfs_fmt_duration(b, sizeof b, (int64_t)llround(d->p50_us * 1000)) : "-",
+                gaps ? dfs_fmt_duration(c, sizeof c, (int64_t)llround(d->max_us * 1000)) : "-");
+    }
+    for (size_t i = 0; i < k->nidle; i++)
+        if (!isfinite(k->idle[i].ratio)) {
+            fprintf(out, "  (share n/a: the stream never idled, e.g. it ran one kernel)\n");
+            break;
+        }
+}
+
 void dfs_gpu_write_text(FILE *out, const dfs_gpu_result *r, size_t names)
 {
+    if (r->no_device == r->nranks) {
+        text_headline(out, r);
+        return;
+    }
     if (r->sections & DFS_GPU_SEC_TEMPORAL)
         text_headline(out, r);
+    if (r->sections & DFS_GPU_SEC_IDLE)
+        text_idle_headline(out, r);
     fprintf(out, "Semantics: %s.\n",
             r->semantics == DFS_GPU_HTA
                 ? "hta (Holistic Trace Analysis' numbers: last profiler step dropped, whole-µs times)"
@@ -382,6 +477,10 @@ void dfs_gpu_write_text(FILE *out, const dfs_gpu_result *r, size_t names)
         for (size_t i = 0; i < r->nranks; i++)
             if (r->ranks[i].device_rows)
                 text_kernels(out, &r->ranks[i], names);
+    if (r->sections & DFS_GPU_SEC_IDLE)
+        for (size_t i = 0; i < r->nranks; i++)
+            if (r->ranks[i].device_rows)
+                text_idle(out, &r->ranks[i]);
     if (r->replaced)
         fprintf(out, "\nNote: %zu input(s) named a rank a later input also names; the later one counts.\n",
                 r->replaced);
