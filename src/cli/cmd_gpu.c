@@ -1,5 +1,6 @@
 /* cmd_gpu.c - `dfscope gpu PATH...`: GPU analyses of PyTorch profiler (Kineto) traces, one file
- * per rank: temporal breakdown, kernel breakdowns, communication/computation overlap; exact by
+ * per rank: temporal breakdown, kernel breakdowns, communication/computation overlap, idle time
+ * per stream; exact by
  * default, Holistic Trace Analysis' numbers under --compat hta. */
 #include <stdio.h>
 
@@ -110,8 +111,9 @@ const dfs_cli_command dfs_cmd_gpu = {
         "GPU analyses of PyTorch profiler (Kineto) traces, one file per rank (the rank its\n"
         "distributedInfo names, else 0): the temporal breakdown of each device's time (idle,\n"
         "compute, other work), the kernel breakdown by type (computation, communication, memory\n"
-        "and every overlap of them) and by name (the biggest names, the rest as \"others\"), and\n"
-        "the share of communication hidden under computation. By default the whole trace at ns\n"
+        "and every overlap of them) and by name (the biggest names, the rest as \"others\"),\n"
+        "the share of communication hidden under computation, and why each stream idled (waiting\n"
+        "for the host, short gaps between kernels, other). By default the whole trace at ns\n"
         "precision; --compat hta gives Holistic Trace Analysis' numbers (docs/GPU.md).",
     .options = options,
     .groups = DFS_CLI_READING | DFS_CLI_JOBS,

@@ -2,15 +2,16 @@
  *
  * Sections (any subset, --only): the temporal breakdown (idle, compute and other busy time of the
  * device), the kernel breakdown by type (with every overlap of computation, communication and
- * memory work) and by name (the biggest names, the rest as "others"), and the overlap of
- * communication with computation. Two semantics:
+ * memory work) and by name (the biggest names, the rest as "others"), the overlap of
+ * communication with computation, and the idle time of each stream by cause. Two semantics:
  *   - exact (default): the whole trace at integer-ns precision; device work is what the shared
  *     classification (analyze/common/gpu_events.h) calls timed device work: kernels, copies, sets;
  *   - hta: Holistic Trace Analysis 0.6.1's numbers: its last-iteration filter, its rounding of
  *     fractional timestamps to whole µs, its event selection (any row with a numeric stream) and
  *     its name rules, so that every number equals HTA's.
  * All times of the result are ns (whole µs times 1000 under hta). The analysis keeps the complete
- * events of every input with a category (48 bytes each); time O(n log n) per rank.
+ * events of every input with a category (56 bytes each) and, per rank, its device work (72 bytes
+ * each); time O(n log n) per rank.
  * Docs: docs/GPU.md. */
 #ifndef DFS_GPU_H
 #define DFS_GPU_H
