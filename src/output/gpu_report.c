@@ -218,6 +218,11 @@ static void json_rank(dfs_jw *w, const dfs_gpu_result *r, const dfs_gpu_rank *k)
     dfs_jw_uint(w, "device_rows", k->device_rows);
     if (r->semantics == DFS_GPU_HTA)
         dfs_jw_bool(w, "last_step_dropped", k->filtered);
+    if (!k->device_rows) { /* nothing to measure: said, not zeros */
+        dfs_jw_cstr(w, "note", "no device events (kernels, copies, sets)");
+        dfs_jw_end(w);
+        return;
+    }
     if (r->sections & DFS_GPU_SEC_TEMPORAL) {
         const dfs_gpu_temporal *t = &k->temporal;
         dfs_jw_object(w, "temporal");

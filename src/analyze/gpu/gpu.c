@@ -463,7 +463,8 @@ const dfs_gpu_result *dfs_gpu_finish(dfs_gpu *g, const dfs_run *run)
         return NULL;
     gpu_row *r = g->all.rows.v;
     size_t n = g->all.rows.n, nfiles = dfs_run_file_count(run);
-    qsort(r, n, sizeof *r, cmp_rows);
+    if (n)
+        qsort(r, n, sizeof *r, cmp_rows);
     dfs_gpu_result *res = &g->result;
     *res = (dfs_gpu_result){.semantics = g->opt.semantics, .sections = g->opt.sections};
     res->ranks = dfs_arena_alloc(&g->keep, (nfiles ? nfiles : 1) * sizeof *res->ranks);
