@@ -85,5 +85,11 @@ rows 7 "$TRACES/hta/triton_example"
 rows 37223 "$K/resnet50_num_workers_0__worker0.1623143089861.pt.trace.json.gz"
 rows 34923 "$K/resnet50_num_workers_4__worker0.1623212756351.pt.trace.json.gz"
 
+# Pieces do not change answers: a plain file cut into 64 KiB ranges read by two workers.
+gzip -dc "$TRACES/hta/trace_filter/sampled_rank-0.json.gz" > "$T/rank0.json"
+code 0 "whole" "$DFSCOPE" gpu -q -j 1 --compat hta --format json "$T/rank0.json"; cp "$T/out" "$T/whole.json"
+code 0 "in pieces" "$DFSCOPE" gpu -q -j 2 --chunk 64k --compat hta --format json "$T/rank0.json"
+check "pieces give the same answer" cmp -s "$T/whole.json" "$T/out"
+
 echo "$pass checks passed, $fail failed"
 [ "$fail" = 0 ]

@@ -88,6 +88,14 @@ typedef struct edge {
     int delta;
 } edge;
 
+static int cmp_edge(const void *a, const void *b)
+{
+    const edge *x = a, *y = b;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    return (x->delta > y->delta) - (x->delta < y->delta);
+}
+
 /* HTA's sweep: per type (computation, communication, memory) the starts then the ends of its
  * union are appended and the whole list sorted again (unstably under hta: a tie of an end and a
  * start may credit a zero-length segment); each segment gets the mask running at its start. */
@@ -111,22 +119,13 @@ static bool sweep_types(const dfs_gpu_options *o, const gpu_work *w, size_t n, i
         for (size_t i = 0; i < g; i++)
             e[m++] = (edge){u[i].end, -(int)order[k]};
         free(u);
+        if (o->semantics != DFS_GPU_HTA) { /* exact: ends before starts at a tie, so touching work never overlaps */
+            qsort(e, m, sizeof *e, cmp_edge);
+            continue;
+        }
         for (size_t i = 0; i < m; i++)
             keys[i] = e[i].t;
-        if (o->semantics == DFS_GPU_HTA) {
-            gpu_ssort(keys, perm, m);
-        } else { /* exact: ends before starts at a tie, so touching work never overlaps */
-            for (size_t i = 0; i < m; i++)
-                perm[i] = i;
-            for (size_t i = 1; i < m; i++) /* insertion: the list is sorted but for the new type */
-                for (size_t j = i; j > 0 && (e[perm[j]].t < e[perm[j - 1]].t ||
-                                             (e[perm[j]].t == e[perm[j - 1]].t && e[perm[j]].delta < e[perm[j - 1]].delta));
-                     j--) {
-                    size_t x = perm[j];
-                    perm[j] = perm[j - 1];
-                    perm[j - 1] = x;
-                }
-        }
+        gpu_ssort(keys, perm, m);
         for (size_t i = 0; i < m; i++)
             tmp[i] = e[perm[i]];
         memcpy(e, tmp, m * sizeof *e);
