@@ -261,55 +261,7 @@ static bool device_side_hta(const dfs_run *run, const gpu_row *r)
     return strcmp(name, "Event Sync") == 0 || strcmp(name, "Context Sync") == 0;
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* The first of the sorted values not below key. */
-static size_t lower_bound(const int64_t *v, size_t n, int64_t key)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (v[mid] < key)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 enum { NO_ROW = SIZE_MAX };
-
-/* One rank's rows and what the preparation found about them. */
-typedef struct rank_rows {
-    const dfs_gpu_options *o;
-    const dfs_run *run;
-    const gpu_row *r;
-    size_t n;
-    bool *device;      /* HTA's device side: a stream and a correlation, or a sync */
-    size_t *partner;   /* the launch of a device-side row (the last host row of its correlation) */
-    bool filter;       /* hta: the last-iteration filter runs */
-    int64_t t_last;    /* ...and keeps the host rows before this */
-    int64_t *kept;     /* ...the correlations of the host rows it keeps, sorted */
-    size_t nkept;
-} rank_rows;
-
-/* How many times the row stays: once, none (a dropped host row, a device row without a kept
- * launch) or several (a device row whose correlation several kept host rows share). */
-static size_t times_kept(const rank_rows *rr, size_t i)
-{
-    if (!rr->filter)
-        return 1;
-    if (!rr->device[i])
-        return rr->r[i].ts < rr->t_last;
-    size_t k = lower_bound(rr->kept, rr->nkept, rr->r[i].corr), m = k;
-    while (m < rr->nkept && rr->kept[m] == rr->r[i].corr)
-        m++;
-    return m - k;
-}
 
 typedef struct corr_pos {
     int64_t corr;
@@ -322,6 +274,49 @@ static int cmp_corr_pos(const void *a, const void *b)
     if (x->corr != y->corr)
         return x->corr < y->corr ? -1 : 1;
     return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+/* The entries of correlation corr in the sorted h[0..n): [*lo, *hi). */
+static void corr_range(const corr_pos *h, size_t n, int64_t corr, size_t *lo, size_t *hi)
+{
+    size_t a = 0, b = n;
+    while (a < b) {
+        size_t mid = a + (b - a) / 2;
+        if (h[mid].corr < corr)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    *lo = *hi = a;
+    while (*hi < n && h[*hi].corr == corr)
+        (*hi)++;
+}
+
+/* One rank's rows and what the preparation found about them. */
+typedef struct rank_rows {
+    const dfs_gpu_options *o;
+    const dfs_run *run;
+    const gpu_row *r;
+    size_t n;
+    bool *device;      /* HTA's device side: a stream and a correlation, or a sync */
+    size_t *partner;   /* the launch of a device-side row (the last host row of its correlation) */
+    bool filter;       /* hta: the last-iteration filter runs */
+    int64_t t_last;    /* ...and keeps the host rows before this */
+    corr_pos *kept;    /* ...the correlations of the host rows it keeps, sorted */
+    size_t nkept;
+} rank_rows;
+
+/* How many times the row stays: once, none (a dropped host row, a device row without a kept
+ * launch) or several (a device row whose correlation several kept host rows share). */
+static size_t times_kept(const rank_rows *rr, size_t i)
+{
+    if (!rr->filter)
+        return 1;
+    if (!rr->device[i])
+        return rr->r[i].ts < rr->t_last;
+    size_t lo, hi;
+    corr_range(rr->kept, rr->nkept, rr->r[i].corr, &lo, &hi);
+    return hi - lo;
 }
 
 /* Links every device-side row with a correlation to the last host row of that correlation; under
@@ -344,16 +339,10 @@ static bool link_launches(rank_rows *rr, uint64_t first_offset)
         rr->partner[i] = NO_ROW;
         if (!rr->device[i] || rr->r[i].corr == -1)
             continue;
-        size_t lo = 0, hi = nh; /* past the last entry of this correlation */
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (h[mid].corr <= rr->r[i].corr)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        if (lo > 0 && h[lo - 1].corr == rr->r[i].corr)
-            rr->partner[i] = h[lo - 1].pos;
+        size_t lo, hi;
+        corr_range(h, nh, rr->r[i].corr, &lo, &hi);
+        if (hi > lo)
+            rr->partner[i] = h[hi - 1].pos; /* HTA: the last pair wins */
         else if (rr->o->semantics == DFS_GPU_HTA && rr->r[i].corr >= 0)
             rr->partner[i] = row0;
     }
@@ -379,8 +368,8 @@ static bool plan_filter(rank_rows *rr)
         return false;
     for (size_t i = 0; i < rr->n; i++)
         if (!rr->device[i] && rr->r[i].ts < rr->t_last)
-            rr->kept[rr->nkept++] = rr->r[i].corr;
-    qsort(rr->kept, rr->nkept, sizeof *rr->kept, cmp_i64);
+            rr->kept[rr->nkept++] = (corr_pos){rr->r[i].corr, i};
+    qsort(rr->kept, rr->nkept, sizeof *rr->kept, cmp_corr_pos);
     return true;
 }
 

@@ -19,37 +19,31 @@ static void swap(size_t *p, size_t a, size_t b)
     p[b] = t;
 }
 
+/* Moves tmp down from a[i] in the max-heap a[1..n] (1-based); the larger child wins only if
+ * strictly larger. */
+static void sift_down(const int64_t *v, size_t *a, size_t i, size_t n, size_t tmp)
+{
+    for (size_t j = i << 1; j <= n; j += j) {
+        if (j < n && v[a[j]] < v[a[j + 1]])
+            j++;
+        if (!(v[tmp] < v[a[j]]))
+            break;
+        a[i] = a[j];
+        i = j;
+    }
+    a[i] = tmp;
+}
+
 /* numpy's aheapsort on p[0..n). */
 static void heap_sort(const int64_t *v, size_t *p, size_t n)
 {
     size_t *a = p - 1; /* 1-based */
-    for (size_t l = n >> 1; l > 0; --l) {
-        size_t tmp = a[l], i = l, j = l << 1;
-        while (j <= n) {
-            if (j < n && v[a[j]] < v[a[j + 1]])
-                j++;
-            if (!(v[tmp] < v[a[j]]))
-                break;
-            a[i] = a[j];
-            i = j;
-            j += j;
-        }
-        a[i] = tmp;
-    }
+    for (size_t l = n >> 1; l > 0; --l)
+        sift_down(v, a, l, n, a[l]);
     while (n > 1) {
-        size_t tmp = a[n], i = 1, j = 2;
+        size_t tmp = a[n];
         a[n] = a[1];
-        n--;
-        while (j <= n) {
-            if (j < n && v[a[j]] < v[a[j + 1]])
-                j++;
-            if (!(v[tmp] < v[a[j]]))
-                break;
-            a[i] = a[j];
-            i = j;
-            j += j;
-        }
-        a[i] = tmp;
+        sift_down(v, a, 1, --n, tmp);
     }
 }
 
