@@ -6,6 +6,7 @@
 
 #include "analyze/gpu/gpu.h"
 #include "cli/command.h"
+#include "output/escape.h"
 #include "output/gpu_report.h"
 
 typedef struct gpu_args {
@@ -75,11 +76,13 @@ static void warn(const void *args, const dfs_cli_result *res)
 {
     (void)args;
     const dfs_gpu_result *r = res->result;
-    for (size_t i = 0; i < r->nranks; i++)
-        if (!r->ranks[i].device_rows)
-            fprintf(stderr, "dfscope gpu: rank %lld (%s) has no device events; 'dfscope steps' or 'dfscope stats' "
-                            "read its host side\n",
-                    (long long)r->ranks[i].rank, r->ranks[i].path);
+    for (size_t i = 0; i < r->nranks; i++) {
+        if (r->ranks[i].device_rows)
+            continue;
+        fprintf(stderr, "dfscope gpu: rank %lld (", (long long)r->ranks[i].rank);
+        dfs_term_puts(stderr, r->ranks[i].path);
+        fprintf(stderr, ") has no device events; 'dfscope steps' or 'dfscope stats' read its host side\n");
+    }
 }
 
 static const dfs_cli_choice compat_choices[] = {{"hta", DFS_GPU_HTA}, {"none", DFS_GPU_EXACT}, {NULL, 0}};

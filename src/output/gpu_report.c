@@ -345,6 +345,10 @@ static void text_headline(FILE *out, const dfs_gpu_result *r)
             worst = k;
     }
     char a[32], b[32];
+    if (!worst && r->no_device < r->nranks) {
+        fprintf(out, "The device work takes no time (its span is 0): no share to give.\n");
+        return;
+    }
     if (!worst) {
         fprintf(out, "No device events (kernels, copies, sets): no GPU work to break down; 'dfscope stats'\n"
                      "and 'dfscope steps' read the host side of these traces.\n");

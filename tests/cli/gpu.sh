@@ -57,6 +57,8 @@ check "hta idle of a one-kernel stream" test "$(field "[(i['category'], i['count
 code 0 "exact json" "$DFSCOPE" gpu -q --format json "$T/a.json"
 check "exact semantics named" test "$(field "d['semantics']")" = exact
 check "exact temporal keeps the last step" test "$(field "[d['ranks'][0]['temporal'][k] for k in ('idle_us','compute_us','non_compute_us','kernel_time_us')]")" = "[20, 60, 30, 110]"
+check "exact by type, over the whole trace" test "$(field "[(t['kernel_type'], t['sum_us'], round(t['percentage'], 2)) for t in d['ranks'][0]['kernel_types']]")" = "[('COMPUTATION', 40, 44.44), ('COMMUNICATION', 20, 22.22), ('COMPUTATION overlapping COMMUNICATION', 20, 22.22), ('MEMORY', 10, 11.11)]"
+check "exact overlap" test "$(field "d['ranks'][0]['comm_comp_overlap_pct']")" = 50
 check "exact by name: statistics of kernels" test "$(field "[(k['count'], k['sum_us'], k['max_us'], k['min_us'], k['mean_us']) for k in d['ranks'][0]['kernels'] if k['name'] == 'gemm_a']")" = "[(3, 50, 30, 10, 16.666666666666668)]"
 check "exact: one kernel has no stddev" test "$(field "[k['stddev_us'] for k in d['ranks'][0]['kernels'] if k['name'] == 'relu']")" = "[None]"
 check "exact idle: the host launched gemm_a#3 at 110 after relu ended" test "$(field "[(i['category'], i['idle_us']) for i in d['ranks'][0]['idle'] if i['stream'] == 7]")" = "[('host_wait', 45), ('kernel_wait', 5), ('other', 0)]"
@@ -99,6 +101,19 @@ code 0 "no device events, json" "$DFSCOPE" gpu -q --format json "$T/host.json"
 check "json: no device rows" test "$(field "d['ranks'][0]['device_rows']")" = 0
 code 0 "no device events, csv" "$DFSCOPE" gpu -q --compat hta --format csv -o "$T/none" "$T/host.json"
 check "HTA's failing tables not written" test ! -e "$T/none/temporal_breakdown.csv"
+
+# --- device work that takes no time: no share, and said so -----------------------------------------
+cat > "$T/zero.json" <<'JSON'
+{"traceEvents": [
+{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 10, "dur": 0, "args": {"stream": 7, "correlation": 1}},
+{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 20, "dur": 5}
+]}
+JSON
+code 0 "zero span" "$DFSCOPE" gpu -q "$T/zero.json"
+check "zero span said" grep -q 'The device work takes no time' "$T/out"
+check "zero span: n/a, not nan" sh -c "! grep -qi 'nan' '$T/out'"
+code 0 "zero span json" "$DFSCOPE" gpu -q --format json "$T/zero.json"
+check "zero span: null shares" test "$(field "d['ranks'][0]['temporal']['idle_pct']")" = None
 
 # --- ROCm: runtime calls carry stream "0x0" (no stream), kernels run on stream 0 ------------------
 cat > "$T/rocm.json" <<'JSON'
