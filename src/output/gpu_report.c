@@ -22,7 +22,7 @@ static double us(int64_t ns) { return (double)ns / 1000.0; }
 
 static const char *const csv_file_names[DFS_GPU_CSV__COUNT] = {
     "temporal_breakdown.csv", "gpu_kernel_breakdown_0.csv", "gpu_kernel_breakdown_1.csv", "comm_comp_overlap.csv",
-    "idle_time_breakdown_0.csv", "idle_time_breakdown_1.csv"};
+    "idle_time_breakdown_0.csv", "idle_time_breakdown_1.csv", "queue_length_summary.csv"};
 
 const char *dfs_gpu_csv_name(dfs_gpu_csv t) { return (unsigned)t < DFS_GPU_CSV__COUNT ? csv_file_names[t] : "?"; }
 
@@ -31,6 +31,7 @@ static unsigned section_of(dfs_gpu_csv t)
     return t == DFS_GPU_CSV_TEMPORAL                              ? DFS_GPU_SEC_TEMPORAL
            : t == DFS_GPU_CSV_OVERLAP                             ? DFS_GPU_SEC_OVERLAP
            : t == DFS_GPU_CSV_IDLE || t == DFS_GPU_CSV_IDLE_STATS ? DFS_GPU_SEC_IDLE
+           : t == DFS_GPU_CSV_QUEUE                               ? DFS_GPU_SEC_QUEUE
                                                                   : DFS_GPU_SEC_KERNELS;
 }
 
@@ -42,6 +43,12 @@ bool dfs_gpu_csv_present(const dfs_gpu_result *r, dfs_gpu_csv t)
      * rank out */
     if (t == DFS_GPU_CSV_TEMPORAL || t == DFS_GPU_CSV_IDLE || t == DFS_GPU_CSV_IDLE_STATS)
         return r->semantics == DFS_GPU_HTA ? r->no_device == 0 : r->no_device < r->nranks;
+    if (t == DFS_GPU_CSV_QUEUE) { /* HTA writes no summary without launches */
+        for (size_t i = 0; i < r->nranks; i++)
+            if (r->ranks[i].nqueue)
+                return true;
+        return false;
+    }
     return true;
 }
 
@@ -193,6 +200,20 @@ static void csv_idle_stats(FILE *out, const dfs_gpu_result *r)
         }
 }
 
+static void csv_queue(FILE *out, const dfs_gpu_result *r)
+{
+    fputs(",,queue_length,queue_length,queue_length,queue_length,queue_length,queue_length,queue_length,"
+          "queue_length\n,,count,mean,std,min,25%,50%,75%,max\nrank,stream,,,,,,,,\n", out);
+    for (size_t i = 0; i < r->nranks; i++)
+        for (size_t j = 0; j < r->ranks[i].nqueue; j++) {
+            const dfs_gpu_queue_row *q = &r->ranks[i].queue[j];
+            fprintf(out, "%lld,%lld", (long long)r->ranks[i].rank, (long long)q->stream);
+            py_num(out, (double)q->count), py_num(out, q->mean), py_num(out, q->std), py_num(out, q->min);
+            py_num(out, q->p25), py_num(out, q->p50), py_num(out, q->p75), py_num(out, q->max);
+            fputc('\n', out);
+        }
+}
+
 void dfs_gpu_write_csv(FILE *out, const dfs_gpu_result *r, dfs_gpu_csv t)
 {
     switch (t) {
@@ -202,6 +223,7 @@ void dfs_gpu_write_csv(FILE *out, const dfs_gpu_result *r, dfs_gpu_csv t)
     case DFS_GPU_CSV_OVERLAP: csv_overlap(out, r); break;
     case DFS_GPU_CSV_IDLE: csv_idle(out, r); break;
     case DFS_GPU_CSV_IDLE_STATS: csv_idle_stats(out, r); break;
+    case DFS_GPU_CSV_QUEUE: csv_queue(out, r); break;
     default: break;
     }
 }
@@ -263,6 +285,24 @@ static void json_rank(dfs_jw *w, const dfs_gpu_result *r, const dfs_gpu_rank *k)
     }
     if (r->sections & DFS_GPU_SEC_OVERLAP)
         dfs_jw_double(w, "comm_comp_overlap_pct", k->overlap_pct);
+    if (r->sections & DFS_GPU_SEC_QUEUE) {
+        dfs_jw_array(w, "queue_length");
+        for (size_t i = 0; i < k->nqueue; i++) {
+            const dfs_gpu_queue_row *q = &k->queue[i];
+            dfs_jw_object(w, NULL);
+            dfs_jw_int(w, "stream", q->stream);
+            dfs_jw_uint(w, "count", q->count);
+            dfs_jw_double(w, "mean", q->mean);
+            dfs_jw_double(w, "std", q->std);
+            dfs_jw_double(w, "min", q->min);
+            dfs_jw_double(w, "p25", q->p25);
+            dfs_jw_double(w, "p50", q->p50);
+            dfs_jw_double(w, "p75", q->p75);
+            dfs_jw_double(w, "max", q->max);
+            dfs_jw_end(w);
+        }
+        dfs_jw_end(w);
+    }
     if (r->sections & DFS_GPU_SEC_IDLE) {
         dfs_jw_array(w, "idle");
         for (size_t i = 0; i < k->nidle; i++) {
@@ -454,6 +494,22 @@ static void text_idle(FILE *out, const dfs_gpu_rank *k)
         }
 }
 
+static void text_queue(FILE *out, const dfs_gpu_rank *k)
+{
+    fprintf(out, "\nRank %lld, queue length per stream (kernels launched, not yet started; at each launch and start):\n",
+            (long long)k->rank);
+    if (!k->nqueue) {
+        fprintf(out, "  n/a: no launch call of the trace has its device work in it\n");
+        return;
+    }
+    fprintf(out, "  %8s %10s %8s %8s %8s\n", "stream", "samples", "mean", "median", "max");
+    for (size_t i = 0; i < k->nqueue; i++) {
+        const dfs_gpu_queue_row *q = &k->queue[i];
+        fprintf(out, "  %8lld %10llu %8.2f %8.1f %8.0f\n", (long long)q->stream, (unsigned long long)q->count, q->mean,
+                q->p50, q->max);
+    }
+}
+
 void dfs_gpu_write_text(FILE *out, const dfs_gpu_result *r, size_t names)
 {
     if (r->no_device == r->nranks) {
@@ -490,6 +546,10 @@ void dfs_gpu_write_text(FILE *out, const dfs_gpu_result *r, size_t names)
         for (size_t i = 0; i < r->nranks; i++)
             if (r->ranks[i].device_rows)
                 text_idle(out, &r->ranks[i]);
+    if (r->sections & DFS_GPU_SEC_QUEUE)
+        for (size_t i = 0; i < r->nranks; i++)
+            if (r->ranks[i].device_rows)
+                text_queue(out, &r->ranks[i]);
     if (r->replaced)
         fprintf(out, "\nNote: %zu input(s) named a rank a later input also names; the later one counts.\n",
                 r->replaced);

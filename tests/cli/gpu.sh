@@ -32,11 +32,11 @@ JSON
 
 # --- the command -----------------------------------------------------------------------------------
 code 0 "gpu --help" "$DFSCOPE" gpu --help
-check "help names the sections" grep -q 'temporal, kernels, overlap, idle' "$T/out"
+check "help names the sections" grep -q 'temporal, kernels, overlap, idle,' "$T/out"
 code 0 "help lists gpu" "$DFSCOPE" help
 check "help lists gpu" grep -q '^  gpu ' "$T/out"
-code 2 "bad --only" "$DFSCOPE" gpu --only temporal,queue "$T/a.json"
-check "bad --only named" grep -q "'queue' is none of them" "$T/err"
+code 2 "bad --only" "$DFSCOPE" gpu --only temporal,membw "$T/a.json"
+check "bad --only named" grep -q "'membw' is none of them" "$T/err"
 code 2 "bad --compat" "$DFSCOPE" gpu --compat pandas "$T/a.json"
 code 2 "csv needs -o DIR" "$DFSCOPE" gpu --format csv "$T/a.json"
 code 2 "no input" "$DFSCOPE" gpu
@@ -51,6 +51,8 @@ check "hta by type" test "$(field "[(t['kernel_type'], t['sum_us'], t['percentag
 check "hta by name" test "$(field "[(k['name'], k['sum_us'], k['max_us'], k['min_us'], round(k['stddev_us'], 6), k['mean_us']) for k in d['ranks'][0]['kernels'] if k['name'] == 'gemm_a']")" = "[('gemm_a', 40, 30, 10, 14.142136, 20)]"
 check "hta overlap" test "$(field "d['ranks'][0]['comm_comp_overlap_pct']")" = 50
 check "hta idle of stream 7" test "$(field "[(i['category'], i['idle_us'], i['ratio']) for i in d['ranks'][0]['idle'] if i['stream'] == 7]")" = "[('host_wait', 15, 0.75), ('kernel_wait', 5, 0.25), ('other', 0, 0)]"
+check "hta queue of stream 7: [1,2,1,0,1,0]" test "$(field "[(q['count'], round(q['mean'], 6), round(q['std'], 6), q['p25'], q['p50'], q['max']) for q in d['ranks'][0]['queue_length'] if q['stream'] == 7]")" = "[(6, 0.833333, 0.752773, 0.25, 1, 2)]"
+check "hta queue of stream 20: [1,0]" test "$(field "[(q['count'], q['mean']) for q in d['ranks'][0]['queue_length'] if q['stream'] == 20]")" = "[(2, 0.5)]"
 check "hta idle of a one-kernel stream" test "$(field "[(i['category'], i['count'], i['ratio']) for i in d['ranks'][0]['idle'] if i['stream'] == 20]")" = "[('other', 0, None)]"
 
 # --- exact: the whole trace ----------------------------------------------------------------------
@@ -59,6 +61,7 @@ check "exact semantics named" test "$(field "d['semantics']")" = exact
 check "exact temporal keeps the last step" test "$(field "[d['ranks'][0]['temporal'][k] for k in ('idle_us','compute_us','non_compute_us','kernel_time_us')]")" = "[20, 60, 30, 110]"
 check "exact by type, over the whole trace" test "$(field "[(t['kernel_type'], t['sum_us'], round(t['percentage'], 2)) for t in d['ranks'][0]['kernel_types']]")" = "[('COMPUTATION', 40, 44.44), ('COMMUNICATION', 20, 22.22), ('COMPUTATION overlapping COMMUNICATION', 20, 22.22), ('MEMORY', 10, 11.11)]"
 check "exact overlap" test "$(field "d['ranks'][0]['comm_comp_overlap_pct']")" = 50
+check "exact queue: gemm_a#3 launched at 110, started at 120" test "$(field "[(q['count'], q['max']) for q in d['ranks'][0]['queue_length'] if q['stream'] == 7]")" = "[(8, 2)]"
 check "exact by name: statistics of kernels" test "$(field "[(k['count'], k['sum_us'], k['max_us'], k['min_us'], k['mean_us']) for k in d['ranks'][0]['kernels'] if k['name'] == 'gemm_a']")" = "[(3, 50, 30, 10, 16.666666666666668)]"
 check "exact: one kernel has no stddev" test "$(field "[k['stddev_us'] for k in d['ranks'][0]['kernels'] if k['name'] == 'relu']")" = "[None]"
 check "exact idle: the host launched gemm_a#3 at 110 after relu ended" test "$(field "[(i['category'], i['idle_us']) for i in d['ranks'][0]['idle'] if i['stream'] == 7]")" = "[('host_wait', 45), ('kernel_wait', 5), ('other', 0)]"
@@ -72,7 +75,7 @@ check "overlap in the table" grep -q 'rank 0: 50.00%' "$T/out"
 code 0 "only temporal" "$DFSCOPE" gpu -q --only temporal --format json "$T/a.json"
 check "only temporal: no kernels" test "$(field "sorted(d['ranks'][0].keys())")" = "['device_rows', 'file', 'rank', 'rows', 'temporal']"
 code 0 "csv dir" "$DFSCOPE" gpu -q --compat hta --format csv -o "$T/csv" "$T/a.json"
-check "six csv files" test "$(ls "$T/csv" | wc -l)" = 6
+check "seven csv files" test "$(ls "$T/csv" | wc -l)" = 7
 check "temporal csv as HTA's" test "$(sed -n 2p "$T/csv/temporal_breakdown.csv")" = "0,0,10.0,50.0,30.0,90.0,11.11,55.56,33.33"
 check "names csv quotes a name with a comma" sh -c "grep -q '\"Memcpy' '$T/csv/gpu_kernel_breakdown_1.csv' || grep -q '^3,Memcpy HtoD (Pageable -> Device),' '$T/csv/gpu_kernel_breakdown_1.csv'"
 code 0 "j1" "$DFSCOPE" gpu -q -j 1 --format json "$T/a.json"; cp "$T/out" "$T/j1"

@@ -44,8 +44,8 @@ void dfs_gpu_options_init(dfs_gpu_options *o)
                            .name_share = 0.8, .kernel_wait_ns = 30000};
 }
 
-enum { NSECTIONS = 4 };
-static const char *const section_names[NSECTIONS] = {"temporal", "kernels", "overlap", "idle"};
+enum { NSECTIONS = 5 };
+static const char *const section_names[NSECTIONS] = {"temporal", "kernels", "overlap", "idle", "queue"};
 
 const char *dfs_gpu_section_name(unsigned section)
 {
@@ -300,6 +300,7 @@ typedef struct rank_rows {
     size_t n;
     bool *device;      /* HTA's device side: a stream and a correlation, or a sync */
     size_t *partner;   /* the launch of a device-side row (the last host row of its correlation) */
+    bool *linked;      /* a host row with a device-side row of its correlation */
     bool filter;       /* hta: the last-iteration filter runs */
     int64_t t_last;    /* ...and keeps the host rows before this */
     corr_pos *kept;    /* ...the correlations of the host rows it keeps, sorted */
@@ -341,6 +342,8 @@ static bool link_launches(rank_rows *rr, uint64_t first_offset)
             continue;
         size_t lo, hi;
         corr_range(h, nh, rr->r[i].corr, &lo, &hi);
+        for (size_t k = lo; k < hi; k++)
+            rr->linked[h[k].pos] = true;
         if (hi > lo)
             rr->partner[i] = h[hi - 1].pos; /* HTA: the last pair wins */
         else if (rr->o->semantics == DFS_GPU_HTA && rr->r[i].corr >= 0)
@@ -386,7 +389,7 @@ static bool add_work(const rank_rows *rr, size_t i, size_t times, work_vec *out)
     size_t n = 0;
     const char *name = r->name ? dfs_str_get(rr->run, r->name, &n) : "";
     gpu_work w = {.ts = r->ts, .end = r->ts + r->dur, .name = name, .name_len = n, .stream = r->stream,
-                  .queued = dfs_gpu_timed_work(kind)};
+                  .queued = dfs_gpu_timed_work(kind), .corr = r->corr};
     w.type = hta ? dfs_gpu_ktype_hta(name, n) : dfs_gpu_ktype_of(kind, name, n);
     size_t p = rr->partner[i];
     if (p != NO_ROW && times_kept(rr, p) > 0)
@@ -413,30 +416,53 @@ static bool several_steps(const dfs_run *run, const gpu_row *r, size_t n)
     return false;
 }
 
+typedef DFS_VEC(gpu_launch) launch_vec;
+
+/* A kept launch call whose device work is in the trace, for the queue lengths. */
+static bool add_launch(const rank_rows *rr, size_t i, size_t times, launch_vec *out)
+{
+    const gpu_row *r = &rr->r[i];
+    if (!times || rr->device[i] || !rr->linked[i] || !r->name)
+        return true;
+    size_t n;
+    const char *name = dfs_str_get(rr->run, r->name, &n);
+    if (!dfs_gpu_is_launch(name, n))
+        return true;
+    for (size_t k = 0; k < times; k++)
+        if (!dfs_vec_push(out, ((gpu_launch){r->ts, r->corr})))
+            return false;
+    return true;
+}
+
 static bool measure_rank(dfs_gpu *g, const dfs_run *run, gpu_row *r, size_t n, bool filter, uint64_t first,
                          dfs_gpu_rank *out)
 {
     rank_rows rr = {.o = &g->opt, .run = run, .r = r, .n = n, .filter = filter};
     rr.device = malloc((n ? n : 1) * sizeof *rr.device);
     rr.partner = malloc((n ? n : 1) * sizeof *rr.partner);
-    bool ok = rr.device && rr.partner;
+    rr.linked = calloc(n ? n : 1, sizeof *rr.linked);
+    bool ok = rr.device && rr.partner && rr.linked;
     for (size_t i = 0; ok && i < n; i++)
         rr.device[i] = device_side_hta(run, &r[i]);
     ok = ok && link_launches(&rr, first) && (!filter || plan_filter(&rr));
     work_vec w = {0};
+    launch_vec l = {0};
     out->filtered = filter;
     for (size_t i = 0; ok && i < n; i++) {
         size_t times = times_kept(&rr, i);
         out->rows += times;
-        ok = add_work(&rr, i, times, &w);
+        ok = add_work(&rr, i, times, &w) && add_launch(&rr, i, times, &l);
     }
     out->device_rows = w.n;
     out->overlap_pct = NAN;
     out->temporal = (dfs_gpu_temporal){.idle_pct = NAN, .compute_pct = NAN, .non_compute_pct = NAN};
     if (ok && w.n)
         ok = gpu_sections(&g->opt, w.v, w.n, out, &g->keep);
+    if (ok && w.n && (g->opt.sections & DFS_GPU_SEC_QUEUE))
+        ok = gpu_queue(&g->opt, l.v, l.n, w.v, w.n, out, &g->keep);
     dfs_vec_free(&w);
-    free(rr.device), free(rr.partner), free(rr.kept);
+    dfs_vec_free(&l);
+    free(rr.device), free(rr.partner), free(rr.linked), free(rr.kept);
     return ok;
 }
 

@@ -3,7 +3,8 @@
  * Sections (any subset, --only): the temporal breakdown (idle, compute and other busy time of the
  * device), the kernel breakdown by type (with every overlap of computation, communication and
  * memory work) and by name (the biggest names, the rest as "others"), the overlap of
- * communication with computation, and the idle time of each stream by cause. Two semantics:
+ * communication with computation, the idle time of each stream by cause, and the length of each
+ * stream's queue of launched kernels. Two semantics:
  *   - exact (default): the whole trace at integer-ns precision; device work is what the shared
  *     classification (analyze/common/gpu_events.h) calls timed device work: kernels, copies, sets;
  *   - hta: Holistic Trace Analysis 0.6.1's numbers: its last-iteration filter, its rounding of
@@ -28,7 +29,8 @@ enum {
     DFS_GPU_SEC_KERNELS = 2,
     DFS_GPU_SEC_OVERLAP = 4,
     DFS_GPU_SEC_IDLE = 8,
-    DFS_GPU_SEC_ALL = 15,
+    DFS_GPU_SEC_QUEUE = 16,
+    DFS_GPU_SEC_ALL = 31,
 };
 
 typedef enum dfs_gpu_semantics { DFS_GPU_EXACT, DFS_GPU_HTA } dfs_gpu_semantics;
@@ -45,7 +47,7 @@ typedef struct dfs_gpu_options {
 void dfs_gpu_options_init(dfs_gpu_options *o);
 /* Parses a --only list ("temporal,kernels"); false on an unknown name (*bad points at it). */
 bool dfs_gpu_parse_sections(const char *list, unsigned *out, const char **bad, size_t *badlen);
-/* "temporal", "kernels", "overlap", "idle". */
+/* "temporal", "kernels", "overlap", "idle", "queue". */
 const char *dfs_gpu_section_name(unsigned section);
 
 typedef struct dfs_gpu_temporal {
@@ -85,6 +87,14 @@ typedef struct dfs_gpu_idle_row {
     double mean_us, std_us, min_us, p25_us, p50_us, p75_us, max_us;
 } dfs_gpu_idle_row;
 
+/* The queue length of one stream (kernels launched and not yet started), sampled at every launch
+ * and every start: pandas' describe() of the samples, unrounded. */
+typedef struct dfs_gpu_queue_row {
+    int64_t stream;
+    uint64_t count;
+    double mean, std, min, p25, p50, p75, max; /* NaN where no value (std of one sample) */
+} dfs_gpu_queue_row;
+
 typedef struct dfs_gpu_rank {
     int64_t rank;
     const char *path;    /* the input file */
@@ -100,6 +110,8 @@ typedef struct dfs_gpu_rank {
     double overlap_pct;  /* communication time hidden under computation */
     dfs_gpu_idle_row *idle; /* streams in order of first appearance, categories in enum order */
     size_t nidle;
+    dfs_gpu_queue_row *queue; /* streams ascending */
+    size_t nqueue;
 } dfs_gpu_rank;
 
 typedef struct dfs_gpu_result {

@@ -40,24 +40,37 @@ static double rd2(const dfs_gpu_options *o, double v)
     return o->semantics == DFS_GPU_HTA && isfinite(v) ? gpu_around(v, 2) : v;
 }
 
-/* describe() of the gaps g[0..n) (µs) into row. */
-static void describe(const dfs_gpu_options *o, double *g, size_t n, dfs_gpu_idle_row *row)
+void gpu_describe(double *v, size_t n, gpu_stats *s)
 {
-    row->count = n;
-    row->mean_us = row->std_us = row->min_us = row->p25_us = row->p50_us = row->p75_us = row->max_us = NAN;
+    *s = (gpu_stats){.count = n, .mean = NAN, .std = NAN, .min = NAN, .p25 = NAN, .p50 = NAN, .p75 = NAN, .max = NAN};
     if (!n)
         return;
-    qsort(g, n, sizeof *g, dfs_cmp_double);
-    double mean = dfs_mean_np(g, n), ss = 0;
+    qsort(v, n, sizeof *v, dfs_cmp_double);
+    double ss = 0;
+    s->mean = dfs_mean_np(v, n);
     for (size_t i = 0; i < n; i++)
-        ss += (g[i] - mean) * (g[i] - mean);
-    row->mean_us = rd2(o, mean);
-    row->std_us = n > 1 ? rd2(o, sqrt(ss / (double)(n - 1))) : NAN;
-    row->min_us = rd2(o, g[0]);
-    row->p25_us = rd2(o, dfs_quantile_sorted(g, n, 0.25));
-    row->p50_us = rd2(o, dfs_quantile_sorted(g, n, 0.5));
-    row->p75_us = rd2(o, dfs_quantile_sorted(g, n, 0.75));
-    row->max_us = rd2(o, g[n - 1]);
+        ss += (v[i] - s->mean) * (v[i] - s->mean);
+    s->std = n > 1 ? sqrt(ss / (double)(n - 1)) : NAN;
+    s->min = v[0];
+    s->p25 = dfs_quantile_sorted(v, n, 0.25);
+    s->p50 = dfs_quantile_sorted(v, n, 0.5);
+    s->p75 = dfs_quantile_sorted(v, n, 0.75);
+    s->max = v[n - 1];
+}
+
+/* describe() of the gaps g[0..n) (µs) into row, rounded as HTA rounds them. */
+static void describe(const dfs_gpu_options *o, double *g, size_t n, dfs_gpu_idle_row *row)
+{
+    gpu_stats s;
+    gpu_describe(g, n, &s);
+    row->count = n;
+    row->mean_us = rd2(o, s.mean);
+    row->std_us = rd2(o, s.std);
+    row->min_us = rd2(o, s.min);
+    row->p25_us = rd2(o, s.p25);
+    row->p50_us = rd2(o, s.p50);
+    row->p75_us = rd2(o, s.p75);
+    row->max_us = rd2(o, s.max);
 }
 
 /* The kernels of one stream (k[0..n), in row order) into its rows; gaps is scratch of n. */

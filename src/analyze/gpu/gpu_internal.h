@@ -32,8 +32,27 @@ typedef struct gpu_work {
     int64_t launch_ts;   /* the start of the launch that queued it, when known */
     bool has_launch;
     bool queued;         /* a kernel, copy or set: what the idle breakdown walks */
+    int64_t corr;        /* args.correlation, -1 none */
     size_t order;        /* its row's place in the rank's rows (hta: after the filter's reordering) */
 } gpu_work;
+
+/* A runtime call that launched device work (a launch of the shared list with a device event of its
+ * correlation in the trace). */
+typedef struct gpu_launch {
+    int64_t ts, corr;
+} gpu_launch;
+
+/* pandas' describe() of v[0..n) (sorts v): count, mean, std (n-1), min, quartiles, max; NaN
+ * where there is no value. */
+typedef struct gpu_stats {
+    size_t count;
+    double mean, std, min, p25, p50, p75, max;
+} gpu_stats;
+void gpu_describe(double *v, size_t n, gpu_stats *s);
+
+/* The queue lengths of one rank (launches in row order; reorders w). */
+bool gpu_queue(const dfs_gpu_options *o, const gpu_launch *l, size_t nl, gpu_work *w, size_t n, dfs_gpu_rank *out,
+               dfs_arena *keep);
 
 /* numpy 1.24's argsort(kind="quicksort") of keys v: the permutation into p (n entries). */
 void gpu_ssort(const int64_t *v, size_t *p, size_t n);
