@@ -29,7 +29,7 @@ static int set_only(void *args, const char *cmd, const char *value)
     if (dfs_gpu_parse_sections(value, &((gpu_args *)args)->opt.sections, &bad, &len))
         return -1;
     char what[160];
-    snprintf(what, sizeof what, "--only takes sections among temporal, kernels, overlap, idle, queue; '%.*s' is none of them in",
+    snprintf(what, sizeof what, "--only takes sections among temporal, kernels, overlap, idle, queue, membw; '%.*s' is none of them in",
              (int)(len > 40 ? 40 : len), bad);
     return dfs_cli_usage_error(cmd, what, value);
 }
@@ -96,7 +96,7 @@ static const dfs_cli_option options[] = {
                ARG(base.format), .hi = 1),
     DFS_OPTION("output", 'o', "FILE", DFS_OPT_STRING, "write to FILE (atomically) instead of stdout; a directory for csv",
                ARG(base.output)),
-    DFS_OPTION("only", 0, "LIST", DFS_OPT_CALL, "sections, comma-separated: temporal, kernels, overlap, idle,\nqueue (default all)",
+    DFS_OPTION("only", 0, "LIST", DFS_OPT_CALL, "sections, comma-separated: temporal, kernels, overlap, idle,\nqueue, membw (default all)",
                .apply = set_only),
     DFS_OPTION("compat", 0, "hta", DFS_OPT_CHOICE,
                "hta: Holistic Trace Analysis' numbers (last profiler step dropped,\n"
@@ -116,9 +116,9 @@ const dfs_cli_command dfs_cmd_gpu = {
         "compute, other work), the kernel breakdown by type (computation, communication, memory\n"
         "and every overlap of them) and by name (the biggest names, the rest as \"others\"),\n"
         "the share of communication hidden under computation, why each stream idled (waiting for\n"
-        "the host, short gaps between kernels, other) and the queue length of each stream. By\n"
-        "default the whole trace at ns precision; --compat hta gives Holistic Trace Analysis'\n"
-        "numbers (docs/GPU.md).",
+        "the host, short gaps between kernels, other), the queue length of each stream and the\n"
+        "memory bandwidth per kind of copy. By default the whole trace at ns precision; --compat\n"
+        "hta gives Holistic Trace Analysis' numbers (docs/GPU.md).",
     .options = options,
     .groups = DFS_CLI_READING | DFS_CLI_JOBS,
     .flags = DFS_CLI_NEEDS_INPUT,

@@ -22,7 +22,8 @@ static double us(int64_t ns) { return (double)ns / 1000.0; }
 
 static const char *const csv_file_names[DFS_GPU_CSV__COUNT] = {
     "temporal_breakdown.csv", "gpu_kernel_breakdown_0.csv", "gpu_kernel_breakdown_1.csv", "comm_comp_overlap.csv",
-    "idle_time_breakdown_0.csv", "idle_time_breakdown_1.csv", "queue_length_summary.csv"};
+    "idle_time_breakdown_0.csv", "idle_time_breakdown_1.csv", "queue_length_summary.csv",
+    "memory_bw_summary.csv"};
 
 const char *dfs_gpu_csv_name(dfs_gpu_csv t) { return (unsigned)t < DFS_GPU_CSV__COUNT ? csv_file_names[t] : "?"; }
 
@@ -32,6 +33,7 @@ static unsigned section_of(dfs_gpu_csv t)
            : t == DFS_GPU_CSV_OVERLAP                             ? DFS_GPU_SEC_OVERLAP
            : t == DFS_GPU_CSV_IDLE || t == DFS_GPU_CSV_IDLE_STATS ? DFS_GPU_SEC_IDLE
            : t == DFS_GPU_CSV_QUEUE                               ? DFS_GPU_SEC_QUEUE
+           : t == DFS_GPU_CSV_MEMBW                               ? DFS_GPU_SEC_MEMBW
                                                                   : DFS_GPU_SEC_KERNELS;
 }
 
@@ -43,6 +45,12 @@ bool dfs_gpu_csv_present(const dfs_gpu_result *r, dfs_gpu_csv t)
      * rank out */
     if (t == DFS_GPU_CSV_TEMPORAL || t == DFS_GPU_CSV_IDLE || t == DFS_GPU_CSV_IDLE_STATS)
         return r->semantics == DFS_GPU_HTA ? r->no_device == 0 : r->no_device < r->nranks;
+    if (t == DFS_GPU_CSV_MEMBW) { /* HTA writes none without copies (an empty one without bandwidths) */
+        for (size_t i = 0; i < r->nranks; i++)
+            if (r->ranks[i].memory_rows)
+                return true;
+        return false;
+    }
     if (t == DFS_GPU_CSV_QUEUE) { /* HTA writes no summary without launches */
         for (size_t i = 0; i < r->nranks; i++)
             if (r->ranks[i].nqueue)
@@ -214,6 +222,29 @@ static void csv_queue(FILE *out, const dfs_gpu_result *r)
         }
 }
 
+static void csv_membw(FILE *out, const dfs_gpu_result *r)
+{
+    size_t rows = 0;
+    for (size_t i = 0; i < r->nranks; i++)
+        rows += r->ranks[i].nmembw;
+    if (!rows) { /* pandas' describe() of nothing: no index column names */
+        fputs(",memory_bw_gbps,memory_bw_gbps,memory_bw_gbps,memory_bw_gbps,memory_bw_gbps,memory_bw_gbps,"
+              "memory_bw_gbps,memory_bw_gbps\n,count,mean,std,min,25%,50%,75%,max\n", out);
+        return;
+    }
+    fputs(",,memory_bw_gbps,memory_bw_gbps,memory_bw_gbps,memory_bw_gbps,memory_bw_gbps,memory_bw_gbps,"
+          "memory_bw_gbps,memory_bw_gbps\n,,count,mean,std,min,25%,50%,75%,max\nrank,name,,,,,,,,\n", out);
+    for (size_t i = 0; i < r->nranks; i++)
+        for (size_t j = 0; j < r->ranks[i].nmembw; j++) {
+            const dfs_gpu_membw_row *b = &r->ranks[i].membw[j];
+            fprintf(out, "%lld,", (long long)r->ranks[i].rank);
+            dfs_csv_text(out, b->name);
+            py_num(out, (double)b->count), py_num(out, b->mean), py_num(out, b->std), py_num(out, b->min);
+            py_num(out, b->p25), py_num(out, b->p50), py_num(out, b->p75), py_num(out, b->max);
+            fputc('\n', out);
+        }
+}
+
 void dfs_gpu_write_csv(FILE *out, const dfs_gpu_result *r, dfs_gpu_csv t)
 {
     switch (t) {
@@ -224,6 +255,7 @@ void dfs_gpu_write_csv(FILE *out, const dfs_gpu_result *r, dfs_gpu_csv t)
     case DFS_GPU_CSV_IDLE: csv_idle(out, r); break;
     case DFS_GPU_CSV_IDLE_STATS: csv_idle_stats(out, r); break;
     case DFS_GPU_CSV_QUEUE: csv_queue(out, r); break;
+    case DFS_GPU_CSV_MEMBW: csv_membw(out, r); break;
     default: break;
     }
 }
@@ -299,6 +331,24 @@ static void json_rank(dfs_jw *w, const dfs_gpu_result *r, const dfs_gpu_rank *k)
             dfs_jw_double(w, "p50", q->p50);
             dfs_jw_double(w, "p75", q->p75);
             dfs_jw_double(w, "max", q->max);
+            dfs_jw_end(w);
+        }
+        dfs_jw_end(w);
+    }
+    if (r->sections & DFS_GPU_SEC_MEMBW) {
+        dfs_jw_array(w, "memory_bw");
+        for (size_t i = 0; i < k->nmembw; i++) {
+            const dfs_gpu_membw_row *b = &k->membw[i];
+            dfs_jw_object(w, NULL);
+            dfs_jw_cstr(w, "name", b->name);
+            dfs_jw_uint(w, "count", b->count);
+            dfs_jw_double(w, "mean_gbps", b->mean);
+            dfs_jw_double(w, "std_gbps", b->std);
+            dfs_jw_double(w, "min_gbps", b->min);
+            dfs_jw_double(w, "p25_gbps", b->p25);
+            dfs_jw_double(w, "p50_gbps", b->p50);
+            dfs_jw_double(w, "p75_gbps", b->p75);
+            dfs_jw_double(w, "max_gbps", b->max);
             dfs_jw_end(w);
         }
         dfs_jw_end(w);
@@ -510,6 +560,21 @@ static void text_queue(FILE *out, const dfs_gpu_rank *k)
     }
 }
 
+static void text_membw(FILE *out, const dfs_gpu_rank *k)
+{
+    fprintf(out, "\nRank %lld, memory bandwidth in use per kind of copy (GB/s, while above 0):\n", (long long)k->rank);
+    if (!k->nmembw) {
+        fprintf(out, "  n/a: %s\n", k->memory_rows ? "the copies carry no bandwidth" : "no copies or sets");
+        return;
+    }
+    fprintf(out, "  %-16s %10s %10s %10s %10s\n", "kind", "samples", "mean", "median", "max");
+    for (size_t i = 0; i < k->nmembw; i++) {
+        const dfs_gpu_membw_row *b = &k->membw[i];
+        fprintf(out, "  %-16s %10llu %10.3f %10.3f %10.3f\n", b->name, (unsigned long long)b->count, b->mean, b->p50,
+                b->max);
+    }
+}
+
 void dfs_gpu_write_text(FILE *out, const dfs_gpu_result *r, size_t names)
 {
     if (r->no_device == r->nranks) {
@@ -550,6 +615,10 @@ void dfs_gpu_write_text(FILE *out, const dfs_gpu_result *r, size_t names)
         for (size_t i = 0; i < r->nranks; i++)
             if (r->ranks[i].device_rows)
                 text_queue(out, &r->ranks[i]);
+    if (r->sections & DFS_GPU_SEC_MEMBW)
+        for (size_t i = 0; i < r->nranks; i++)
+            if (r->ranks[i].device_rows)
+                text_membw(out, &r->ranks[i]);
     if (r->replaced)
         fprintf(out, "\nNote: %zu input(s) named a rank a later input also names; the later one counts.\n",
                 r->replaced);

@@ -17,6 +17,7 @@ typedef enum dfs_gpu_csv {
     DFS_GPU_CSV_IDLE,         /* idle_time_breakdown_0.csv */
     DFS_GPU_CSV_IDLE_STATS,   /* idle_time_breakdown_1.csv */
     DFS_GPU_CSV_QUEUE,        /* queue_length_summary.csv */
+    DFS_GPU_CSV_MEMBW,        /* memory_bw_summary.csv */
     DFS_GPU_CSV__COUNT
 } dfs_gpu_csv;
 

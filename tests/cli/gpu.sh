@@ -24,7 +24,7 @@ cat > "$T/a.json" <<'JSON'
 {"ph": "X", "cat": "kernel", "name": "gemm_a", "pid": 0, "tid": 7, "ts": 55, "dur": 10, "args": {"stream": 7, "correlation": 2}},
 {"ph": "X", "cat": "kernel", "name": "relu", "pid": 0, "tid": 7, "ts": 80, "dur": 10, "args": {"stream": 7, "correlation": 3}},
 {"ph": "X", "cat": "kernel", "name": "ncclKernel_AllReduce", "pid": 0, "tid": 20, "ts": 40, "dur": 40, "args": {"stream": 20, "correlation": 4}},
-{"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Pageable -> Device)", "pid": 0, "tid": 21, "ts": 100, "dur": 10, "args": {"stream": 21, "correlation": 5}},
+{"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Pageable -> Device)", "pid": 0, "tid": 21, "ts": 100, "dur": 10, "args": {"stream": 21, "correlation": 5, "memory bandwidth (GB/s)": 2.0}},
 {"ph": "X", "cat": "kernel", "name": "gemm_a", "pid": 0, "tid": 7, "ts": 120, "dur": 10, "args": {"stream": 7, "correlation": 6}},
 {"ph": "X", "cat": "gpu_user_annotation", "name": "fwd", "pid": 0, "tid": 7, "ts": 20, "dur": 70}
 ]}
@@ -35,8 +35,8 @@ code 0 "gpu --help" "$DFSCOPE" gpu --help
 check "help names the sections" grep -q 'temporal, kernels, overlap, idle,' "$T/out"
 code 0 "help lists gpu" "$DFSCOPE" help
 check "help lists gpu" grep -q '^  gpu ' "$T/out"
-code 2 "bad --only" "$DFSCOPE" gpu --only temporal,membw "$T/a.json"
-check "bad --only named" grep -q "'membw' is none of them" "$T/err"
+code 2 "bad --only" "$DFSCOPE" gpu --only temporal,launch "$T/a.json"
+check "bad --only named" grep -q "'launch' is none of them" "$T/err"
 code 2 "bad --compat" "$DFSCOPE" gpu --compat pandas "$T/a.json"
 code 2 "csv needs -o DIR" "$DFSCOPE" gpu --format csv "$T/a.json"
 code 2 "no input" "$DFSCOPE" gpu
@@ -53,6 +53,7 @@ check "hta overlap" test "$(field "d['ranks'][0]['comm_comp_overlap_pct']")" = 5
 check "hta idle of stream 7" test "$(field "[(i['category'], i['idle_us'], i['ratio']) for i in d['ranks'][0]['idle'] if i['stream'] == 7]")" = "[('host_wait', 15, 0.75), ('kernel_wait', 5, 0.25), ('other', 0, 0)]"
 check "hta queue of stream 7: [1,2,1,0,1,0]" test "$(field "[(q['count'], round(q['mean'], 6), round(q['std'], 6), q['p25'], q['p50'], q['max']) for q in d['ranks'][0]['queue_length'] if q['stream'] == 7]")" = "[(6, 0.833333, 0.752773, 0.25, 1, 2)]"
 check "hta queue of stream 20: [1,0]" test "$(field "[(q['count'], q['mean']) for q in d['ranks'][0]['queue_length'] if q['stream'] == 20]")" = "[(2, 0.5)]"
+check "hta memory bandwidth" test "$(field "[(b['name'], b['count'], b['mean_gbps']) for b in d['ranks'][0]['memory_bw']]")" = "[('Memcpy HtoD', 1, 2)]"
 check "hta idle of a one-kernel stream" test "$(field "[(i['category'], i['count'], i['ratio']) for i in d['ranks'][0]['idle'] if i['stream'] == 20]")" = "[('other', 0, None)]"
 
 # --- exact: the whole trace ----------------------------------------------------------------------
@@ -75,7 +76,7 @@ check "overlap in the table" grep -q 'rank 0: 50.00%' "$T/out"
 code 0 "only temporal" "$DFSCOPE" gpu -q --only temporal --format json "$T/a.json"
 check "only temporal: no kernels" test "$(field "sorted(d['ranks'][0].keys())")" = "['device_rows', 'file', 'rank', 'rows', 'temporal']"
 code 0 "csv dir" "$DFSCOPE" gpu -q --compat hta --format csv -o "$T/csv" "$T/a.json"
-check "seven csv files" test "$(ls "$T/csv" | wc -l)" = 7
+check "eight csv files" test "$(ls "$T/csv" | wc -l)" = 8
 check "temporal csv as HTA's" test "$(sed -n 2p "$T/csv/temporal_breakdown.csv")" = "0,0,10.0,50.0,30.0,90.0,11.11,55.56,33.33"
 check "names csv quotes a name with a comma" sh -c "grep -q '\"Memcpy' '$T/csv/gpu_kernel_breakdown_1.csv' || grep -q '^3,Memcpy HtoD (Pageable -> Device),' '$T/csv/gpu_kernel_breakdown_1.csv'"
 code 0 "j1" "$DFSCOPE" gpu -q -j 1 --format json "$T/a.json"; cp "$T/out" "$T/j1"

@@ -44,8 +44,8 @@ void dfs_gpu_options_init(dfs_gpu_options *o)
                            .name_share = 0.8, .kernel_wait_ns = 30000};
 }
 
-enum { NSECTIONS = 5 };
-static const char *const section_names[NSECTIONS] = {"temporal", "kernels", "overlap", "idle", "queue"};
+enum { NSECTIONS = 6 };
+static const char *const section_names[NSECTIONS] = {"temporal", "kernels", "overlap", "idle", "queue", "membw"};
 
 const char *dfs_gpu_section_name(unsigned section)
 {
@@ -116,6 +116,22 @@ static void note_first(worker *w, uint32_t file, uint64_t offset)
         w->first.v[file] = offset + 1;
 }
 
+/* args["memory bandwidth (GB/s)"]: the one extra arg the consumer asks for. */
+static double bandwidth(const dfs_run *run, const dfs_event *ev)
+{
+    for (uint32_t i = 0; i < ev->nargs; i++) {
+        const dfs_value *v = &ev->args[i].val;
+        size_t n;
+        if (ev->args[i].key <= DFS_KEY__COUNT)
+            continue;
+        const char *k = dfs_str_get(run, ev->args[i].key, &n);
+        if (n != sizeof GPU_BW_ARG - 1 || memcmp(k, GPU_BW_ARG, n) != 0)
+            continue;
+        return v->type == DFS_V_FLOAT ? v->as.f : v->type == DFS_V_INT ? (double)v->as.i : 0;
+    }
+    return 0;
+}
+
 static void on_batch(void *state, const dfs_run *run, const dfs_batch *b)
 {
     worker *w = state;
@@ -139,7 +155,7 @@ static void on_batch(void *state, const dfs_run *run, const dfs_batch *b)
             stream = -1; /* HTA: anything but a number (ROCm's "0x0") is no stream */
         gpu_row r = {.ts = ev->ts, .dur = ev->dur, .offset = ev->offset, .stream = stream,
                      .corr = g.correlation, .name = ev->name, .cat = ev->cat, .file = b->file,
-                     .kind = (uint8_t)g.kind};
+                     .kind = (uint8_t)g.kind, .bw = ev->nargs ? bandwidth(run, ev) : 0};
         if (!dfs_vec_push(&w->rows, r))
             w->oom = true;
     }
@@ -171,8 +187,10 @@ dfs_gpu *dfs_gpu_new(const dfs_gpu_options *o)
         return NULL;
     g->opt = *o;
     dfs_arena_init(&g->keep, 1 << 16);
+    static const char *const extra[] = {GPU_BW_ARG, NULL};
     g->cons = (dfs_consumer){.user = g,
-                             .want = {.keys = DFS_KEYBIT(DFS_KEY_STREAM) | DFS_KEYBIT(DFS_KEY_CORRELATION)},
+                             .want = {.keys = DFS_KEYBIT(DFS_KEY_STREAM) | DFS_KEYBIT(DFS_KEY_CORRELATION),
+                                      .extra = extra},
                              .worker_begin = worker_begin,
                              .on_batch = on_batch,
                              .worker_end = worker_end};
@@ -389,7 +407,7 @@ static bool add_work(const rank_rows *rr, size_t i, size_t times, work_vec *out)
     size_t n = 0;
     const char *name = r->name ? dfs_str_get(rr->run, r->name, &n) : "";
     gpu_work w = {.ts = r->ts, .end = r->ts + r->dur, .name = name, .name_len = n, .stream = r->stream,
-                  .queued = dfs_gpu_timed_work(kind), .corr = r->corr};
+                  .queued = dfs_gpu_timed_work(kind), .corr = r->corr, .bw = r->bw};
     w.type = hta ? dfs_gpu_ktype_hta(name, n) : dfs_gpu_ktype_of(kind, name, n);
     size_t p = rr->partner[i];
     if (p != NO_ROW && times_kept(rr, p) > 0)
@@ -460,6 +478,8 @@ static bool measure_rank(dfs_gpu *g, const dfs_run *run, gpu_row *r, size_t n, b
         ok = gpu_sections(&g->opt, w.v, w.n, out, &g->keep);
     if (ok && w.n && (g->opt.sections & DFS_GPU_SEC_QUEUE))
         ok = gpu_queue(&g->opt, l.v, l.n, w.v, w.n, out, &g->keep);
+    if (ok && w.n && (g->opt.sections & DFS_GPU_SEC_MEMBW))
+        ok = gpu_membw(&g->opt, w.v, w.n, out, &g->keep);
     dfs_vec_free(&w);
     dfs_vec_free(&l);
     free(rr.device), free(rr.partner), free(rr.linked), free(rr.kept);

@@ -3,15 +3,15 @@
  * Sections (any subset, --only): the temporal breakdown (idle, compute and other busy time of the
  * device), the kernel breakdown by type (with every overlap of computation, communication and
  * memory work) and by name (the biggest names, the rest as "others"), the overlap of
- * communication with computation, the idle time of each stream by cause, and the length of each
- * stream's queue of launched kernels. Two semantics:
+ * communication with computation, the idle time of each stream by cause, the length of each
+ * stream's queue of launched kernels, and the memory bandwidth per kind of copy. Two semantics:
  *   - exact (default): the whole trace at integer-ns precision; device work is what the shared
  *     classification (analyze/common/gpu_events.h) calls timed device work: kernels, copies, sets;
  *   - hta: Holistic Trace Analysis 0.6.1's numbers: its last-iteration filter, its rounding of
  *     fractional timestamps to whole µs, its event selection (any row with a numeric stream) and
  *     its name rules, so that every number equals HTA's.
  * All times of the result are ns (whole µs times 1000 under hta). The analysis keeps the complete
- * events of every input with a category (56 bytes each) and, per rank, its device work (72 bytes
+ * events of every input with a category (64 bytes each) and, per rank, its device work (88 bytes
  * each); time O(n log n) per rank.
  * Docs: docs/GPU.md. */
 #ifndef DFS_GPU_H
@@ -30,7 +30,8 @@ enum {
     DFS_GPU_SEC_OVERLAP = 4,
     DFS_GPU_SEC_IDLE = 8,
     DFS_GPU_SEC_QUEUE = 16,
-    DFS_GPU_SEC_ALL = 31,
+    DFS_GPU_SEC_MEMBW = 32,
+    DFS_GPU_SEC_ALL = 63,
 };
 
 typedef enum dfs_gpu_semantics { DFS_GPU_EXACT, DFS_GPU_HTA } dfs_gpu_semantics;
@@ -47,7 +48,7 @@ typedef struct dfs_gpu_options {
 void dfs_gpu_options_init(dfs_gpu_options *o);
 /* Parses a --only list ("temporal,kernels"); false on an unknown name (*bad points at it). */
 bool dfs_gpu_parse_sections(const char *list, unsigned *out, const char **bad, size_t *badlen);
-/* "temporal", "kernels", "overlap", "idle", "queue". */
+/* "temporal", "kernels", "overlap", "idle", "queue", "membw". */
 const char *dfs_gpu_section_name(unsigned section);
 
 typedef struct dfs_gpu_temporal {
@@ -95,6 +96,15 @@ typedef struct dfs_gpu_queue_row {
     double mean, std, min, p25, p50, p75, max; /* NaN where no value (std of one sample) */
 } dfs_gpu_queue_row;
 
+/* The memory bandwidth of one kind of copy (Memcpy HtoD, Memset, ...): the bandwidth in use by
+ * copies of that kind, sampled at every copy's start and end while above 0 (GB/s, as the trace's
+ * args say), summarised with pandas' describe(). */
+typedef struct dfs_gpu_membw_row {
+    const char *name;
+    uint64_t count;
+    double mean, std, min, p25, p50, p75, max;
+} dfs_gpu_membw_row;
+
 typedef struct dfs_gpu_rank {
     int64_t rank;
     const char *path;    /* the input file */
@@ -112,6 +122,9 @@ typedef struct dfs_gpu_rank {
     size_t nidle;
     dfs_gpu_queue_row *queue; /* streams ascending */
     size_t nqueue;
+    dfs_gpu_membw_row *membw; /* kinds in code-point order */
+    size_t nmembw;
+    uint64_t memory_rows;     /* copies and sets measured for membw */
 } dfs_gpu_rank;
 
 typedef struct dfs_gpu_result {

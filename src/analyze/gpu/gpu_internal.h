@@ -18,9 +18,13 @@ typedef struct gpu_row {
     int64_t stream;      /* args.stream when a number, else -1 */
     int64_t corr;        /* args.correlation, else -1 */
     dfs_str name, cat;
+    double bw;           /* args["memory bandwidth (GB/s)"], else 0 */
     uint32_t file;
     uint8_t kind;        /* dfs_gpu_kind */
 } gpu_row;
+
+/* The arg of a copy's bandwidth, as Kineto writes it. */
+#define GPU_BW_ARG "memory bandwidth (GB/s)"
 
 /* A piece of device work a rank's sections measure. */
 typedef struct gpu_work {
@@ -33,6 +37,7 @@ typedef struct gpu_work {
     bool has_launch;
     bool queued;         /* a kernel, copy or set: what the idle breakdown walks */
     int64_t corr;        /* args.correlation, -1 none */
+    double bw;           /* GB/s of a copy or set */
     size_t order;        /* its row's place in the rank's rows (hta: after the filter's reordering) */
 } gpu_work;
 
@@ -53,6 +58,9 @@ void gpu_describe(double *v, size_t n, gpu_stats *s);
 /* The queue lengths of one rank (launches in row order; reorders w). */
 bool gpu_queue(const dfs_gpu_options *o, const gpu_launch *l, size_t nl, gpu_work *w, size_t n, dfs_gpu_rank *out,
                dfs_arena *keep);
+
+/* The memory bandwidth per kind of copy of one rank (reorders w). */
+bool gpu_membw(const dfs_gpu_options *o, gpu_work *w, size_t n, dfs_gpu_rank *out, dfs_arena *keep);
 
 /* numpy 1.24's argsort(kind="quicksort") of keys v: the permutation into p (n entries). */
 void gpu_ssort(const int64_t *v, size_t *p, size_t n);
