@@ -29,7 +29,7 @@ static int set_only(void *args, const char *cmd, const char *value)
     if (dfs_gpu_parse_sections(value, &((gpu_args *)args)->opt.sections, &bad, &len))
         return -1;
     char what[160];
-    snprintf(what, sizeof what, "--only takes sections among temporal, kernels, overlap, idle, queue, membw; '%.*s' is none of them in",
+    snprintf(what, sizeof what, "--only takes sections among temporal, kernels, overlap, idle, queue, membw, launch; '%.*s' is none of them in",
              (int)(len > 40 ? 40 : len), bad);
     return dfs_cli_usage_error(cmd, what, value);
 }
@@ -49,15 +49,35 @@ static bool write_csv(FILE *out, const void *result, size_t table)
     return true;
 }
 
+static bool write_launch_csv(FILE *out, const void *result, size_t rank)
+{
+    dfs_gpu_write_launch_csv(out, result, rank);
+    return true;
+}
+
+/* One file per table, then HTA's launch statistics: one file per rank, or all ranks in one file
+ * when the directory would hold more files than a command writes. */
 static size_t csv_files(const void *args, const dfs_cli_result *res, dfs_csv_file *f)
 {
     (void)args;
+    const dfs_gpu_result *r = res->result;
     size_t n = 0;
     for (int t = 0; t < DFS_GPU_CSV__COUNT; t++) {
-        if (!dfs_gpu_csv_present(res->result, (dfs_gpu_csv)t))
+        if (!dfs_gpu_csv_present(r, (dfs_gpu_csv)t))
             continue;
         f[n] = (dfs_csv_file){.write = write_csv, .which = (size_t)t};
         snprintf(f[n++].name, sizeof f->name, "%s", dfs_gpu_csv_name((dfs_gpu_csv)t));
+    }
+    if (!(r->sections & DFS_GPU_SEC_LAUNCH) || !r->nranks)
+        return n;
+    if (n + r->nranks > DFS_CLI_MAX_CSV_FILES) {
+        f[n] = (dfs_csv_file){.write = write_launch_csv, .which = r->nranks};
+        snprintf(f[n++].name, sizeof f->name, "cuda_kernel_launch_stats_describe.csv");
+        return n;
+    }
+    for (size_t i = 0; i < r->nranks; i++) {
+        f[n] = (dfs_csv_file){.write = write_launch_csv, .which = i};
+        snprintf(f[n++].name, sizeof f->name, "cuda_kernel_launch_stats_describe_%lld.csv", (long long)r->ranks[i].rank);
     }
     return n;
 }
@@ -96,7 +116,7 @@ static const dfs_cli_option options[] = {
                ARG(base.format), .hi = 1),
     DFS_OPTION("output", 'o', "FILE", DFS_OPT_STRING, "write to FILE (atomically) instead of stdout; a directory for csv",
                ARG(base.output)),
-    DFS_OPTION("only", 0, "LIST", DFS_OPT_CALL, "sections, comma-separated: temporal, kernels, overlap, idle,\nqueue, membw (default all)",
+    DFS_OPTION("only", 0, "LIST", DFS_OPT_CALL, "sections, comma-separated: temporal, kernels, overlap, idle,\nqueue, membw, launch (default all)",
                .apply = set_only),
     DFS_OPTION("compat", 0, "hta", DFS_OPT_CHOICE,
                "hta: Holistic Trace Analysis' numbers (last profiler step dropped,\n"
@@ -116,9 +136,10 @@ const dfs_cli_command dfs_cmd_gpu = {
         "compute, other work), the kernel breakdown by type (computation, communication, memory\n"
         "and every overlap of them) and by name (the biggest names, the rest as \"others\"),\n"
         "the share of communication hidden under computation, why each stream idled (waiting for\n"
-        "the host, short gaps between kernels, other), the queue length of each stream and the\n"
-        "memory bandwidth per kind of copy. By default the whole trace at ns precision; --compat\n"
-        "hta gives Holistic Trace Analysis' numbers (docs/GPU.md).",
+        "the host, short gaps between kernels, other), the queue length of each stream, the\n"
+        "memory bandwidth per kind of copy and the launch statistics (CPU and GPU durations,\n"
+        "launch delays). By default the whole trace at ns precision; --compat hta gives Holistic\n"
+        "Trace Analysis' numbers (docs/GPU.md).",
     .options = options,
     .groups = DFS_CLI_READING | DFS_CLI_JOBS,
     .flags = DFS_CLI_NEEDS_INPUT,

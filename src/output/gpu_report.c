@@ -245,6 +245,36 @@ static void csv_membw(FILE *out, const dfs_gpu_result *r)
         }
 }
 
+static void launch_rows(FILE *out, const dfs_gpu_launch_stats *l, const char *prefix)
+{
+    const dfs_gpu_stats *c[4] = {&l->correlation, &l->cpu_us, &l->gpu_us, &l->delay_us};
+    static const char *const names[] = {"count", "mean", "std", "min", "25%", "50%", "75%", "max"};
+    for (int row = 0; row < 8; row++) {
+        fprintf(out, "%s%s", prefix, names[row]);
+        for (int k = 0; k < 4; k++) {
+            const dfs_gpu_stats *s = c[k];
+            double v[] = {(double)s->count, s->mean, s->std, s->min, s->p25, s->p50, s->p75, s->max};
+            py_num(out, v[row]);
+        }
+        fputc('\n', out);
+    }
+}
+
+void dfs_gpu_write_launch_csv(FILE *out, const dfs_gpu_result *r, size_t rank)
+{
+    if (rank < r->nranks) {
+        fputs(",correlation,cpu_duration,gpu_duration,launch_delay\n", out);
+        launch_rows(out, &r->ranks[rank].launch, "");
+        return;
+    }
+    fputs("rank,statistic,correlation,cpu_duration,gpu_duration,launch_delay\n", out);
+    for (size_t i = 0; i < r->nranks; i++) {
+        char prefix[32];
+        snprintf(prefix, sizeof prefix, "%lld,", (long long)r->ranks[i].rank);
+        launch_rows(out, &r->ranks[i].launch, prefix);
+    }
+}
+
 void dfs_gpu_write_csv(FILE *out, const dfs_gpu_result *r, dfs_gpu_csv t)
 {
     switch (t) {
@@ -261,6 +291,18 @@ void dfs_gpu_write_csv(FILE *out, const dfs_gpu_result *r, dfs_gpu_csv t)
 }
 
 /* ---- JSON ---- */
+
+/* PREFIX_mean_us ... PREFIX_max_us. */
+static void json_stats(dfs_jw *w, const char *prefix, const dfs_gpu_stats *s)
+{
+    static const char *const names[] = {"mean", "std", "min", "p25", "p50", "p75", "max"};
+    double v[] = {s->mean, s->std, s->min, s->p25, s->p50, s->p75, s->max};
+    char key[64];
+    for (int i = 0; i < 7; i++) {
+        snprintf(key, sizeof key, "%s_%s_us", prefix, names[i]);
+        dfs_jw_double(w, key, v[i]);
+    }
+}
 
 static void json_rank(dfs_jw *w, const dfs_gpu_result *r, const dfs_gpu_rank *k)
 {
@@ -333,6 +375,15 @@ static void json_rank(dfs_jw *w, const dfs_gpu_result *r, const dfs_gpu_rank *k)
             dfs_jw_double(w, "max", q->max);
             dfs_jw_end(w);
         }
+        dfs_jw_end(w);
+    }
+    if (r->sections & DFS_GPU_SEC_LAUNCH) {
+        const dfs_gpu_launch_stats *l = &k->launch;
+        dfs_jw_object(w, "launch");
+        dfs_jw_uint(w, "count", l->cpu_us.count);
+        json_stats(w, "cpu_duration", &l->cpu_us);
+        json_stats(w, "gpu_duration", &l->gpu_us);
+        json_stats(w, "launch_delay", &l->delay_us);
         dfs_jw_end(w);
     }
     if (r->sections & DFS_GPU_SEC_MEMBW) {
@@ -570,8 +621,29 @@ static void text_membw(FILE *out, const dfs_gpu_rank *k)
     fprintf(out, "  %-16s %10s %10s %10s %10s\n", "kind", "samples", "mean", "median", "max");
     for (size_t i = 0; i < k->nmembw; i++) {
         const dfs_gpu_membw_row *b = &k->membw[i];
-        fprintf(out, "  %-16s %10llu %10.3f %10.3f %10.3f\n", b->name, (unsigned long long)b->count, b->mean, b->p50,
-                b->max);
+        fputs("  ", out);
+        dfs_term_pad(out, b->name, strlen(b->name), 16); /* a prefix of the trace's name */
+        fprintf(out, " %10llu %10.3f %10.3f %10.3f\n", (unsigned long long)b->count, b->mean, b->p50, b->max);
+    }
+}
+
+static void text_launch(FILE *out, const dfs_gpu_rank *k)
+{
+    const dfs_gpu_launch_stats *l = &k->launch;
+    fprintf(out, "\nRank %lld, kernel launches (launch call and its device work):\n", (long long)k->rank);
+    if (!l->cpu_us.count) {
+        fprintf(out, "  n/a: no launch call of the list has its device work in the trace\n");
+        return;
+    }
+    const dfs_gpu_stats *c[3] = {&l->cpu_us, &l->gpu_us, &l->delay_us};
+    static const char *const what[3] = {"launch call (CPU)", "device work (GPU)", "launch delay"};
+    fprintf(out, "  %llu launches; %-18s %12s %12s %12s\n", (unsigned long long)l->cpu_us.count, "", "mean", "median",
+            "max");
+    for (int i = 0; i < 3; i++) {
+        char a[32], b[32], d[32];
+        fprintf(out, "  %-30s %12s %12s %12s\n", what[i], dfs_fmt_duration(a, sizeof a, (int64_t)llround(c[i]->mean * 1000)),
+                dfs_fmt_duration(b, sizeof b, (int64_t)llround(c[i]->p50 * 1000)),
+                dfs_fmt_duration(d, sizeof d, (int64_t)llround(c[i]->max * 1000)));
     }
 }
 
@@ -619,6 +691,10 @@ void dfs_gpu_write_text(FILE *out, const dfs_gpu_result *r, size_t names)
         for (size_t i = 0; i < r->nranks; i++)
             if (r->ranks[i].device_rows)
                 text_membw(out, &r->ranks[i]);
+    if (r->sections & DFS_GPU_SEC_LAUNCH)
+        for (size_t i = 0; i < r->nranks; i++)
+            if (r->ranks[i].device_rows)
+                text_launch(out, &r->ranks[i]);
     if (r->replaced)
         fprintf(out, "\nNote: %zu input(s) named a rank a later input also names; the later one counts.\n",
                 r->replaced);

@@ -26,6 +26,9 @@ const char *dfs_gpu_csv_name(dfs_gpu_csv t);
 /* Does the result hold this table (its section ran and some rank has device work)? */
 bool dfs_gpu_csv_present(const dfs_gpu_result *r, dfs_gpu_csv t);
 void dfs_gpu_write_csv(FILE *out, const dfs_gpu_result *r, dfs_gpu_csv t);
+/* The launch statistics of the rank at index `rank` of r (HTA's cuda_kernel_launch_stats_describe_
+ * <rank>.csv); all ranks in one file with a rank column when `rank` is r->nranks. */
+void dfs_gpu_write_launch_csv(FILE *out, const dfs_gpu_result *r, size_t rank);
 void dfs_gpu_write_json(FILE *out, const dfs_gpu_result *r);
 /* `names`: rows of the by-name breakdown shown per rank and type (0 = all). */
 void dfs_gpu_write_text(FILE *out, const dfs_gpu_result *r, size_t names);

@@ -35,8 +35,8 @@ code 0 "gpu --help" "$DFSCOPE" gpu --help
 check "help names the sections" grep -q 'temporal, kernels, overlap, idle,' "$T/out"
 code 0 "help lists gpu" "$DFSCOPE" help
 check "help lists gpu" grep -q '^  gpu ' "$T/out"
-code 2 "bad --only" "$DFSCOPE" gpu --only temporal,launch "$T/a.json"
-check "bad --only named" grep -q "'launch' is none of them" "$T/err"
+code 2 "bad --only" "$DFSCOPE" gpu --only temporal,stragglers "$T/a.json"
+check "bad --only named" grep -q "'stragglers' is none of them" "$T/err"
 code 2 "bad --compat" "$DFSCOPE" gpu --compat pandas "$T/a.json"
 code 2 "csv needs -o DIR" "$DFSCOPE" gpu --format csv "$T/a.json"
 code 2 "no input" "$DFSCOPE" gpu
@@ -54,6 +54,7 @@ check "hta idle of stream 7" test "$(field "[(i['category'], i['idle_us'], i['ra
 check "hta queue of stream 7: [1,2,1,0,1,0]" test "$(field "[(q['count'], round(q['mean'], 6), round(q['std'], 6), q['p25'], q['p50'], q['max']) for q in d['ranks'][0]['queue_length'] if q['stream'] == 7]")" = "[(6, 0.833333, 0.752773, 0.25, 1, 2)]"
 check "hta queue of stream 20: [1,0]" test "$(field "[(q['count'], q['mean']) for q in d['ranks'][0]['queue_length'] if q['stream'] == 20]")" = "[(2, 0.5)]"
 check "hta memory bandwidth" test "$(field "[(b['name'], b['count'], b['mean_gbps']) for b in d['ranks'][0]['memory_bw']]")" = "[('Memcpy HtoD', 1, 2)]"
+check "hta launch statistics" test "$(field "[d['ranks'][0]['launch'][k] for k in ('count', 'cpu_duration_mean_us', 'gpu_duration_mean_us', 'launch_delay_mean_us', 'launch_delay_max_us')]")" = "[5, 4.4, 20, 27, 65]"
 check "hta idle of a one-kernel stream" test "$(field "[(i['category'], i['count'], i['ratio']) for i in d['ranks'][0]['idle'] if i['stream'] == 20]")" = "[('other', 0, None)]"
 
 # --- exact: the whole trace ----------------------------------------------------------------------
@@ -76,7 +77,8 @@ check "overlap in the table" grep -q 'rank 0: 50.00%' "$T/out"
 code 0 "only temporal" "$DFSCOPE" gpu -q --only temporal --format json "$T/a.json"
 check "only temporal: no kernels" test "$(field "sorted(d['ranks'][0].keys())")" = "['device_rows', 'file', 'rank', 'rows', 'temporal']"
 code 0 "csv dir" "$DFSCOPE" gpu -q --compat hta --format csv -o "$T/csv" "$T/a.json"
-check "eight csv files" test "$(ls "$T/csv" | wc -l)" = 8
+check "nine csv files" test "$(ls "$T/csv" | wc -l)" = 9
+check "launch statistics of rank 0" test "$(sed -n 2p "$T/csv/cuda_kernel_launch_stats_describe_0.csv")" = "count,5.0,5.0,5.0,5.0"
 check "temporal csv as HTA's" test "$(sed -n 2p "$T/csv/temporal_breakdown.csv")" = "0,0,10.0,50.0,30.0,90.0,11.11,55.56,33.33"
 check "names csv quotes a name with a comma" sh -c "grep -q '\"Memcpy' '$T/csv/gpu_kernel_breakdown_1.csv' || grep -q '^3,Memcpy HtoD (Pageable -> Device),' '$T/csv/gpu_kernel_breakdown_1.csv'"
 code 0 "j1" "$DFSCOPE" gpu -q -j 1 --format json "$T/a.json"; cp "$T/out" "$T/j1"

@@ -2,9 +2,9 @@
 # gpu_hta_corpus.sh DFSCOPE TRACES - `dfscope gpu --compat hta` reproduces Holistic Trace Analysis'
 # CSV files on every corpus trace HTA was run on (TRACES/../reference/hta): the temporal breakdown,
 # both kernel breakdowns, the communication/computation overlap, both idle-time tables, the
-# queue-length and the memory-bandwidth summaries. µs values
+# queue-length and memory-bandwidth summaries and the launch statistics of each rank. µs values
 # and rounded percentages must be byte-identical; other floats (means, standard deviations of the
-# by-name, queue and bandwidth tables) equal to 1e-9 relative, as HTA sums them in another order. A CSV HTA did not write
+# by-name, queue, bandwidth and launch tables) equal to 1e-9 relative, as HTA sums them in another order. A CSV HTA did not write
 # (its analysis failed) must not be written either. Skips when the corpus is absent.
 set -u
 DFSCOPE=$1
@@ -50,7 +50,9 @@ parity() { # NAME INPUT...: one reference folder
   local name=$1; shift
   rm -rf "$T/$name"
   code 0 "$name: gpu --compat hta" "$DFSCOPE" gpu -q --compat hta --format csv -o "$T/$name" "$@"
-  for f in $TABLES; do
+  local launch
+  launch=$(cd "$REF/$name" && ls cuda_kernel_launch_stats_describe_*.csv)
+  for f in $TABLES $launch; do
     if [ -f "$REF/$name/$f" ]; then
       check "$name/$f equals HTA's" same_csv "$T/$name/$f" "$REF/$name/$f"
     else

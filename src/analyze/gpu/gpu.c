@@ -44,8 +44,9 @@ void dfs_gpu_options_init(dfs_gpu_options *o)
                            .name_share = 0.8, .kernel_wait_ns = 30000};
 }
 
-enum { NSECTIONS = 6 };
-static const char *const section_names[NSECTIONS] = {"temporal", "kernels", "overlap", "idle", "queue", "membw"};
+enum { NSECTIONS = 7 };
+static const char *const section_names[NSECTIONS] = {"temporal", "kernels", "overlap", "idle",
+                                                     "queue",    "membw",   "launch"};
 
 const char *dfs_gpu_section_name(unsigned section)
 {
@@ -452,6 +453,36 @@ static bool add_launch(const rank_rows *rr, size_t i, size_t times, launch_vec *
     return true;
 }
 
+typedef DFS_VEC(gpu_host) host_vec;
+
+/* HTA's launch statistics list only these calls (neither cuLaunchKernel nor HIP's). */
+static bool hta_listed_launch(const char *name)
+{
+    static const char *const calls[] = {"cudaLaunchKernel", "cudaLaunchKernelExC", "cudaMemcpyAsync",
+                                        "cudaMemsetAsync", "runFunction - job_prep_and_submit_for_execution"};
+    for (size_t i = 0; i < sizeof calls / sizeof *calls; i++)
+        if (strcmp(name, calls[i]) == 0)
+            return true;
+    return false;
+}
+
+/* A kept host event with a correlation, for the launch statistics. */
+static bool add_host(const rank_rows *rr, size_t i, size_t times, host_vec *out)
+{
+    const gpu_row *r = &rr->r[i];
+    if (!times || r->stream != -1 || r->corr == -1)
+        return true;
+    size_t n = 0;
+    const char *name = r->name ? dfs_str_get(rr->run, r->name, &n) : "";
+    bool listed = rr->o->semantics == DFS_GPU_HTA ? hta_listed_launch(name) : dfs_gpu_is_launch(name, n);
+    if (rr->o->semantics != DFS_GPU_HTA && !listed)
+        return true; /* exact: the launch call itself, not other host events of its correlation */
+    for (size_t k = 0; k < times; k++)
+        if (!dfs_vec_push(out, ((gpu_host){r->ts, r->dur, r->corr, listed})))
+            return false;
+    return true;
+}
+
 static bool measure_rank(dfs_gpu *g, const dfs_run *run, gpu_row *r, size_t n, bool filter, uint64_t first,
                          dfs_gpu_rank *out)
 {
@@ -465,11 +496,12 @@ static bool measure_rank(dfs_gpu *g, const dfs_run *run, gpu_row *r, size_t n, b
     ok = ok && link_launches(&rr, first) && (!filter || plan_filter(&rr));
     work_vec w = {0};
     launch_vec l = {0};
+    host_vec h = {0};
     out->filtered = filter;
     for (size_t i = 0; ok && i < n; i++) {
         size_t times = times_kept(&rr, i);
         out->rows += times;
-        ok = add_work(&rr, i, times, &w) && add_launch(&rr, i, times, &l);
+        ok = add_work(&rr, i, times, &w) && add_launch(&rr, i, times, &l) && add_host(&rr, i, times, &h);
     }
     out->device_rows = w.n;
     out->overlap_pct = NAN;
@@ -480,8 +512,11 @@ static bool measure_rank(dfs_gpu *g, const dfs_run *run, gpu_row *r, size_t n, b
         ok = gpu_queue(&g->opt, l.v, l.n, w.v, w.n, out, &g->keep);
     if (ok && w.n && (g->opt.sections & DFS_GPU_SEC_MEMBW))
         ok = gpu_membw(&g->opt, w.v, w.n, out, &g->keep);
+    if (ok && (g->opt.sections & DFS_GPU_SEC_LAUNCH))
+        ok = gpu_launch_stats(h.v, h.n, w.v, w.n, out);
     dfs_vec_free(&w);
     dfs_vec_free(&l);
+    dfs_vec_free(&h);
     free(rr.device), free(rr.partner), free(rr.linked), free(rr.kept);
     return ok;
 }

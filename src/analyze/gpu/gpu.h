@@ -4,7 +4,8 @@
  * device), the kernel breakdown by type (with every overlap of computation, communication and
  * memory work) and by name (the biggest names, the rest as "others"), the overlap of
  * communication with computation, the idle time of each stream by cause, the length of each
- * stream's queue of launched kernels, and the memory bandwidth per kind of copy. Two semantics:
+ * stream's queue of launched kernels, the memory bandwidth per kind of copy, and the launch
+ * statistics (CPU and GPU durations, launch delays). Two semantics:
  *   - exact (default): the whole trace at integer-ns precision; device work is what the shared
  *     classification (analyze/common/gpu_events.h) calls timed device work: kernels, copies, sets;
  *   - hta: Holistic Trace Analysis 0.6.1's numbers: its last-iteration filter, its rounding of
@@ -31,7 +32,8 @@ enum {
     DFS_GPU_SEC_IDLE = 8,
     DFS_GPU_SEC_QUEUE = 16,
     DFS_GPU_SEC_MEMBW = 32,
-    DFS_GPU_SEC_ALL = 63,
+    DFS_GPU_SEC_LAUNCH = 64,
+    DFS_GPU_SEC_ALL = 127,
 };
 
 typedef enum dfs_gpu_semantics { DFS_GPU_EXACT, DFS_GPU_HTA } dfs_gpu_semantics;
@@ -48,7 +50,7 @@ typedef struct dfs_gpu_options {
 void dfs_gpu_options_init(dfs_gpu_options *o);
 /* Parses a --only list ("temporal,kernels"); false on an unknown name (*bad points at it). */
 bool dfs_gpu_parse_sections(const char *list, unsigned *out, const char **bad, size_t *badlen);
-/* "temporal", "kernels", "overlap", "idle", "queue", "membw". */
+/* "temporal", "kernels", "overlap", "idle", "queue", "membw", "launch". */
 const char *dfs_gpu_section_name(unsigned section);
 
 typedef struct dfs_gpu_temporal {
@@ -105,6 +107,19 @@ typedef struct dfs_gpu_membw_row {
     double mean, std, min, p25, p50, p75, max;
 } dfs_gpu_membw_row;
 
+/* pandas' describe() of a column: NaN where there is no value. */
+typedef struct dfs_gpu_stats {
+    uint64_t count;
+    double mean, std, min, p25, p50, p75, max;
+} dfs_gpu_stats;
+
+/* Per launched kernel (a launch call and a device event of its correlation): the correlation, the
+ * call's duration (cpu), the device event's (gpu) and the delay from the call's end to the device
+ * event's start (0 when it started before), µs. */
+typedef struct dfs_gpu_launch_stats {
+    dfs_gpu_stats correlation, cpu_us, gpu_us, delay_us;
+} dfs_gpu_launch_stats;
+
 typedef struct dfs_gpu_rank {
     int64_t rank;
     const char *path;    /* the input file */
@@ -125,6 +140,7 @@ typedef struct dfs_gpu_rank {
     dfs_gpu_membw_row *membw; /* kinds in code-point order */
     size_t nmembw;
     uint64_t memory_rows;     /* copies and sets measured for membw */
+    dfs_gpu_launch_stats launch;
 } dfs_gpu_rank;
 
 typedef struct dfs_gpu_result {

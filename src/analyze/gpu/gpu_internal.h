@@ -59,6 +59,16 @@ void gpu_describe(double *v, size_t n, gpu_stats *s);
 bool gpu_queue(const dfs_gpu_options *o, const gpu_launch *l, size_t nl, gpu_work *w, size_t n, dfs_gpu_rank *out,
                dfs_arena *keep);
 
+/* A host event with a correlation (the launch side of the launch statistics). */
+typedef struct gpu_host {
+    int64_t ts, dur, corr;
+    bool listed; /* one of the launch calls the statistics are about */
+} gpu_host;
+
+/* The launch statistics of one rank: pairs of a host event and a device event of one correlation
+ * that a listed call has. */
+bool gpu_launch_stats(const gpu_host *h, size_t nh, const gpu_work *w, size_t n, dfs_gpu_rank *out);
+
 /* The memory bandwidth per kind of copy of one rank (reorders w). */
 bool gpu_membw(const dfs_gpu_options *o, gpu_work *w, size_t n, dfs_gpu_rank *out, dfs_arena *keep);
 
