@@ -29,7 +29,7 @@ static int set_only(void *args, const char *cmd, const char *value)
     if (dfs_gpu_parse_sections(value, &((gpu_args *)args)->opt.sections, &bad, &len))
         return -1;
     char what[160];
-    snprintf(what, sizeof what, "--only takes sections among temporal, kernels, overlap, idle, queue, membw, launch; '%.*s' is none of them in",
+    snprintf(what, sizeof what, "--only takes sections among temporal, kernels, overlap, idle, queue, membw, launch, annotations; '%.*s' is none of them in",
              (int)(len > 40 ? 40 : len), bad);
     return dfs_cli_usage_error(cmd, what, value);
 }
@@ -116,13 +116,14 @@ static const dfs_cli_option options[] = {
                ARG(base.format), .hi = 1),
     DFS_OPTION("output", 'o', "FILE", DFS_OPT_STRING, "write to FILE (atomically) instead of stdout; a directory for csv",
                ARG(base.output)),
-    DFS_OPTION("only", 0, "LIST", DFS_OPT_CALL, "sections, comma-separated: temporal, kernels, overlap, idle,\nqueue, membw, launch (default all)",
+    DFS_OPTION("only", 0, "LIST", DFS_OPT_CALL, "sections, comma-separated: temporal, kernels, overlap, idle,\nqueue, membw, launch, annotations (default all)",
                .apply = set_only),
     DFS_OPTION("compat", 0, "hta", DFS_OPT_CHOICE,
                "hta: Holistic Trace Analysis' numbers (last profiler step dropped,\n"
                "times rounded to whole µs, its event selection); none: exact (default)",
                ARG(opt.semantics), .choices = compat_choices),
-    DFS_OPTION("names", 0, "N", DFS_OPT_SIZE, "kernel-name rows shown per rank in the table (default 10, 0 = all)",
+    DFS_OPTION("names", 0, "N", DFS_OPT_SIZE,
+               "kernel and annotation names shown per rank in the table\n(default 10, 0 = all)",
                ARG(names), .hi = 1000000, .bad = "--names takes a count, not", .flags = DFS_OPT_TERSE),
     {0},
 };
@@ -138,8 +139,8 @@ const dfs_cli_command dfs_cmd_gpu = {
         "the share of communication hidden under computation, why each stream idled (waiting for\n"
         "the host, short gaps between kernels, other), the queue length of each stream, the\n"
         "memory bandwidth per kind of copy and the launch statistics (CPU and GPU durations,\n"
-        "launch delays). By default the whole trace at ns precision; --compat hta gives Holistic\n"
-        "Trace Analysis' numbers (docs/GPU.md).",
+        "launch delays) and the GPU user annotations by name. By default the whole trace at ns\n"
+        "precision; --compat hta gives Holistic Trace Analysis' numbers (docs/GPU.md).",
     .options = options,
     .groups = DFS_CLI_READING | DFS_CLI_JOBS,
     .flags = DFS_CLI_NEEDS_INPUT,

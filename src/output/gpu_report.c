@@ -23,7 +23,7 @@ static double us(int64_t ns) { return (double)ns / 1000.0; }
 static const char *const csv_file_names[DFS_GPU_CSV__COUNT] = {
     "temporal_breakdown.csv", "gpu_kernel_breakdown_0.csv", "gpu_kernel_breakdown_1.csv", "comm_comp_overlap.csv",
     "idle_time_breakdown_0.csv", "idle_time_breakdown_1.csv", "queue_length_summary.csv",
-    "memory_bw_summary.csv"};
+    "memory_bw_summary.csv", "gpu_user_annotation_breakdown.csv"};
 
 const char *dfs_gpu_csv_name(dfs_gpu_csv t) { return (unsigned)t < DFS_GPU_CSV__COUNT ? csv_file_names[t] : "?"; }
 
@@ -34,6 +34,7 @@ static unsigned section_of(dfs_gpu_csv t)
            : t == DFS_GPU_CSV_IDLE || t == DFS_GPU_CSV_IDLE_STATS ? DFS_GPU_SEC_IDLE
            : t == DFS_GPU_CSV_QUEUE                               ? DFS_GPU_SEC_QUEUE
            : t == DFS_GPU_CSV_MEMBW                               ? DFS_GPU_SEC_MEMBW
+           : t == DFS_GPU_CSV_ANNOTATIONS                         ? DFS_GPU_SEC_ANNOTATIONS
                                                                   : DFS_GPU_SEC_KERNELS;
 }
 
@@ -45,6 +46,8 @@ bool dfs_gpu_csv_present(const dfs_gpu_result *r, dfs_gpu_csv t)
      * rank out */
     if (t == DFS_GPU_CSV_TEMPORAL || t == DFS_GPU_CSV_IDLE || t == DFS_GPU_CSV_IDLE_STATS)
         return r->semantics == DFS_GPU_HTA ? r->no_device == 0 : r->no_device < r->nranks;
+    if (t == DFS_GPU_CSV_ANNOTATIONS)
+        return r->annotated;
     if (t == DFS_GPU_CSV_MEMBW) { /* HTA writes none without copies (an empty one without bandwidths) */
         for (size_t i = 0; i < r->nranks; i++)
             if (r->ranks[i].memory_rows)
@@ -245,6 +248,21 @@ static void csv_membw(FILE *out, const dfs_gpu_result *r)
         }
 }
 
+static void csv_annotations(FILE *out, const dfs_gpu_result *r)
+{
+    fputs(",name,sum (us),max (us),min (us),stddev,mean (us),rank\n", out);
+    size_t row = 0;
+    for (size_t i = 0; i < r->nranks; i++)
+        for (size_t j = 0; j < r->ranks[i].nannotations; j++) {
+            const dfs_gpu_name_row *k = &r->ranks[i].annotations[j];
+            fprintf(out, "%zu,", row++);
+            dfs_csv_text(out, k->name);
+            py_num(out, us(k->sum_ns)), py_num(out, us(k->max_ns)), py_num(out, us(k->min_ns));
+            py_num(out, k->std_ns / 1000), py_num(out, k->mean_ns / 1000);
+            fprintf(out, ",%lld\n", (long long)r->ranks[i].rank);
+        }
+}
+
 static void launch_rows(FILE *out, const dfs_gpu_launch_stats *l, const char *prefix)
 {
     const dfs_gpu_stats *c[4] = {&l->correlation, &l->cpu_us, &l->gpu_us, &l->delay_us};
@@ -286,6 +304,7 @@ void dfs_gpu_write_csv(FILE *out, const dfs_gpu_result *r, dfs_gpu_csv t)
     case DFS_GPU_CSV_IDLE_STATS: csv_idle_stats(out, r); break;
     case DFS_GPU_CSV_QUEUE: csv_queue(out, r); break;
     case DFS_GPU_CSV_MEMBW: csv_membw(out, r); break;
+    case DFS_GPU_CSV_ANNOTATIONS: csv_annotations(out, r); break;
     default: break;
     }
 }
@@ -384,6 +403,22 @@ static void json_rank(dfs_jw *w, const dfs_gpu_result *r, const dfs_gpu_rank *k)
         json_stats(w, "cpu_duration", &l->cpu_us);
         json_stats(w, "gpu_duration", &l->gpu_us);
         json_stats(w, "launch_delay", &l->delay_us);
+        dfs_jw_end(w);
+    }
+    if (r->sections & DFS_GPU_SEC_ANNOTATIONS) {
+        dfs_jw_array(w, "annotations");
+        for (size_t i = 0; i < k->nannotations; i++) {
+            const dfs_gpu_name_row *n = &k->annotations[i];
+            dfs_jw_object(w, NULL);
+            dfs_jw_cstr(w, "name", n->name);
+            dfs_jw_uint(w, "count", n->count);
+            dfs_jw_double(w, "sum_us", us(n->sum_ns));
+            dfs_jw_double(w, "max_us", us(n->max_ns));
+            dfs_jw_double(w, "min_us", us(n->min_ns));
+            dfs_jw_double(w, "stddev_us", n->std_ns / 1000);
+            dfs_jw_double(w, "mean_us", n->mean_ns / 1000);
+            dfs_jw_end(w);
+        }
         dfs_jw_end(w);
     }
     if (r->sections & DFS_GPU_SEC_MEMBW) {
@@ -627,6 +662,30 @@ static void text_membw(FILE *out, const dfs_gpu_rank *k)
     }
 }
 
+static void text_annotations(FILE *out, const dfs_gpu_rank *k, size_t limit)
+{
+    if (!k->nannotations)
+        return;
+    fprintf(out, "\nRank %lld, GPU user annotations by name (the ranges marked on device lanes):\n", (long long)k->rank);
+    fprintf(out, "  %12s %8s %12s  %s\n", "total", "count", "mean", "name");
+    const dfs_gpu_name_row **by_sum = malloc(k->nannotations * sizeof *by_sum);
+    if (!by_sum)
+        return;
+    for (size_t i = 0; i < k->nannotations; i++)
+        by_sum[i] = &k->annotations[i];
+    qsort(by_sum, k->nannotations, sizeof *by_sum, cmp_by_sum);
+    for (size_t i = 0; i < k->nannotations && (!limit || i < limit); i++) {
+        char a[32], b[32];
+        fprintf(out, "  %12s %8llu %12s  ", dfs_fmt_duration(a, sizeof a, by_sum[i]->sum_ns),
+                (unsigned long long)by_sum[i]->count, dfs_fmt_duration(b, sizeof b, (int64_t)llround(by_sum[i]->mean_ns)));
+        dfs_term_puts(out, by_sum[i]->name);
+        fputc('\n', out);
+    }
+    if (limit && k->nannotations > limit)
+        fprintf(out, "  (%zu more names: --format json or csv for all)\n", k->nannotations - limit);
+    free(by_sum);
+}
+
 static void text_launch(FILE *out, const dfs_gpu_rank *k)
 {
     const dfs_gpu_launch_stats *l = &k->launch;
@@ -695,6 +754,10 @@ void dfs_gpu_write_text(FILE *out, const dfs_gpu_result *r, size_t names)
         for (size_t i = 0; i < r->nranks; i++)
             if (r->ranks[i].device_rows)
                 text_launch(out, &r->ranks[i]);
+    if (r->sections & DFS_GPU_SEC_ANNOTATIONS)
+        for (size_t i = 0; i < r->nranks; i++)
+            if (r->ranks[i].device_rows)
+                text_annotations(out, &r->ranks[i], names);
     if (r->replaced)
         fprintf(out, "\nNote: %zu input(s) named a rank a later input also names; the later one counts.\n",
                 r->replaced);

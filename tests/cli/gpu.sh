@@ -55,6 +55,7 @@ check "hta queue of stream 7: [1,2,1,0,1,0]" test "$(field "[(q['count'], round(
 check "hta queue of stream 20: [1,0]" test "$(field "[(q['count'], q['mean']) for q in d['ranks'][0]['queue_length'] if q['stream'] == 20]")" = "[(2, 0.5)]"
 check "hta memory bandwidth" test "$(field "[(b['name'], b['count'], b['mean_gbps']) for b in d['ranks'][0]['memory_bw']]")" = "[('Memcpy HtoD', 1, 2)]"
 check "hta launch statistics" test "$(field "[d['ranks'][0]['launch'][k] for k in ('count', 'cpu_duration_mean_us', 'gpu_duration_mean_us', 'launch_delay_mean_us', 'launch_delay_max_us')]")" = "[5, 4.4, 20, 27, 65]"
+check "hta annotations" test "$(field "[(a['name'], a['sum_us'], a['stddev_us']) for a in d['ranks'][0]['annotations']]")" = "[('fwd', 70, 0)]"
 check "hta idle of a one-kernel stream" test "$(field "[(i['category'], i['count'], i['ratio']) for i in d['ranks'][0]['idle'] if i['stream'] == 20]")" = "[('other', 0, None)]"
 
 # --- exact: the whole trace ----------------------------------------------------------------------
@@ -64,6 +65,7 @@ check "exact temporal keeps the last step" test "$(field "[d['ranks'][0]['tempor
 check "exact by type, over the whole trace" test "$(field "[(t['kernel_type'], t['sum_us'], round(t['percentage'], 2)) for t in d['ranks'][0]['kernel_types']]")" = "[('COMPUTATION', 40, 44.44), ('COMMUNICATION', 20, 22.22), ('COMPUTATION overlapping COMMUNICATION', 20, 22.22), ('MEMORY', 10, 11.11)]"
 check "exact overlap" test "$(field "d['ranks'][0]['comm_comp_overlap_pct']")" = 50
 check "exact queue: gemm_a#3 launched at 110, started at 120" test "$(field "[(q['count'], q['max']) for q in d['ranks'][0]['queue_length'] if q['stream'] == 7]")" = "[(8, 2)]"
+check "exact annotations: one range has no stddev" test "$(field "[(a['name'], a['count'], a['stddev_us']) for a in d['ranks'][0]['annotations']]")" = "[('fwd', 1, None)]"
 check "exact by name: statistics of kernels" test "$(field "[(k['count'], k['sum_us'], k['max_us'], k['min_us'], k['mean_us']) for k in d['ranks'][0]['kernels'] if k['name'] == 'gemm_a']")" = "[(3, 50, 30, 10, 16.666666666666668)]"
 check "exact: one kernel has no stddev" test "$(field "[k['stddev_us'] for k in d['ranks'][0]['kernels'] if k['name'] == 'relu']")" = "[None]"
 check "exact idle: the host launched gemm_a#3 at 110 after relu ended" test "$(field "[(i['category'], i['idle_us']) for i in d['ranks'][0]['idle'] if i['stream'] == 7]")" = "[('host_wait', 45), ('kernel_wait', 5), ('other', 0)]"
@@ -77,7 +79,7 @@ check "overlap in the table" grep -q 'rank 0: 50.00%' "$T/out"
 code 0 "only temporal" "$DFSCOPE" gpu -q --only temporal --format json "$T/a.json"
 check "only temporal: no kernels" test "$(field "sorted(d['ranks'][0].keys())")" = "['device_rows', 'file', 'rank', 'rows', 'temporal']"
 code 0 "csv dir" "$DFSCOPE" gpu -q --compat hta --format csv -o "$T/csv" "$T/a.json"
-check "nine csv files" test "$(ls "$T/csv" | wc -l)" = 9
+check "ten csv files" test "$(ls "$T/csv" | wc -l)" = 10
 check "launch statistics of rank 0" test "$(sed -n 2p "$T/csv/cuda_kernel_launch_stats_describe_0.csv")" = "count,5.0,5.0,5.0,5.0"
 check "temporal csv as HTA's" test "$(sed -n 2p "$T/csv/temporal_breakdown.csv")" = "0,0,10.0,50.0,30.0,90.0,11.11,55.56,33.33"
 check "names csv quotes a name with a comma" sh -c "grep -q '\"Memcpy' '$T/csv/gpu_kernel_breakdown_1.csv' || grep -q '^3,Memcpy HtoD (Pageable -> Device),' '$T/csv/gpu_kernel_breakdown_1.csv'"

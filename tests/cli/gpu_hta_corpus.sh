@@ -2,9 +2,10 @@
 # gpu_hta_corpus.sh DFSCOPE TRACES - `dfscope gpu --compat hta` reproduces Holistic Trace Analysis'
 # CSV files on every corpus trace HTA was run on (TRACES/../reference/hta): the temporal breakdown,
 # both kernel breakdowns, the communication/computation overlap, both idle-time tables, the
-# queue-length and memory-bandwidth summaries and the launch statistics of each rank. µs values
+# queue-length and memory-bandwidth summaries, the launch statistics of each rank and the GPU
+# user-annotation breakdown. µs values
 # and rounded percentages must be byte-identical; other floats (means, standard deviations of the
-# by-name, queue, bandwidth and launch tables) equal to 1e-9 relative, as HTA sums them in another order. A CSV HTA did not write
+# by-name, queue, bandwidth, launch and annotation tables) equal to 1e-9 relative, as HTA sums them in another order. A CSV HTA did not write
 # (its analysis failed) must not be written either. Skips when the corpus is absent.
 set -u
 DFSCOPE=$1
@@ -44,7 +45,8 @@ PY
 }
 
 TABLES="temporal_breakdown.csv gpu_kernel_breakdown_0.csv gpu_kernel_breakdown_1.csv comm_comp_overlap.csv
-        idle_time_breakdown_0.csv idle_time_breakdown_1.csv queue_length_summary.csv memory_bw_summary.csv"
+        idle_time_breakdown_0.csv idle_time_breakdown_1.csv queue_length_summary.csv memory_bw_summary.csv
+        gpu_user_annotation_breakdown.csv"
 K=$TRACES/kineto/resnet50-dataloader
 parity() { # NAME INPUT...: one reference folder
   local name=$1; shift

@@ -44,9 +44,9 @@ void dfs_gpu_options_init(dfs_gpu_options *o)
                            .name_share = 0.8, .kernel_wait_ns = 30000};
 }
 
-enum { NSECTIONS = 7 };
+enum { NSECTIONS = 8 };
 static const char *const section_names[NSECTIONS] = {"temporal", "kernels", "overlap", "idle",
-                                                     "queue",    "membw",   "launch"};
+                                                     "queue",    "membw",   "launch",  "annotations"};
 
 const char *dfs_gpu_section_name(unsigned section)
 {
@@ -483,6 +483,21 @@ static bool add_host(const rank_rows *rr, size_t i, size_t times, host_vec *out)
     return true;
 }
 
+/* A kept GPU user annotation (a range on a device lane), for the annotations section. */
+static bool add_annotation(const rank_rows *rr, size_t i, size_t times, work_vec *out)
+{
+    const gpu_row *r = &rr->r[i];
+    if (!times || r->kind != DFS_GPU_ANNOTATION)
+        return true;
+    size_t n = 0;
+    const char *name = r->name ? dfs_str_get(rr->run, r->name, &n) : "";
+    gpu_work w = {.ts = r->ts, .end = r->ts + r->dur, .name = name, .name_len = n};
+    for (size_t k = 0; k < times; k++)
+        if (!dfs_vec_push(out, w))
+            return false;
+    return true;
+}
+
 static bool measure_rank(dfs_gpu *g, const dfs_run *run, gpu_row *r, size_t n, bool filter, uint64_t first,
                          dfs_gpu_rank *out)
 {
@@ -497,12 +512,15 @@ static bool measure_rank(dfs_gpu *g, const dfs_run *run, gpu_row *r, size_t n, b
     work_vec w = {0};
     launch_vec l = {0};
     host_vec h = {0};
+    work_vec a = {0};
     out->filtered = filter;
     for (size_t i = 0; ok && i < n; i++) {
         size_t times = times_kept(&rr, i);
         out->rows += times;
-        ok = add_work(&rr, i, times, &w) && add_launch(&rr, i, times, &l) && add_host(&rr, i, times, &h);
+        ok = add_work(&rr, i, times, &w) && add_launch(&rr, i, times, &l) && add_host(&rr, i, times, &h) &&
+             add_annotation(&rr, i, times, &a);
     }
+    out->annotation_rows = a.n;
     out->device_rows = w.n;
     out->overlap_pct = NAN;
     out->temporal = (dfs_gpu_temporal){.idle_pct = NAN, .compute_pct = NAN, .non_compute_pct = NAN};
@@ -514,6 +532,9 @@ static bool measure_rank(dfs_gpu *g, const dfs_run *run, gpu_row *r, size_t n, b
         ok = gpu_membw(&g->opt, w.v, w.n, out, &g->keep);
     if (ok && (g->opt.sections & DFS_GPU_SEC_LAUNCH))
         ok = gpu_launch_stats(h.v, h.n, w.v, w.n, out);
+    if (ok && (g->opt.sections & DFS_GPU_SEC_ANNOTATIONS))
+        ok = gpu_annotations(&g->opt, a.v, a.n, out, &g->keep);
+    dfs_vec_free(&a);
     dfs_vec_free(&w);
     dfs_vec_free(&l);
     dfs_vec_free(&h);
@@ -541,6 +562,8 @@ const dfs_gpu_result *dfs_gpu_finish(dfs_gpu *g, const dfs_run *run)
     if (!res->ranks)
         return NULL;
     bool hta = g->opt.semantics == DFS_GPU_HTA, filter = hta && several_steps(run, r, n);
+    for (size_t i = 0; i < n && !res->annotated; i++)
+        res->annotated = r[i].kind == DFS_GPU_ANNOTATION;
     for (size_t i = 0, f = 0; f < nfiles; f++) {
         size_t j = i;
         while (j < n && r[j].file == f)

@@ -5,7 +5,8 @@
  * memory work) and by name (the biggest names, the rest as "others"), the overlap of
  * communication with computation, the idle time of each stream by cause, the length of each
  * stream's queue of launched kernels, the memory bandwidth per kind of copy, and the launch
- * statistics (CPU and GPU durations, launch delays). Two semantics:
+ * statistics (CPU and GPU durations, launch delays), and the GPU user annotations by name. Two
+ * semantics:
  *   - exact (default): the whole trace at integer-ns precision; device work is what the shared
  *     classification (analyze/common/gpu_events.h) calls timed device work: kernels, copies, sets;
  *   - hta: Holistic Trace Analysis 0.6.1's numbers: its last-iteration filter, its rounding of
@@ -33,7 +34,8 @@ enum {
     DFS_GPU_SEC_QUEUE = 16,
     DFS_GPU_SEC_MEMBW = 32,
     DFS_GPU_SEC_LAUNCH = 64,
-    DFS_GPU_SEC_ALL = 127,
+    DFS_GPU_SEC_ANNOTATIONS = 128,
+    DFS_GPU_SEC_ALL = 255,
 };
 
 typedef enum dfs_gpu_semantics { DFS_GPU_EXACT, DFS_GPU_HTA } dfs_gpu_semantics;
@@ -50,7 +52,7 @@ typedef struct dfs_gpu_options {
 void dfs_gpu_options_init(dfs_gpu_options *o);
 /* Parses a --only list ("temporal,kernels"); false on an unknown name (*bad points at it). */
 bool dfs_gpu_parse_sections(const char *list, unsigned *out, const char **bad, size_t *badlen);
-/* "temporal", "kernels", "overlap", "idle", "queue", "membw", "launch". */
+/* "temporal", "kernels", "overlap", "idle", "queue", "membw", "launch", "annotations". */
 const char *dfs_gpu_section_name(unsigned section);
 
 typedef struct dfs_gpu_temporal {
@@ -141,6 +143,9 @@ typedef struct dfs_gpu_rank {
     size_t nmembw;
     uint64_t memory_rows;     /* copies and sets measured for membw */
     dfs_gpu_launch_stats launch;
+    dfs_gpu_name_row *annotations; /* GPU user annotations by name (type unused) */
+    size_t nannotations;
+    uint64_t annotation_rows;
 } dfs_gpu_rank;
 
 typedef struct dfs_gpu_result {
@@ -150,6 +155,7 @@ typedef struct dfs_gpu_result {
     size_t nranks;
     size_t replaced;     /* files whose rank a later file also had (the later one counts) */
     size_t no_device;    /* ranks without device events */
+    bool annotated;      /* some input has GPU user annotations (before any filter) */
 } dfs_gpu_result;
 
 /* A label's name: the set bits' type names joined by " overlapping " into buf. */

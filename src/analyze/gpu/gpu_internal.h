@@ -69,6 +69,9 @@ typedef struct gpu_host {
  * that a listed call has. */
 bool gpu_launch_stats(const gpu_host *h, size_t nh, const gpu_work *w, size_t n, dfs_gpu_rank *out);
 
+/* The by-name breakdown of one rank's GPU user annotations w[0..n) (reordered; types overwritten). */
+bool gpu_annotations(const dfs_gpu_options *o, gpu_work *w, size_t n, dfs_gpu_rank *out, dfs_arena *keep);
+
 /* The memory bandwidth per kind of copy of one rank (reorders w). */
 bool gpu_membw(const dfs_gpu_options *o, gpu_work *w, size_t n, dfs_gpu_rank *out, dfs_arena *keep);
 

@@ -392,6 +392,23 @@ static bool comm_overlap(const dfs_gpu_options *o, const gpu_work *w, size_t n, 
     return ok;
 }
 
+bool gpu_annotations(const dfs_gpu_options *o, gpu_work *w, size_t n, dfs_gpu_rank *out, dfs_arena *keep)
+{
+    /* HTA: the by-name rule with 1000 names; exact: every name */
+    dfs_gpu_options ao = *o;
+    ao.top_names = o->semantics == DFS_GPU_HTA ? 1000 : SIZE_MAX;
+    for (size_t i = 0; i < n; i++)
+        w[i].type = DFS_GPU_KT_COMPUTATION; /* one group: names are compared whatever their type */
+    qsort(w, n, sizeof *w, cmp_work_name);
+    out->annotations = dfs_arena_alloc(keep, (n ? n : 1) * sizeof *out->annotations);
+    if (!out->annotations)
+        return false;
+    if (n && !names_of_type(&ao, w, n, out->annotations, &out->nannotations))
+        return false;
+    qsort(out->annotations, out->nannotations, sizeof *out->annotations, cmp_name_rows);
+    return true;
+}
+
 bool gpu_sections(const dfs_gpu_options *o, gpu_work *w, size_t n, dfs_gpu_rank *out, dfs_arena *keep)
 {
     if ((o->sections & DFS_GPU_SEC_TEMPORAL) && !temporal(o, w, n, &out->temporal))
