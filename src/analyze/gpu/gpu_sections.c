@@ -399,7 +399,8 @@ bool gpu_annotations(const dfs_gpu_options *o, gpu_work *w, size_t n, dfs_gpu_ra
     ao.top_names = o->semantics == DFS_GPU_HTA ? 1000 : SIZE_MAX;
     for (size_t i = 0; i < n; i++)
         w[i].type = DFS_GPU_KT_COMPUTATION; /* one group: names are compared whatever their type */
-    qsort(w, n, sizeof *w, cmp_work_name);
+    if (n)
+        qsort(w, n, sizeof *w, cmp_work_name);
     out->annotations = dfs_arena_alloc(keep, (n ? n : 1) * sizeof *out->annotations);
     if (!out->annotations)
         return false;
