@@ -73,6 +73,15 @@ static void py_num(FILE *out, double v)
     }
 }
 
+/* The eight describe() fields after a comma each, then the end of the line. */
+static void csv_describe(FILE *out, const dfs_gpu_stats *s)
+{
+    double v[] = {(double)s->count, s->mean, s->std, s->min, s->p25, s->p50, s->p75, s->max};
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++)
+        py_num(out, v[i]);
+    fputc('\n', out);
+}
+
 static void csv_temporal(FILE *out, const dfs_gpu_result *r)
 {
     fputs(",rank,idle_time(us),compute_time(us),non_compute_time(us),kernel_time(us),idle_time_pctg,"
@@ -219,9 +228,7 @@ static void csv_queue(FILE *out, const dfs_gpu_result *r)
         for (size_t j = 0; j < r->ranks[i].nqueue; j++) {
             const dfs_gpu_queue_row *q = &r->ranks[i].queue[j];
             fprintf(out, "%lld,%lld", (long long)r->ranks[i].rank, (long long)q->stream);
-            py_num(out, (double)q->count), py_num(out, q->mean), py_num(out, q->std), py_num(out, q->min);
-            py_num(out, q->p25), py_num(out, q->p50), py_num(out, q->p75), py_num(out, q->max);
-            fputc('\n', out);
+            csv_describe(out, &q->s);
         }
 }
 
@@ -242,9 +249,7 @@ static void csv_membw(FILE *out, const dfs_gpu_result *r)
             const dfs_gpu_membw_row *b = &r->ranks[i].membw[j];
             fprintf(out, "%lld,", (long long)r->ranks[i].rank);
             dfs_csv_text(out, b->name);
-            py_num(out, (double)b->count), py_num(out, b->mean), py_num(out, b->std), py_num(out, b->min);
-            py_num(out, b->p25), py_num(out, b->p50), py_num(out, b->p75), py_num(out, b->max);
-            fputc('\n', out);
+            csv_describe(out, &b->s);
         }
 }
 
@@ -311,14 +316,16 @@ void dfs_gpu_write_csv(FILE *out, const dfs_gpu_result *r, dfs_gpu_csv t)
 
 /* ---- JSON ---- */
 
-/* PREFIX_mean_us ... PREFIX_max_us. */
-static void json_stats(dfs_jw *w, const char *prefix, const dfs_gpu_stats *s)
+/* PREFIXmeanSUFFIX ... PREFIXmaxSUFFIX, after "count" when asked. */
+static void json_stats(dfs_jw *w, const char *prefix, const char *suffix, const dfs_gpu_stats *s, bool count)
 {
     static const char *const names[] = {"mean", "std", "min", "p25", "p50", "p75", "max"};
     double v[] = {s->mean, s->std, s->min, s->p25, s->p50, s->p75, s->max};
     char key[64];
+    if (count)
+        dfs_jw_uint(w, "count", s->count);
     for (int i = 0; i < 7; i++) {
-        snprintf(key, sizeof key, "%s_%s_us", prefix, names[i]);
+        snprintf(key, sizeof key, "%s%s%s", prefix, names[i], suffix);
         dfs_jw_double(w, key, v[i]);
     }
 }
@@ -381,17 +388,9 @@ static void json_rank(dfs_jw *w, const dfs_gpu_result *r, const dfs_gpu_rank *k)
     if (r->sections & DFS_GPU_SEC_QUEUE) {
         dfs_jw_array(w, "queue_length");
         for (size_t i = 0; i < k->nqueue; i++) {
-            const dfs_gpu_queue_row *q = &k->queue[i];
             dfs_jw_object(w, NULL);
-            dfs_jw_int(w, "stream", q->stream);
-            dfs_jw_uint(w, "count", q->count);
-            dfs_jw_double(w, "mean", q->mean);
-            dfs_jw_double(w, "std", q->std);
-            dfs_jw_double(w, "min", q->min);
-            dfs_jw_double(w, "p25", q->p25);
-            dfs_jw_double(w, "p50", q->p50);
-            dfs_jw_double(w, "p75", q->p75);
-            dfs_jw_double(w, "max", q->max);
+            dfs_jw_int(w, "stream", k->queue[i].stream);
+            json_stats(w, "", "", &k->queue[i].s, true);
             dfs_jw_end(w);
         }
         dfs_jw_end(w);
@@ -400,9 +399,9 @@ static void json_rank(dfs_jw *w, const dfs_gpu_result *r, const dfs_gpu_rank *k)
         const dfs_gpu_launch_stats *l = &k->launch;
         dfs_jw_object(w, "launch");
         dfs_jw_uint(w, "count", l->cpu_us.count);
-        json_stats(w, "cpu_duration", &l->cpu_us);
-        json_stats(w, "gpu_duration", &l->gpu_us);
-        json_stats(w, "launch_delay", &l->delay_us);
+        json_stats(w, "cpu_duration_", "_us", &l->cpu_us, false);
+        json_stats(w, "gpu_duration_", "_us", &l->gpu_us, false);
+        json_stats(w, "launch_delay_", "_us", &l->delay_us, false);
         dfs_jw_end(w);
     }
     if (r->sections & DFS_GPU_SEC_ANNOTATIONS) {
@@ -424,17 +423,9 @@ static void json_rank(dfs_jw *w, const dfs_gpu_result *r, const dfs_gpu_rank *k)
     if (r->sections & DFS_GPU_SEC_MEMBW) {
         dfs_jw_array(w, "memory_bw");
         for (size_t i = 0; i < k->nmembw; i++) {
-            const dfs_gpu_membw_row *b = &k->membw[i];
             dfs_jw_object(w, NULL);
-            dfs_jw_cstr(w, "name", b->name);
-            dfs_jw_uint(w, "count", b->count);
-            dfs_jw_double(w, "mean_gbps", b->mean);
-            dfs_jw_double(w, "std_gbps", b->std);
-            dfs_jw_double(w, "min_gbps", b->min);
-            dfs_jw_double(w, "p25_gbps", b->p25);
-            dfs_jw_double(w, "p50_gbps", b->p50);
-            dfs_jw_double(w, "p75_gbps", b->p75);
-            dfs_jw_double(w, "max_gbps", b->max);
+            dfs_jw_cstr(w, "name", k->membw[i].name);
+            json_stats(w, "", "_gbps", &k->membw[i].s, true);
             dfs_jw_end(w);
         }
         dfs_jw_end(w);
@@ -640,9 +631,9 @@ static void text_queue(FILE *out, const dfs_gpu_rank *k)
     }
     fprintf(out, "  %8s %10s %8s %8s %8s\n", "stream", "samples", "mean", "median", "max");
     for (size_t i = 0; i < k->nqueue; i++) {
-        const dfs_gpu_queue_row *q = &k->queue[i];
-        fprintf(out, "  %8lld %10llu %8.2f %8.1f %8.0f\n", (long long)q->stream, (unsigned long long)q->count, q->mean,
-                q->p50, q->max);
+        const dfs_gpu_stats *q = &k->queue[i].s;
+        fprintf(out, "  %8lld %10llu %8.2f %8.1f %8.0f\n", (long long)k->queue[i].stream, (unsigned long long)q->count,
+                q->mean, q->p50, q->max);
     }
 }
 
@@ -658,7 +649,7 @@ static void text_membw(FILE *out, const dfs_gpu_rank *k)
         const dfs_gpu_membw_row *b = &k->membw[i];
         fputs("  ", out);
         dfs_term_pad(out, b->name, strlen(b->name), 16); /* a prefix of the trace's name */
-        fprintf(out, " %10llu %10.3f %10.3f %10.3f\n", (unsigned long long)b->count, b->mean, b->p50, b->max);
+        fprintf(out, " %10llu %10.3f %10.3f %10.3f\n", (unsigned long long)b->s.count, b->s.mean, b->s.p50, b->s.max);
     }
 }
 

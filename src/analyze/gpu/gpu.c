@@ -282,31 +282,10 @@ static bool device_side_hta(const dfs_run *run, const gpu_row *r)
 
 enum { NO_ROW = SIZE_MAX };
 
-typedef struct corr_pos {
-    int64_t corr;
-    size_t pos;
-} corr_pos;
-
-static int cmp_corr_pos(const void *a, const void *b)
-{
-    const corr_pos *x = a, *y = b;
-    if (x->corr != y->corr)
-        return x->corr < y->corr ? -1 : 1;
-    return (x->pos > y->pos) - (x->pos < y->pos);
-}
-
 /* The entries of correlation corr in the sorted h[0..n): [*lo, *hi). */
-static void corr_range(const corr_pos *h, size_t n, int64_t corr, size_t *lo, size_t *hi)
+static void corr_range(const gpu_corr_pos *h, size_t n, int64_t corr, size_t *lo, size_t *hi)
 {
-    size_t a = 0, b = n;
-    while (a < b) {
-        size_t mid = a + (b - a) / 2;
-        if (h[mid].corr < corr)
-            a = mid + 1;
-        else
-            b = mid;
-    }
-    *lo = *hi = a;
+    *lo = *hi = gpu_lower_bound(h, n, sizeof *h, corr);
     while (*hi < n && h[*hi].corr == corr)
         (*hi)++;
 }
@@ -322,7 +301,7 @@ typedef struct rank_rows {
     bool *linked;      /* a host row with a device-side row of its correlation */
     bool filter;       /* hta: the last-iteration filter runs */
     int64_t t_last;    /* ...and keeps the host rows before this */
-    corr_pos *kept;    /* ...the correlations of the host rows it keeps, sorted */
+    gpu_corr_pos *kept;    /* ...the correlations of the host rows it keeps, sorted */
     size_t nkept;
 } rank_rows;
 
@@ -344,7 +323,7 @@ static size_t times_kept(const rank_rows *rr, size_t i)
  * takes partner index 0 for "none"). */
 static bool link_launches(rank_rows *rr, uint64_t first_offset)
 {
-    corr_pos *h = malloc((rr->n ? rr->n : 1) * sizeof *h);
+    gpu_corr_pos *h = malloc((rr->n ? rr->n : 1) * sizeof *h);
     if (!h)
         return false;
     size_t nh = 0, row0 = NO_ROW;
@@ -352,9 +331,9 @@ static bool link_launches(rank_rows *rr, uint64_t first_offset)
         if (first_offset && rr->r[i].offset + 1 == first_offset)
             row0 = i;
         if (!rr->device[i] && rr->r[i].corr != -1)
-            h[nh++] = (corr_pos){rr->r[i].corr, i};
+            h[nh++] = (gpu_corr_pos){rr->r[i].corr, i};
     }
-    qsort(h, nh, sizeof *h, cmp_corr_pos);
+    qsort(h, nh, sizeof *h, gpu_cmp_corr_pos);
     for (size_t i = 0; i < rr->n; i++) {
         rr->partner[i] = NO_ROW;
         if (!rr->device[i] || rr->r[i].corr == -1)
@@ -390,8 +369,8 @@ static bool plan_filter(rank_rows *rr)
         return false;
     for (size_t i = 0; i < rr->n; i++)
         if (!rr->device[i] && rr->r[i].ts < rr->t_last)
-            rr->kept[rr->nkept++] = (corr_pos){rr->r[i].corr, i};
-    qsort(rr->kept, rr->nkept, sizeof *rr->kept, cmp_corr_pos);
+            rr->kept[rr->nkept++] = (gpu_corr_pos){rr->r[i].corr, i};
+    qsort(rr->kept, rr->nkept, sizeof *rr->kept, gpu_cmp_corr_pos);
     return true;
 }
 

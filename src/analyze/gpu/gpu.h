@@ -92,12 +92,17 @@ typedef struct dfs_gpu_idle_row {
     double mean_us, std_us, min_us, p25_us, p50_us, p75_us, max_us;
 } dfs_gpu_idle_row;
 
+/* pandas' describe() of a column: NaN where there is no value. */
+typedef struct dfs_gpu_stats {
+    uint64_t count;
+    double mean, std, min, p25, p50, p75, max;
+} dfs_gpu_stats;
+
 /* The queue length of one stream (kernels launched and not yet started), sampled at every launch
  * and every start: pandas' describe() of the samples, unrounded. */
 typedef struct dfs_gpu_queue_row {
     int64_t stream;
-    uint64_t count;
-    double mean, std, min, p25, p50, p75, max; /* NaN where no value (std of one sample) */
+    dfs_gpu_stats s;
 } dfs_gpu_queue_row;
 
 /* The memory bandwidth of one kind of copy (Memcpy HtoD, Memset, ...): the bandwidth in use by
@@ -105,15 +110,8 @@ typedef struct dfs_gpu_queue_row {
  * args say), summarised with pandas' describe(). */
 typedef struct dfs_gpu_membw_row {
     const char *name;
-    uint64_t count;
-    double mean, std, min, p25, p50, p75, max;
+    dfs_gpu_stats s;
 } dfs_gpu_membw_row;
-
-/* pandas' describe() of a column: NaN where there is no value. */
-typedef struct dfs_gpu_stats {
-    uint64_t count;
-    double mean, std, min, p25, p50, p75, max;
-} dfs_gpu_stats;
 
 /* Per launched kernel (a launch call and a device event of its correlation): the correlation, the
  * call's duration (cpu), the device event's (gpu) and the delay from the call's end to the device

@@ -40,9 +40,9 @@ static double rd2(const dfs_gpu_options *o, double v)
     return o->semantics == DFS_GPU_HTA && isfinite(v) ? gpu_around(v, 2) : v;
 }
 
-void gpu_describe(double *v, size_t n, gpu_stats *s)
+void gpu_describe(double *v, size_t n, dfs_gpu_stats *s)
 {
-    *s = (gpu_stats){.count = n, .mean = NAN, .std = NAN, .min = NAN, .p25 = NAN, .p50 = NAN, .p75 = NAN, .max = NAN};
+    *s = (dfs_gpu_stats){.count = n, .mean = NAN, .std = NAN, .min = NAN, .p25 = NAN, .p50 = NAN, .p75 = NAN, .max = NAN};
     if (!n)
         return;
     qsort(v, n, sizeof *v, dfs_cmp_double);
@@ -61,7 +61,7 @@ void gpu_describe(double *v, size_t n, gpu_stats *s)
 /* describe() of the gaps g[0..n) (µs) into row, rounded as HTA rounds them. */
 static void describe(const dfs_gpu_options *o, double *g, size_t n, dfs_gpu_idle_row *row)
 {
-    gpu_stats s;
+    dfs_gpu_stats s;
     gpu_describe(g, n, &s);
     row->count = n;
     row->mean_us = rd2(o, s.mean);

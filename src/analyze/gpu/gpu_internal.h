@@ -49,11 +49,7 @@ typedef struct gpu_launch {
 
 /* pandas' describe() of v[0..n) (sorts v): count, mean, std (n-1), min, quartiles, max; NaN
  * where there is no value. */
-typedef struct gpu_stats {
-    size_t count;
-    double mean, std, min, p25, p50, p75, max;
-} gpu_stats;
-void gpu_describe(double *v, size_t n, gpu_stats *s);
+void gpu_describe(double *v, size_t n, dfs_gpu_stats *s);
 
 /* The queue lengths of one rank (launches in row order; reorders w). */
 bool gpu_queue(const dfs_gpu_options *o, const gpu_launch *l, size_t nl, gpu_work *w, size_t n, dfs_gpu_rank *out,
@@ -74,6 +70,20 @@ bool gpu_annotations(const dfs_gpu_options *o, gpu_work *w, size_t n, dfs_gpu_ra
 
 /* The memory bandwidth per kind of copy of one rank (reorders w). */
 bool gpu_membw(const dfs_gpu_options *o, gpu_work *w, size_t n, dfs_gpu_rank *out, dfs_arena *keep);
+
+/* A row's place by its correlation (sorted by correlation, then place). */
+typedef struct gpu_corr_pos {
+    int64_t corr;
+    size_t pos;
+} gpu_corr_pos;
+int gpu_cmp_corr_pos(const void *a, const void *b);
+
+/* In an array of n items of `size` bytes sorted by their leading int64: the first item not below
+ * key (n when none). */
+size_t gpu_lower_bound(const void *base, size_t n, size_t size, int64_t key);
+/* Sorts n items of `size` bytes by their leading int64 (a time) as numpy's argsort(kind="quicksort")
+ * orders them; false when out of memory (the items are then untouched). */
+bool gpu_ssort_items(void *items, size_t n, size_t size);
 
 /* numpy 1.24's argsort(kind="quicksort") of keys v: the permutation into p (n entries). */
 void gpu_ssort(const int64_t *v, size_t *p, size_t n);

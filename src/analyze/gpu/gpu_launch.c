@@ -8,38 +8,17 @@
 
 #include "analyze/gpu/gpu_internal.h"
 
-typedef struct key_pos {
-    int64_t corr;
-    size_t pos;
-} key_pos;
-
-static int cmp_key_pos(const void *a, const void *b)
-{
-    const key_pos *x = a, *y = b;
-    if (x->corr != y->corr)
-        return x->corr < y->corr ? -1 : 1;
-    return (x->pos > y->pos) - (x->pos < y->pos);
-}
-
-static void to_public(double *v, size_t n, dfs_gpu_stats *out)
-{
-    gpu_stats s;
-    gpu_describe(v, n, &s);
-    *out = (dfs_gpu_stats){.count = s.count, .mean = s.mean, .std = s.std, .min = s.min, .p25 = s.p25,
-                           .p50 = s.p50, .p75 = s.p75, .max = s.max};
-}
-
 /* Sorted keys of the listed calls' correlations; *n = how many. */
 static int64_t *listed_corrs(const gpu_host *h, size_t nh, size_t *n)
 {
     int64_t *c = malloc((nh ? nh : 1) * sizeof *c);
-    key_pos *k = malloc((nh ? nh : 1) * sizeof *k);
+    gpu_corr_pos *k = malloc((nh ? nh : 1) * sizeof *k);
     size_t m = 0;
     if (c && k) {
         for (size_t i = 0; i < nh; i++)
             if (h[i].listed)
-                k[m] = (key_pos){h[i].corr, m}, m++;
-        qsort(k, m, sizeof *k, cmp_key_pos);
+                k[m] = (gpu_corr_pos){h[i].corr, m}, m++;
+        qsort(k, m, sizeof *k, gpu_cmp_corr_pos);
         size_t d = 0;
         for (size_t i = 0; i < m; i++)
             if (!d || c[d - 1] != k[i].corr)
@@ -53,33 +32,26 @@ static int64_t *listed_corrs(const gpu_host *h, size_t nh, size_t *n)
 
 static bool listed(const int64_t *c, size_t n, int64_t corr)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (c[mid] < corr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n && c[lo] == corr;
+    size_t k = gpu_lower_bound(c, n, sizeof *c, corr);
+    return k < n && c[k] == corr;
 }
 
 bool gpu_launch_stats(const gpu_host *h, size_t nh, const gpu_work *w, size_t n, dfs_gpu_rank *out)
 {
     size_t nc;
     int64_t *c = listed_corrs(h, nh, &nc);
-    key_pos *hk = malloc((nh ? nh : 1) * sizeof *hk), *dk = malloc((n ? n : 1) * sizeof *dk);
+    gpu_corr_pos *hk = malloc((nh ? nh : 1) * sizeof *hk), *dk = malloc((n ? n : 1) * sizeof *dk);
     bool ok = c && hk && dk;
     size_t nhk = 0, ndk = 0, pairs = 0;
     for (size_t i = 0; ok && i < nh; i++)
         if (listed(c, nc, h[i].corr))
-            hk[nhk++] = (key_pos){h[i].corr, i};
+            hk[nhk++] = (gpu_corr_pos){h[i].corr, i};
     for (size_t i = 0; ok && i < n; i++)
         if (w[i].corr != -1 && listed(c, nc, w[i].corr))
-            dk[ndk++] = (key_pos){w[i].corr, i};
+            dk[ndk++] = (gpu_corr_pos){w[i].corr, i};
     if (ok) {
-        qsort(hk, nhk, sizeof *hk, cmp_key_pos);
-        qsort(dk, ndk, sizeof *dk, cmp_key_pos);
+        qsort(hk, nhk, sizeof *hk, gpu_cmp_corr_pos);
+        qsort(dk, ndk, sizeof *dk, gpu_cmp_corr_pos);
     }
     for (size_t i = 0, j = 0; ok && i < nhk; i++) { /* count the pairs */
         while (j < ndk && dk[j].corr < hk[i].corr)
@@ -105,10 +77,10 @@ bool gpu_launch_stats(const gpu_host *h, size_t nh, const gpu_work *w, size_t n,
         }
     }
     if (ok) {
-        to_public(col[0], m, &out->launch.correlation);
-        to_public(col[1], m, &out->launch.cpu_us);
-        to_public(col[2], m, &out->launch.gpu_us);
-        to_public(col[3], m, &out->launch.delay_us);
+        gpu_describe(col[0], m, &out->launch.correlation);
+        gpu_describe(col[1], m, &out->launch.cpu_us);
+        gpu_describe(col[2], m, &out->launch.gpu_us);
+        gpu_describe(col[3], m, &out->launch.delay_us);
     }
     for (int k = 0; k < 4; k++)
         free(col[k]);

@@ -63,23 +63,10 @@ static int cmp_sample(const void *a, const void *b)
 
 static bool sort_samples(const dfs_gpu_options *o, sample *s, size_t m)
 {
-    if (o->semantics != DFS_GPU_HTA) {
-        qsort(s, m, sizeof *s, cmp_sample);
-        return true;
-    }
-    int64_t *keys = malloc((m ? m : 1) * sizeof *keys);
-    size_t *perm = malloc((m ? m : 1) * sizeof *perm);
-    sample *copy = malloc((m ? m : 1) * sizeof *copy);
-    bool ok = keys && perm && copy;
-    for (size_t i = 0; ok && i < m; i++)
-        keys[i] = s[i].t, copy[i] = s[i];
-    if (ok) {
-        gpu_ssort(keys, perm, m);
-        for (size_t i = 0; i < m; i++)
-            s[i] = copy[perm[i]];
-    }
-    free(keys), free(perm), free(copy);
-    return ok;
+    if (o->semantics == DFS_GPU_HTA)
+        return gpu_ssort_items(s, m, sizeof *s);
+    qsort(s, m, sizeof *s, cmp_sample);
+    return true;
 }
 
 /* The kind's name as a C string in keep (the shared names, or an 11-character prefix). */
@@ -128,13 +115,10 @@ bool gpu_membw(const dfs_gpu_options *o, gpu_work *w, size_t n, dfs_gpu_rank *ou
                 v[c++] = run;
         if (!c)
             continue;
-        gpu_stats st;
-        gpu_describe(v, c, &st);
-        const char *name = kind_name((int)k, names, keep);
-        ok = name != NULL;
-        out->membw[out->nmembw++] = (dfs_gpu_membw_row){.name = name, .count = c, .mean = st.mean, .std = st.std,
-                                                        .min = st.min, .p25 = st.p25, .p50 = st.p50,
-                                                        .p75 = st.p75, .max = st.max};
+        dfs_gpu_membw_row *row = &out->membw[out->nmembw++];
+        row->name = kind_name((int)k, names, keep);
+        ok = row->name != NULL;
+        gpu_describe(v, c, &row->s);
     }
     if (ok)
         qsort(out->membw, out->nmembw, sizeof *out->membw, cmp_rows);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analyze/gpu/gpu_internal.h"
+#include "util/vec.h"
 
 typedef struct item {
     int64_t t, stream;
@@ -40,112 +41,54 @@ static int cmp_item(const void *a, const void *b)
     return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-/* Device work by correlation, then row: positions into w. */
-typedef struct by_corr {
-    int64_t corr;
-    size_t pos;
-} by_corr;
-
-static int cmp_by_corr(const void *a, const void *b)
-{
-    const by_corr *x = a, *y = b;
-    if (x->corr != y->corr)
-        return x->corr < y->corr ? -1 : 1;
-    return (x->pos > y->pos) - (x->pos < y->pos);
-}
-
-static size_t first_corr(const by_corr *v, size_t n, int64_t corr)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (v[mid].corr < corr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 static bool has_value(const int64_t *sorted, size_t n, int64_t v)
 {
     return bsearch(&v, sorted, n, sizeof *sorted, cmp_i64) != NULL;
 }
 
+typedef DFS_VEC(item) item_vec;
+
 /* The items of HTA's list: each launch once per device event of its correlation, then each device
- * event some launch names. *m = their number. */
+ * event some launch names. NULL when out of memory. */
 static item *list_items(const gpu_launch *l, size_t nl, const gpu_work *w, size_t n, size_t *m)
 {
-    by_corr *bc = malloc((n ? n : 1) * sizeof *bc);
+    gpu_corr_pos *bc = malloc((n ? n : 1) * sizeof *bc);
     int64_t *lc = malloc((nl ? nl : 1) * sizeof *lc);
-    size_t cap = 2 * n + 1, k = 0, nb = 0;
-    item *it = malloc(cap * sizeof *it);
-    bool ok = bc && lc && it;
+    item_vec it = {0};
+    size_t nb = 0;
+    bool ok = bc && lc;
     for (size_t i = 0; ok && i < n; i++)
         if (w[i].corr != -1)
-            bc[nb++] = (by_corr){w[i].corr, i};
+            bc[nb++] = (gpu_corr_pos){w[i].corr, i};
     if (ok)
-        qsort(bc, nb, sizeof *bc, cmp_by_corr);
+        qsort(bc, nb, sizeof *bc, gpu_cmp_corr_pos);
     for (size_t i = 0; ok && i < nl; i++) {
         lc[i] = l[i].corr;
-        for (size_t j = first_corr(bc, nb, l[i].corr); j < nb && bc[j].corr == l[i].corr; j++) {
-            if (k == cap) {
-                item *g = realloc(it, (cap *= 2) * sizeof *it);
-                if (!g) {
-                    ok = false;
-                    break;
-                }
-                it = g;
-            }
-            it[k] = (item){l[i].ts, w[bc[j].pos].stream, +1, k};
-            k++;
-        }
+        for (size_t j = gpu_lower_bound(bc, nb, sizeof *bc, l[i].corr); ok && j < nb && bc[j].corr == l[i].corr; j++)
+            ok = dfs_vec_push(&it, ((item){l[i].ts, w[bc[j].pos].stream, +1, it.n}));
     }
     if (ok)
         qsort(lc, nl, sizeof *lc, cmp_i64);
-    for (size_t i = 0; ok && i < n; i++) {
-        if (w[i].corr == -1 || !has_value(lc, nl, w[i].corr))
-            continue;
-        if (k == cap) {
-            item *g = realloc(it, (cap *= 2) * sizeof *it);
-            if (!g) {
-                ok = false;
-                break;
-            }
-            it = g;
-        }
-        it[k] = (item){w[i].ts, w[i].stream, -1, k};
-        k++;
-    }
+    for (size_t i = 0; ok && i < n; i++)
+        if (w[i].corr != -1 && has_value(lc, nl, w[i].corr))
+            ok = dfs_vec_push(&it, ((item){w[i].ts, w[i].stream, -1, it.n}));
     free(bc), free(lc);
-    if (!ok) {
-        free(it);
-        return NULL;
+    if (!ok || !it.v) {
+        free(it.v);
+        *m = 0;
+        return ok ? malloc(sizeof(item)) : NULL; /* an empty list, not a failure */
     }
-    *m = k;
-    return it;
+    *m = it.n;
+    return it.v;
 }
 
 /* Sorts the items by time as the semantics says. */
 static bool sort_items(const dfs_gpu_options *o, item *it, size_t m)
 {
-    if (o->semantics != DFS_GPU_HTA) {
-        qsort(it, m, sizeof *it, cmp_item);
-        return true;
-    }
-    int64_t *keys = malloc((m ? m : 1) * sizeof *keys);
-    size_t *perm = malloc((m ? m : 1) * sizeof *perm);
-    item *copy = malloc((m ? m : 1) * sizeof *copy);
-    bool ok = keys && perm && copy;
-    for (size_t i = 0; ok && i < m; i++)
-        keys[i] = it[i].t, copy[i] = it[i];
-    if (ok) {
-        gpu_ssort(keys, perm, m);
-        for (size_t i = 0; i < m; i++)
-            it[i] = copy[perm[i]];
-    }
-    free(keys), free(perm), free(copy);
-    return ok;
+    if (o->semantics == DFS_GPU_HTA)
+        return gpu_ssort_items(it, m, sizeof *it);
+    qsort(it, m, sizeof *it, cmp_item);
+    return true;
 }
 
 bool gpu_queue(const dfs_gpu_options *o, const gpu_launch *l, size_t nl, gpu_work *w, size_t n, dfs_gpu_rank *out,
@@ -178,11 +121,9 @@ bool gpu_queue(const dfs_gpu_options *o, const gpu_launch *l, size_t nl, gpu_wor
         for (size_t i = 0; i < m; i++)
             if (it[i].stream == streams[s])
                 len[k++] = run += it[i].delta;
-        gpu_stats st;
-        gpu_describe(len, k, &st);
-        out->queue[out->nqueue++] = (dfs_gpu_queue_row){.stream = streams[s], .count = k, .mean = st.mean,
-                                                        .std = st.std, .min = st.min, .p25 = st.p25,
-                                                        .p50 = st.p50, .p75 = st.p75, .max = st.max};
+        dfs_gpu_queue_row *q = &out->queue[out->nqueue++];
+        q->stream = streams[s];
+        gpu_describe(len, k, &q->s);
     }
     free(it), free(streams), free(len);
     return ok;

@@ -1,12 +1,14 @@
 /* gpu_ssort.c - numpy 1.24's argsort(kind="quicksort"), an introsort that does not keep equal keys
  * in input order, and pandas' descending sort over it. Holistic Trace Analysis orders its tables
- * with it, so ties come out in its order only when sorted the same way. Also numpy's around().
+ * with it, so ties come out in its order only when sorted the same way. Also numpy's around() and
+ * the searches by correlation the sections share.
  *
  * Invariants: the permutation depends on the keys and their input order only; no allocation
  * (the stack of pending ranges is bounded by the recursion budget, 2 log2 n). */
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "analyze/gpu/gpu_internal.h"
 
@@ -153,4 +155,45 @@ double gpu_around(double x, int d)
     for (int i = 0; i < d; i++)
         scale *= 10;
     return rint(x * scale) / scale;
+}
+
+bool gpu_ssort_items(void *items, size_t n, size_t size)
+{
+    int64_t *keys = malloc((n ? n : 1) * sizeof *keys);
+    size_t *perm = malloc((n ? n : 1) * sizeof *perm);
+    char *copy = malloc((n ? n : 1) * size);
+    bool ok = keys && perm && copy;
+    for (size_t i = 0; ok && i < n; i++)
+        memcpy(&keys[i], (char *)items + i * size, sizeof *keys);
+    if (ok && n) {
+        memcpy(copy, items, n * size);
+        gpu_ssort(keys, perm, n);
+        for (size_t i = 0; i < n; i++)
+            memcpy((char *)items + i * size, copy + perm[i] * size, size);
+    }
+    free(keys), free(perm), free(copy);
+    return ok;
+}
+
+int gpu_cmp_corr_pos(const void *a, const void *b)
+{
+    const gpu_corr_pos *x = a, *y = b;
+    if (x->corr != y->corr)
+        return x->corr < y->corr ? -1 : 1;
+    return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+size_t gpu_lower_bound(const void *base, size_t n, size_t size, int64_t key)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int64_t v;
+        memcpy(&v, (const char *)base + mid * size, sizeof v);
+        if (v < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
 }
