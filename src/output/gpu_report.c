@@ -330,6 +330,27 @@ static void json_stats(dfs_jw *w, const char *prefix, const char *suffix, const 
     }
 }
 
+/* By-name rows (kernels, with their type; annotations) as the array `key`. */
+static void json_names(dfs_jw *w, const char *key, const dfs_gpu_name_row *rows, size_t n, bool typed)
+{
+    dfs_jw_array(w, key);
+    for (size_t i = 0; i < n; i++) {
+        const dfs_gpu_name_row *x = &rows[i];
+        dfs_jw_object(w, NULL);
+        dfs_jw_cstr(w, "name", x->name);
+        if (typed)
+            dfs_jw_cstr(w, "kernel_type", dfs_gpu_ktype_name(x->type));
+        dfs_jw_uint(w, "count", x->count);
+        dfs_jw_double(w, "sum_us", us(x->sum_ns));
+        dfs_jw_double(w, "max_us", us(x->max_ns));
+        dfs_jw_double(w, "min_us", us(x->min_ns));
+        dfs_jw_double(w, "stddev_us", x->std_ns / 1000);
+        dfs_jw_double(w, "mean_us", x->mean_ns / 1000);
+        dfs_jw_end(w);
+    }
+    dfs_jw_end(w);
+}
+
 static void json_rank(dfs_jw *w, const dfs_gpu_result *r, const dfs_gpu_rank *k)
 {
     char label[96];
@@ -367,21 +388,7 @@ static void json_rank(dfs_jw *w, const dfs_gpu_result *r, const dfs_gpu_rank *k)
             dfs_jw_end(w);
         }
         dfs_jw_end(w);
-        dfs_jw_array(w, "kernels");
-        for (size_t i = 0; i < k->nnames; i++) {
-            const dfs_gpu_name_row *n = &k->names[i];
-            dfs_jw_object(w, NULL);
-            dfs_jw_cstr(w, "name", n->name);
-            dfs_jw_cstr(w, "kernel_type", dfs_gpu_ktype_name(n->type));
-            dfs_jw_uint(w, "count", n->count);
-            dfs_jw_double(w, "sum_us", us(n->sum_ns));
-            dfs_jw_double(w, "max_us", us(n->max_ns));
-            dfs_jw_double(w, "min_us", us(n->min_ns));
-            dfs_jw_double(w, "stddev_us", n->std_ns / 1000);
-            dfs_jw_double(w, "mean_us", n->mean_ns / 1000);
-            dfs_jw_end(w);
-        }
-        dfs_jw_end(w);
+        json_names(w, "kernels", k->names, k->nnames, true);
     }
     if (r->sections & DFS_GPU_SEC_OVERLAP)
         dfs_jw_double(w, "comm_comp_overlap_pct", k->overlap_pct);
@@ -404,22 +411,8 @@ static void json_rank(dfs_jw *w, const dfs_gpu_result *r, const dfs_gpu_rank *k)
         json_stats(w, "launch_delay_", "_us", &l->delay_us, false);
         dfs_jw_end(w);
     }
-    if (r->sections & DFS_GPU_SEC_ANNOTATIONS) {
-        dfs_jw_array(w, "annotations");
-        for (size_t i = 0; i < k->nannotations; i++) {
-            const dfs_gpu_name_row *n = &k->annotations[i];
-            dfs_jw_object(w, NULL);
-            dfs_jw_cstr(w, "name", n->name);
-            dfs_jw_uint(w, "count", n->count);
-            dfs_jw_double(w, "sum_us", us(n->sum_ns));
-            dfs_jw_double(w, "max_us", us(n->max_ns));
-            dfs_jw_double(w, "min_us", us(n->min_ns));
-            dfs_jw_double(w, "stddev_us", n->std_ns / 1000);
-            dfs_jw_double(w, "mean_us", n->mean_ns / 1000);
-            dfs_jw_end(w);
-        }
-        dfs_jw_end(w);
-    }
+    if (r->sections & DFS_GPU_SEC_ANNOTATIONS)
+        json_names(w, "annotations", k->annotations, k->nannotations, false);
     if (r->sections & DFS_GPU_SEC_MEMBW) {
         dfs_jw_array(w, "memory_bw");
         for (size_t i = 0; i < k->nmembw; i++) {
