@@ -1,7 +1,8 @@
 /* test_gpu_sections.c - the arithmetic of `dfscope gpu`'s sections on hand-built device work:
  * numpy's unstable sort (the tie order HTA's tables inherit), numpy's rounding, HTA's kernel types
  * by name, the unions and overlap sweeps, the "others" rule of the by-name breakdown (HTA's quantile
- * of cumulative sums against the exact top-k by share), and the idle categories. */
+ * of cumulative sums against the exact top-k by share), the idle categories, the queue lengths and
+ * the memory bandwidth. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -194,13 +195,60 @@ static void idle_categories(void **state)
     dfs_arena_free(&keep);
 }
 
+/* A device event that starts before its launch: HTA's queue goes to -1; exact counts it anyway. */
+static void queue_lengths(void **state)
+{
+    (void)state;
+    gpu_work w[] = {kernel("a", DFS_GPU_KT_COMPUTATION, 20, 10), kernel("b", DFS_GPU_KT_COMPUTATION, 30, 10)};
+    w[0].corr = 1, w[1].corr = 2, w[0].order = 0, w[1].order = 1;
+    gpu_launch l[] = {{10000, 1}, {35000, 2}}; /* b's launch at 35 comes after b started at 30 */
+    dfs_arena keep;
+    dfs_arena_init(&keep, 4096);
+    dfs_gpu_options o = opts(DFS_GPU_HTA, DFS_GPU_SEC_QUEUE);
+    dfs_gpu_rank r = {0};
+    assert_true(gpu_queue(&o, l, 2, w, 2, &r, &keep));
+    assert_int_equal(r.nqueue, 1);
+    assert_int_equal(r.queue[0].s.count, 4); /* +1@10, -1@20, -1@30, +1@35: 1, 0, -1, 0 */
+    assert_true(r.queue[0].s.min == -1 && r.queue[0].s.max == 1 && r.queue[0].s.mean == 0);
+    dfs_arena_free(&keep);
+}
+
+/* Two copies of one kind overlap: 1 GB/s then 3 GB/s then 2 GB/s in use (the end at 0 is no sample). */
+static void memory_bandwidth(void **state)
+{
+    (void)state;
+    gpu_work w[] = {kernel("Memcpy HtoD (Pinned -> Device)", DFS_GPU_KT_MEMORY, 0, 10),
+                    kernel("Memcpy HtoD (Pageable -> Device)", DFS_GPU_KT_MEMORY, 5, 10),
+                    kernel("Memset (Device)", DFS_GPU_KT_MEMORY, 40, 0)};
+    w[0].bw = 1.0, w[1].bw = 2.0, w[2].bw = 4.0;
+    for (size_t i = 0; i < 3; i++)
+        w[i].order = i;
+    dfs_arena keep;
+    dfs_arena_init(&keep, 4096);
+    dfs_gpu_options o = opts(DFS_GPU_EXACT, DFS_GPU_SEC_MEMBW);
+    dfs_gpu_rank r = {0};
+    assert_true(gpu_membw(&o, w, 3, &r, &keep));
+    assert_int_equal(r.nmembw, 1); /* exact: the zero-length set moves nothing */
+    assert_string_equal(r.membw[0].name, "Memcpy HtoD");
+    assert_int_equal(r.membw[0].s.count, 3);
+    assert_true(r.membw[0].s.mean == 2 && r.membw[0].s.max == 3);
+    dfs_gpu_options h = opts(DFS_GPU_HTA, DFS_GPU_SEC_MEMBW);
+    dfs_gpu_rank x = {0};
+    assert_true(gpu_membw(&h, w, 3, &x, &keep));
+    assert_int_equal(x.nmembw, 2); /* hta: the set lasts 1 us */
+    assert_string_equal(x.membw[1].name, "Memset");
+    assert_true(x.membw[1].s.count == 1 && x.membw[1].s.max == 4);
+    dfs_arena_free(&keep);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(ssort_small_is_insertion), cmocka_unit_test(ssort_large_is_sorted_and_unstable),
         cmocka_unit_test(around_is_numpy),          cmocka_unit_test(hta_types_by_name),
         cmocka_unit_test(unions_and_overlap),       cmocka_unit_test(others_rule),
-        cmocka_unit_test(idle_categories),
+        cmocka_unit_test(idle_categories),          cmocka_unit_test(queue_lengths),
+        cmocka_unit_test(memory_bandwidth),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
