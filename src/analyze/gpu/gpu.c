@@ -142,8 +142,8 @@ static void on_batch(void *state, const dfs_run *run, const dfs_batch *b)
         const dfs_event *ev = &b->events[i];
         if (!(ev->flags & DFS_EF_HAS_TS) || ev->ts % 1000 != 0)
             note_fraction(w, b->file);
-        if (!(ev->flags & DFS_EF_HAS_DUR) || !(ev->flags & DFS_EF_HAS_TS) || !ev->cat)
-            continue;
+        if (!(ev->flags & DFS_EF_HAS_DUR) || !(ev->flags & DFS_EF_HAS_TS) || !ev->cat || (ev->flags & DFS_EF_BAD_TIME))
+            continue; /* a time that overflows or a negative duration is damage, reported, left out */
         size_t n;
         const char *cat = dfs_str_get(run, ev->cat, &n);
         if (is_trace_cat(cat, n))
@@ -259,6 +259,8 @@ static void round_rows(gpu_row *r, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         double ts = us_double(r[i].ts), end = ts + us_double(r[i].dur);
+        if (fabs(ts) > 9e15 || fabs(end) > 9e15)
+            continue; /* whole µs would not fit in ns: left as read */
         int64_t t = (int64_t)ceil(ts), e = (int64_t)floor(end);
         r[i].ts = t * 1000;
         r[i].dur = (e - t) * 1000;
