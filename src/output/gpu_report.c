@@ -314,6 +314,83 @@ void dfs_gpu_write_csv(FILE *out, const dfs_gpu_result *r, dfs_gpu_csv t)
     }
 }
 
+/* ---- across ranks ---- */
+
+/* The spread of the ranks with device work: the slowest (longest span) and the least and most idle
+ * and computing ranks. */
+typedef struct spread {
+    size_t n;
+    const dfs_gpu_rank *slowest, *fastest, *idle_lo, *idle_hi, *comp_lo, *comp_hi;
+} spread;
+
+static void spread_of(const dfs_gpu_result *r, spread *x)
+{
+    *x = (spread){0};
+    for (size_t i = 0; i < r->nranks; i++) {
+        const dfs_gpu_rank *k = &r->ranks[i];
+        if (!k->device_rows || !isfinite(k->temporal.idle_pct))
+            continue;
+        const dfs_gpu_temporal *t = &k->temporal;
+        if (!x->n++) {
+            x->slowest = x->fastest = x->idle_lo = x->idle_hi = x->comp_lo = x->comp_hi = k;
+            continue;
+        }
+        if (t->kernel_time_ns > x->slowest->temporal.kernel_time_ns)
+            x->slowest = k;
+        if (t->kernel_time_ns < x->fastest->temporal.kernel_time_ns)
+            x->fastest = k;
+        if (t->idle_pct < x->idle_lo->temporal.idle_pct)
+            x->idle_lo = k;
+        if (t->idle_pct > x->idle_hi->temporal.idle_pct)
+            x->idle_hi = k;
+        if (t->compute_pct < x->comp_lo->temporal.compute_pct)
+            x->comp_lo = k;
+        if (t->compute_pct > x->comp_hi->temporal.compute_pct)
+            x->comp_hi = k;
+    }
+}
+
+static void json_extreme(dfs_jw *w, const char *key, const dfs_gpu_rank *k, double v)
+{
+    dfs_jw_object(w, key);
+    dfs_jw_int(w, "rank", k->rank);
+    dfs_jw_double(w, "value", v);
+    dfs_jw_end(w);
+}
+
+static void json_spread(dfs_jw *w, const dfs_gpu_result *r)
+{
+    spread x;
+    spread_of(r, &x);
+    if (x.n < 2 || !(r->sections & DFS_GPU_SEC_TEMPORAL))
+        return;
+    dfs_jw_object(w, "across_ranks");
+    dfs_jw_uint(w, "ranks", x.n);
+    json_extreme(w, "slowest_span_us", x.slowest, us(x.slowest->temporal.kernel_time_ns));
+    json_extreme(w, "fastest_span_us", x.fastest, us(x.fastest->temporal.kernel_time_ns));
+    json_extreme(w, "min_idle_pct", x.idle_lo, x.idle_lo->temporal.idle_pct);
+    json_extreme(w, "max_idle_pct", x.idle_hi, x.idle_hi->temporal.idle_pct);
+    json_extreme(w, "min_compute_pct", x.comp_lo, x.comp_lo->temporal.compute_pct);
+    json_extreme(w, "max_compute_pct", x.comp_hi, x.comp_hi->temporal.compute_pct);
+    dfs_jw_end(w);
+}
+
+static void text_spread(FILE *out, const dfs_gpu_result *r)
+{
+    spread x;
+    spread_of(r, &x);
+    if (x.n < 2)
+        return;
+    char a[32], b[32];
+    fprintf(out, "Across %zu ranks: span %s (rank %lld) to %s (rank %lld, the slowest);\n"
+                 "  idle %.2f%% (rank %lld) to %.2f%% (rank %lld); compute %.2f%% (rank %lld) to %.2f%% (rank %lld).\n",
+            x.n, dfs_fmt_duration(a, sizeof a, x.fastest->temporal.kernel_time_ns), (long long)x.fastest->rank,
+            dfs_fmt_duration(b, sizeof b, x.slowest->temporal.kernel_time_ns), (long long)x.slowest->rank,
+            x.idle_lo->temporal.idle_pct, (long long)x.idle_lo->rank, x.idle_hi->temporal.idle_pct,
+            (long long)x.idle_hi->rank, x.comp_lo->temporal.compute_pct, (long long)x.comp_lo->rank,
+            x.comp_hi->temporal.compute_pct, (long long)x.comp_hi->rank);
+}
+
 /* ---- JSON ---- */
 
 /* PREFIXmeanSUFFIX ... PREFIXmaxSUFFIX, after "count" when asked. */
@@ -454,6 +531,7 @@ void dfs_gpu_write_json(FILE *out, const dfs_gpu_result *r)
     dfs_jw_object(&w, NULL);
     dfs_jw_cstr(&w, "schema", "dfscope-gpu/1");
     dfs_jw_cstr(&w, "semantics", r->semantics == DFS_GPU_HTA ? "hta" : "exact");
+    json_spread(&w, r);
     dfs_jw_array(&w, "ranks");
     for (size_t i = 0; i < r->nranks; i++)
         json_rank(&w, r, &r->ranks[i]);
@@ -707,6 +785,7 @@ void dfs_gpu_write_text(FILE *out, const dfs_gpu_result *r, size_t names)
     if (r->sections & DFS_GPU_SEC_TEMPORAL) {
         fputc('\n', out);
         text_temporal(out, r);
+        text_spread(out, r);
     }
     if (r->sections & DFS_GPU_SEC_OVERLAP) {
         fprintf(out, "\nCommunication hidden under computation:\n");

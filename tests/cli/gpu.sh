@@ -91,8 +91,10 @@ check "-j does not change the answer" cmp -s "$T/j1" "$T/out"
 sed 's/"rank": 0/"rank": 3/' "$T/a.json" > "$T/r3.json"
 code 0 "two ranks" "$DFSCOPE" gpu -q --compat hta --format json "$T/r3.json" "$T/a.json"
 check "ranks ascending" test "$(field "[r['rank'] for r in d['ranks']]")" = "[0, 3]"
+check "across ranks: the slowest (a tie: the first)" test "$(field "d['across_ranks']['ranks'], d['across_ranks']['slowest_span_us']")" = "(2, {'rank': 0, 'value': 90})"
 code 0 "two ranks table" "$DFSCOPE" gpu -q "$T/r3.json" "$T/a.json"
 check "most idle rank named" grep -q '^Most idle, rank 0' "$T/out"
+check "the spread across ranks" grep -q '^Across 2 ranks: span 110.000 us (rank 0) to 110.000 us (rank 0, the slowest);' "$T/out"
 
 # --- no device events --------------------------------------------------------------------------------
 cat > "$T/host.json" <<'JSON'
