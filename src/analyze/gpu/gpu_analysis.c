@@ -1,5 +1,5 @@
 /* gpu_analysis.c - the gpu analysis as its drivers see it (analyze/common/analysis.h): one pass,
- * not distributed (under a launcher every rank reads every input and rank 0 writes). */
+ * not distributed (under a launcher every rank runs it whole, as one process would). */
 #include <stdio.h>
 
 #include "analyze/gpu/gpu.h"
