@@ -229,5 +229,5 @@ int dfs_cli_show_preset(void *args, const char *cmd, const char *name);
 
 /* The shipped commands (cmd_*.c), in the order `dfscope help` lists them. */
 extern const dfs_cli_command dfs_cmd_report, dfs_cmd_stats, dfs_cmd_analyze, dfs_cmd_overlap, dfs_cmd_tasks, dfs_cmd_steps,
-    dfs_cmd_dataloader, dfs_cmd_timeline, dfs_cmd_merge, dfs_cmd_rules, dfs_cmd_gen;
+    dfs_cmd_gpu, dfs_cmd_dataloader, dfs_cmd_timeline, dfs_cmd_merge, dfs_cmd_rules, dfs_cmd_gen;
 #endif

@@ -10,7 +10,7 @@
 
 static const dfs_cli_command *const commands[] = {
     &dfs_cmd_report, &dfs_cmd_stats, &dfs_cmd_analyze,  &dfs_cmd_overlap, &dfs_cmd_tasks, &dfs_cmd_steps,
-    &dfs_cmd_dataloader, &dfs_cmd_timeline, &dfs_cmd_merge, &dfs_cmd_rules, &dfs_cmd_gen,
+    &dfs_cmd_gpu, &dfs_cmd_dataloader, &dfs_cmd_timeline, &dfs_cmd_merge, &dfs_cmd_rules, &dfs_cmd_gen,
 };
 
 #define COUNT(a) (sizeof a / sizeof *a)

@@ -56,7 +56,7 @@ code 2 "a relative clock and two jobs" "$DFSCOPE" stats -q "$T/two" "$T/rel.json
 check "relative file counted" grep -q "and 1 file without wall-clock times (relative clocks), of no job in particular" "$T/err"
 
 # --- every reading command but merge refuses; --help shows --mix --------------------------------
-for cmd in stats analyze overlap steps dataloader rules tasks timeline; do
+for cmd in stats analyze overlap steps gpu dataloader rules tasks timeline; do
   extra=()
   [ "$cmd" = timeline ] && extra=(-o "$T/t.svg")
   code 2 "$cmd: two jobs" "$DFSCOPE" "$cmd" -q "${extra[@]}" "$T/two"

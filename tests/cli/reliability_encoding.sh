@@ -21,7 +21,7 @@ cat > "$T/end.json" <<'EOF'
 {"name":"b","cat":"posix","ph":"X","ts":9223372036854775,"dur":5,"pid":1,"tid":1}
 ]
 EOF
-for cmd in stats analyze overlap steps dataloader timeline; do
+for cmd in stats analyze overlap steps gpu dataloader timeline; do
   extra=(); [ $cmd = timeline ] && extra=(-o "$T/end.svg")
   code 1 "$cmd: end overflow is damage" dfs $cmd "${extra[@]}" "$T/end.json"
   check "$cmd: end overflow counted as time_overflow" grep -q '^dfscope: time_overflow: 1$' "$T/err"

@@ -16,7 +16,7 @@ usage_error() { # what, command args...: exit 2, the command named on stderr, st
 }
 
 touch "$T/in.json"
-for cmd in stats analyze overlap tasks steps dataloader timeline merge rules gen; do
+for cmd in stats analyze overlap tasks steps gpu dataloader timeline merge rules gen; do
   for h in -h --help; do
     code 0 "$cmd $h" "$DFSCOPE" "$cmd" "$h"
     check "$cmd $h: usage" grep -q "^usage: dfscope $cmd" "$T/out"
@@ -35,7 +35,7 @@ for cmd in stats analyze overlap tasks steps dataloader timeline merge rules gen
 done
 
 # --help: the usage line and the exit codes by default
-for cmd in stats analyze overlap tasks steps dataloader rules; do
+for cmd in stats analyze overlap tasks steps gpu dataloader rules; do
   "$DFSCOPE" "$cmd" --help >"$T/out"
   check "$cmd --help: the default usage line" grep -qx "usage: dfscope $cmd \[options\] PATH\.\.\." "$T/out"
 done

@@ -98,6 +98,64 @@ dfs_gpu_vendor dfs_gpu_vendor_of(dfs_gpu_kind k, const char *cat, size_t cat_len
     return DFS_GPU_VENDOR_UNKNOWN;
 }
 
+const char *dfs_gpu_ktype_name(dfs_gpu_ktype t)
+{
+    switch (t) {
+    case DFS_GPU_KT_COMPUTATION: return "COMPUTATION";
+    case DFS_GPU_KT_COMMUNICATION: return "COMMUNICATION";
+    case DFS_GPU_KT_MEMORY: return "MEMORY";
+    default: return "OTHER";
+    }
+}
+
+static bool holds(const char *s, size_t n, const char *lit)
+{
+    size_t m = strlen(lit);
+    for (size_t i = 0; i + m <= n; i++)
+        if (memcmp(s + i, lit, m) == 0)
+            return true;
+    return false;
+}
+
+dfs_gpu_ktype dfs_gpu_ktype_of(dfs_gpu_kind k, const char *name, size_t n)
+{
+    if (k == DFS_GPU_MEMCPY || k == DFS_GPU_MEMSET)
+        return DFS_GPU_KT_MEMORY;
+    if (k != DFS_GPU_KERNEL)
+        return DFS_GPU_KT_OTHER;
+    if (name && (starts_with(name, n, "nccl") || starts_with(name, n, "rccl") || starts_with(name, n, "hccl") ||
+                 holds(name, n, "ncclKernel") || holds(name, n, "ncclDevKernel")))
+        return DFS_GPU_KT_COMMUNICATION;
+    return DFS_GPU_KT_COMPUTATION;
+}
+
+/* `cuda` then, anywhere later, `LaunchKernel`: HTA's regular expression cuda.*LaunchKernel. */
+static bool cuda_launch_name(const char *s, size_t n)
+{
+    return starts_with(s, n, "cuda") && holds(s + 4, n - 4, "LaunchKernel");
+}
+
+dfs_gpu_ktype dfs_gpu_ktype_hta(const char *name, size_t n)
+{
+    static const char *const not_compute[] = {"nccl",   "hip",    "hccl",  "runFunction", "job_exe",
+                                              "packet", "pe_exe", "cpum_exe_subgraph",
+                                              "collective_subgraph_execution", "Stream Wait Event"};
+    if (!name)
+        name = "", n = 0;
+    if (starts_with(name, n, "nccl") || starts_with(name, n, "hip") || starts_with(name, n, "hccl") ||
+        holds(name, n, "ncclKernel"))
+        return DFS_GPU_KT_COMMUNICATION;
+    if (starts_with(name, n, "Memcpy") || starts_with(name, n, "Memset") || starts_with(name, n, "dma"))
+        return DFS_GPU_KT_MEMORY;
+    for (size_t i = 0; i < sizeof not_compute / sizeof *not_compute; i++)
+        if (starts_with(name, n, not_compute[i]))
+            return DFS_GPU_KT_OTHER;
+    if (cuda_launch_name(name, n) || holds(name, n, "Memcpy") || holds(name, n, "Memset") || holds(name, n, "dma") ||
+        holds(name, n, "Sync"))
+        return DFS_GPU_KT_OTHER;
+    return DFS_GPU_KT_COMPUTATION;
+}
+
 static int64_t arg_number(const dfs_event *ev, dfs_str key)
 {
     int64_t v;

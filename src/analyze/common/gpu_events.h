@@ -49,6 +49,27 @@ typedef struct dfs_gpu_event {
     int64_t correlation;  /* args.correlation, linking a launch and its device event; -1 none */
 } dfs_gpu_event;
 
+/* What device work does, for the breakdowns of `dfscope gpu`: bits, so that the types running at
+ * once make a mask. */
+typedef enum dfs_gpu_ktype {
+    DFS_GPU_KT_COMPUTATION = 1,
+    DFS_GPU_KT_COMMUNICATION = 2, /* collectives and point-to-point transfers (NCCL, RCCL, HCCL) */
+    DFS_GPU_KT_MEMORY = 4,        /* copies and sets */
+    DFS_GPU_KT_OTHER = 8,         /* syncs, waits: in no breakdown */
+} dfs_gpu_ktype;
+
+/* "COMPUTATION", "COMMUNICATION", "MEMORY", "OTHER" (Holistic Trace Analysis' spelling). */
+const char *dfs_gpu_ktype_name(dfs_gpu_ktype t);
+/* The type of device work of this kind and name: copies and sets are memory, kernels named as
+ * collectives (nccl..., rccl..., hccl..., or holding ncclKernel / ncclDevKernel) communication,
+ * other kernels computation, anything else other. */
+dfs_gpu_ktype dfs_gpu_ktype_of(dfs_gpu_kind k, const char *name, size_t n);
+/* Holistic Trace Analysis' type of a name, whatever the event (its rules, anchored at the start):
+ * communication for nccl..., hip..., hccl... or a name holding ncclKernel; memory for Memcpy...,
+ * Memset..., dma...; other for names of launches, MTIA jobs and waits, and any name holding
+ * Memcpy, Memset, dma or Sync; computation for the rest. */
+dfs_gpu_ktype dfs_gpu_ktype_hta(const char *name, size_t n);
+
 /* "kernel", "memcpy", "memset", "sync", "range", "annotation", "runtime", "driver", "none". */
 const char *dfs_gpu_kind_name(dfs_gpu_kind k);
 /* "GPU", or "MTIA": what a device of this vendor is called on a lane label. */

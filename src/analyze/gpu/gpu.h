@@ -1,0 +1,174 @@
+/* gpu.h - `dfscope gpu`: GPU analyses of PyTorch profiler (Kineto) traces, one input file per rank.
+ *
+ * Sections (any subset, --only): the temporal breakdown (idle, compute and other busy time of the
+ * device), the kernel breakdown by type (with every overlap of computation, communication and
+ * memory work) and by name (the biggest names, the rest as "others"), the overlap of
+ * communication with computation, the idle time of each stream by cause, the length of each
+ * stream's queue of launched kernels, the memory bandwidth per kind of copy, and the launch
+ * statistics (CPU and GPU durations, launch delays), and the GPU user annotations by name. Two
+ * semantics:
+ *   - exact (default): the whole trace at integer-ns precision; device work is what the shared
+ *     classification (analyze/common/gpu_events.h) calls timed device work: kernels, copies, sets;
+ *   - hta: Holistic Trace Analysis 0.6.1's numbers: its last-iteration filter, its rounding of
+ *     fractional timestamps to whole µs, its event selection (any row with a numeric stream) and
+ *     its name rules, so that every number equals HTA's.
+ * All times of the result are ns (whole µs times 1000 under hta). The analysis keeps the complete
+ * events of every input with a category (64 bytes each) and, per rank, its device work (88 bytes
+ * each); time O(n log n) per rank.
+ * Docs: docs/GPU.md. */
+#ifndef DFS_GPU_H
+#define DFS_GPU_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyze/common/analysis.h"
+#include "analyze/common/gpu_events.h"
+#include "dfscope.h"
+
+enum {
+    DFS_GPU_SEC_TEMPORAL = 1,
+    DFS_GPU_SEC_KERNELS = 2,
+    DFS_GPU_SEC_OVERLAP = 4,
+    DFS_GPU_SEC_IDLE = 8,
+    DFS_GPU_SEC_QUEUE = 16,
+    DFS_GPU_SEC_MEMBW = 32,
+    DFS_GPU_SEC_LAUNCH = 64,
+    DFS_GPU_SEC_ANNOTATIONS = 128,
+    DFS_GPU_SEC_ALL = 255,
+};
+
+typedef enum dfs_gpu_semantics { DFS_GPU_EXACT, DFS_GPU_HTA } dfs_gpu_semantics;
+
+typedef struct dfs_gpu_options {
+    dfs_gpu_semantics semantics;
+    unsigned sections;     /* DFS_GPU_SEC_* */
+    size_t top_names;      /* by name: at most this many names per type (10) */
+    double name_share;     /* ... and (exact) names up to this share of the type's time (0.8) */
+    int64_t kernel_wait_ns; /* idle: a gap shorter than this, not waiting on the host, is the
+                               kernels' own (30 µs) */
+} dfs_gpu_options;
+
+void dfs_gpu_options_init(dfs_gpu_options *o);
+/* Parses a --only list ("temporal,kernels"); false on an unknown name (*bad points at it). */
+bool dfs_gpu_parse_sections(const char *list, unsigned *out, const char **bad, size_t *badlen);
+/* "temporal", "kernels", "overlap", "idle", "queue", "membw", "launch", "annotations". */
+const char *dfs_gpu_section_name(unsigned section);
+
+typedef struct dfs_gpu_temporal {
+    int64_t idle_ns, compute_ns, non_compute_ns, kernel_time_ns;
+    double idle_pct, compute_pct, non_compute_pct; /* hta: rounded to 2 decimals as HTA rounds */
+} dfs_gpu_temporal;
+
+/* One label of the by-type breakdown: the types that ran at once ("COMPUTATION overlapping
+ * COMMUNICATION"). */
+typedef struct dfs_gpu_type_row {
+    unsigned mask;       /* DFS_GPU_KTYPE bits: 1 computation, 2 communication, 4 memory */
+    int64_t sum_ns;
+    double percentage;   /* of the rank's total; hta: rounded to 1 decimal */
+} dfs_gpu_type_row;
+
+typedef struct dfs_gpu_name_row {
+    const char *name;    /* the kernel's name, or "others" */
+    dfs_gpu_ktype type;
+    uint64_t count;      /* kernels (others: kernels of every member) */
+    int64_t sum_ns, max_ns, min_ns;
+    double mean_ns, std_ns; /* std with n-1; NaN for one value under exact, 0 under hta */
+} dfs_gpu_name_row;
+
+/* Why a stream was idle before a kernel: its launch came after the stream ran dry (the host was
+ * late), a short gap between kernels, or anything else (and a stream's first kernel). */
+typedef enum dfs_gpu_idle_cat { DFS_GPU_HOST_WAIT, DFS_GPU_KERNEL_WAIT, DFS_GPU_IDLE_OTHER, DFS_GPU_IDLE_CATS } dfs_gpu_idle_cat;
+/* "host_wait", "kernel_wait", "other". */
+const char *dfs_gpu_idle_cat_name(dfs_gpu_idle_cat c);
+
+/* One idle category of one stream, with the statistics of its gaps (µs; hta: each rounded to 2
+ * decimals as HTA rounds; NaN where it has no value: no gap, or one for the std). */
+typedef struct dfs_gpu_idle_row {
+    int64_t stream;
+    dfs_gpu_idle_cat category;
+    double idle_us, ratio; /* ratio: of the stream's idle time; NaN when that is 0 */
+    uint64_t count;
+    double mean_us, std_us, min_us, p25_us, p50_us, p75_us, max_us;
+} dfs_gpu_idle_row;
+
+/* pandas' describe() of a column: NaN where there is no value. */
+typedef struct dfs_gpu_stats {
+    uint64_t count;
+    double mean, std, min, p25, p50, p75, max;
+} dfs_gpu_stats;
+
+/* The queue length of one stream (kernels launched and not yet started), sampled at every launch
+ * and every start: pandas' describe() of the samples, unrounded. */
+typedef struct dfs_gpu_queue_row {
+    int64_t stream;
+    dfs_gpu_stats s;
+} dfs_gpu_queue_row;
+
+/* The memory bandwidth of one kind of copy (Memcpy HtoD, Memset, ...): the bandwidth in use by
+ * copies of that kind, sampled at every copy's start and end while above 0 (GB/s, as the trace's
+ * args say), summarised with pandas' describe(). */
+typedef struct dfs_gpu_membw_row {
+    const char *name;
+    dfs_gpu_stats s;
+} dfs_gpu_membw_row;
+
+/* Per launched kernel (a launch call and a device event of its correlation): the correlation, the
+ * call's duration (cpu), the device event's (gpu) and the delay from the call's end to the device
+ * event's start (0 when it started before), µs. */
+typedef struct dfs_gpu_launch_stats {
+    dfs_gpu_stats correlation, cpu_us, gpu_us, delay_us;
+} dfs_gpu_launch_stats;
+
+typedef struct dfs_gpu_rank {
+    int64_t rank;
+    const char *path;    /* the input file */
+    uint64_t rows;       /* events kept (hta: after the last-iteration filter) */
+    uint64_t device_rows;
+    bool filtered;       /* hta: the last-iteration filter ran */
+    dfs_gpu_temporal temporal;
+    dfs_gpu_type_row *types;
+    size_t ntypes;
+    dfs_gpu_name_row *names; /* by (type, name) */
+    size_t nnames;
+    bool has_comm;
+    double overlap_pct;  /* communication time hidden under computation */
+    dfs_gpu_idle_row *idle; /* streams in order of first appearance, categories in enum order */
+    size_t nidle;
+    dfs_gpu_queue_row *queue; /* streams ascending */
+    size_t nqueue;
+    dfs_gpu_membw_row *membw; /* kinds in code-point order */
+    size_t nmembw;
+    uint64_t memory_rows;     /* copies and sets measured for membw */
+    dfs_gpu_launch_stats launch;
+    dfs_gpu_name_row *annotations; /* GPU user annotations by name (type unused) */
+    size_t nannotations;
+    uint64_t annotation_rows;
+} dfs_gpu_rank;
+
+typedef struct dfs_gpu_result {
+    dfs_gpu_semantics semantics;
+    unsigned sections;
+    dfs_gpu_rank *ranks; /* ascending rank */
+    size_t nranks;
+    size_t replaced;     /* files whose rank a later file also had (the later one counts) */
+    size_t no_device;    /* ranks without device events */
+    bool annotated;      /* some input has GPU user annotations (before any filter) */
+} dfs_gpu_result;
+
+/* A label's name: the set bits' type names joined by " overlapping " into buf. */
+const char *dfs_gpu_mask_label(unsigned mask, char *buf, size_t len);
+
+/* Orders by-type rows as HTA does (labels alphabetically, then by descending sum with numpy's tie
+ * order) and sets their percentages of the rows' total; false when out of memory. */
+bool dfs_gpu_order_types(dfs_gpu_semantics sem, dfs_gpu_type_row *rows, size_t n);
+
+typedef struct dfs_gpu dfs_gpu;
+dfs_gpu *dfs_gpu_new(const dfs_gpu_options *o);
+void dfs_gpu_free(dfs_gpu *g);
+dfs_consumer *dfs_gpu_consumer(dfs_gpu *g);
+/* The result after reading; NULL when out of memory. */
+const dfs_gpu_result *dfs_gpu_finish(dfs_gpu *g, const dfs_run *run);
+
+extern const dfs_analysis dfs_gpu_analysis;
+#endif

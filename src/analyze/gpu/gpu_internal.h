@@ -1,0 +1,101 @@
+/* gpu_internal.h - what the files of the gpu analysis share: the rows kept of every input, the
+ * device work a rank's sections measure, and HTA's unstable sort (gpu_ssort.c).
+ *
+ * Invariants: rows of a file are in file order (by offset) once gpu_finish sorted them; times are
+ * ns (whole µs times 1000 once HTA's rounding applied). */
+#ifndef DFS_GPU_INTERNAL_H
+#define DFS_GPU_INTERNAL_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyze/gpu/gpu.h"
+#include "util/arena.h"
+
+/* A complete event with a category, as HTA keeps them (a duration, a category other than Trace). */
+typedef struct gpu_row {
+    int64_t ts, dur;
+    uint64_t offset;     /* its place in the file: HTA's row index order */
+    int64_t stream;      /* args.stream when a number, else -1 */
+    int64_t corr;        /* args.correlation, else -1 */
+    dfs_str name, cat;
+    double bw;           /* args["memory bandwidth (GB/s)"], else 0 */
+    uint32_t file;
+    uint8_t kind;        /* dfs_gpu_kind */
+} gpu_row;
+
+/* The arg of a copy's bandwidth, as Kineto writes it. */
+#define GPU_BW_ARG "memory bandwidth (GB/s)"
+
+/* A piece of device work a rank's sections measure. */
+typedef struct gpu_work {
+    int64_t ts, end;
+    const char *name;
+    size_t name_len;
+    dfs_gpu_ktype type;
+    int64_t stream;
+    int64_t launch_ts;   /* the start of the launch that queued it, when known */
+    bool has_launch;
+    bool queued;         /* a kernel, copy or set: what the idle breakdown walks */
+    int64_t corr;        /* args.correlation, -1 none */
+    double bw;           /* GB/s of a copy or set */
+    size_t order;        /* its row's place in the rank's rows (hta: after the filter's reordering) */
+} gpu_work;
+
+/* A runtime call that launched device work (a launch of the shared list with a device event of its
+ * correlation in the trace). */
+typedef struct gpu_launch {
+    int64_t ts, corr;
+} gpu_launch;
+
+/* pandas' describe() of v[0..n) (sorts v): count, mean, std (n-1), min, quartiles, max; NaN
+ * where there is no value. */
+void gpu_describe(double *v, size_t n, dfs_gpu_stats *s);
+
+/* The queue lengths of one rank (launches in row order; reorders w). */
+bool gpu_queue(const dfs_gpu_options *o, const gpu_launch *l, size_t nl, gpu_work *w, size_t n, dfs_gpu_rank *out,
+               dfs_arena *keep);
+
+/* A host event with a correlation (the launch side of the launch statistics). */
+typedef struct gpu_host {
+    int64_t ts, dur, corr;
+    bool listed; /* one of the launch calls the statistics are about */
+} gpu_host;
+
+/* The launch statistics of one rank: pairs of a host event and a device event of one correlation
+ * that a listed call has. */
+bool gpu_launch_stats(const gpu_host *h, size_t nh, const gpu_work *w, size_t n, dfs_gpu_rank *out);
+
+/* The by-name breakdown of one rank's GPU user annotations w[0..n) (reordered; types overwritten). */
+bool gpu_annotations(const dfs_gpu_options *o, gpu_work *w, size_t n, dfs_gpu_rank *out, dfs_arena *keep);
+
+/* The memory bandwidth per kind of copy of one rank (reorders w). */
+bool gpu_membw(const dfs_gpu_options *o, gpu_work *w, size_t n, dfs_gpu_rank *out, dfs_arena *keep);
+
+/* A row's place by its correlation (sorted by correlation, then place). */
+typedef struct gpu_corr_pos {
+    int64_t corr;
+    size_t pos;
+} gpu_corr_pos;
+int gpu_cmp_corr_pos(const void *a, const void *b);
+
+/* In an array of n items of `size` bytes sorted by their leading int64: the first item not below
+ * key (n when none). */
+size_t gpu_lower_bound(const void *base, size_t n, size_t size, int64_t key);
+/* Sorts n items of `size` bytes by their leading int64 (a time) as numpy's argsort(kind="quicksort")
+ * orders them; false when out of memory (the items are then untouched). */
+bool gpu_ssort_items(void *items, size_t n, size_t size);
+
+/* numpy 1.24's argsort(kind="quicksort") of keys v: the permutation into p (n entries). */
+void gpu_ssort(const int64_t *v, size_t *p, size_t n);
+/* pandas' sort_values(ascending=False) on top of it. */
+void gpu_ssort_desc(const int64_t *v, size_t *p, size_t n);
+
+/* numpy's around(x, d): rint(x * 10^d) / 10^d. */
+double gpu_around(double x, int d);
+
+/* The idle breakdown of one rank (reorders w). */
+bool gpu_idle(const dfs_gpu_options *o, gpu_work *w, size_t n, dfs_gpu_rank *out, dfs_arena *keep);
+
+/* The sections of one rank from its device work (sorted by nothing in particular; reordered). */
+bool gpu_sections(const dfs_gpu_options *o, gpu_work *w, size_t n, dfs_gpu_rank *out, dfs_arena *keep);
+#endif

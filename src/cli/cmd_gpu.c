@@ -1,0 +1,155 @@
+/* cmd_gpu.c - `dfscope gpu PATH...`: GPU analyses of PyTorch profiler (Kineto) traces, one file
+ * per rank: temporal breakdown, kernel breakdowns, communication/computation overlap, idle time
+ * per stream; exact by
+ * default, Holistic Trace Analysis' numbers under --compat hta. */
+#include <stdio.h>
+
+#include "analyze/gpu/gpu.h"
+#include "cli/command.h"
+#include "output/escape.h"
+#include "output/gpu_report.h"
+
+typedef struct gpu_args {
+    dfs_cli_args base;
+    dfs_gpu_options opt;
+    size_t names;
+} gpu_args;
+
+static void init(void *args)
+{
+    gpu_args *a = args;
+    dfs_gpu_options_init(&a->opt);
+    a->names = 10;
+}
+
+static int set_only(void *args, const char *cmd, const char *value)
+{
+    const char *bad;
+    size_t len;
+    if (dfs_gpu_parse_sections(value, &((gpu_args *)args)->opt.sections, &bad, &len))
+        return -1;
+    char what[160];
+    snprintf(what, sizeof what, "--only takes sections among temporal, kernels, overlap, idle, queue, membw, launch, annotations; '%.*s' is none of them in",
+             (int)(len > 40 ? 40 : len), bad);
+    return dfs_cli_usage_error(cmd, what, value);
+}
+
+static void emit(FILE *out, const void *args, const dfs_cli_result *res)
+{
+    const gpu_args *a = args;
+    if (a->base.format == DFS_CLI_JSON)
+        dfs_gpu_write_json(out, res->result);
+    else
+        dfs_gpu_write_text(out, res->result, a->names);
+}
+
+static bool write_csv(FILE *out, const void *result, size_t table)
+{
+    dfs_gpu_write_csv(out, result, (dfs_gpu_csv)table);
+    return true;
+}
+
+static bool write_launch_csv(FILE *out, const void *result, size_t rank)
+{
+    dfs_gpu_write_launch_csv(out, result, rank);
+    return true;
+}
+
+/* One file per table, then HTA's launch statistics: one file per rank, or all ranks in one file
+ * when the directory would hold more files than a command writes. */
+static size_t csv_files(const void *args, const dfs_cli_result *res, dfs_csv_file *f)
+{
+    (void)args;
+    const dfs_gpu_result *r = res->result;
+    size_t n = 0;
+    for (int t = 0; t < DFS_GPU_CSV__COUNT; t++) {
+        if (!dfs_gpu_csv_present(r, (dfs_gpu_csv)t))
+            continue;
+        f[n] = (dfs_csv_file){.write = write_csv, .which = (size_t)t};
+        snprintf(f[n++].name, sizeof f->name, "%s", dfs_gpu_csv_name((dfs_gpu_csv)t));
+    }
+    if (!(r->sections & DFS_GPU_SEC_LAUNCH) || !r->nranks)
+        return n;
+    if (n + r->nranks > DFS_CLI_MAX_CSV_FILES) {
+        f[n] = (dfs_csv_file){.write = write_launch_csv, .which = r->nranks};
+        snprintf(f[n++].name, sizeof f->name, "cuda_kernel_launch_stats_describe.csv");
+        return n;
+    }
+    for (size_t i = 0; i < r->nranks; i++) {
+        f[n] = (dfs_csv_file){.write = write_launch_csv, .which = i};
+        snprintf(f[n++].name, sizeof f->name, "cuda_kernel_launch_stats_describe_%lld.csv", (long long)r->ranks[i].rank);
+    }
+    return n;
+}
+
+static bool found_nothing(const void *args, const dfs_cli_result *res, char *buf, size_t len)
+{
+    (void)args;
+    const dfs_gpu_result *r = res->result;
+    if (r->nranks && r->no_device < r->nranks)
+        return false;
+    snprintf(buf, len, "no device (GPU) event: no kernel, copy or set");
+    return true;
+}
+
+static void warn(const void *args, const dfs_cli_result *res)
+{
+    (void)args;
+    const dfs_gpu_result *r = res->result;
+    for (size_t i = 0; i < r->nranks; i++) {
+        if (r->ranks[i].device_rows)
+            continue;
+        fprintf(stderr, "dfscope gpu: rank %lld (", (long long)r->ranks[i].rank);
+        dfs_term_puts(stderr, r->ranks[i].path);
+        fprintf(stderr, ") has no device events; 'dfscope steps' or 'dfscope stats' read its host side\n");
+    }
+}
+
+static const dfs_cli_choice compat_choices[] = {{"hta", DFS_GPU_HTA}, {"none", DFS_GPU_EXACT}, {NULL, 0}};
+
+#define ARG(field) DFS_FIELD(gpu_args, field)
+
+static const dfs_cli_option options[] = {
+    DFS_OPTION("format", 0, "F", DFS_OPT_FORMAT,
+               "table (default) | json (schema dfscope-gpu/1) | csv (one file\n"
+               "per section, HTA's names and columns; needs -o DIR)",
+               ARG(base.format), .hi = 1),
+    DFS_OPTION("output", 'o', "FILE", DFS_OPT_STRING, "write to FILE (atomically) instead of stdout; a directory for csv",
+               ARG(base.output)),
+    DFS_OPTION("only", 0, "LIST", DFS_OPT_CALL, "sections, comma-separated: temporal, kernels, overlap, idle,\nqueue, membw, launch, annotations (default all)",
+               .apply = set_only),
+    DFS_OPTION("compat", 0, "hta", DFS_OPT_CHOICE,
+               "hta: Holistic Trace Analysis' numbers (last profiler step dropped,\n"
+               "times rounded to whole µs, its event selection); none: exact (default)",
+               ARG(opt.semantics), .choices = compat_choices),
+    DFS_OPTION("names", 0, "N", DFS_OPT_SIZE,
+               "kernel and annotation names shown per rank in the table\n(default 10, 0 = all)",
+               ARG(names), .hi = 1000000, .bad = "--names takes a count, not", .flags = DFS_OPT_TERSE),
+    {0},
+};
+
+const dfs_cli_command dfs_cmd_gpu = {
+    .name = "gpu",
+    .summary = "GPU time of Kineto traces: idle/compute breakdown, kernel types and names, comm overlap",
+    .description =
+        "GPU analyses of PyTorch profiler (Kineto) traces, one file per rank (the rank its\n"
+        "distributedInfo names, else 0): the temporal breakdown of each device's time (idle,\n"
+        "compute, other work), the kernel breakdown by type (computation, communication, memory\n"
+        "and every overlap of them) and by name (the biggest names, the rest as \"others\"),\n"
+        "the share of communication hidden under computation, why each stream idled (waiting for\n"
+        "the host, short gaps between kernels, other), the queue length of each stream, the\n"
+        "memory bandwidth per kind of copy and the launch statistics (CPU and GPU durations,\n"
+        "launch delays) and the GPU user annotations by name. By default the whole trace at ns\n"
+        "precision; --compat hta gives Holistic Trace Analysis' numbers (docs/GPU.md).",
+    .options = options,
+    .groups = DFS_CLI_READING | DFS_CLI_JOBS,
+    .flags = DFS_CLI_NEEDS_INPUT,
+    .args_size = sizeof(gpu_args),
+    .init = init,
+    .csv_dir = "one file per section",
+    .analysis = &dfs_gpu_analysis,
+    .analysis_options = offsetof(gpu_args, opt),
+    .found_nothing = found_nothing,
+    .warn = warn,
+    .emit = emit,
+    .csv_files = csv_files};
