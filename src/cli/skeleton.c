@@ -11,6 +11,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli/command_internal.h"
 #include "dist/comm.h"
@@ -227,6 +228,11 @@ static int check_paths(const dfs_cli_command *cmd, const dfs_cli_args *base)
             rc = DFS_EXIT_USAGE;
         }
     }
+    /* The launcher ends the whole job when a rank exits non-zero, rank 0 included, and what rank 0
+     * wrote may not have been forwarded yet: the silent ranks leave a moment after it. (No barrier:
+     * a rank that finds every path, on another node, would wait in it forever.) */
+    if (rc >= 0 && !speak)
+        nanosleep(&(struct timespec){.tv_sec = 1}, NULL);
     return rc;
 }
 
