@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/timeline/timeline_model.h"
 #include "output/escape.h"
 #include "output/format.h"
 #include "output/json.h"
@@ -120,23 +121,13 @@ static void write_json(FILE *out, const summary *x)
     fputc('\n', out);
 }
 
-/* A time on the trace's clock: a UTC date on an epoch clock, as the picture names it, else seconds. */
-static char *clock_text(char *buf, size_t n, int64_t t, bool epoch)
+char *dfs_tl_fmt_clock(char *buf, size_t n, int64_t t, bool epoch)
 {
     if (epoch)
         return dfs_fmt_time(buf, n, t);
     size_t len = strlen(dfs_tl_fmt_seconds(buf, n, t));
     snprintf(buf + len, n - len, " s");
     return buf;
-}
-
-/* b - a, saturated: a trace's times may lie centuries apart (the whole int64 ns clock). */
-static int64_t elapsed(int64_t a, int64_t b)
-{
-    int64_t d;
-    if (!__builtin_sub_overflow(b, a, &d))
-        return d;
-    return b > a ? INT64_MAX : INT64_MIN;
 }
 
 /* The window from the trace's start (what --window +A:+B takes) and on the trace's clock; the trace's
@@ -147,12 +138,12 @@ static void window_lines(FILE *out, const summary *x)
     bool epoch = dfs_fmt_epoch_clock(r->trace_start_ns);
     char a[48], b[48], c[48], d[48], w[40];
     fprintf(out, "window     %s to %s from the trace's start (%s): %s to %s\n",
-            dfs_fmt_offset(a, sizeof a, elapsed(r->trace_start_ns, x->start_ns)),
-            dfs_fmt_offset(b, sizeof b, elapsed(r->trace_start_ns, x->end_ns)),
-            dfs_fmt_duration(w, sizeof w, elapsed(x->start_ns, x->end_ns)), clock_text(c, sizeof c, x->start_ns, epoch),
-            clock_text(d, sizeof d, x->end_ns, epoch));
-    fprintf(out, "trace      %s: %s to %s%s\n", dfs_fmt_duration(w, sizeof w, elapsed(r->trace_start_ns, r->trace_end_ns)),
-            clock_text(c, sizeof c, r->trace_start_ns, epoch), clock_text(d, sizeof d, r->trace_end_ns, epoch),
+            dfs_fmt_offset(a, sizeof a, dfs_tl_sat_sub(x->start_ns, r->trace_start_ns)),
+            dfs_fmt_offset(b, sizeof b, dfs_tl_sat_sub(x->end_ns, r->trace_start_ns)),
+            dfs_fmt_duration(w, sizeof w, dfs_tl_sat_sub(x->end_ns, x->start_ns)), dfs_tl_fmt_clock(c, sizeof c, x->start_ns, epoch),
+            dfs_tl_fmt_clock(d, sizeof d, x->end_ns, epoch));
+    fprintf(out, "trace      %s: %s to %s%s\n", dfs_fmt_duration(w, sizeof w, dfs_tl_sat_sub(r->trace_end_ns, r->trace_start_ns)),
+            dfs_tl_fmt_clock(c, sizeof c, r->trace_start_ns, epoch), dfs_tl_fmt_clock(d, sizeof d, r->trace_end_ns, epoch),
             epoch ? " (UTC)" : " on the trace's clock (no date)");
 }
 

@@ -11,6 +11,8 @@
 
 /* Seconds with every digit ("-12.000000001"), as --window reads them back. */
 char *dfs_tl_fmt_seconds(char *buf, size_t n, int64_t ns);
+/* A time on the trace's clock: a UTC date on an epoch clock (dfs_fmt_epoch_clock), else "S.NNNNNNNNN s". */
+char *dfs_tl_fmt_clock(char *buf, size_t n, int64_t t, bool epoch);
 
 /* The summary of the picture written to `picture` for the window [start_ns, end_ns]. Returns false
  * when out of memory (nothing written). */

@@ -12,6 +12,7 @@
 #include "output/atomic.h"
 #include "output/format.h"
 #include "output/svg.h"
+#include "output/timeline_report.h"
 
 /* The x of a time, in pixels from the time area's left edge. */
 static double x_of(const dfs_timeline *tl, int64_t t)
@@ -231,15 +232,10 @@ static void rect(FILE *out, double x, double y, double w, double h, const char *
 }
 
 
-/* A time on the trace's clock: a UTC date on an epoch clock, else seconds. */
+/* A time on the trace's clock, as the summary names it. */
 static char *fmt_clock(const layout *L, char *buf, size_t n, int64_t t)
 {
-    if (L->absolute)
-        return dfs_fmt_time(buf, n, t);
-    int64_t whole = t / 1000000000, frac = t % 1000000000;
-    snprintf(buf, n, "%s%" PRId64 ".%09" PRId64 " s", t < 0 ? "-" : "", whole < 0 ? -whole : whole,
-             frac < 0 ? -frac : frac);
-    return buf;
+    return dfs_tl_fmt_clock(buf, n, t, L->absolute);
 }
 
 /* The notes under the picture; counted only when out is NULL (the layout needs their number). */

@@ -79,13 +79,19 @@ static inline int64_t dfs_tl_sat_add(int64_t a, int64_t b)
     return __builtin_add_overflow(a, b, &r) ? INT64_MAX : r;
 }
 
+/* a - b, saturated: a trace's times may lie centuries apart (the whole int64 ns clock). */
+static inline int64_t dfs_tl_sat_sub(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (!__builtin_sub_overflow(a, b, &r))
+        return r;
+    return a < b ? INT64_MIN : INT64_MAX;
+}
+
 /* t - the window start, saturated: a span may start long before the window. */
 static inline int64_t dfs_tl_offset(const dfs_timeline *tl, int64_t t)
 {
-    int64_t r;
-    if (!__builtin_sub_overflow(t, tl->opt.start_ns, &r))
-        return r;
-    return t < tl->opt.start_ns ? INT64_MIN : INT64_MAX;
+    return dfs_tl_sat_sub(t, tl->opt.start_ns);
 }
 
 /* ----- pixels: column i covers [bound(i), bound(i + 1)) ----- */
