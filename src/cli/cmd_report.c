@@ -1,12 +1,13 @@
 /* cmd_report.c - `dfscope report PATH...`: what the job is, where its wall time goes, the verdict
  * and the insights ranked by the time at stake, from the layered, overlap, steps, I/O-call and
- * tasks analyses of one read (report_compose.c), the rules of insights/ (analyze/insights/insights.h)
+ * tasks analyses of one read (report/compose.c), the rules of insights/ (analyze/insights/insights.h)
  * and the presentation of output/job_report.c. */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/report_internal.h"
+#include "cli/command.h"
+#include "report/report.h"
 #include "output/job_report.h"
 
 enum { MAX_PARAMS = 32 };

@@ -19,19 +19,4 @@ int dfs_cli_apply_option(const dfs_cli_command *cmd, const dfs_cli_option *o, vo
  * read them, on err (kinds.c). */
 void dfs_cli_say_found_nothing(FILE *err, const char *cmd, const char *what, const dfs_run *run);
 
-/* The kinds of input (kinds.c), as a user calls them. */
-enum {
-    DFS_CLI_K_DFTRACER,
-    DFS_CLI_K_PROFILER,          /* PyTorch (Kineto) or TensorFlow profiler */
-    DFS_CLI_K_CHROME,            /* other Chrome trace-event files */
-    DFS_CLI_K_COMPOSER,
-    DFS_CLI_K_SMDEBUG_FRAMEWORK, /* and Horovod timelines */
-    DFS_CLI_K_SMDEBUG_SYSTEM,
-    DFS_CLI_K_DASF,
-    DFS_CLI_K_COUNT
-};
-/* The kind of a dialect; -1 when it tells nothing (no record said). */
-int dfs_cli_kind_of(dfs_dialect d);
-/* "DFTracer traces", ...; NULL for no kind. */
-const char *dfs_cli_kind_name(int k);
 #endif

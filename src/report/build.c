@@ -1,4 +1,4 @@
-/* report_build.c - from the report's analyses to the job report (analyze/insights/job_report.h):
+/* build.c - from the report's analyses to the job report (report/job_report.h):
  * the job's facts, the breakdown of its wall time, the named metrics the rules read, the
  * insights and the verdict.
  *
@@ -19,31 +19,31 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/command_internal.h"
-#include "cli/report_internal.h"
+#include "analyze/common/input_kinds.h"
+#include "report/report.h"
 
 /* The commands that answer for a kind the report leaves out (kinds.c names the kinds). */
-static const char *const kind_commands[DFS_CLI_K_COUNT] = {
-    [DFS_CLI_K_DFTRACER] = "dfscope analyze, dfscope overlap",
-    [DFS_CLI_K_PROFILER] = "dfscope steps, dfscope timeline",
-    [DFS_CLI_K_CHROME] = "dfscope timeline, dfscope steps",
-    [DFS_CLI_K_COMPOSER] = "dfscope steps",
-    [DFS_CLI_K_SMDEBUG_FRAMEWORK] = "dfscope steps, dfscope dataloader, dfscope rules",
-    [DFS_CLI_K_SMDEBUG_SYSTEM] = "dfscope rules",
-    [DFS_CLI_K_DASF] = "dfscope tasks",
+static const char *const kind_commands[DFS_KIND_COUNT] = {
+    [DFS_KIND_DFTRACER] = "dfscope analyze, dfscope overlap",
+    [DFS_KIND_PROFILER] = "dfscope steps, dfscope timeline",
+    [DFS_KIND_CHROME] = "dfscope timeline, dfscope steps",
+    [DFS_KIND_COMPOSER] = "dfscope steps",
+    [DFS_KIND_SMDEBUG_FRAMEWORK] = "dfscope steps, dfscope dataloader, dfscope rules",
+    [DFS_KIND_SMDEBUG_SYSTEM] = "dfscope rules",
+    [DFS_KIND_DASF] = "dfscope tasks",
 };
 
 /* ---- the job ---- */
 
 static void job_facts(const dfs_run *run, bool steps_found, bool tasks_found, dfs_job_report *rep)
 {
-    uint64_t files[DFS_CLI_K_COUNT] = {0}, events[DFS_CLI_K_COUNT] = {0};
+    uint64_t files[DFS_KIND_COUNT] = {0}, events[DFS_KIND_COUNT] = {0};
     bool first = true;
     for (size_t i = 0; i < dfs_run_file_count(run); i++) {
         const dfs_file_info *f = dfs_run_file(run, i);
         rep->files++;
         rep->events += f->records;
-        int k = dfs_cli_kind_of(f->dialect);
+        int k = dfs_input_kind_of(f->dialect);
         if (k >= 0)
             files[k]++, events[k] += f->records;
         if (!f->have_span || f->relative_time)
@@ -55,18 +55,18 @@ static void job_facts(const dfs_run *run, bool steps_found, bool tasks_found, df
     }
     rep->timed = !first;
     rep->wall_s = rep->timed ? (double)(rep->end_ns - rep->start_ns) / 1e9 : NAN;
-    for (int k = 0; k < DFS_CLI_K_COUNT; k++) {
+    for (int k = 0; k < DFS_KIND_COUNT; k++) {
         if (!files[k])
             continue;
         /* the kinds whose training steps the steps analysis reads are analysed when it found some */
-        bool stepped = k == DFS_CLI_K_PROFILER || k == DFS_CLI_K_CHROME || k == DFS_CLI_K_COMPOSER ||
-                       k == DFS_CLI_K_SMDEBUG_FRAMEWORK;
-        bool analysed = k == DFS_CLI_K_DFTRACER || (stepped && steps_found) || (k == DFS_CLI_K_DASF && tasks_found);
+        bool stepped = k == DFS_KIND_PROFILER || k == DFS_KIND_CHROME || k == DFS_KIND_COMPOSER ||
+                       k == DFS_KIND_SMDEBUG_FRAMEWORK;
+        bool analysed = k == DFS_KIND_DFTRACER || (stepped && steps_found) || (k == DFS_KIND_DASF && tasks_found);
         const char *why = analysed ? NULL
                           : stepped                ? "no training step found in them"
-                          : k == DFS_CLI_K_DASF    ? "no Compute event found in them"
+                          : k == DFS_KIND_DASF    ? "no Compute event found in them"
                                     : "not analysed by the report yet";
-        rep->kinds[rep->nkinds++] = (dfs_report_kind){dfs_cli_kind_name(k), files[k], events[k], analysed, why,
+        rep->kinds[rep->nkinds++] = (dfs_report_kind){dfs_input_kind_name(k), files[k], events[k], analysed, why,
                                                       analysed ? NULL : kind_commands[k]};
     }
 }

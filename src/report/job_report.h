@@ -1,5 +1,5 @@
-/* job_report.h - what `dfscope report` tells about a job, as data: the command builds it from the
- * analyses of one read (cli/report_build.c), the presentation writes it (output/job_report.c).
+/* job_report.h - what `dfscope report` tells about a job, as data: the library builds it from the
+ * analyses of one read (report/build.c), the presentation writes it (output/job_report.c).
  *
  * Invariants: the breakdown's parts are disjoint and sum to breakdown_wall_s (the last part,
  * "other", is the remainder and never negative beyond rounding); every insight has evidence, a

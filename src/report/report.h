@@ -1,20 +1,23 @@
-/* report_internal.h - what the files of `dfscope report` share: the composite analysis that feeds
- * the layered, overlap, steps, I/O-call and (on DASF inputs) tasks consumers from one read (report_compose.c), and the
- * building of the job report from their results (report_build.c); cmd_report.c declares the
- * command. */
-#ifndef DFS_CLI_REPORT_INTERNAL_H
-#define DFS_CLI_REPORT_INTERNAL_H
+/* report.h - the job report as a library: the composite analysis that feeds the layered,
+ * overlap, steps, I/O-call and (on DASF inputs) tasks consumers from one read (compose.c), and
+ * the building of the job report (job_report.h) from their results (build.c). `dfscope report`
+ * (cli/cmd_report.c) declares the command over them; output/job_report.c writes the report.
+ *
+ * This folder sits above the analyses (it composes several, which no analysis may do) and below
+ * the presentation and the CLI. */
+#ifndef DFS_REPORT_H
+#define DFS_REPORT_H
+#include "analyze/common/analysis.h"
 #include "analyze/insights/insights.h"
 #include "analyze/insights/iocalls.h"
-#include "analyze/insights/job_report.h"
 #include "analyze/layered/layered.h"
 #include "analyze/overlap/overlap.h"
 #include "analyze/steps/steps.h"
 #include "analyze/tasks/tasks.h"
-#include "cli/command.h"
+#include "report/job_report.h"
 
 /* The overlap classes the breakdown adds to the preset's: data wait or checkpoint, and those or
- * any I/O (report_build.c subtracts their unions). */
+ * any I/O (build.c subtracts their unions). */
 #define DFS_REPORT_CLASS_WAIT_CKPT "report_wait_ckpt"
 #define DFS_REPORT_CLASS_STALL "report_stall"
 

@@ -1,4 +1,4 @@
-/* report_compose.c - the report's analyses as one (analysis.h): layered, overlap, steps, the I/O
+/* compose.c - the report's analyses as one (analysis.h): layered, overlap, steps, the I/O
  * calls and tasks (fed DASF files only), each with its own consumer on the same dfs_run_read. A
  * second pass happens only when layered or overlap asks for one (the time origin or a file clock
  * known late) on DFTracer inputs, and then all read again, so that every number of the report
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/report_internal.h"
+#include "report/report.h"
 
 typedef struct composite {
     void *lay, *ov, *st, *tk;
