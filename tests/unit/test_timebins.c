@@ -86,12 +86,41 @@ static void test_refusal(void **state)
     assert_non_null(strstr(msg, "use a coarser --granularity"));
 }
 
+/* Cells of long events beyond their start bins count, and scale the suggestion: a run of 1 s at
+ * 1 us (1,000,001 bins) whose events reach 3,000,000 cells more is over; the finest width at which
+ * the span and the spread cells (3 s of durations in cells) fit is 1 us x 4 s / 4e6 -> 2 us. */
+static void test_spread(void **state)
+{
+    (void)state;
+    dfs_bin_tally t;
+    dfs_bin_tally_init(&t, 1000);
+    dfs_bin_tally_run(&t, 0, S, UINT64_MAX);
+    assert_false(dfs_bin_tally_over(&t));
+    dfs_bin_tally_spread(&t, 3000000, 3 * S);
+    assert_true(dfs_bin_tally_over(&t));
+    assert_int_equal(t.bins, 4000001);
+    char msg[320];
+    dfs_bin_tally_refusal(&t, "processes", msg, sizeof msg);
+    assert_non_null(strstr(msg, "--granularity 1us makes 4000001 time bins (the run's 1.000 s, and 3000000 more that "
+                                "events longer than a bin reach)"));
+    assert_non_null(strstr(msg, "use --granularity 2us or coarser"));
+    dfs_bin_tally_spread(&t, UINT64_MAX, UINT64_MAX); /* saturates, never wraps */
+    assert_int_equal(t.bins, UINT64_MAX);
+    /* the shared fitting rule: 1 span of 10 s in 1,003 bins (each span counts length / g + 2): 10 ms is the finest; none for too many spans */
+    assert_int_equal(dfs_bins_fitting_width(10 * (unsigned __int128)S, 1, 1003, 1), 10000000);
+    assert_int_equal(dfs_bins_fitting_width(10 * (unsigned __int128)S, 501, 1002, 1), 0);
+    char w[32];
+    dfs_bins_width_text(w, sizeof w, 1500000);
+    assert_string_equal(w, "1500us");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_covered),
         cmocka_unit_test(test_grow),
         cmocka_unit_test(test_refusal),
+        cmocka_unit_test(test_spread),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,7 +7,9 @@
  * the bins its span [first start, last end) covers, ceil(length / granularity) + 1, and the bins
  * its events reach: the sum of floor(dur / granularity) + 1 over them where an event is spread
  * over its bins (engines), of 1 where only its start bin holds it (time rows and cells, the
- * approximate methods). The first is tight for a busy unit, the second for a sparse one (traces
+ * approximate methods). Analyses whose events spread over their bins in several cells (analyze's
+ * time cells: one per layer) add those cells beyond the start bins (dfs_bin_tally_spread). The
+ * first is tight for a busy unit, the second for a sparse one (traces
  * of different days in one run) and for start bins, which the events bound anyway: only the
  * spreading of long events over fine bins is refused. Neither depends on the bins' origin. Their
  * sum over the merged run, taken at its end before any bin is measured, is the verdict: over
@@ -21,7 +23,7 @@
  * asks for a second one that does not stop (bins_settled). So memory follows the bound, and the
  * answer the events.
  *
- * The bound: 4,000,000 bins (about 1.2 GB of overlap measures, 3.5 GB of analyze's), a million times
+ * The bound: 4,000,000 bins (about 1.2 GB of overlap measures, 1.6 GB of analyze's cells), a million times
  * coarser than the nanoseconds a 64 MB trace of 150 s would otherwise be cut into; a run of 1000
  * processes busy for an hour fits at 1 s. */
 #ifndef DFS_TIMEBINS_H
@@ -72,6 +74,8 @@ typedef struct dfs_bin_tally {
     uint64_t bins;       /* Σ dfs_bins_covered (saturating) */
     unsigned __int128 length; /* Σ lengths of the unit spans */
     uint64_t units;      /* unit spans counted (the run's apart) */
+    uint64_t spread;     /* cells of events split over bins beyond their start bins (counted in bins) */
+    uint64_t spread_ns;  /* what scales them: Σ their durations times their cells per bin */
     int64_t run_start, run_end;
     bool have_run;
 } dfs_bin_tally;
@@ -80,6 +84,9 @@ void dfs_bin_tally_init(dfs_bin_tally *t, int64_t width);
 /* The run's span and event bound; a unit's (nothing for a unit without a binned event). */
 void dfs_bin_tally_run(dfs_bin_tally *t, int64_t start, int64_t end, uint64_t events);
 void dfs_bin_tally_unit(dfs_bin_tally *t, int64_t start, int64_t end, uint64_t events);
+/* The cells that events split over several bins hold beyond their start bins (`cells`), and
+ * their durations times their layers (`ns`), which bounds those cells at any width g by ns / g. */
+void dfs_bin_tally_spread(dfs_bin_tally *t, uint64_t cells, uint64_t ns);
 static inline bool dfs_bin_tally_over(const dfs_bin_tally *t)
 {
     return t->bins > DFS_TIME_BINS_MAX;
@@ -89,6 +96,12 @@ static inline bool dfs_bin_tally_over(const dfs_bin_tally *t)
  * coarser". `units` names the units counted ("threads", "processes"). The granularity named is
  * the finest 1, 2 or 5 x 10^k ns whose span bounds fit: trying it never gives a second refusal. */
 void dfs_bin_tally_refusal(const dfs_bin_tally *t, const char *units, char *buf, size_t n);
+/* The finest 1, 2 or 5 x 10^k ns width, coarser than `width`, at which `spans` spans of summed
+ * length `length` (ns) cover at most `room` bins (each at most length / g + 2), or 0 when the
+ * spans alone are too many. */
+int64_t dfs_bins_fitting_width(unsigned __int128 length, uint64_t spans, uint64_t room, int64_t width);
+/* A width as --granularity takes it, in the largest unit that holds it whole: "1500ms". */
+void dfs_bins_width_text(char *buf, size_t n, int64_t ns);
 /* The refusal of a second pass (a clock moved) whose workers stopped at the bound together though
  * the run's bins alone fit: it cannot ask for a third. Rare: both a moved clock and one unit seen
  * by several workers over the same time, near the bound. */

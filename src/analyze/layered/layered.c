@@ -2,6 +2,7 @@
  * per-worker states), the merge, and the checks that decide whether the provisional origin held.
  * Deriving views from the merged cells is in layered_views.c (with layered_rows.c and
  * layered_columns.c). */
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -397,6 +398,22 @@ static void count_bins(dfs_layered *la, acc *a, uint64_t *counted, uint64_t even
         a->bins_over = true;
 }
 
+/* An event split over `reach` bins in `nlayers` layers holds a time cell in each of them: the cells
+ * beyond its start bins count against the bound too, or fine bins under long events (an epoch at
+ * 1 ms) would fill memory with cells the run's span alone never counts. */
+static void count_spread(dfs_layered *la, acc *a, int64_t dur, unsigned nlayers)
+{
+    uint64_t reach = dfs_bins_event(dur, la->opt.granularity_ns);
+    if (reach < 2)
+        return;
+    uint64_t add = (reach - 1) > UINT64_MAX / nlayers ? UINT64_MAX : (reach - 1) * nlayers;
+    a->spread_cells = dfs_bins_add(a->spread_cells, add);
+    a->spread_ns = dfs_bins_add(a->spread_ns, (uint64_t)dur > UINT64_MAX / nlayers ? UINT64_MAX : (uint64_t)dur * nlayers);
+    if (!la->opt.bins_settled &&
+        atomic_fetch_add_explicit(&la->bins_counted, add, memory_order_relaxed) + add > DFS_TIME_BINS_MAX)
+        a->bins_over = true;
+}
+
 /* (t: the event's thread, which remembers its process) */
 static void add_exact(worker_state *w, acc *a, thread_slot *t, const lev *e, uint64_t layers, uint64_t size)
 {
@@ -500,6 +517,8 @@ static void analyse(worker_state *w, dfs_layered *la, acc *a, const dfs_run *run
         return;
     uint32_t proc = thread->idx;
     uint64_t size = lev_size(&pe, e);
+    if (la->opt.compat == DFS_COMPAT_NONE)
+        count_spread(la, a, e->dur, (unsigned)__builtin_popcountll(pe.layers));
     if (!a->bins_over) { /* over the bin bound the pass is refused or read again: only spans matter */
         int64_t bin = bin_at(w, la, e->ts);
         bool file_view = (la->opt.views >> DFS_VIEW_FILE_NAME) & 1;
@@ -639,6 +658,11 @@ static void on_event(worker_state *w, const dfs_run *run, const dfs_event *ev, c
                                                            ? dfs_bins_event(e.dur, w->la->opt.granularity_ns)
                                                            : 1);
     count_bins(w->la, a, &a->run_bins, a->run_bin_events, a->min_ts, a->max_end);
+    /* a worker's own run bins never exceed the merged run's: over the time view's bound here, the
+     * run is over it too, and the engines may stop (the finish refuses) */
+    if (w->la->time_view_values && !w->la->opt.bins_settled &&
+        (unsigned __int128)a->run_bins * w->la->time_view_values > DFS_TIME_VIEW_VALUES_MAX)
+        a->bins_over = true;
     if (ev->ts < fs->min_raw)
         fs->min_raw = ev->ts;
     fs->have = true;
@@ -743,6 +767,8 @@ void dfs_layered_merge_counters(acc *into, const acc *from)
     into->stream_conflict |= from->stream_conflict;
     into->bins_over |= from->bins_over;
     into->run_bin_events = dfs_bins_add(into->run_bin_events, from->run_bin_events);
+    into->spread_cells = dfs_bins_add(into->spread_cells, from->spread_cells);
+    into->spread_ns = dfs_bins_add(into->spread_ns, from->spread_ns);
     into->cells_repeat |= from->cells_repeat;
     into->flushes += from->flushes;
     if (from->have_time) {
@@ -1174,6 +1200,10 @@ dfs_layered *dfs_layered_new(const dfs_layered_options *opt, char *err, size_t e
         }
         la->slim_units[l] = (uint32_t)((words * sizeof(uint64_t) + sizeof(lunit) - 1) / sizeof(lunit));
     }
+    if (((opt->views >> DFS_VIEW_TIME_RANGE) & 1) && dfs_layered_needs_columns(opt)) {
+        size_t n = dfs_layered_time_columns(la);
+        la->time_view_values = n == SIZE_MAX ? 0 : n; /* out of memory: the finish says so */
+    }
     la->consumer = (dfs_consumer){.user = la,
                                   .want = {.keys = DFS_POSTREAD_KEYS},
                                   .worker_begin = worker_begin,
@@ -1267,6 +1297,39 @@ static bool categories_missing(dfs_layered *la)
     return true;
 }
 
+/* Is the time view's table (a row per bin the run reaches, every column) over its bound? Said in
+ * la->failure when `say`, with the finest granularity whose rows fit. */
+static bool time_view_too_large(dfs_layered *la, bool say)
+{
+    const acc *a = &la->total;
+    int64_t g = la->opt.granularity_ns;
+    if (!a->have_time || !((la->opt.views >> DFS_VIEW_TIME_RANGE) & 1) || !dfs_layered_needs_columns(&la->opt))
+        return false;
+    uint64_t span = dfs_bins_covered(a->min_ts, a->max_end, g);
+    uint64_t rows = span < a->run_bin_events ? span : a->run_bin_events;
+    size_t ncols = dfs_layered_time_columns(la);
+    if (ncols == SIZE_MAX) {
+        snprintf(la->failure, sizeof la->failure, "out of memory");
+        return true;
+    }
+    if ((unsigned __int128)rows * ncols <= DFS_TIME_VIEW_VALUES_MAX)
+        return false;
+    if (!say)
+        return true;
+    char given[32], fit[32] = "";
+    dfs_bins_width_text(given, sizeof given, g);
+    int64_t w = dfs_bins_fitting_width((unsigned __int128)((__int128)a->max_end - a->min_ts), 1,
+                                       DFS_TIME_VIEW_VALUES_MAX / (ncols ? ncols : 1), g);
+    if (w)
+        dfs_bins_width_text(fit, sizeof fit, w);
+    snprintf(la->failure, sizeof la->failure,
+             "--granularity %s makes a time_range view of %" PRIu64 " rows of %zu values, more than the %" PRIu64
+             " values a view keeps: use %s%s%s, or views without time_range",
+             given, rows, ncols, DFS_TIME_VIEW_VALUES_MAX, w ? "--granularity " : "a coarser --granularity", fit,
+             w ? " or coarser" : "");
+    return true;
+}
+
 /* Are the merged run's time bins (timebins.h) over the bound? Said in la->failure when `say`. */
 static bool too_many_bins(dfs_layered *la, bool say)
 {
@@ -1275,12 +1338,13 @@ static bool too_many_bins(dfs_layered *la, bool say)
     dfs_bin_tally_init(&b, la->opt.granularity_ns);
     if (a->have_time)
         dfs_bin_tally_run(&b, a->min_ts, a->max_end, a->run_bin_events);
+    dfs_bin_tally_spread(&b, a->spread_cells, a->spread_ns);
     for (size_t p = 0; dfs_layered_needs_columns(&la->opt) && p < a->pproc_v.n; p++) {
         const proc_info *pi = &a->pproc_v.v[p];
         dfs_bin_tally_unit(&b, pi->first, pi->last, pi->bin_events);
     }
     if (!dfs_bin_tally_over(&b))
-        return false;
+        return time_view_too_large(la, say);
     if (say)
         dfs_bin_tally_refusal(&b, "processes", la->failure, sizeof la->failure);
     return true;

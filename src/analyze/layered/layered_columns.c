@@ -156,6 +156,8 @@ typedef struct emitter {
     const dfs_layered *la;
     view_build *vb;
     bool names;
+    bool count_only; /* the names pass only counts the columns (dfs_layered_time_columns) */
+    size_t ncolumns;
     bool failed;
     const char *tmname;
     int compute, top;
@@ -165,6 +167,10 @@ typedef struct emitter {
 static void put(emitter *e, double v, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void put(emitter *e, double v, const char *fmt, ...)
 {
+    if (e->count_only) {
+        e->ncolumns++;
+        return;
+    }
     if (e->names) {
         char buf[256];
         va_list ap;
@@ -499,6 +505,24 @@ static bool emit_columns(dfs_layered *la, view_build *vb)
     free(index);
     free(e.col_total);
     return ok;
+}
+
+size_t dfs_layered_time_columns(const dfs_layered *la)
+{
+    view_build vb = {.type = DFS_VIEW_TIME_RANGE};
+    emitter e = {.la = la, .vb = &vb, .names = true, .count_only = true,
+                 .col_total = calloc(4 * NL(la) + 1, sizeof(double)),
+                 .tmname = "time_sum", .compute = layer_named(la, "compute"),
+                 .top = la->opt.preset->auto_layers ? 0 : la->opt.preset->time_boundary};
+    if (!e.col_total)
+        return SIZE_MAX; /* out of memory: nothing fits, which the caller says */
+    for (size_t l = 0; l < NL(la); l++)
+        put_layer(&e, SIZE_MAX, l);
+    free(e.col_total);
+    const dfs_preset *ps = la->opt.preset;
+    for (size_t i = 0; i < ps->nadditional; i++)
+        e.ncolumns += !ps->additional[i].view || strcmp(ps->additional[i].view, dfs_view_name(DFS_VIEW_TIME_RANGE)) == 0;
+    return e.ncolumns;
 }
 
 /* ----- a view's second half ------------------------------------------------------------------- */

@@ -250,6 +250,9 @@ typedef struct acc {
     /* the bound on time bins (timebins.h): the run's span and each process engine's, added to the
      * shared count as they grow; over it, the engines take no more events (the spans still grow) */
     uint64_t run_bin_events, run_bins;
+    /* the time cells that events split over several bins add beyond their start bins: Σ (bins
+     * reached − 1) × layers, and Σ dur × layers (ns, saturating) that scales it to a coarser width */
+    uint64_t spread_cells, spread_ns;
     bool bins_over;
     bool failed; /* out of memory */
 } acc;
@@ -270,6 +273,7 @@ struct dfs_layered {
      * (the per-call statistics and size bins are columns), and the other fields keep their empty
      * values, which every merge takes as nothing added. */
     bool sums_only;
+    size_t time_view_values; /* values per row of the time view's table; 0 without one */
     uint32_t slim_off[DFS_PRESET_MAX_LAYERS][DFS_PRESET_MAX_DERIVED + 1]; /* in words */
     uint32_t slim_units[DFS_PRESET_MAX_LAYERS];
     uint64_t ovl_classes; /* layers measured exactly: unoverlapped ones and compute */
@@ -610,5 +614,12 @@ void dfs_layered_exact_rows(dfs_layered *la, const views_mem *vm, view_build *vb
 
 /* layered_columns.c */
 /* A view's second half (stage 2): its slots' files and exact times, summaries and columns. */
+/* The time view holds its table whole until it is written (rows = the run's bins, every column of
+ * every layer: a few hundred per layer), so its values are bounded apart from the bins: 2^26
+ * values are 512 MiB of doubles, and the whole view about three times that (its rows' members
+ * and the JSON or CSV text as it is written). */
+#define DFS_TIME_VIEW_VALUES_MAX (UINT64_C(1) << 26)
+/* The columns of the time view under la's preset and options; SIZE_MAX when out of memory. */
+size_t dfs_layered_time_columns(const dfs_layered *la);
 bool dfs_layered_view_rest(dfs_layered *la, views_mem *vm, view_build *vb, const dfs_run *run, int64_t shift);
 #endif

@@ -113,6 +113,8 @@ static void pack_counters(dfs_pack *w, const acc *a)
     dfs_pack_bool(w, a->stream_conflict);
     dfs_pack_bool(w, a->bins_over);
     dfs_pack_u64(w, a->run_bin_events);
+    dfs_pack_u64(w, a->spread_cells);
+    dfs_pack_u64(w, a->spread_ns);
     dfs_pack_u64(w, a->flushes);
 }
 
@@ -382,6 +384,8 @@ static void unpack_counters(dfs_unpack *r, acc *a)
     a->stream_conflict = dfs_unpack_bool(r);
     a->bins_over = dfs_unpack_bool(r);
     a->run_bin_events = dfs_unpack_u64(r);
+    a->spread_cells = dfs_unpack_u64(r);
+    a->spread_ns = dfs_unpack_u64(r);
     a->flushes = dfs_unpack_u64(r);
 }
 
