@@ -26,7 +26,7 @@ static const char *const analysis_titles[] = {"Iterator initializations", "Worke
 char *dfs_dl_fmt_time(char *buf, size_t n, int64_t ns)
 {
     char iso[64];
-    dfs_fmt_time(iso, sizeof iso, ns); /* 2020-07-13T17:50:14.814909000Z */
+    dfs_fmt_time_ns(iso, sizeof iso, ns); /* 2020-07-13T17:50:14.814909000Z */
     char *dot = strchr(iso, '.');
     if (dot && strlen(dot) >= 7) {
         *dot = ':';

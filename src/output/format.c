@@ -149,7 +149,19 @@ char *dfs_fmt_rate(char *buf, size_t n, double bytes_per_s)
     return buf;
 }
 
+static char *iso_time(char *buf, size_t n, int64_t ns, bool trim);
+
 char *dfs_fmt_time(char *buf, size_t n, int64_t ns)
+{
+    return iso_time(buf, n, ns, true);
+}
+
+char *dfs_fmt_time_ns(char *buf, size_t n, int64_t ns)
+{
+    return iso_time(buf, n, ns, false);
+}
+
+static char *iso_time(char *buf, size_t n, int64_t ns, bool trim)
 {
     time_t secs = (time_t)(ns / 1000000000);
     int64_t frac = ns % 1000000000;
@@ -164,6 +176,16 @@ char *dfs_fmt_time(char *buf, size_t n, int64_t ns)
     }
     char date[40];
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf(buf, n, "%s.%09" PRId64 "Z", date, frac);
+    /* as many fraction digits as the time holds, in groups of three: microsecond traces read
+     * .967057Z, whole seconds no fraction; nothing is rounded away */
+    int digits = 9;
+    while (trim && digits > 0 && frac % 1000 == 0) {
+        frac /= 1000;
+        digits -= 3;
+    }
+    if (digits)
+        snprintf(buf, n, "%s.%0*" PRId64 "Z", date, digits, frac);
+    else
+        snprintf(buf, n, "%sZ", date);
     return buf;
 }

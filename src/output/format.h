@@ -30,5 +30,6 @@ static inline bool dfs_fmt_epoch_clock(int64_t ns)
 }
 
 /* 858.8 MB/s; NaN: n/a */
-char *dfs_fmt_time(char *buf, size_t n, int64_t ns);            /* 2024-09-26T21:41:47.985825000Z */
+char *dfs_fmt_time(char *buf, size_t n, int64_t ns);            /* 2024-09-26T21:41:47.985825Z: ISO 8601 UTC, the fraction in groups of three digits, as many as it holds */
+char *dfs_fmt_time_ns(char *buf, size_t n, int64_t ns);         /* 2024-09-26T21:41:47.985825000Z: always 9 digits */
 #endif

@@ -29,8 +29,8 @@ trace "$T/far/b.json" $((T0 + 11 * HOUR)) 1000000
 code 2 "two jobs" "$DFSCOPE" stats -q "$T/two"
 check "two jobs: nothing on stdout" [ ! -s "$T/out" ]
 check "two jobs: counted" grep -q "^dfscope stats: these inputs hold 2 jobs" "$T/err"
-check "two jobs: the first with its span" grep -q "job 1: 2023-11-14T22:13:20.000000000Z .. 2023-11-14T22:13:21.000000000Z (1.000 s), 1 file:" "$T/err"
-check "two jobs: the second with its span" grep -q "job 2: 2023-11-17T22:13:20.000000000Z .. 2023-11-17T22:13:22.000000000Z (2.000 s), 1 file:" "$T/err"
+check "two jobs: the first with its span" grep -q "job 1: 2023-11-14T22:13:20Z .. 2023-11-14T22:13:21Z (1.000 s), 1 file:" "$T/err"
+check "two jobs: the second with its span" grep -q "job 2: 2023-11-17T22:13:20Z .. 2023-11-17T22:13:22Z (2.000 s), 1 file:" "$T/err"
 check "two jobs: files named" sh -c "grep -A1 'job 1:' '$T/err' | grep -q 'two/monday.json' && grep -A1 'job 2:' '$T/err' | grep -q 'two/thursday.json'"
 check "two jobs: how to go on" grep -q "Analyze one job at a time (name its files or folder), or give --mix" "$T/err"
 code 2 "two jobs, -o" "$DFSCOPE" stats -q -o "$T/never.txt" "$T/two"

@@ -134,11 +134,11 @@ done
 check "the suggestion is the finest that fits: 1us" grep -q 'use --granularity 1us or coarser' "$T/err"
 check "a refused CSV run leaves no folder" [ ! -e "$T/csv" ]
 # ...not where a bin holds the events that start in it (their number bounds the bins)
-# analyze's time view holds its table whole: at 10us its 99,951 rows of 1,117 values pass that bound
+# analyze's time view holds its table whole: at 10us its 90,000 rows (the bins holding events) of 1,117 values pass that bound
 code 2 "analyze --format json --granularity 10us: the time view is refused (exit 2)" \
   run analyze --format json --granularity 10us "$T/bins.pfw"
 check "the view's bound is named, with a granularity that fits" \
-  grep -q 'makes a time_range view of 99951 rows of 1117 values, more than the 67108864 values a view keeps: use --granularity 20us or coarser' "$T/err"
+  grep -q 'makes a time_range view of 90000 rows of 1117 values, more than the 67108864 values a view keeps: use --granularity 20us or coarser' "$T/err"
 for cmd in "overlap --granularity 1us" "analyze --format json --granularity 20us" "overlap --granularity 1ms" \
            "overlap --method approximate --granularity 1ns" "overlap --method g0-exact --granularity 1ns" \
            "analyze --compat dfanalyzer --granularity 1ns"; do

@@ -123,7 +123,13 @@ static void formats_numbers_for_people(void **state)
     assert_string_equal(dfs_fmt_bytes(b, sizeof b, 999), "999 B");
     assert_string_equal(dfs_fmt_bytes(b, sizeof b, 1500000), "1.5 MB");
     assert_string_equal(dfs_fmt_time(b, sizeof b, INT64_C(1698080323775554000)),
-                        "2023-10-23T16:58:43.775554000Z");
+                        "2023-10-23T16:58:43.775554Z");
+    /* the fraction in groups of three, as many as the time holds; the full form keeps nine */
+    assert_string_equal(dfs_fmt_time(b, sizeof b, INT64_C(1698080323000000000)), "2023-10-23T16:58:43Z");
+    assert_string_equal(dfs_fmt_time(b, sizeof b, INT64_C(1698080323120000000)), "2023-10-23T16:58:43.120Z");
+    assert_string_equal(dfs_fmt_time(b, sizeof b, INT64_C(1698080323000000001)), "2023-10-23T16:58:43.000000001Z");
+    assert_string_equal(dfs_fmt_time(b, sizeof b, INT64_C(-1)), "1969-12-31T23:59:59.999999999Z");
+    assert_string_equal(dfs_fmt_time_ns(b, sizeof b, INT64_C(1698080323000000000)), "2023-10-23T16:58:43.000000000Z");
 }
 
 static char *fixed3(char *buf, size_t n, double v) { return dfs_fmt_fixed(buf, n, v, 3); }

@@ -283,10 +283,10 @@ static void test_lanes_and_classes(void **state)
     assert_non_null(strstr(svg, "node1 \xC2\xB7 GPU 0 (pid 0)"));
     assert_null(strstr(svg, "after the window"));
     /* hover titles: name, class, start and duration */
-    assert_non_null(strstr(svg, "<title>forward&#10;compute&#10;start +22.000 ms (2021-06-08T08:57:03.022000000Z)"
+    assert_non_null(strstr(svg, "<title>forward&#10;compute&#10;start +22.000 ms (2021-06-08T08:57:03.022Z)"
                                 "&#10;duration 25.000 ms</title>"));
     assert_non_null(strstr(svg, "start -10.000 ms")); /* a span that began before the window */
-    assert_non_null(strstr(svg, "window 2021-06-08T08:57:03.000000000Z to 2021-06-08T08:57:03.100000000Z"));
+    assert_non_null(strstr(svg, "window 2021-06-08T08:57:03Z to 2021-06-08T08:57:03.100Z"));
     assert_non_null(strstr(svg, ">+20 ms</text>"));   /* ticks every 20 ms in ms */
     assert_non_null(strstr(svg, "data wait (1)"));
     free(svg);

@@ -2,7 +2,6 @@
  * per-worker states), the merge, and the checks that decide whether the provisional origin held.
  * Deriving views from the merged cells is in layered_views.c (with layered_rows.c and
  * layered_columns.c). */
-#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -658,11 +657,6 @@ static void on_event(worker_state *w, const dfs_run *run, const dfs_event *ev, c
                                                            ? dfs_bins_event(e.dur, w->la->opt.granularity_ns)
                                                            : 1);
     count_bins(w->la, a, &a->run_bins, a->run_bin_events, a->min_ts, a->max_end);
-    /* a worker's own run bins never exceed the merged run's: over the time view's bound here, the
-     * run is over it too, and the engines may stop (the finish refuses) */
-    if (w->la->time_view_values && !w->la->opt.bins_settled &&
-        (unsigned __int128)a->run_bins * w->la->time_view_values > DFS_TIME_VIEW_VALUES_MAX)
-        a->bins_over = true;
     if (ev->ts < fs->min_raw)
         fs->min_raw = ev->ts;
     fs->have = true;
@@ -1202,7 +1196,7 @@ dfs_layered *dfs_layered_new(const dfs_layered_options *opt, char *err, size_t e
     }
     if (((opt->views >> DFS_VIEW_TIME_RANGE) & 1) && dfs_layered_needs_columns(opt)) {
         size_t n = dfs_layered_time_columns(la);
-        la->time_view_values = n == SIZE_MAX ? 0 : n; /* out of memory: the finish says so */
+        la->time_view_values = n == SIZE_MAX ? 0 : n; /* out of memory counting: the views fail on their own */
     }
     la->consumer = (dfs_consumer){.user = la,
                                   .want = {.keys = DFS_POSTREAD_KEYS},
@@ -1297,39 +1291,6 @@ static bool categories_missing(dfs_layered *la)
     return true;
 }
 
-/* Is the time view's table (a row per bin the run reaches, every column) over its bound? Said in
- * la->failure when `say`, with the finest granularity whose rows fit. */
-static bool time_view_too_large(dfs_layered *la, bool say)
-{
-    const acc *a = &la->total;
-    int64_t g = la->opt.granularity_ns;
-    if (!a->have_time || !((la->opt.views >> DFS_VIEW_TIME_RANGE) & 1) || !dfs_layered_needs_columns(&la->opt))
-        return false;
-    uint64_t span = dfs_bins_covered(a->min_ts, a->max_end, g);
-    uint64_t rows = span < a->run_bin_events ? span : a->run_bin_events;
-    size_t ncols = dfs_layered_time_columns(la);
-    if (ncols == SIZE_MAX) {
-        snprintf(la->failure, sizeof la->failure, "out of memory");
-        return true;
-    }
-    if ((unsigned __int128)rows * ncols <= DFS_TIME_VIEW_VALUES_MAX)
-        return false;
-    if (!say)
-        return true;
-    char given[32], fit[32] = "";
-    dfs_bins_width_text(given, sizeof given, g);
-    int64_t w = dfs_bins_fitting_width((unsigned __int128)((__int128)a->max_end - a->min_ts), 1,
-                                       DFS_TIME_VIEW_VALUES_MAX / (ncols ? ncols : 1), g);
-    if (w)
-        dfs_bins_width_text(fit, sizeof fit, w);
-    snprintf(la->failure, sizeof la->failure,
-             "--granularity %s makes a time_range view of %" PRIu64 " rows of %zu values, more than the %" PRIu64
-             " values a view keeps: use %s%s%s, or views without time_range",
-             given, rows, ncols, DFS_TIME_VIEW_VALUES_MAX, w ? "--granularity " : "a coarser --granularity", fit,
-             w ? " or coarser" : "");
-    return true;
-}
-
 /* Are the merged run's time bins (timebins.h) over the bound? Said in la->failure when `say`. */
 static bool too_many_bins(dfs_layered *la, bool say)
 {
@@ -1344,7 +1305,7 @@ static bool too_many_bins(dfs_layered *la, bool say)
         dfs_bin_tally_unit(&b, pi->first, pi->last, pi->bin_events);
     }
     if (!dfs_bin_tally_over(&b))
-        return time_view_too_large(la, say);
+        return false;
     if (say)
         dfs_bin_tally_refusal(&b, "processes", la->failure, sizeof la->failure);
     return true;

@@ -5,8 +5,10 @@
  * Invariants: a job writes only its own view, set or engine, and reads what no job of its stage
  * writes, so the answer does not depend on how many workers run the jobs or in what order; the
  * results point into views_mem, which lives until dfs_layered_free_views. */
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -168,6 +170,28 @@ static void raw_result(dfs_layered *la, views_mem *vm)
     res->layer_count_total = a->layer_events;
 }
 
+/* Is the time view's table (a row per bin holding events, every value) over its bound? Said in
+ * la->failure, with a granularity at which as many bins would fit if the events spread like now. */
+static bool time_view_too_large(dfs_layered *la, size_t nbins)
+{
+    size_t values = la->time_view_values;
+    if (!values || (unsigned __int128)nbins * values <= DFS_TIME_VIEW_VALUES_MAX)
+        return false;
+    int64_t g = la->opt.granularity_ns;
+    char given[32], fit[32] = "";
+    dfs_bins_width_text(given, sizeof given, g);
+    int64_t w = dfs_bins_fitting_width((unsigned __int128)nbins * (unsigned __int128)g, 0,
+                                       DFS_TIME_VIEW_VALUES_MAX / values, g);
+    if (w)
+        dfs_bins_width_text(fit, sizeof fit, w);
+    snprintf(la->failure, sizeof la->failure,
+             "--granularity %s makes a time_range view of %zu rows of %zu values, more than the %" PRIu64
+             " values a view keeps: use %s%s%s, or views without time_range",
+             given, nbins, values, DFS_TIME_VIEW_VALUES_MAX, w ? "--granularity " : "a coarser --granularity", fit,
+             w ? " or coarser" : "");
+    return true;
+}
+
 bool dfs_layered_build_views(dfs_layered *la, const dfs_run *run, int64_t shift)
 {
 
@@ -176,7 +200,8 @@ bool dfs_layered_build_views(dfs_layered *la, const dfs_run *run, int64_t shift)
         return false;
     la->views_mem = vm;
     if (!dfs_layered_canonical_procs(la, vm, run) ||
-        !(vm->bins = dfs_layered_distinct_bins(&la->total, shift, &vm->nbins)) || !dfs_layered_bin_table(vm))
+        !(vm->bins = dfs_layered_distinct_bins(&la->total, shift, &vm->nbins)) || time_view_too_large(la, vm->nbins) ||
+        !dfs_layered_bin_table(vm))
         return false;
     vm->views = calloc(la->opt.norder + 1, sizeof *vm->views);
     vm->results = calloc(la->opt.norder + 1, sizeof *vm->results);
