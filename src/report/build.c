@@ -35,7 +35,8 @@ static const char *const kind_commands[DFS_KIND_COUNT] = {
 
 /* ---- the job ---- */
 
-static void job_facts(const dfs_run *run, bool steps_found, bool tasks_found, dfs_job_report *rep)
+static void job_facts(const dfs_run *run, bool steps_found, bool tasks_found, bool device_found,
+                      dfs_job_report *rep)
 {
     uint64_t files[DFS_KIND_COUNT] = {0}, events[DFS_KIND_COUNT] = {0};
     bool first = true;
@@ -61,7 +62,8 @@ static void job_facts(const dfs_run *run, bool steps_found, bool tasks_found, df
         /* the kinds whose training steps the steps analysis reads are analysed when it found some */
         bool stepped = k == DFS_KIND_PROFILER || k == DFS_KIND_CHROME || k == DFS_KIND_COMPOSER ||
                        k == DFS_KIND_SMDEBUG_FRAMEWORK;
-        bool analysed = k == DFS_KIND_DFTRACER || (stepped && steps_found) || (k == DFS_KIND_DASF && tasks_found);
+        bool analysed = k == DFS_KIND_DFTRACER || (stepped && steps_found) || (k == DFS_KIND_DASF && tasks_found) ||
+                        (k == DFS_KIND_PROFILER && device_found);
         const char *why = analysed ? NULL
                           : stepped                ? "no training step found in them"
                           : k == DFS_KIND_DASF    ? "no Compute event found in them"
@@ -651,6 +653,16 @@ static bool dasf_metrics(dfs_metrics *m, const dfs_run *run, const dfs_tasks_res
     return ok && !m->nomem;
 }
 
+/* ---- GPU ---- */
+
+static bool has_device_work(const dfs_gpu_result *g)
+{
+    for (size_t i = 0; g && i < g->nranks; i++)
+        if (g->ranks[i].device_rows)
+            return true;
+    return false;
+}
+
 /* ---- verdict ---- */
 
 static void verdict(dfs_job_report *rep)
@@ -662,6 +674,12 @@ static void verdict(dfs_job_report *rep)
         const char *v = rep->insights.v[i].verdict ? rep->insights.v[i].verdict : rep->insights.v[i].title;
         if (!v || rep->insights.v[i].severity == DFS_SEV_INFO || strstr(rep->verdict, v))
             continue;
+        /* a label that does not fit whole is left out, and the cut said, rather than cut mid-word */
+        size_t len = strlen(v) + (used ? 2 : 0);
+        if (used && used + len + 5 >= sizeof rep->verdict) {
+            snprintf(rep->verdict + used, sizeof rep->verdict - used, ", ...");
+            break;
+        }
         used += (size_t)snprintf(rep->verdict + used, sizeof rep->verdict - used, "%s%s", used ? ", " : "", v);
         if (used >= sizeof rep->verdict)
             break;
@@ -672,11 +690,18 @@ static void verdict(dfs_job_report *rep)
         return;
     }
     double compute = rep->nparts && strcmp(rep->parts[0].id, "compute") == 0 ? rep->parts[0].seconds : 0;
+    const dfs_metric *gpu_compute = rep->metrics ? dfs_metrics_get(rep->metrics, "gpu_compute_share") : NULL;
     const dfs_report_kind *left = NULL;
     for (size_t i = 0; i < rep->nkinds; i++)
         if (!rep->kinds[i].analysed && !left)
             left = &rep->kinds[i];
-    if ((!rep->nparts || !(rep->breakdown_wall_s > 0)) && left) {
+    if (gpu_compute && gpu_compute->value >= 0.5) {
+        /* the device's own time says it better than the steps' compute, which counts host ops too */
+        snprintf(rep->verdict, sizeof rep->verdict, "compute-bound");
+        snprintf(rep->verdict_why, sizeof rep->verdict_why,
+                 "the GPUs compute %.1f %% of their span (first to last device event) and no rule found time lost "
+                 "to waiting", 100 * gpu_compute->value);
+    } else if ((!rep->nparts || !(rep->breakdown_wall_s > 0)) && left) {
         snprintf(rep->verdict, sizeof rep->verdict, "no verdict");
         snprintf(rep->verdict_why, sizeof rep->verdict_why,
                  "%s: %s; for them: %s", left->name, left->why, left->commands);
@@ -723,7 +748,10 @@ static void more(dfs_job_report *rep, const dfs_report_results *r, bool dftracer
         rep->more[rep->nmore++] = "dfscope steps --details: every step, its data wait and the verdicts' evidence";
         rep->more[rep->nmore++] = "dfscope timeline --slowest-step -o slow.svg: the slowest step, drawn";
     }
-    if (r->tk && r->tk->computes)
+    if (has_device_work(r->gpu))
+        rep->more[rep->nmore++] = "dfscope gpu: device idle time by cause, kernels by type and name, communication "
+                                  "overlap";
+    if (r->tk && r->tk->computes && rep->nmore < 6)
         rep->more[rep->nmore++] = "dfscope tasks: function and task bottlenecks, worker balance, the critical path";
     for (size_t i = 0; i < rep->nkinds && rep->nmore < 6; i++)
         if (!rep->kinds[i].analysed)
@@ -734,7 +762,7 @@ bool dfs_report_build(const dfs_run *run, const dfs_report_results *r, const dfs
                       dfs_metrics *m, dfs_job_report *rep)
 {
     memset(rep, 0, sizeof *rep);
-    job_facts(run, r->st && r->st->total.steps, r->tk && r->tk->computes, rep);
+    job_facts(run, r->st && r->st->total.steps, r->tk && r->tk->computes, has_device_work(r->gpu), rep);
     split sp;
     bool have_split = overlap_breakdown(r->ov, rep, &sp);
     if (!have_split)
@@ -753,7 +781,7 @@ bool dfs_report_build(const dfs_run *run, const dfs_report_results *r, const dfs
         dfs_metrics_set(m, "io_exposed_s", sp.io, DFS_MU_SECONDS, NULL);
         dfs_metrics_set(m, "io_exposed_share", share(sp.io, sp.span), DFS_MU_SHARE, NULL);
     }
-    bool ok = io_metrics(m, r->io, ranks) && rank_io_metrics(m, r->ov);
+    bool ok = io_metrics(m, r->io, ranks) && rank_io_metrics(m, r->ov) && dfs_report_gpu_metrics(m, r->gpu);
     if (ok && r->st && r->st->nruns) {
         ok = rank_step_metrics(m, r->st) && step_metrics(m, r->st) && first_step_metrics(m, r->st);
         loader_metrics(m, r->st);
