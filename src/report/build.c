@@ -36,7 +36,7 @@ static const char *const kind_commands[DFS_KIND_COUNT] = {
 /* ---- the job ---- */
 
 static void job_facts(const dfs_run *run, bool steps_found, bool tasks_found, bool device_found,
-                      dfs_job_report *rep)
+                      bool samples_found, dfs_job_report *rep)
 {
     uint64_t files[DFS_KIND_COUNT] = {0}, events[DFS_KIND_COUNT] = {0};
     bool first = true;
@@ -63,7 +63,7 @@ static void job_facts(const dfs_run *run, bool steps_found, bool tasks_found, bo
         bool stepped = k == DFS_KIND_PROFILER || k == DFS_KIND_CHROME || k == DFS_KIND_COMPOSER ||
                        k == DFS_KIND_SMDEBUG_FRAMEWORK;
         bool analysed = k == DFS_KIND_DFTRACER || (stepped && steps_found) || (k == DFS_KIND_DASF && tasks_found) ||
-                        (k == DFS_KIND_PROFILER && device_found);
+                        (k == DFS_KIND_PROFILER && device_found) || (k == DFS_KIND_SMDEBUG_SYSTEM && samples_found);
         const char *why = analysed ? NULL
                           : stepped                ? "no training step found in them"
                           : k == DFS_KIND_DASF    ? "no Compute event found in them"
@@ -665,6 +665,26 @@ static bool has_device_work(const dfs_gpu_result *g)
 
 /* ---- verdict ---- */
 
+/* System samples without a breakdown: their utilizations say the job is not held back by what
+ * they measure; false without them. */
+static bool system_verdict(dfs_job_report *rep)
+{
+    const dfs_metric *cpu = dfs_metrics_get(rep->metrics, "sys_cpu_p95");
+    const dfs_metric *gpu = dfs_metrics_get(rep->metrics, "sys_gpu_p95");
+    if (!cpu && !gpu)
+        return false;
+    char cpu_text[32] = "n/a", gpu_text[48] = "";
+    if (cpu)
+        snprintf(cpu_text, sizeof cpu_text, "%.1f %%", 100 * cpu->value);
+    if (gpu)
+        snprintf(gpu_text, sizeof gpu_text, ", GPU %.1f %%", 100 * gpu->value);
+    snprintf(rep->verdict, sizeof rep->verdict, "no bottleneck found");
+    snprintf(rep->verdict_why, sizeof rep->verdict_why,
+             "system samples only (no steps): p95 utilization CPU %s%s, and no rule fired (%zu rules evaluated)",
+             cpu_text, gpu_text, rep->insights.evaluated);
+    return true;
+}
+
 static void verdict(dfs_job_report *rep)
 {
     size_t used = 0;
@@ -701,6 +721,8 @@ static void verdict(dfs_job_report *rep)
         snprintf(rep->verdict_why, sizeof rep->verdict_why,
                  "the GPUs compute %.1f %% of their span (first to last device event) and no rule found time lost "
                  "to waiting", 100 * gpu_compute->value);
+    } else if ((!rep->nparts || !(rep->breakdown_wall_s > 0)) && system_verdict(rep)) {
+        /* system_verdict said it */
     } else if ((!rep->nparts || !(rep->breakdown_wall_s > 0)) && left) {
         snprintf(rep->verdict, sizeof rep->verdict, "no verdict");
         snprintf(rep->verdict_why, sizeof rep->verdict_why,
@@ -748,7 +770,9 @@ static void more(dfs_job_report *rep, const dfs_report_results *r, bool dftracer
         rep->more[rep->nmore++] = "dfscope steps --details: every step, its data wait and the verdicts' evidence";
         rep->more[rep->nmore++] = "dfscope timeline --slowest-step -o slow.svg: the slowest step, drawn";
     }
-    if (has_device_work(r->gpu))
+    if (r->rules && r->rules->samples)
+        rep->more[rep->nmore++] = "dfscope rules: the SageMaker Debugger profiler rules over the system samples";
+    if (has_device_work(r->gpu) && rep->nmore < 6)
         rep->more[rep->nmore++] = "dfscope gpu: device idle time by cause, kernels by type and name, communication "
                                   "overlap";
     if (r->tk && r->tk->computes && rep->nmore < 6)
@@ -762,7 +786,8 @@ bool dfs_report_build(const dfs_run *run, const dfs_report_results *r, const dfs
                       dfs_metrics *m, dfs_job_report *rep)
 {
     memset(rep, 0, sizeof *rep);
-    job_facts(run, r->st && r->st->total.steps, r->tk && r->tk->computes, has_device_work(r->gpu), rep);
+    job_facts(run, r->st && r->st->total.steps, r->tk && r->tk->computes, has_device_work(r->gpu),
+              r->rules && r->rules->samples, rep);
     split sp;
     bool have_split = overlap_breakdown(r->ov, rep, &sp);
     if (!have_split)
@@ -781,7 +806,8 @@ bool dfs_report_build(const dfs_run *run, const dfs_report_results *r, const dfs
         dfs_metrics_set(m, "io_exposed_s", sp.io, DFS_MU_SECONDS, NULL);
         dfs_metrics_set(m, "io_exposed_share", share(sp.io, sp.span), DFS_MU_SHARE, NULL);
     }
-    bool ok = io_metrics(m, r->io, ranks) && rank_io_metrics(m, r->ov) && dfs_report_gpu_metrics(m, r->gpu);
+    bool ok = io_metrics(m, r->io, ranks) && rank_io_metrics(m, r->ov) && dfs_report_gpu_metrics(m, r->gpu) &&
+              dfs_report_system_metrics(m, r->rules);
     if (ok && r->st && r->st->nruns) {
         ok = rank_step_metrics(m, r->st) && step_metrics(m, r->st) && first_step_metrics(m, r->st);
         loader_metrics(m, r->st);

@@ -1,13 +1,15 @@
 /* compose.c - the report's analyses as one (analysis.h): layered, overlap, steps, the I/O
- * calls, tasks (fed DASF files only) and gpu (fed profiler traces only: it keeps their events),
- * each with its own consumer on the same dfs_run_read. A
+ * calls, tasks (fed DASF files only), gpu (fed profiler traces only: it keeps their events) and
+ * the profiler rules (fed SageMaker Debugger files only), each with its own consumer on the same
+ * dfs_run_read. A
  * second pass happens only when layered or overlap asks for one (the time origin or a file clock
  * known late) on DFTracer inputs, and then all read again, so that every number of the report
  * comes from the same pass; the reasons are joined for the report to say.
  *
  * Invariants: the composite holds no state of its own beyond its parts' objects and results; the
  * first failure of a part is the composite's; layered and overlap results are kept only for
- * DFTracer inputs, tasks' only for DASF ones, gpu's only for profiler traces. */
+ * DFTracer inputs, tasks' only for DASF ones, gpu's only for profiler traces, the rules' only for
+ * SageMaker Debugger files. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,10 +25,11 @@ typedef struct filtered {
 } filtered;
 
 typedef struct composite {
-    void *lay, *ov, *st, *tk, *gpu;
+    void *lay, *ov, *st, *tk, *gpu, *rules;
     dfs_iocalls *io;
     filtered tk_dasf;     /* the tasks consumer, fed DASF files only */
     filtered gpu_profile; /* the gpu consumer, fed profiler traces only */
+    filtered rules_smdebug; /* the profiler rules' consumer, fed SageMaker Debugger files only */
     dfs_report_results res;
     bool dftracer; /* some input is a DFTracer trace: layered and overlap apply */
     char reason[320];
@@ -48,6 +51,8 @@ static void destroy(void *obj)
         dfs_tasks_analysis.destroy(c->tk);
     if (c->gpu)
         dfs_gpu_analysis.destroy(c->gpu);
+    if (c->rules)
+        dfs_rules_analysis.destroy(c->rules);
     dfs_iocalls_free(c->io);
     free(c);
 }
@@ -65,9 +70,10 @@ static void *create(const void *opt_, char *err, size_t errlen)
     c->st = c->ov ? dfs_steps_analysis.create(&o->st, err, errlen) : NULL;
     c->tk = c->st ? dfs_tasks_analysis.create(&o->tk, err, errlen) : NULL;
     c->gpu = c->tk ? dfs_gpu_analysis.create(&o->gpu, err, errlen) : NULL;
-    c->io = c->gpu ? dfs_iocalls_new() : NULL;
+    c->rules = c->gpu ? dfs_rules_analysis.create(&o->rules, err, errlen) : NULL;
+    c->io = c->rules ? dfs_iocalls_new() : NULL;
     if (!c->io) {
-        if (c->gpu)
+        if (c->rules)
             snprintf(err, errlen, "out of memory");
         destroy(c);
         return NULL;
@@ -85,6 +91,13 @@ static bool dasf_dialect(dfs_dialect d)
 static bool profiler_dialect(dfs_dialect d)
 {
     return d == DFS_DIALECT_KINETO || d == DFS_DIALECT_TF_PROFILER;
+}
+
+/* The profiler rules read SageMaker Debugger system samples and framework events; the report's
+ * steps answer for the other training traces. */
+static bool smdebug_dialect(dfs_dialect d)
+{
+    return d == DFS_DIALECT_SMDEBUG_SYSTEM || d == DFS_DIALECT_SMDEBUG_FRAMEWORK || d == DFS_DIALECT_HOROVOD;
 }
 
 static void filtered_on_batch(void *state, const dfs_run *run, const dfs_batch *b)
@@ -140,7 +153,7 @@ static dfs_consumer *filter(filtered *f, const dfs_consumer *inner, bool (*takes
 static size_t consumers(void *obj, dfs_consumer **out, size_t max)
 {
     composite *c = obj;
-    if (max < 6)
+    if (max < 7)
         return 0;
     out[0] = dfs_layered_analysis.consumer(c->lay);
     out[1] = dfs_overlap_analysis.consumer(c->ov);
@@ -148,7 +161,8 @@ static size_t consumers(void *obj, dfs_consumer **out, size_t max)
     out[3] = dfs_iocalls_consumer(c->io);
     out[4] = filter(&c->tk_dasf, dfs_tasks_analysis.consumer(c->tk), dasf_dialect);
     out[5] = filter(&c->gpu_profile, dfs_gpu_analysis.consumer(c->gpu), profiler_dialect);
-    return 6;
+    out[6] = filter(&c->rules_smdebug, dfs_rules_analysis.consumer(c->rules), smdebug_dialect);
+    return 7;
 }
 
 static dfs_consumer *first_consumer(void *obj)
@@ -196,6 +210,10 @@ static const void *finish(void *obj, const dfs_run *run)
     bool profile = any_file(run, profiler_dialect);
     c->res.gpu = profile ? dfs_gpu_analysis.finish(c->gpu, run) : NULL;
     if (profile && !c->res.gpu)
+        return NULL;
+    bool smdebug = any_file(run, smdebug_dialect);
+    c->res.rules = smdebug ? dfs_rules_analysis.finish(c->rules, run) : NULL;
+    if (smdebug && !c->res.rules)
         return NULL;
     if (!c->dftracer)
         c->res.lay = NULL, c->res.ov = NULL;

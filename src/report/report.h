@@ -1,6 +1,6 @@
 /* report.h - the job report as a library: the composite analysis that feeds the layered,
- * overlap, steps, I/O-call, (on DASF inputs) tasks and (on profiler traces) gpu consumers from one
- * read (compose.c), and
+ * overlap, steps, I/O-call, (on DASF inputs) tasks, (on profiler traces) gpu and (on SageMaker
+ * Debugger files) profiler-rules consumers from one read (compose.c), and
  * the building of the job report (job_report.h) from their results (build.c). `dfscope report`
  * (cli/cmd_report.c) declares the command over them; output/job_report.c writes the report.
  *
@@ -14,6 +14,7 @@
 #include "analyze/insights/iocalls.h"
 #include "analyze/layered/layered.h"
 #include "analyze/overlap/overlap.h"
+#include "analyze/rules/rules.h"
 #include "analyze/steps/steps.h"
 #include "analyze/tasks/tasks.h"
 #include "report/job_report.h"
@@ -32,6 +33,7 @@ typedef struct dfs_report_options {
     char extra_text[2][1024];
     char rerun_reason[320]; /* why a second pass was read (outlives the first pass's objects) */
     dfs_gpu_options gpu;    /* exact semantics; the sections the report's metrics read */
+    dfs_rules_options rules; /* the profiler rules, clean mode, all of them */
 } dfs_report_options;
 
 typedef struct dfs_report_results {
@@ -41,6 +43,7 @@ typedef struct dfs_report_results {
     const dfs_iocalls_result *io;
     const dfs_tasks_result *tk; /* NULL without DASF inputs */
     const dfs_gpu_result *gpu;  /* NULL without profiler traces */
+    const dfs_rules_result *rules; /* NULL without SageMaker Debugger files */
 } dfs_report_results;
 
 /* The analyses of the report on one read (analysis.h: consumers), opt: dfs_report_options; its
@@ -60,4 +63,9 @@ void dfs_report_build_free(dfs_job_report *rep);
  * leaves out the data wait, so exposed_wait_s must be set before when measured. false when out of
  * memory. */
 bool dfs_report_gpu_metrics(dfs_metrics *m, const dfs_gpu_result *g);
+
+/* The system metrics (sys_*) of the profiler rules' result r (system_metrics.c): utilization and
+ * I/O wait quantiles from OverallSystemUsage, the bottleneck shares of CPUBottleneck and
+ * IOBottleneck where they were evaluated. false when out of memory. */
+bool dfs_report_system_metrics(dfs_metrics *m, const dfs_rules_result *r);
 #endif

@@ -54,7 +54,7 @@ code 0 "2 ranks, JSON" "$DFSCOPE" report -q --format json -o "$T/tf.json" "$H/tr
 check "2 ranks, JSON: gpu-comm-exposed critical" insight "$T/tf.json" fired gpu-comm-exposed critical
 check "2 ranks, JSON: gpu-host-wait critical" insight "$T/tf.json" fired gpu-host-wait critical
 check "2 ranks, JSON: the most idle rank" insight "$T/tf.json" where gpu_idle_share "rank 0: 55.2 %"
-check "2 ranks, JSON: the gpu among the analyses" grep -q '"analyses": "layered, overlap, steps, I/O calls, tasks and gpu' "$T/tf.json"
+check "2 ranks, JSON: the gpu among the analyses" grep -q '"analyses": "layered, overlap, steps, I/O calls, tasks, gpu' "$T/tf.json"
 
 code 0 "ROCm, a device waiting for its launches" "$DFSCOPE" report -q "$H/amd_trace"
 check "ROCm: launch-bound" grep -q "^verdict: LAUNCH-BOUND, LOW GPU UTILIZATION" "$T/out"

@@ -1,8 +1,11 @@
-/* test_report_gpu.c - the report's GPU metrics (report/gpu_metrics.c) from a gpu result built by
- * hand: busy, idle and compute shares of the device span, the host-wait share of the streams' idle
- * time and the launch wait beyond the data wait, communication overlapped or not; ranks without
- * device work left out; and the GPU rules (low-gpu-utilization, gpu-host-wait, gpu-comm-exposed)
- * firing on those metrics at their thresholds and not just past them. */
+/* test_report_metrics.c - the report's metrics from results built by hand, and the rules that read
+ * them firing at their thresholds and not just past them:
+ *   - GPU (report/gpu_metrics.c, from a gpu result): busy, idle and compute shares of the device
+ *     span, the host-wait share of the streams' idle time and the launch wait beyond the data
+ *     wait, communication overlapped or not; ranks without device work left out;
+ *   - system (report/system_metrics.c, from a profiler-rules result): utilization and I/O wait
+ *     quantiles of OverallSystemUsage (the node that makes the case), the bottleneck shares of
+ *     CPUBottleneck and IOBottleneck only where those were evaluated. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -187,6 +190,102 @@ static void a_busy_device_fires_nothing(void **state)
     dfs_metrics_free(&m);
 }
 
+/* ---- system metrics ---- */
+
+/* A usage group of OverallSystemUsage's details: nodes with their p95 and p50 (percent). */
+typedef struct usage_group {
+    dfs_rv group, node[2], p95[2], p50[2];
+} usage_group;
+
+static void group_of(usage_group *u, const char *key, const char *const names[2], const double p95[2],
+                     const double p50[2], dfs_rv *details)
+{
+    u->group = (dfs_rv){.type = DFS_RV_OBJ, .key = key, .head = &u->node[0], .tail = &u->node[1], .n = 2};
+    for (int i = 0; i < 2; i++) {
+        u->p95[i] = (dfs_rv){.type = DFS_RV_NUM, .key = "p95", .as.d = p95[i], .next = &u->p50[i]};
+        u->p50[i] = (dfs_rv){.type = DFS_RV_NUM, .key = "p50", .as.d = p50[i]};
+        u->node[i] = (dfs_rv){.type = DFS_RV_OBJ, .key = names[i], .head = &u->p95[i], .tail = &u->p50[i], .n = 2,
+                              .next = i ? NULL : &u->node[1]};
+    }
+    u->group.next = details->head;
+    details->head = &u->group;
+    details->n++;
+}
+
+static void system_metrics_take_the_node_that_makes_the_case(void **state)
+{
+    (void)state;
+    static const char *const nodes[2] = {"algo-1", "algo-2"};
+    dfs_rv details = {.type = DFS_RV_OBJ};
+    usage_group cpu, gpu;
+    group_of(&cpu, "CPU", nodes, (double[]){40, 95}, (double[]){30, 80}, &details);
+    group_of(&gpu, "GPU", nodes, (double[]){60, 20}, (double[]){50, 10}, &details);
+    dfs_rule_result rules[3] = {
+        {.id = DFS_RULE_IO_BOTTLENECK, .evaluated = false, .violations = 9, .datapoints = 10},
+        {.id = DFS_RULE_CPU_BOTTLENECK, .evaluated = true, .violations = 6, .datapoints = 12},
+        {.id = DFS_RULE_OVERALL_SYSTEM_USAGE, .evaluated = true, .details = &details},
+    };
+    dfs_rules_result r = {.samples = 40, .rules = rules, .nrules = 3};
+    dfs_metrics m;
+    dfs_metrics_init(&m);
+    assert_true(dfs_report_system_metrics(&m, &r));
+    assert_true(fabs(value(&m, "sys_cpu_p95") - 0.95) < 1e-12);
+    assert_true(fabs(value(&m, "sys_cpu_p50") - 0.80) < 1e-12);
+    assert_string_equal(dfs_metrics_get(&m, "sys_cpu_p95")->where, "algo-2");
+    assert_true(fabs(value(&m, "sys_gpu_p95") - 0.20) < 1e-12);
+    assert_string_equal(dfs_metrics_get(&m, "sys_gpu_p95")->where, "algo-2");
+    assert_int_equal(value(&m, "sys_nodes"), 2);
+    assert_int_equal(value(&m, "sys_samples"), 40);
+    assert_true(fabs(value(&m, "sys_cpu_bottleneck_share") - 0.5) < 1e-12);
+    /* IOBottleneck was not evaluated, and there were no I/O wait samples: neither is a zero */
+    assert_null(dfs_metrics_get(&m, "sys_io_bottleneck_share"));
+    assert_null(dfs_metrics_get(&m, "sys_io_wait_p95"));
+    at_and_past(&m, "sys-low-gpu-utilization", "sys-low-gpu-utilization.max_p95", "sys_gpu_p95", true);
+    at_and_past(&m, "sys-cpu-saturated", "sys-cpu-saturated.min_p95", "sys_cpu_p95", false);
+    at_and_past(&m, "sys-cpu-bottleneck", "sys-cpu-bottleneck.share", "sys_cpu_bottleneck_share", false);
+    dfs_insight_rules *shipped_rules = shipped();
+    assert_true(fires(shipped_rules, &m, "sys-low-gpu-utilization"));
+    assert_true(fires(shipped_rules, &m, "sys-cpu-saturated"));
+    assert_true(fires(shipped_rules, &m, "sys-cpu-bottleneck"));
+    assert_false(fires(shipped_rules, &m, "sys-io-wait"));
+    dfs_insight_rules_free(shipped_rules);
+    dfs_metrics_free(&m);
+}
+
+static void io_wait_and_its_bottleneck(void **state)
+{
+    (void)state;
+    static const char *const nodes[2] = {"algo-1", "algo-2"};
+    dfs_rv details = {.type = DFS_RV_OBJ};
+    usage_group io;
+    group_of(&io, "I/O", nodes, (double[]){55, 70}, (double[]){20, 30}, &details);
+    dfs_rule_result rules[2] = {
+        {.id = DFS_RULE_IO_BOTTLENECK, .evaluated = true, .violations = 3, .datapoints = 4},
+        {.id = DFS_RULE_OVERALL_SYSTEM_USAGE, .evaluated = true, .details = &details},
+    };
+    dfs_rules_result r = {.samples = 8, .rules = rules, .nrules = 2};
+    dfs_metrics m;
+    dfs_metrics_init(&m);
+    assert_true(dfs_report_system_metrics(&m, &r));
+    assert_string_equal(dfs_metrics_get(&m, "sys_io_wait_p95")->where, "algo-2");
+    at_and_past(&m, "sys-io-wait", "sys-io-wait.min_p95", "sys_io_wait_p95", false);
+    at_and_past(&m, "sys-io-bottleneck", "sys-io-bottleneck.share", "sys_io_bottleneck_share", false);
+    assert_null(dfs_metrics_get(&m, "sys_cpu_p95"));
+    dfs_metrics_free(&m);
+}
+
+static void no_samples_no_system_metric(void **state)
+{
+    (void)state;
+    dfs_rules_result r = {.samples = 0};
+    dfs_metrics m;
+    dfs_metrics_init(&m);
+    assert_true(dfs_report_system_metrics(&m, &r));
+    assert_true(dfs_report_system_metrics(&m, NULL));
+    assert_int_equal(m.n, 0);
+    dfs_metrics_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -195,6 +294,9 @@ int main(void)
         cmocka_unit_test(no_communication_no_comm_metric),
         cmocka_unit_test(gpu_rules_fire_at_their_thresholds_not_past),
         cmocka_unit_test(a_busy_device_fires_nothing),
+        cmocka_unit_test(system_metrics_take_the_node_that_makes_the_case),
+        cmocka_unit_test(io_wait_and_its_bottleneck),
+        cmocka_unit_test(no_samples_no_system_metric),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
