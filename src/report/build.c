@@ -244,6 +244,41 @@ static void wait_metrics(dfs_metrics *m, const dfs_steps_result *st, const split
     }
 }
 
+/* Random against sequential access, from the data calls with an offset; none without offsets. */
+static void pattern_metrics(dfs_metrics *m, const dfs_iocalls_result *io, double ranks)
+{
+    if (!io->pattern_ops)
+        return;
+    char where[1100] = "";
+    if (io->random_file)
+        snprintf(where, sizeof where, "%s, %.1f %% of its calls", io->random_file,
+                 100 * share((double)io->random_file_ops, (double)io->random_file_pattern_ops));
+    dfs_metrics_set(m, "io_pattern_ops", (double)io->pattern_ops, DFS_MU_COUNT, NULL);
+    dfs_metrics_set(m, "io_random_ops", (double)io->random_ops, DFS_MU_COUNT, NULL);
+    dfs_metrics_set(m, "io_random_share", share((double)io->random_ops, (double)io->pattern_ops), DFS_MU_SHARE,
+                    io->random_file ? where : NULL);
+    dfs_metrics_set(m, "io_random_s", (double)io->random_dur_ns / 1e9 / ranks, DFS_MU_SECONDS, NULL);
+}
+
+/* The bandwidth each process achieves in its reads and writes: the slowest against the median. */
+static void bandwidth_metrics(dfs_metrics *m, const dfs_iocalls_result *io)
+{
+    if (!io->bw_processes)
+        return;
+    double dur = (double)io->bw_slowest_dur_ns / 1e9, bytes = (double)io->bw_slowest_bytes;
+    dfs_metrics_set(m, "io_bw_ranks", (double)io->bw_processes, DFS_MU_COUNT, NULL);
+    dfs_metrics_set(m, "io_bw_bytes", (double)io->bw_bytes, DFS_MU_BYTES, NULL);
+    dfs_metrics_set(m, "io_rank_bw_min", io->bw_min, DFS_MU_BYTES, io->bw_slowest);
+    dfs_metrics_set(m, "io_rank_bw_median", io->bw_median, DFS_MU_BYTES, NULL);
+    dfs_metrics_set(m, "io_rank_bw_min_over_median", share(io->bw_min, io->bw_median), DFS_MU_RATIO,
+                    io->bw_slowest);
+    dfs_metrics_set(m, "io_rank_bw_bytes", bytes, DFS_MU_BYTES, io->bw_slowest);
+    dfs_metrics_set(m, "io_rank_bw_data_s", dur, DFS_MU_SECONDS, io->bw_slowest);
+    if (io->bw_median > 0)
+        dfs_metrics_set(m, "io_rank_bw_excess_s", fmax(dur - bytes / io->bw_median, 0), DFS_MU_SECONDS,
+                        io->bw_slowest);
+}
+
 static bool io_metrics(dfs_metrics *m, const dfs_iocalls_result *io, double ranks)
 {
     const dfs_iocall *t = &io->total;
@@ -269,6 +304,8 @@ static bool io_metrics(dfs_metrics *m, const dfs_iocalls_result *io, double rank
                         DFS_MU_SHARE, io->hot_file);
         dfs_metrics_set(m, "hot_file_s", (double)io->hot_file_dur_ns / 1e9 / ranks, DFS_MU_SECONDS, io->hot_file);
     }
+    pattern_metrics(m, io, ranks);
+    bandwidth_metrics(m, io);
     double meta = 0, data = 0;
     for (size_t i = 0; i < io->ncalls; i++) {
         if (dfs_iocall_is_data(io->calls[i].name))
