@@ -38,15 +38,16 @@ static const char *const kind_commands[DFS_KIND_COUNT] = {
 static void job_facts(const dfs_run *run, bool steps_found, bool tasks_found, bool device_found,
                       bool samples_found, dfs_job_report *rep)
 {
-    uint64_t files[DFS_KIND_COUNT] = {0}, events[DFS_KIND_COUNT] = {0};
+    uint64_t files[DFS_KIND_COUNT] = {0}, events[DFS_KIND_COUNT] = {0}, metadata[DFS_KIND_COUNT] = {0};
     bool first = true;
     for (size_t i = 0; i < dfs_run_file_count(run); i++) {
         const dfs_file_info *f = dfs_run_file(run, i);
         rep->files++;
         rep->events += f->records;
+        rep->metadata += f->phase_counts[DFS_PHASE_METADATA];
         int k = dfs_input_kind_of(f->dialect);
         if (k >= 0)
-            files[k]++, events[k] += f->records;
+            files[k]++, events[k] += f->records, metadata[k] += f->phase_counts[DFS_PHASE_METADATA];
         if (!f->have_span || f->relative_time)
             continue;
         int64_t a = dfs_file_abs_ns(f, f->span_start_ns), b = dfs_file_abs_ns(f, f->span_end_ns);
@@ -69,7 +70,7 @@ static void job_facts(const dfs_run *run, bool steps_found, bool tasks_found, bo
                           : k == DFS_KIND_DASF    ? "no Compute event found in them"
                                     : "not analysed by the report yet";
         rep->kinds[rep->nkinds++] = (dfs_report_kind){dfs_input_kind_name(k), files[k], events[k], analysed, why,
-                                                      analysed ? NULL : kind_commands[k]};
+                                                      analysed ? NULL : kind_commands[k], metadata[k]};
     }
 }
 

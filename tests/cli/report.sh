@@ -114,7 +114,7 @@ else
   DLIO=$TRACES/dftracer/dlio-unet3d-hdf5-8rank
   code 0 "DLIO 8 ranks" "$DFSCOPE" report "$DLIO"
   check "DLIO: input-bound and storage-bound" grep -q "^verdict: INPUT-BOUND, STORAGE-BOUND" "$T/out"
-  check "DLIO: 8 processes" grep -q "^job: 8 processes; DFTracer traces: 8 files, 18,279 events; layers of preset dlio$" "$T/out"
+  check "DLIO: 8 processes" grep -q "^job: 8 processes; DFTracer traces: 8 files, 18,279 records (18,039 events, 240 metadata); layers of preset dlio$" "$T/out"
   check "DLIO: the pread share as evidence" grep -q "of the I/O time is pread" "$T/out"
   check "DLIO: at most 40 lines" [ "$(wc -l < "$T/out")" -le 40 ]
   code 0 "DLIO, JSON" "$DFSCOPE" report --format json -o "$T/dlio.json" "$DLIO"
