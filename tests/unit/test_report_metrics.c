@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "report/report.h"
+#include "testutil.h"
 
 static double value(const dfs_metrics *m, const char *name)
 {
@@ -110,16 +111,6 @@ static void no_communication_no_comm_metric(void **state)
     dfs_metrics_free(&m);
 }
 
-static dfs_insight_rules *shipped(void)
-{
-    char err[512] = "";
-    dfs_insight_rules *r = dfs_insight_rules_new();
-    assert_non_null(r);
-    if (!dfs_insight_rules_add_builtin(r, err, sizeof err))
-        fail_msg("shipped rules: %s", err);
-    return r;
-}
-
 static bool fires(const dfs_insight_rules *r, const dfs_metrics *m, const char *id)
 {
     dfs_insights in;
@@ -134,7 +125,7 @@ static bool fires(const dfs_insight_rules *r, const dfs_metrics *m, const char *
 /* The rule fires with --param NAME at the metric's value and not with it one step past. */
 static void at_and_past(const dfs_metrics *m, const char *id, const char *param, const char *metric, bool at_most)
 {
-    dfs_insight_rules *r = shipped();
+    dfs_insight_rules *r = tu_shipped_rules();
     char err[256], v[64];
     double x = value(m, metric);
     snprintf(v, sizeof v, "%.17g", x);
@@ -148,21 +139,30 @@ static void at_and_past(const dfs_metrics *m, const char *id, const char *param,
     dfs_insight_rules_free(r);
 }
 
+/* The metrics of one rank (rank_of's arguments) and whether each GPU rule fires on them. */
+static void one_rank(double idle, double compute, double host_wait, double other, double comm, double alone,
+                     dfs_metrics *m, bool fired[3])
+{
+    dfs_gpu_idle_row rows[2];
+    dfs_gpu_type_row types[2];
+    dfs_gpu_rank r = rank_of(0, idle, compute, host_wait, other, rows, comm, alone, types);
+    dfs_gpu_result g = {.ranks = &r, .nranks = 1};
+    dfs_metrics_init(m);
+    assert_true(dfs_report_gpu_metrics(m, &g));
+    dfs_insight_rules *rules = tu_shipped_rules();
+    fired[0] = fires(rules, m, "low-gpu-utilization");
+    fired[1] = fires(rules, m, "gpu-host-wait");
+    fired[2] = fires(rules, m, "gpu-comm-exposed");
+    dfs_insight_rules_free(rules);
+}
+
 static void gpu_rules_fire_at_their_thresholds_not_past(void **state)
 {
     (void)state;
-    dfs_gpu_idle_row idle[2];
-    dfs_gpu_type_row types[2];
-    dfs_gpu_rank r = rank_of(0, 6, 3, 4, 2, idle, 2, 1.5, types);
-    dfs_gpu_result g = {.ranks = &r, .nranks = 1};
     dfs_metrics m;
-    dfs_metrics_init(&m);
-    assert_true(dfs_report_gpu_metrics(&m, &g));
-    dfs_insight_rules *rules = shipped();
-    assert_true(fires(rules, &m, "low-gpu-utilization"));
-    assert_true(fires(rules, &m, "gpu-host-wait"));
-    assert_true(fires(rules, &m, "gpu-comm-exposed"));
-    dfs_insight_rules_free(rules);
+    bool fired[3];
+    one_rank(6, 3, 4, 2, 2, 1.5, &m, fired);
+    assert_true(fired[0] && fired[1] && fired[2]);
     at_and_past(&m, "low-gpu-utilization", "low-gpu-utilization.max_share", "gpu_busy_share", true);
     at_and_past(&m, "gpu-host-wait", "gpu-host-wait.min_idle", "gpu_idle_share", false);
     at_and_past(&m, "gpu-host-wait", "gpu-host-wait.share", "gpu_host_wait_share", false);
@@ -175,18 +175,10 @@ static void gpu_rules_fire_at_their_thresholds_not_past(void **state)
 static void a_busy_device_fires_nothing(void **state)
 {
     (void)state;
-    dfs_gpu_idle_row idle[2];
-    dfs_gpu_type_row types[2];
-    dfs_gpu_rank r = rank_of(0, 0.5, 9, 0.4, 0.1, idle, 1, 0.2, types);
-    dfs_gpu_result g = {.ranks = &r, .nranks = 1};
     dfs_metrics m;
-    dfs_metrics_init(&m);
-    assert_true(dfs_report_gpu_metrics(&m, &g));
-    dfs_insight_rules *rules = shipped();
-    assert_false(fires(rules, &m, "low-gpu-utilization"));
-    assert_false(fires(rules, &m, "gpu-host-wait"));
-    assert_false(fires(rules, &m, "gpu-comm-exposed"));
-    dfs_insight_rules_free(rules);
+    bool fired[3];
+    one_rank(0.5, 9, 0.4, 0.1, 1, 0.2, &m, fired);
+    assert_false(fired[0] || fired[1] || fired[2]);
     dfs_metrics_free(&m);
 }
 
@@ -243,7 +235,7 @@ static void system_metrics_take_the_node_that_makes_the_case(void **state)
     at_and_past(&m, "sys-low-gpu-utilization", "sys-low-gpu-utilization.max_p95", "sys_gpu_p95", true);
     at_and_past(&m, "sys-cpu-saturated", "sys-cpu-saturated.min_p95", "sys_cpu_p95", false);
     at_and_past(&m, "sys-cpu-bottleneck", "sys-cpu-bottleneck.share", "sys_cpu_bottleneck_share", false);
-    dfs_insight_rules *shipped_rules = shipped();
+    dfs_insight_rules *shipped_rules = tu_shipped_rules();
     assert_true(fires(shipped_rules, &m, "sys-low-gpu-utilization"));
     assert_true(fires(shipped_rules, &m, "sys-cpu-saturated"));
     assert_true(fires(shipped_rules, &m, "sys-cpu-bottleneck"));

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "util/numstat.h"
 #include "util/u64map.h"
 #include "util/vec.h"
 
@@ -394,12 +395,6 @@ static bool pattern(dfs_iocalls *io, const dfs_run *run)
     return !n || note_file(io, run, &f, &best);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* "host:pid" of a process into buf. */
 static void proc_name(const dfs_run *run, const proc_io *p, char *buf, size_t n)
 {
@@ -432,9 +427,8 @@ static bool bandwidth(dfs_iocalls *io, const dfs_run *run)
     dfs_iocalls_result *r = &io->result;
     r->bw_processes = k;
     if (k) {
-        qsort(bw, k, sizeof *bw, cmp_double);
+        r->bw_median = dfs_median_inplace(bw, k);
         r->bw_min = bw[0];
-        r->bw_median = k % 2 ? bw[k / 2] : (bw[k / 2 - 1] + bw[k / 2]) / 2;
         r->bw_slowest_bytes = slow->bytes, r->bw_slowest_dur_ns = slow->dur_ns;
     }
     free(bw);
