@@ -42,6 +42,7 @@ static void init(void *args)
     dfs_tasks_options_init(&a->opt.tk);
     dfs_gpu_options_init(&a->opt.gpu);
     a->opt.gpu.sections = DFS_GPU_SEC_TEMPORAL | DFS_GPU_SEC_KERNELS | DFS_GPU_SEC_IDLE;
+    a->opt.gpu.skip_empty_files = true;
     dfs_rules_options_init(&a->opt.rules);
     dfs_metrics_init(&a->metrics);
 }

@@ -10,6 +10,9 @@
  * disjoint by construction, so they sum to S. Without a DFTracer process that computes or does
  * I/O, the steps' exclusive breakdown (each instant of a step to one concept, steps.h) over the
  * runs' steps is used; for DASF databases, each worker's task compute against the longest span.
+ * The GPU's numbers (gpu_metrics.c) and the system samples' (system_metrics.c) are no parts of it:
+ * they feed their rules and the verdict (compute-bound from the GPUs' own compute share; system
+ * samples alone get theirs from their utilizations).
  *
  * Invariants: a metric is set only when its source measured it (a missing one makes the rules
  * that need it "not evaluated", never a zero); times at stake are wall-clock seconds per rank

@@ -4,7 +4,8 @@
 # whose GPUs wait for the host and run collectives alone are launch-bound and communication-bound
 # (the least overlapped rank named); a device that computes almost all of its span is compute-bound
 # from the GPU's own numbers; a trace without device events has no GPU metric and its GPU rules are
-# not evaluated; ResNet-50 with num_workers=0 stays input-bound, its host wait being the data wait.
+# not evaluated; a DFTracer trace given after a profiler trace does not replace its rank's GPU
+# numbers; ResNet-50 with num_workers=0 stays input-bound, its host wait being the data wait.
 # Skipped (77) without the corpus.
 set -u
 DFSCOPE=$1
@@ -68,6 +69,12 @@ code 0 "no device events" "$DFSCOPE" report -q --format json -o "$T/cpu.json" "$
 check "no device events: no GPU metric" insight "$T/cpu.json" no-gpu-metric
 check "no device events: the GPU rules not evaluated" insight "$T/cpu.json" skipped low-gpu-utilization gpu_busy_share
 check "no device events: nor the communication's" insight "$T/cpu.json" skipped gpu-comm-exposed gpu_comm_exposed_share
+
+# a DFTracer trace after a profiler trace of rank 0 does not replace its GPU numbers
+printf '[\n{"id":"0","name":"read","cat":"POSIX","pid":"1","tid":"1","ts":"1700000000000000","dur":"10","ph":"X","args":{"hostname":"n","fname":"/d/x","ret":"10"}}\n' > "$T/z-trace.pfw"
+code 0 "a profiler trace, then a DFTracer trace" "$DFSCOPE" report -q --mix --format json -o "$T/mixed.json" \
+  "$H/trace_filter/sampled_rank-0.json.gz" "$T/z-trace.pfw"
+check "mixed: the GPU numbers of rank 0 kept" insight "$T/mixed.json" where gpu_idle_share "rank 0: 55.2 %"
 
 K=$TRACES/kineto/resnet50-dataloader
 code 0 "ResNet-50 num_workers=0" "$DFSCOPE" report -q --format json -o "$T/nw0.json" "$K"/resnet50_num_workers_0_*.pt.trace.json.gz
