@@ -1,7 +1,7 @@
 /* cmd_report.c - `dfscope report PATH...`: what the job is, where its wall time goes, the verdict
- * and the insights ranked by the time at stake, from the layered, overlap, steps, I/O-call and
- * tasks analyses of one read (report/compose.c), the rules of insights/ (analyze/insights/insights.h)
- * and the presentation of output/job_report.c. */
+ * and the insights ranked by the time at stake, from the layered, overlap, steps, I/O-call, tasks,
+ * gpu and profiler-rules analyses of one read (report/compose.c), the rules of insights/
+ * (analyze/insights/insights.h) and the presentation of output/job_report.c. */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +40,10 @@ static void init(void *args)
     a->opt.ov.scope = DFS_OVERLAP_PROCESS;
     dfs_steps_options_init(&a->opt.st);
     dfs_tasks_options_init(&a->opt.tk);
+    dfs_gpu_options_init(&a->opt.gpu);
+    a->opt.gpu.sections = DFS_GPU_SEC_TEMPORAL | DFS_GPU_SEC_KERNELS | DFS_GPU_SEC_IDLE;
+    a->opt.gpu.skip_empty_files = true;
+    dfs_rules_options_init(&a->opt.rules);
     dfs_metrics_init(&a->metrics);
 }
 
@@ -144,7 +148,7 @@ static int write_report(void *args, const dfs_cli_result *res)
     if (!dfs_report_build(res->run, res->result, a->rules, &a->metrics, &a->rep))
         return dfs_cli_error("report", DFS_EXIT_OUTPUT, "out of memory");
     a->rep.second_pass = res->reran ? res->reason : NULL;
-    a->rep.analyses = "layered, overlap, steps, I/O calls and tasks, on one read";
+    a->rep.analyses = "layered, overlap, steps, I/O calls, tasks, gpu and profiler rules, on one read";
     a->rep.paths = a->base.paths;
     a->rep.npaths = a->base.npaths;
     return dfs_cli_emit(&dfs_cmd_report, args, res, a->base.output);
@@ -190,9 +194,11 @@ const dfs_cli_command dfs_cmd_report = {
     .description =
         "What the job is (sources, ranks, span, events), where its wall time goes (compute, data wait\n"
         "and I/O not hidden by compute, checkpoint, other), the verdict (input-bound, storage-bound,\n"
-        "imbalanced, compute-bound, balanced) and the insights ranked by the time at stake, each\n"
-        "with its evidence, a remedy and the command that shows more. The layered, overlap, steps\n"
-        "and (DASF) tasks analyses run on one read of the inputs; the rules are data (docs/REPORT.md).",
+        "imbalanced, launch-bound, communication-bound, CPU-bound, compute-bound, balanced) and the\n"
+        "insights ranked by the time at stake, each with its evidence, a remedy and the command that\n"
+        "shows more. The layered, overlap, steps, (DASF) tasks, (profiler traces' device events) gpu\n"
+        "and (SageMaker Debugger) profiler-rules analyses run on one read of the inputs; the rules\n"
+        "are data (docs/REPORT.md).",
     .options = options,
     .groups = DFS_CLI_READING | DFS_CLI_JOBS,
     .args_size = sizeof(report_args),

@@ -169,10 +169,17 @@ static void text_job(FILE *out, const dfs_job_report *r)
     if (r->ranks)
         fprintf(out, "%llu %s; ", (unsigned long long)r->ranks, r->ranks_what);
     for (size_t i = 0; i < r->nkinds; i++) {
-        char ev[32];
-        fprintf(out, "%s%s: %llu file%s, %s events", i ? "; " : "", r->kinds[i].name,
-                (unsigned long long)r->kinds[i].files, r->kinds[i].files == 1 ? "" : "s",
-                dfs_fmt_count(ev, sizeof ev, r->kinds[i].events));
+        const dfs_report_kind *k = &r->kinds[i];
+        char ev[32], md[32], all[32];
+        fprintf(out, "%s%s: %llu file%s, ", i ? "; " : "", k->name, (unsigned long long)k->files,
+                k->files == 1 ? "" : "s");
+        /* the analyses count events without the metadata records; both numbers, so that neither
+         * contradicts what `dfscope stats` (records) or `analyze` (events) says */
+        if (k->metadata)
+            fprintf(out, "%s records (%s events, %s metadata)", dfs_fmt_count(all, sizeof all, k->events),
+                    dfs_fmt_count(ev, sizeof ev, k->events - k->metadata), dfs_fmt_count(md, sizeof md, k->metadata));
+        else
+            fprintf(out, "%s events", dfs_fmt_count(ev, sizeof ev, k->events));
     }
     if (!r->nkinds)
         fprintf(out, "%llu file%s of no known kind", (unsigned long long)r->files, r->files == 1 ? "" : "s");
@@ -309,6 +316,7 @@ static void json_job(dfs_jw *w, const dfs_job_report *r)
     dfs_jw_object(w, "job");
     dfs_jw_uint(w, "files", r->files);
     dfs_jw_uint(w, "events", r->events);
+    dfs_jw_uint(w, "metadata_records", r->metadata);
     dfs_jw_uint(w, "ranks", r->ranks);
     if (r->ranks_what)
         dfs_jw_cstr(w, "ranks_are", r->ranks_what);
@@ -323,6 +331,7 @@ static void json_job(dfs_jw *w, const dfs_job_report *r)
         dfs_jw_cstr(w, "kind", r->kinds[i].name);
         dfs_jw_uint(w, "files", r->kinds[i].files);
         dfs_jw_uint(w, "events", r->kinds[i].events);
+        dfs_jw_uint(w, "metadata_records", r->kinds[i].metadata);
         dfs_jw_bool(w, "analysed", r->kinds[i].analysed);
         if (!r->kinds[i].analysed) {
             dfs_jw_cstr(w, "why_not", r->kinds[i].why);

@@ -10,6 +10,9 @@
  * disjoint by construction, so they sum to S. Without a DFTracer process that computes or does
  * I/O, the steps' exclusive breakdown (each instant of a step to one concept, steps.h) over the
  * runs' steps is used; for DASF databases, each worker's task compute against the longest span.
+ * The GPU's numbers (gpu_metrics.c) and the system samples' (system_metrics.c) are no parts of it:
+ * they feed their rules and the verdict (compute-bound from the GPUs' own compute share; system
+ * samples alone get theirs from their utilizations).
  *
  * Invariants: a metric is set only when its source measured it (a missing one makes the rules
  * that need it "not evaluated", never a zero); times at stake are wall-clock seconds per rank
@@ -35,17 +38,19 @@ static const char *const kind_commands[DFS_KIND_COUNT] = {
 
 /* ---- the job ---- */
 
-static void job_facts(const dfs_run *run, bool steps_found, bool tasks_found, dfs_job_report *rep)
+static void job_facts(const dfs_run *run, bool steps_found, bool tasks_found, bool device_found,
+                      bool samples_found, dfs_job_report *rep)
 {
-    uint64_t files[DFS_KIND_COUNT] = {0}, events[DFS_KIND_COUNT] = {0};
+    uint64_t files[DFS_KIND_COUNT] = {0}, events[DFS_KIND_COUNT] = {0}, metadata[DFS_KIND_COUNT] = {0};
     bool first = true;
     for (size_t i = 0; i < dfs_run_file_count(run); i++) {
         const dfs_file_info *f = dfs_run_file(run, i);
         rep->files++;
         rep->events += f->records;
+        rep->metadata += f->phase_counts[DFS_PHASE_METADATA];
         int k = dfs_input_kind_of(f->dialect);
         if (k >= 0)
-            files[k]++, events[k] += f->records;
+            files[k]++, events[k] += f->records, metadata[k] += f->phase_counts[DFS_PHASE_METADATA];
         if (!f->have_span || f->relative_time)
             continue;
         int64_t a = dfs_file_abs_ns(f, f->span_start_ns), b = dfs_file_abs_ns(f, f->span_end_ns);
@@ -61,13 +66,14 @@ static void job_facts(const dfs_run *run, bool steps_found, bool tasks_found, df
         /* the kinds whose training steps the steps analysis reads are analysed when it found some */
         bool stepped = k == DFS_KIND_PROFILER || k == DFS_KIND_CHROME || k == DFS_KIND_COMPOSER ||
                        k == DFS_KIND_SMDEBUG_FRAMEWORK;
-        bool analysed = k == DFS_KIND_DFTRACER || (stepped && steps_found) || (k == DFS_KIND_DASF && tasks_found);
+        bool analysed = k == DFS_KIND_DFTRACER || (stepped && steps_found) || (k == DFS_KIND_DASF && tasks_found) ||
+                        (k == DFS_KIND_PROFILER && device_found) || (k == DFS_KIND_SMDEBUG_SYSTEM && samples_found);
         const char *why = analysed ? NULL
                           : stepped                ? "no training step found in them"
                           : k == DFS_KIND_DASF    ? "no Compute event found in them"
                                     : "not analysed by the report yet";
         rep->kinds[rep->nkinds++] = (dfs_report_kind){dfs_input_kind_name(k), files[k], events[k], analysed, why,
-                                                      analysed ? NULL : kind_commands[k]};
+                                                      analysed ? NULL : kind_commands[k], metadata[k]};
     }
 }
 
@@ -242,6 +248,41 @@ static void wait_metrics(dfs_metrics *m, const dfs_steps_result *st, const split
     }
 }
 
+/* Random against sequential access, from the data calls with an offset; none without offsets. */
+static void pattern_metrics(dfs_metrics *m, const dfs_iocalls_result *io, double ranks)
+{
+    if (!io->pattern_ops)
+        return;
+    char where[1100] = "";
+    if (io->random_file)
+        snprintf(where, sizeof where, "%s, %.1f %% of its calls", io->random_file,
+                 100 * share((double)io->random_file_ops, (double)io->random_file_pattern_ops));
+    dfs_metrics_set(m, "io_pattern_ops", (double)io->pattern_ops, DFS_MU_COUNT, NULL);
+    dfs_metrics_set(m, "io_random_ops", (double)io->random_ops, DFS_MU_COUNT, NULL);
+    dfs_metrics_set(m, "io_random_share", share((double)io->random_ops, (double)io->pattern_ops), DFS_MU_SHARE,
+                    io->random_file ? where : NULL);
+    dfs_metrics_set(m, "io_random_s", (double)io->random_dur_ns / 1e9 / ranks, DFS_MU_SECONDS, NULL);
+}
+
+/* The bandwidth each process achieves in its reads and writes: the slowest against the median. */
+static void bandwidth_metrics(dfs_metrics *m, const dfs_iocalls_result *io)
+{
+    if (!io->bw_processes)
+        return;
+    double dur = (double)io->bw_slowest_dur_ns / 1e9, bytes = (double)io->bw_slowest_bytes;
+    dfs_metrics_set(m, "io_bw_ranks", (double)io->bw_processes, DFS_MU_COUNT, NULL);
+    dfs_metrics_set(m, "io_bw_bytes", (double)io->bw_bytes, DFS_MU_BYTES, NULL);
+    dfs_metrics_set(m, "io_rank_bw_min", io->bw_min, DFS_MU_BYTES, io->bw_slowest);
+    dfs_metrics_set(m, "io_rank_bw_median", io->bw_median, DFS_MU_BYTES, NULL);
+    dfs_metrics_set(m, "io_rank_bw_min_over_median", share(io->bw_min, io->bw_median), DFS_MU_RATIO,
+                    io->bw_slowest);
+    dfs_metrics_set(m, "io_rank_bw_bytes", bytes, DFS_MU_BYTES, io->bw_slowest);
+    dfs_metrics_set(m, "io_rank_bw_data_s", dur, DFS_MU_SECONDS, io->bw_slowest);
+    if (io->bw_median > 0)
+        dfs_metrics_set(m, "io_rank_bw_excess_s", fmax(dur - bytes / io->bw_median, 0), DFS_MU_SECONDS,
+                        io->bw_slowest);
+}
+
 static bool io_metrics(dfs_metrics *m, const dfs_iocalls_result *io, double ranks)
 {
     const dfs_iocall *t = &io->total;
@@ -267,6 +308,8 @@ static bool io_metrics(dfs_metrics *m, const dfs_iocalls_result *io, double rank
                         DFS_MU_SHARE, io->hot_file);
         dfs_metrics_set(m, "hot_file_s", (double)io->hot_file_dur_ns / 1e9 / ranks, DFS_MU_SECONDS, io->hot_file);
     }
+    pattern_metrics(m, io, ranks);
+    bandwidth_metrics(m, io);
     double meta = 0, data = 0;
     for (size_t i = 0; i < io->ncalls; i++) {
         if (dfs_iocall_is_data(io->calls[i].name))
@@ -651,7 +694,37 @@ static bool dasf_metrics(dfs_metrics *m, const dfs_run *run, const dfs_tasks_res
     return ok && !m->nomem;
 }
 
+/* ---- GPU ---- */
+
+static bool has_device_work(const dfs_gpu_result *g)
+{
+    for (size_t i = 0; g && i < g->nranks; i++)
+        if (g->ranks[i].device_rows)
+            return true;
+    return false;
+}
+
 /* ---- verdict ---- */
+
+/* System samples without a breakdown: their utilizations say the job is not held back by what
+ * they measure; false without them. */
+static bool system_verdict(dfs_job_report *rep)
+{
+    const dfs_metric *cpu = dfs_metrics_get(rep->metrics, "sys_cpu_p95");
+    const dfs_metric *gpu = dfs_metrics_get(rep->metrics, "sys_gpu_p95");
+    if (!cpu && !gpu)
+        return false;
+    char cpu_text[32] = "n/a", gpu_text[48] = "";
+    if (cpu)
+        snprintf(cpu_text, sizeof cpu_text, "%.1f %%", 100 * cpu->value);
+    if (gpu)
+        snprintf(gpu_text, sizeof gpu_text, ", GPU %.1f %%", 100 * gpu->value);
+    snprintf(rep->verdict, sizeof rep->verdict, "no bottleneck found");
+    snprintf(rep->verdict_why, sizeof rep->verdict_why,
+             "system samples only (no steps): p95 utilization CPU %s%s, and no rule fired (%zu rules evaluated)",
+             cpu_text, gpu_text, rep->insights.evaluated);
+    return true;
+}
 
 static void verdict(dfs_job_report *rep)
 {
@@ -662,6 +735,12 @@ static void verdict(dfs_job_report *rep)
         const char *v = rep->insights.v[i].verdict ? rep->insights.v[i].verdict : rep->insights.v[i].title;
         if (!v || rep->insights.v[i].severity == DFS_SEV_INFO || strstr(rep->verdict, v))
             continue;
+        /* a label that does not fit whole is left out, and the cut said, rather than cut mid-word */
+        size_t len = strlen(v) + (used ? 2 : 0);
+        if (used && used + len + 5 >= sizeof rep->verdict) {
+            snprintf(rep->verdict + used, sizeof rep->verdict - used, ", ...");
+            break;
+        }
         used += (size_t)snprintf(rep->verdict + used, sizeof rep->verdict - used, "%s%s", used ? ", " : "", v);
         if (used >= sizeof rep->verdict)
             break;
@@ -672,11 +751,20 @@ static void verdict(dfs_job_report *rep)
         return;
     }
     double compute = rep->nparts && strcmp(rep->parts[0].id, "compute") == 0 ? rep->parts[0].seconds : 0;
+    const dfs_metric *gpu_compute = rep->metrics ? dfs_metrics_get(rep->metrics, "gpu_compute_share") : NULL;
     const dfs_report_kind *left = NULL;
     for (size_t i = 0; i < rep->nkinds; i++)
         if (!rep->kinds[i].analysed && !left)
             left = &rep->kinds[i];
-    if ((!rep->nparts || !(rep->breakdown_wall_s > 0)) && left) {
+    if (gpu_compute && gpu_compute->value >= 0.5) {
+        /* the device's own time says it better than the steps' compute, which counts host ops too */
+        snprintf(rep->verdict, sizeof rep->verdict, "compute-bound");
+        snprintf(rep->verdict_why, sizeof rep->verdict_why,
+                 "the GPUs compute %.1f %% of their span (first to last device event) and no rule found time lost "
+                 "to waiting", 100 * gpu_compute->value);
+    } else if ((!rep->nparts || !(rep->breakdown_wall_s > 0)) && system_verdict(rep)) {
+        /* system_verdict said it */
+    } else if ((!rep->nparts || !(rep->breakdown_wall_s > 0)) && left) {
         snprintf(rep->verdict, sizeof rep->verdict, "no verdict");
         snprintf(rep->verdict_why, sizeof rep->verdict_why,
                  "%s: %s; for them: %s", left->name, left->why, left->commands);
@@ -723,7 +811,12 @@ static void more(dfs_job_report *rep, const dfs_report_results *r, bool dftracer
         rep->more[rep->nmore++] = "dfscope steps --details: every step, its data wait and the verdicts' evidence";
         rep->more[rep->nmore++] = "dfscope timeline --slowest-step -o slow.svg: the slowest step, drawn";
     }
-    if (r->tk && r->tk->computes)
+    if (r->rules && r->rules->samples)
+        rep->more[rep->nmore++] = "dfscope rules: the SageMaker Debugger profiler rules over the system samples";
+    if (has_device_work(r->gpu) && rep->nmore < 6)
+        rep->more[rep->nmore++] = "dfscope gpu: device idle time by cause, kernels by type and name, communication "
+                                  "overlap";
+    if (r->tk && r->tk->computes && rep->nmore < 6)
         rep->more[rep->nmore++] = "dfscope tasks: function and task bottlenecks, worker balance, the critical path";
     for (size_t i = 0; i < rep->nkinds && rep->nmore < 6; i++)
         if (!rep->kinds[i].analysed)
@@ -734,7 +827,8 @@ bool dfs_report_build(const dfs_run *run, const dfs_report_results *r, const dfs
                       dfs_metrics *m, dfs_job_report *rep)
 {
     memset(rep, 0, sizeof *rep);
-    job_facts(run, r->st && r->st->total.steps, r->tk && r->tk->computes, rep);
+    job_facts(run, r->st && r->st->total.steps, r->tk && r->tk->computes, has_device_work(r->gpu),
+              r->rules && r->rules->samples, rep);
     split sp;
     bool have_split = overlap_breakdown(r->ov, rep, &sp);
     if (!have_split)
@@ -753,7 +847,8 @@ bool dfs_report_build(const dfs_run *run, const dfs_report_results *r, const dfs
         dfs_metrics_set(m, "io_exposed_s", sp.io, DFS_MU_SECONDS, NULL);
         dfs_metrics_set(m, "io_exposed_share", share(sp.io, sp.span), DFS_MU_SHARE, NULL);
     }
-    bool ok = io_metrics(m, r->io, ranks) && rank_io_metrics(m, r->ov);
+    bool ok = io_metrics(m, r->io, ranks) && rank_io_metrics(m, r->ov) && dfs_report_gpu_metrics(m, r->gpu) &&
+              dfs_report_system_metrics(m, r->rules);
     if (ok && r->st && r->st->nruns) {
         ok = rank_step_metrics(m, r->st) && step_metrics(m, r->st) && first_step_metrics(m, r->st);
         loader_metrics(m, r->st);

@@ -22,6 +22,7 @@ typedef struct dfs_report_kind {
     bool analysed;         /* the report's analyses cover it */
     const char *why;       /* when not: why ("no training step found in them") */
     const char *commands;  /* when not: the commands that answer for it */
+    uint64_t metadata;     /* of its events (records), the metadata records (process names, ...) */
 } dfs_report_kind;
 
 /* One part of the wall-time breakdown. */
@@ -69,5 +70,6 @@ typedef struct dfs_job_report {
     size_t nmore;
     char *const *paths;            /* the inputs as given, for the commands shown */
     int npaths;
+    uint64_t metadata;             /* of events (every record read), the metadata records */
 } dfs_job_report;
 #endif

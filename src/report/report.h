@@ -1,5 +1,6 @@
 /* report.h - the job report as a library: the composite analysis that feeds the layered,
- * overlap, steps, I/O-call and (on DASF inputs) tasks consumers from one read (compose.c), and
+ * overlap, steps, I/O-call, (on DASF inputs) tasks, (on profiler traces) gpu and (on SageMaker
+ * Debugger files) profiler-rules consumers from one read (compose.c), and
  * the building of the job report (job_report.h) from their results (build.c). `dfscope report`
  * (cli/cmd_report.c) declares the command over them; output/job_report.c writes the report.
  *
@@ -8,10 +9,12 @@
 #ifndef DFS_REPORT_H
 #define DFS_REPORT_H
 #include "analyze/common/analysis.h"
+#include "analyze/gpu/gpu.h"
 #include "analyze/insights/insights.h"
 #include "analyze/insights/iocalls.h"
 #include "analyze/layered/layered.h"
 #include "analyze/overlap/overlap.h"
+#include "analyze/rules/rules.h"
 #include "analyze/steps/steps.h"
 #include "analyze/tasks/tasks.h"
 #include "report/job_report.h"
@@ -29,6 +32,8 @@ typedef struct dfs_report_options {
     dfs_overlap_class_def extra[2];
     char extra_text[2][1024];
     char rerun_reason[320]; /* why a second pass was read (outlives the first pass's objects) */
+    dfs_gpu_options gpu;    /* exact semantics; the sections the report's metrics read */
+    dfs_rules_options rules; /* the profiler rules, clean mode, all of them */
 } dfs_report_options;
 
 typedef struct dfs_report_results {
@@ -37,6 +42,8 @@ typedef struct dfs_report_results {
     const dfs_steps_result *st;
     const dfs_iocalls_result *io;
     const dfs_tasks_result *tk; /* NULL without DASF inputs */
+    const dfs_gpu_result *gpu;  /* NULL without profiler traces */
+    const dfs_rules_result *rules; /* NULL without SageMaker Debugger files */
 } dfs_report_results;
 
 /* The analyses of the report on one read (analysis.h: consumers), opt: dfs_report_options; its
@@ -51,4 +58,14 @@ void dfs_report_overlap_classes(dfs_report_options *o);
 bool dfs_report_build(const dfs_run *run, const dfs_report_results *r, const dfs_insight_rules *rules,
                       dfs_metrics *metrics, dfs_job_report *out);
 void dfs_report_build_free(dfs_job_report *rep);
+
+/* The GPU metrics (gpu_*) of the ranks with device work in g (gpu_metrics.c); the launch wait
+ * leaves out the data wait, so exposed_wait_s must be set before when measured. false when out of
+ * memory. */
+bool dfs_report_gpu_metrics(dfs_metrics *m, const dfs_gpu_result *g);
+
+/* The system metrics (sys_*) of the profiler rules' result r (system_metrics.c): utilization and
+ * I/O wait quantiles from OverallSystemUsage, the bottleneck shares of CPUBottleneck and
+ * IOBottleneck where they were evaluated. false when out of memory. */
+bool dfs_report_system_metrics(dfs_metrics *m, const dfs_rules_result *r);
 #endif

@@ -114,7 +114,7 @@ else
   DLIO=$TRACES/dftracer/dlio-unet3d-hdf5-8rank
   code 0 "DLIO 8 ranks" "$DFSCOPE" report "$DLIO"
   check "DLIO: input-bound and storage-bound" grep -q "^verdict: INPUT-BOUND, STORAGE-BOUND" "$T/out"
-  check "DLIO: 8 processes" grep -q "^job: 8 processes; DFTracer traces: 8 files, 18,279 events; layers of preset dlio$" "$T/out"
+  check "DLIO: 8 processes" grep -q "^job: 8 processes; DFTracer traces: 8 files, 18,279 records (18,039 events, 240 metadata); layers of preset dlio$" "$T/out"
   check "DLIO: the pread share as evidence" grep -q "of the I/O time is pread" "$T/out"
   check "DLIO: at most 40 lines" [ "$(wc -l < "$T/out")" -le 40 ]
   code 0 "DLIO, JSON" "$DFSCOPE" report --format json -o "$T/dlio.json" "$DLIO"
@@ -167,7 +167,7 @@ assert [f for f in i['evidence']['facts'] if f['metric']=='top_function_share'][
   check "DASF, resource samples only: no verdict, why" grep -q "no Compute event found in them" "$T/out"
   SYS=$TRACES/smdebug/tests/profiler/resources/1591160699.algo-1.json
   code 0 "smdebug system metrics" "$DFSCOPE" report -q "$SYS"
-  check "smdebug system metrics: no verdict, dfscope rules named" grep -q "^not in this report: SageMaker Debugger system metrics (1 file), not analysed by the report yet: dfscope rules answers for them" "$T/out"
+  check "smdebug system metrics: a verdict from the profiler rules' numbers" grep -q "^verdict: LOW GPU UTILIZATION" "$T/out"
   code 0 "nw0, JSON" "$DFSCOPE" report -q --format json -o "$T/nw0.json" "$K"/resnet50_num_workers_0_*.pt.trace.json.gz
   check "nw0, JSON: invariants" json_ok "$T/nw0.json"
   check "nw0, JSON: input-bound" has_id "$T/nw0.json" input-bound

@@ -13,16 +13,7 @@
 
 #include "analyze/insights/insights_internal.h"
 #include "analyze/insights/iocalls.h"
-
-static dfs_insight_rules *shipped(void)
-{
-    char err[512] = "";
-    dfs_insight_rules *r = dfs_insight_rules_new();
-    assert_non_null(r);
-    if (!dfs_insight_rules_add_builtin(r, err, sizeof err))
-        fail_msg("shipped rules: %s", err);
-    return r;
-}
+#include "testutil.h"
 
 static bool fired(const dfs_insights *in, const char *id)
 {
@@ -54,7 +45,7 @@ static bool fires_with(const dfs_insight_rules *r, const dfs_metrics *m, const c
 static void every_rule_fires_at_its_threshold_not_below(void **state)
 {
     (void)state;
-    dfs_insight_rules *r = shipped();
+    dfs_insight_rules *r = tu_shipped_rules();
     assert_true(r->n >= 14);
     for (size_t i = 0; i < r->n; i++) {
         const insight_rule *rule = &r->v[i];
@@ -78,7 +69,7 @@ static void every_rule_fires_at_its_threshold_not_below(void **state)
 static void a_missing_metric_is_not_evaluated(void **state)
 {
     (void)state;
-    dfs_insight_rules *r = shipped();
+    dfs_insight_rules *r = tu_shipped_rules();
     dfs_metrics m;
     dfs_metrics_init(&m);
     dfs_metrics_set(&m, "exposed_wait_share", 0.5, DFS_MU_SHARE, NULL); /* no exposed_wait_s */
@@ -115,7 +106,7 @@ static dfs_severity severity_at(const dfs_insight_rules *r, double stake, double
 static void severity_follows_the_time_at_stake(void **state)
 {
     (void)state;
-    dfs_insight_rules *r = shipped();
+    dfs_insight_rules *r = tu_shipped_rules();
     assert_int_equal(severity_at(r, 25, 100), DFS_SEV_CRITICAL);
     assert_int_equal(severity_at(r, nextafter(25, 0), 100), DFS_SEV_WARNING);
     assert_int_equal(severity_at(r, 5, 100), DFS_SEV_WARNING);
@@ -129,7 +120,7 @@ static void severity_follows_the_time_at_stake(void **state)
 static void params_move_thresholds(void **state)
 {
     (void)state;
-    dfs_insight_rules *r = shipped();
+    dfs_insight_rules *r = tu_shipped_rules();
     char err[256];
     assert_true(dfs_insight_rules_set_param(r, "input-bound.share", "0.5", err, sizeof err));
     dfs_metrics m;
@@ -150,7 +141,7 @@ static void params_move_thresholds(void **state)
 static void insights_are_ordered_by_time_at_stake(void **state)
 {
     (void)state;
-    dfs_insight_rules *r = shipped();
+    dfs_insight_rules *r = tu_shipped_rules();
     dfs_metrics m;
     dfs_metrics_init(&m);
     dfs_metrics_set(&m, "exposed_wait_share", 0.5, DFS_MU_SHARE, NULL);
@@ -183,7 +174,7 @@ static const char my_rule[] = "rules:\n"
 static void a_rule_file_replaces_by_id(void **state)
 {
     (void)state;
-    dfs_insight_rules *r = shipped();
+    dfs_insight_rules *r = tu_shipped_rules();
     size_t n = r->n;
     char err[256];
     assert_true(dfs_insight_rules_add_text(r, my_rule, sizeof my_rule - 1, "mine.yaml", err, sizeof err));

@@ -184,3 +184,13 @@ void tu_in_child(int (*fn)(void))
     assert_int_equal(WEXITSTATUS(status), 0);
 #endif
 }
+
+dfs_insight_rules *tu_shipped_rules(void)
+{
+    char err[512] = "";
+    dfs_insight_rules *r = dfs_insight_rules_new();
+    assert_non_null(r);
+    if (!dfs_insight_rules_add_builtin(r, err, sizeof err))
+        fail_msg("shipped rules: %s", err);
+    return r;
+}

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "analyze/insights/insights.h"
 #include "dfscope.h"
 #include "parse/pctx.h"
 
@@ -17,6 +18,10 @@ void tu_require_corpus(void);
 /* Writes bytes to a fresh temporary file and returns its path (static buffer per call slot); the
  * file is removed when the test program exits. */
 const char *tu_temp_file(const char *suffix, const void *data, size_t len);
+
+/* The report's shipped rules (the test fails when they do not load); free with
+ * dfs_insight_rules_free. */
+dfs_insight_rules *tu_shipped_rules(void);
 
 /* A run with `jobs` threads and, when not 0, explicit piece sizes for plain and gzip files. */
 dfs_run *tu_run(int jobs, uint64_t chunk_bytes, uint64_t gzip_segment_bytes);

@@ -549,6 +549,8 @@ const dfs_gpu_result *dfs_gpu_finish(dfs_gpu *g, const dfs_run *run)
         size_t j = i;
         while (j < n && r[j].file == f)
             j++;
+        if (j == i && g->opt.skip_empty_files)
+            continue;
         if (hta && f < g->all.fractional.n && g->all.fractional.v[f])
             round_rows(r + i, j - i);
         int64_t rank = file_rank(run, (uint32_t)f, hta);

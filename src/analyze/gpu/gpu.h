@@ -47,6 +47,8 @@ typedef struct dfs_gpu_options {
     double name_share;     /* ... and (exact) names up to this share of the type's time (0.8) */
     int64_t kernel_wait_ns; /* idle: a gap shorter than this, not waiting on the host, is the
                                kernels' own (30 µs) */
+    bool skip_empty_files;  /* a file that gave no event has no rank (the report feeds the profiler
+                               traces only: another file must not replace a rank); false */
 } dfs_gpu_options;
 
 void dfs_gpu_options_init(dfs_gpu_options *o);

@@ -1,6 +1,8 @@
 /* iocalls.c - the I/O calls consumer (iocalls.h): per worker an open-addressing table by call
  * name id, merged by id (one run interns a name once, whatever thread met it first) and then
- * ordered by content, so the result is the same for any -j. */
+ * ordered by content, so the result is the same for any -j. The access pattern keeps every data
+ * call with an offset (64 bytes each) and sorts them at the end by file, process and time, so a
+ * call's predecessor does not depend on which worker read it. */
 #include "analyze/insights/iocalls.h"
 
 #include <math.h>
@@ -9,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "util/numstat.h"
 #include "util/u64map.h"
 #include "util/vec.h"
 
@@ -32,8 +35,27 @@ typedef struct files {
     bool nomem;
 } files;
 
+/* A read or write with an offset, for the access pattern. */
+typedef struct access {
+    dfs_str fname, host;
+    int64_t pid, ts;
+    uint64_t where; /* input file << 40 | record offset: a tie-break fixed by the input */
+    uint64_t off, size, dur_ns;
+} access;
+
+/* The reads and writes of one process. */
+typedef struct proc_io {
+    dfs_str host;
+    int64_t pid;
+    uint64_t bytes, dur_ns;
+} proc_io;
+
 typedef struct worker {
     files f;
+    DFS_VEC(access) acc;
+    DFS_VEC(proc_io) procs;
+    size_t last_proc; /* the process of the last call: batches hold one process's calls in a row */
+    bool oom;
     slot t[SLOTS];
     dfs_iocall overflow; /* calls past SLOTS distinct names, kept in the total only */
     dfs_str cat_ids[CAT_CACHE];
@@ -47,7 +69,7 @@ struct dfs_iocalls {
     bool nomem;
     dfs_iocall *calls;
     char *names; /* the names' bytes, NUL-separated */
-    char *hot_file;
+    char *hot_file, *random_file, *bw_slowest;
     dfs_iocalls_result result;
 };
 
@@ -129,6 +151,35 @@ static int64_t size_of(const dfs_event *ev, bool data)
     return size && dfs_value_int(size, &v) && v >= 0 ? v : -1;
 }
 
+static void proc_add(worker *w, const proc_io *x)
+{
+    size_t i = w->last_proc;
+    if (i >= w->procs.n || w->procs.v[i].host != x->host || w->procs.v[i].pid != x->pid)
+        for (i = 0; i < w->procs.n; i++)
+            if (w->procs.v[i].host == x->host && w->procs.v[i].pid == x->pid)
+                break;
+    if (i == w->procs.n && !dfs_vec_push(&w->procs, ((proc_io){x->host, x->pid, 0, 0}))) {
+        w->oom = true;
+        return;
+    }
+    w->procs.v[i].bytes += x->bytes, w->procs.v[i].dur_ns += x->dur_ns;
+    w->last_proc = i;
+}
+
+/* A read or write: its process's bandwidth, and its access when it says its offset. */
+static void data_call(worker *w, const dfs_event *ev, int64_t size)
+{
+    proc_add(w, &(proc_io){ev->host, ev->pid, (uint64_t)size, (uint64_t)ev->dur});
+    int64_t off;
+    const dfs_value *v = dfs_event_arg(ev, DFS_KEY_STR(DFS_KEY_OFFSET));
+    if (!ev->fname || !v || !dfs_value_int(v, &off) || off < 0)
+        return;
+    access a = {ev->fname, ev->host, ev->pid, ev->ts, (uint64_t)ev->file << 40 | ev->offset, (uint64_t)off,
+                (uint64_t)size, (uint64_t)ev->dur};
+    if (!dfs_vec_push(&w->acc, a))
+        w->oom = true;
+}
+
 static void on_batch(void *state, const dfs_run *run, const dfs_batch *b)
 {
     worker *w = state;
@@ -148,6 +199,8 @@ static void on_batch(void *state, const dfs_run *run, const dfs_batch *b)
                 c.under_1m = 1, c.under_1m_dur_ns = c.dur_ns;
         }
         add(sl ? &sl->v : &w->overflow, &c);
+        if (sl && sl->data && size >= 0)
+            data_call(w, ev, size);
         if (ev->fname)
             file_add(&w->f, ev->fname, c.dur_ns, c.bytes);
     }
@@ -176,8 +229,13 @@ static void worker_end(void *user, const dfs_run *run, void *state)
     add(&io->merged.overflow, &w->overflow);
     for (size_t i = 0; i < w->f.v.n; i++)
         file_add(&io->merged.f, w->f.v.v[i].name, w->f.v.v[i].dur_ns, w->f.v.v[i].bytes);
-    io->nomem |= w->f.nomem;
+    io->nomem |= w->f.nomem || w->oom || !dfs_vec_append(&io->merged.acc, &w->acc);
+    for (size_t i = 0; i < w->procs.n; i++)
+        proc_add(&io->merged, &w->procs.v[i]);
+    io->nomem |= io->merged.oom;
     files_free(&w->f);
+    dfs_vec_free(&w->acc);
+    dfs_vec_free(&w->procs);
     free(w);
 }
 
@@ -187,7 +245,8 @@ dfs_iocalls *dfs_iocalls_new(void)
     if (!io)
         return NULL;
     io->consumer = (dfs_consumer){.user = io,
-                                  .want = {.keys = DFS_KEYBIT(DFS_KEY_SIZE) | DFS_KEYBIT(DFS_KEY_RET)},
+                                  .want = {.keys = DFS_KEYBIT(DFS_KEY_SIZE) | DFS_KEYBIT(DFS_KEY_RET) |
+                                                   DFS_KEYBIT(DFS_KEY_OFFSET)},
                                   .worker_begin = worker_begin,
                                   .on_batch = on_batch,
                                   .worker_end = worker_end};
@@ -201,7 +260,11 @@ void dfs_iocalls_free(dfs_iocalls *io)
     free(io->calls);
     free(io->names);
     free(io->hot_file);
+    free(io->random_file);
+    free(io->bw_slowest);
     files_free(&io->merged.f);
+    dfs_vec_free(&io->merged.acc);
+    dfs_vec_free(&io->merged.procs);
     free(io);
 }
 
@@ -222,6 +285,18 @@ static int cmp_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return x < y ? -1 : x > y;
+}
+
+/* A copy of a run's string, NUL-terminated, into *dst (freed first); false when out of memory. */
+static bool keep_text(char **dst, const char *s, size_t len)
+{
+    free(*dst);
+    *dst = malloc(len + 1);
+    if (!*dst)
+        return false;
+    memcpy(*dst, s, len);
+    (*dst)[len] = '\0';
+    return true;
 }
 
 /* The files' facts: the hot file (the most time; ties to the first by name), the median bytes. */
@@ -251,14 +326,117 @@ static bool by_file(dfs_iocalls *io, const dfs_run *run)
     free(bytes);
     size_t len;
     const char *s = dfs_str_get(run, hot->name, &len);
-    free(io->hot_file);
-    io->hot_file = malloc(len + 1);
-    if (!io->hot_file)
+    if (!keep_text(&io->hot_file, s, len))
         return false;
-    memcpy(io->hot_file, s, len);
-    io->hot_file[len] = '\0';
     r->hot_file = io->hot_file;
     r->hot_file_dur_ns = hot->dur_ns;
+    return true;
+}
+
+static int cmp_access(const void *a, const void *b)
+{
+    const access *x = a, *y = b;
+    if (x->fname != y->fname)
+        return x->fname < y->fname ? -1 : 1;
+    if (x->host != y->host)
+        return x->host < y->host ? -1 : 1;
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    if (x->ts != y->ts)
+        return x->ts < y->ts ? -1 : 1;
+    return (x->where > y->where) - (x->where < y->where);
+}
+
+typedef struct file_pattern {
+    dfs_str name;
+    uint64_t ops, random, random_dur_ns;
+} file_pattern;
+
+/* Keeps the file with the most random-access time (ties: the first by name) in the result. */
+static bool note_file(dfs_iocalls *io, const dfs_run *run, const file_pattern *f, dfs_str *best)
+{
+    dfs_iocalls_result *r = &io->result;
+    r->pattern_ops += f->ops, r->random_ops += f->random, r->random_dur_ns += f->random_dur_ns;
+    if (!f->random || (*best && (f->random_dur_ns < r->random_file_dur_ns ||
+                                 (f->random_dur_ns == r->random_file_dur_ns && dfs_str_cmp(run, f->name, *best) >= 0))))
+        return true;
+    *best = f->name;
+    r->random_file_ops = f->random, r->random_file_pattern_ops = f->ops, r->random_file_dur_ns = f->random_dur_ns;
+    size_t len;
+    const char *s = dfs_str_get(run, f->name, &len);
+    if (!keep_text(&io->random_file, s, len))
+        return false;
+    r->random_file = io->random_file;
+    return true;
+}
+
+/* Sequential or random, each data call with an offset against its process's previous one on
+ * the same file (iocalls.h). */
+static bool pattern(dfs_iocalls *io, const dfs_run *run)
+{
+    access *a = io->merged.acc.v;
+    size_t n = io->merged.acc.n;
+    if (n)
+        qsort(a, n, sizeof *a, cmp_access);
+    dfs_str best = 0;
+    file_pattern f = {0};
+    for (size_t i = 0; i < n; i++) {
+        if (i && a[i].fname != f.name && !note_file(io, run, &f, &best))
+            return false;
+        if (!i || a[i].fname != f.name)
+            f = (file_pattern){.name = a[i].fname};
+        const access *p = i ? &a[i - 1] : NULL;
+        if (!p || p->fname != a[i].fname || p->host != a[i].host || p->pid != a[i].pid)
+            continue; /* a process's first call on the file: nothing to compare it with */
+        f.ops++;
+        if (a[i].off < p->off + p->size)
+            f.random++, f.random_dur_ns += a[i].dur_ns;
+    }
+    return !n || note_file(io, run, &f, &best);
+}
+
+/* "host:pid" of a process into buf. */
+static void proc_name(const dfs_run *run, const proc_io *p, char *buf, size_t n)
+{
+    size_t len = 0;
+    const char *h = p->host ? dfs_str_get(run, p->host, &len) : "";
+    snprintf(buf, n, "%.*s%s%lld", (int)len, h, len ? ":" : "", (long long)p->pid);
+}
+
+/* Each process's bandwidth in its reads and writes: the lowest (named) and the median. */
+static bool bandwidth(dfs_iocalls *io, const dfs_run *run)
+{
+    const proc_io *p = io->merged.procs.v;
+    size_t n = io->merged.procs.n, k = 0;
+    double *bw = malloc((n ? n : 1) * sizeof *bw);
+    if (!bw)
+        return false;
+    const proc_io *slow = NULL;
+    char name[192], slow_name[192] = "";
+    for (size_t i = 0; i < n; i++) {
+        if (!p[i].bytes || !p[i].dur_ns)
+            continue;
+        double x = (double)p[i].bytes / ((double)p[i].dur_ns / 1e9);
+        bw[k++] = x;
+        io->result.bw_bytes += p[i].bytes;
+        proc_name(run, &p[i], name, sizeof name);
+        double y = slow ? (double)slow->bytes / ((double)slow->dur_ns / 1e9) : 0;
+        if (!slow || x < y || (x == y && strcmp(name, slow_name) < 0))
+            slow = &p[i], snprintf(slow_name, sizeof slow_name, "%s", name);
+    }
+    dfs_iocalls_result *r = &io->result;
+    r->bw_processes = k;
+    if (k) {
+        r->bw_median = dfs_median_inplace(bw, k);
+        r->bw_min = bw[0];
+        r->bw_slowest_bytes = slow->bytes, r->bw_slowest_dur_ns = slow->dur_ns;
+    }
+    free(bw);
+    if (!k)
+        return true;
+    if (!keep_text(&io->bw_slowest, slow_name, strlen(slow_name)))
+        return false;
+    r->bw_slowest = io->bw_slowest;
     return true;
 }
 
@@ -296,7 +474,7 @@ const dfs_iocalls_result *dfs_iocalls_finish(dfs_iocalls *io, const dfs_run *run
     qsort(io->calls, n, sizeof *io->calls, by_time);
     total.name = "all";
     io->result = (dfs_iocalls_result){io->calls, n, total, .median_file_bytes = NAN};
-    return by_file(io, run) ? &io->result : NULL;
+    return by_file(io, run) && pattern(io, run) && bandwidth(io, run) ? &io->result : NULL;
 }
 
 /* The call's base name: after the last '.', without a leading "__" or trailing "64". */

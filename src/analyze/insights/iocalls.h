@@ -1,6 +1,15 @@
 /* iocalls.h - the I/O calls of a run, by call name: how many, how long, how many bytes, and how
- * many moved under 4 KiB and under 1 MiB (the report's small-request and metadata rules); and by the
- * file they name, the hot file and the median bytes per file (its file rules).
+ * many moved under 4 KiB and under 1 MiB (the report's small-request and metadata rules); by the
+ * file they name, the hot file and the median bytes per file (its file rules); the access pattern
+ * of the reads and writes that carry an offset (args.offset: pread, pwrite and the like), per file
+ * and process; and the bandwidth each process achieves in its reads and writes.
+ *
+ * Access pattern: a process's data calls on one file, in time order, each but the first compared
+ * with the one before: sequential when it starts at or after where that one ended (offset + size:
+ * consecutive, or forward over a gap), random when it starts before (a seek back). Calls without an offset take no part (a trace without offsets has no pattern: the
+ * report says "not evaluated", never "sequential").
+ * Bandwidth of a process (host and pid): Σ bytes moved by its read and write calls over Σ their
+ * durations.
  *
  * An I/O call is a complete event with a duration whose category starts with "posix" or "stdio"
  * (any case): DFTracer's POSIX and STDIO layers. Its size is what a read or write returned (args.ret
@@ -32,6 +41,16 @@ typedef struct dfs_iocalls_result {
     const char *hot_file;    /* the file with the most I/O time (ties: the first by name); NULL without files */
     uint64_t hot_file_dur_ns, named_dur_ns; /* its time; the time of the calls that name a file */
     double median_file_bytes; /* the median over the files of the bytes moved; NAN without files */
+    /* access pattern (0 pattern_ops: no data call with an offset followed another on its file) */
+    uint64_t pattern_ops, random_ops, random_dur_ns;
+    const char *random_file;  /* the file with the most random-access time; NULL without one */
+    uint64_t random_file_ops, random_file_pattern_ops, random_file_dur_ns;
+    /* bandwidth per process, over the processes whose reads and writes moved bytes */
+    uint64_t bw_processes;
+    const char *bw_slowest;   /* "host:pid" of the lowest bandwidth (ties: the first by name) */
+    double bw_min, bw_median; /* bytes per second */
+    uint64_t bw_slowest_bytes, bw_slowest_dur_ns;
+    uint64_t bw_bytes;        /* Σ bytes of those processes' reads and writes */
 } dfs_iocalls_result;
 
 typedef struct dfs_iocalls dfs_iocalls;
