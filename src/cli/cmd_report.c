@@ -7,8 +7,10 @@
 #include <string.h>
 
 #include "cli/command.h"
+#include "report/detail.h"
 #include "report/report.h"
 #include "output/job_report.h"
+#include "output/report_html.h"
 
 enum { MAX_PARAMS = 32 };
 
@@ -19,12 +21,15 @@ typedef struct report_args {
     const char *params[MAX_PARAMS]; /* NAME=VALUE, as given */
     size_t nparams;
     bool list_rules;
+    bool html;         /* --format html, or -o FILE.html without --format */
+    bool format_given;
     dfs_insight_rules *rules;
     dfs_cli_presetting ps;
     dfs_report_options opt;
     /* what write builds for emit */
     dfs_metrics metrics;
     dfs_job_report rep;
+    dfs_report_detail *detail; /* the page's charts (html only) */
     bool built;
 } report_args;
 
@@ -53,6 +58,36 @@ static int add_param(void *args, const char *cmd, const char *arg)
         return dfs_cli_usage_error(cmd, "at most 32 --param options", NULL);
     a->params[a->nparams++] = arg;
     return -1;
+}
+
+static int set_format(void *args, const char *cmd, const char *arg)
+{
+    report_args *a = args;
+    a->format_given = true;
+    a->html = strcmp(arg, "html") == 0;
+    if (a->html || strcmp(arg, "table") == 0)
+        a->base.format = DFS_CLI_TABLE;
+    else if (strcmp(arg, "json") == 0)
+        a->base.format = DFS_CLI_JSON;
+    else
+        return dfs_cli_usage_error(cmd, "--format is table, json or html, not", arg);
+    return -1;
+}
+
+/* -o FILE.html asks for the page unless --format says otherwise. */
+static bool html_name(const char *path)
+{
+    size_t n = path ? strlen(path) : 0;
+    return (n > 5 && strcmp(path + n - 5, ".html") == 0) || (n > 4 && strcmp(path + n - 4, ".htm") == 0);
+}
+
+/* The page's time series and top files: the time view's rows and the file view of the layered
+ * analysis, which the terminal and JSON outputs do not need (their numbers do not change). */
+static void ask_page_views(dfs_layered_options *l)
+{
+    l->summaries_only = false;
+    l->order[l->norder++] = DFS_VIEW_FILE_NAME;
+    l->views |= 1u << DFS_VIEW_FILE_NAME;
 }
 
 /* The shipped rules, the --rules file's, then the --param values: usage errors when they fail. */
@@ -94,6 +129,10 @@ static int validate(void *args)
         return rc;
     if (a->list_rules)
         return list_rules(a);
+    if (!a->format_given && html_name(a->base.output))
+        a->html = true;
+    if (a->html)
+        ask_page_views(&a->opt.lay);
     return a->base.npaths ? -1 : dfs_cli_no_input("report");
 }
 
@@ -127,7 +166,9 @@ static void emit(FILE *out, const void *args, const dfs_cli_result *res)
 {
     const report_args *a = args;
     (void)res;
-    if (a->base.format == DFS_CLI_JSON)
+    if (a->html)
+        dfs_job_report_write_html(out, &a->rep, a->detail);
+    else if (a->base.format == DFS_CLI_JSON)
         dfs_job_report_write_json(out, &a->rep);
     else
         dfs_job_report_write_text(out, &a->rep);
@@ -147,6 +188,9 @@ static int write_report(void *args, const dfs_cli_result *res)
     a->rep.analyses = "layered, overlap, steps, I/O calls and tasks, on one read";
     a->rep.paths = a->base.paths;
     a->rep.npaths = a->base.npaths;
+    if (a->html && (!(a->detail = malloc(sizeof *a->detail)) ||
+                    !dfs_report_detail_build(res->run, res->result, &a->rep, a->detail)))
+        return dfs_cli_error("report", DFS_EXIT_OUTPUT, "out of memory");
     return dfs_cli_emit(&dfs_cmd_report, args, res, a->base.output);
 }
 
@@ -161,14 +205,17 @@ static void cleanup(void *args)
     report_args *a = args;
     if (a->built)
         dfs_report_build_free(&a->rep);
+    free(a->detail);
     dfs_metrics_free(&a->metrics);
     dfs_insight_rules_free(a->rules);
 }
 
 #define ARG(field) DFS_FIELD(report_args, field)
 static const dfs_cli_option options[] = {
-    DFS_OPTION("format", 0, "FMT", DFS_OPT_FORMAT, "table (default) or json (schema dfscope-report/1)",
-               ARG(base.format)),
+    DFS_OPTION("format", 0, "FMT", DFS_OPT_CALL,
+               "table (default), json (schema dfscope-report/1) or html (one\n"
+               "self-contained page with charts; the default for -o FILE.html)",
+               .apply = set_format),
     DFS_OPTION("output", 'o', "FILE", DFS_OPT_STRING, "write to FILE (atomically) instead of stdout", ARG(base.output)),
     DFS_CLI_PRESET_OPTION(ARG(preset), NULL),
     DFS_OPTION("rules", 0, "FILE", DFS_OPT_STRING,
