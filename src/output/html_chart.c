@@ -14,25 +14,25 @@
 #include "output/escape.h"
 #include "output/svg.h"
 
-enum { WIDTH = 720, ROW_H = 18, LEGEND_H = 20, AXIS_H = 34, LABEL_CHARS = 42, PLOT_H = 180, Y_LABEL_W = 70 };
+enum { WIDTH = 720, ROW_H = 18, LEGEND_H = 20, AXIS_H = 34, LABEL_CHARS = 42, TEXT_CHARS = 120, PLOT_H = 180, Y_LABEL_W = 70 };
 #define CHAR_W 6.2 /* mean advance of an 11 px sans-serif character */
-
-static void text(FILE *out, const char *s)
-{
-    if (s)
-        dfs_html_escape(dfs_put_file, out, s, strlen(s));
-}
 
 /* A label cut to max characters, an ellipsis marking the cut. */
 static void label(FILE *out, const char *s, size_t max)
 {
     size_t n = s ? strlen(s) : 0;
-    if (dfs_svg_chars(s ? s : "", n) <= max) {
-        text(out, s);
+    if (dfs_svg_prefix(s, n, max) == n) {
+        dfs_html_escape(dfs_put_file, out, s, n);
         return;
     }
     dfs_html_escape(dfs_put_file, out, s, dfs_svg_prefix(s, n, max - 1));
     fputs("\xE2\x80\xA6", out);
+}
+
+/* Any other text: names in legends and hover texts, cut so that a mark's bytes stay bounded. */
+static void text(FILE *out, const char *s)
+{
+    label(out, s, TEXT_CHARS);
 }
 
 static double fin(double v)

@@ -43,7 +43,7 @@ static void h_cut(FILE *out, const char *s, size_t max)
     size_t n = s ? strlen(s) : 0;
     if (!n)
         return;
-    bool cut = dfs_svg_chars(s, n) > max;
+    bool cut = dfs_svg_prefix(s, n, max) < n;
     dfs_html_escape(dfs_put_file, out, s, cut ? dfs_svg_prefix(s, n, max - 1) : n);
     if (cut)
         fputs("\xE2\x80\xA6", out);
