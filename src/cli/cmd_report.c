@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/gpu/gpu.h"
 #include "cli/command.h"
 #include "report/detail.h"
 #include "report/report.h"
@@ -174,6 +175,34 @@ static void emit(FILE *out, const void *args, const dfs_cli_result *res)
         dfs_job_report_write_text(out, &a->rep);
 }
 
+/* The page's GPU section: the GPU analysis (docs/GPU.md) on a second read of the inputs, which
+ * the report's composite does not hold; its problems were reported by the first. False when out
+ * of memory (the page is then written without the section). */
+static bool gpu_pass(report_args *a)
+{
+    dfs_gpu_options o;
+    dfs_gpu_options_init(&o);
+    o.sections = DFS_GPU_SEC_TEMPORAL | DFS_GPU_SEC_KERNELS | DFS_GPU_SEC_IDLE;
+    dfs_options ro = a->base.common.opt;
+    ro.progress = NULL;
+    dfs_run *run = dfs_run_new(&ro);
+    dfs_gpu *g = run ? dfs_gpu_new(&o) : NULL;
+    bool ok = g != NULL;
+    for (int i = 0; ok && i < a->base.npaths; i++)
+        ok = dfs_run_add_path(run, a->base.paths[i]) != DFS_ERR_NOMEM;
+    if (ok) {
+        dfs_consumer *c = dfs_gpu_consumer(g);
+        dfs_run_read(run, &c, 1);
+        const dfs_gpu_result *r = dfs_gpu_finish(g, run);
+        if (r)
+            dfs_report_detail_gpu(r, a->detail);
+        ok = r != NULL;
+    }
+    dfs_gpu_free(g);
+    dfs_run_free(run);
+    return ok;
+}
+
 static int write_report(void *args, const dfs_cli_result *res)
 {
     report_args *a = args;
@@ -190,6 +219,8 @@ static int write_report(void *args, const dfs_cli_result *res)
     a->rep.npaths = a->base.npaths;
     if (a->html && (!(a->detail = malloc(sizeof *a->detail)) ||
                     !dfs_report_detail_build(res->run, res->result, &a->rep, a->detail)))
+        return dfs_cli_error("report", DFS_EXIT_OUTPUT, "out of memory");
+    if (a->html && dfs_report_detail_wants_gpu(res->result) && !gpu_pass(a))
         return dfs_cli_error("report", DFS_EXIT_OUTPUT, "out of memory");
     return dfs_cli_emit(&dfs_cmd_report, args, res, a->base.output);
 }

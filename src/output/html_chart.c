@@ -229,9 +229,9 @@ void dfs_chart_bars_svg(FILE *out, const dfs_chart_bars *c)
     svg_open(out, c->id, height, c->axis);
     double top = c->nseries > 1 ? series_legend(out, c->series, c->nseries, NULL, NULL, x0) : 4;
     double px_per = width / t.top;
+    value_axis(out, &t, x0, width, top, top + (double)c->nrows * ROW_H, c->axis);
     for (size_t r = 0; r < c->nrows; r++)
         bar_row(out, c, r, x0, top + (double)r * ROW_H, px_per);
-    value_axis(out, &t, x0, width, top, top + (double)c->nrows * ROW_H, c->axis);
     fputs("</svg>\n", out);
 }
 

@@ -1,7 +1,7 @@
 /* report_html.c - `dfscope report -o report.html`: the report as one self-contained page. Top to
  * bottom: the verdict and where the wall time goes, the insights (severity, evidence, remedy,
  * command), then whichever of these the inputs give: the breakdown per rank, the job over time,
- * the steps, the I/O (sizes, calls, read and write, files), the DASF tasks, the input's problems,
+ * the steps, the I/O (sizes, calls, read and write, files), the GPUs, the DASF tasks, the input's problems,
  * and the commands that reproduce each section; a glossary ends it.
  *
  * Invariants: the page needs no network (inline CSS and SVG, a content security policy that
@@ -572,6 +572,97 @@ static void dasf(FILE *out, const dfs_job_report *r, const dfs_report_detail *d)
     fputs("</section>\n", out);
 }
 
+/* ---- GPU ---- */
+
+static void gpu_temporal(FILE *out, const dfs_detail_gpu *g, const char **labels)
+{
+    double v[3][DFS_DETAIL_RANKS], busy = 0, all = 0;
+    for (size_t i = 0; i < g->nranks; i++) {
+        v[0][i] = g->ranks[i].compute_s, v[1][i] = g->ranks[i].other_busy_s, v[2][i] = g->ranks[i].idle_s;
+        busy += v[0][i], all += v[0][i] + v[1][i] + v[2][i];
+    }
+    dfs_chart_series s[3] = {{"kernels computing", DFS_PAL_BLUE, v[0]},
+                             {"other device work (copies, communication)", DFS_PAL_ORANGE, v[1]},
+                             {"idle", DFS_PAL_GREY, v[2]}};
+    char p[32];
+    fprintf(out, "<figure><figcaption>The GPUs compute %s of their time</figcaption>\n", pct(p, sizeof p, busy, all));
+    dfs_chart_bars_svg(out, &(dfs_chart_bars){"chart-gpu-temporal", labels, g->nranks, s, 3, DFS_CU_SECONDS,
+                                              "device time per rank"});
+    fputs("</figure>\n", out);
+}
+
+static void gpu_kernels(FILE *out, const dfs_detail_gpu *g, const char **labels)
+{
+    static const char *const names[] = {"", "computation", "communication", "computation with communication",
+                                        "memory", "computation with memory", "communication with memory",
+                                        "all three"};
+    static const char *const colors[] = DFS_PALETTE;
+    double v[8][DFS_DETAIL_RANKS] = {{0}}, sum[8] = {0};
+    dfs_chart_series s[8];
+    size_t n = 0, top = 1;
+    for (unsigned m = 1; m < 8; m++) {
+        for (size_t i = 0; i < g->nranks; i++)
+            v[n][i] = g->ranks[i].type_s[m], sum[m] += v[n][i];
+        if (sum[m] > 0)
+            s[n] = (dfs_chart_series){names[m], colors[(m - 1) % DFS_PALETTE_N], v[n]}, n++;
+        top = sum[m] > sum[top] ? m : top;
+    }
+    if (!n)
+        return;
+    double all = 0;
+    for (unsigned m = 1; m < 8; m++)
+        all += sum[m];
+    char p[32];
+    fprintf(out, "<figure><figcaption>Kernel time by type: %s takes %s</figcaption>\n", names[top],
+            pct(p, sizeof p, sum[top], all));
+    dfs_chart_bars_svg(out, &(dfs_chart_bars){"chart-gpu-kernels", labels, g->nranks, s, n, DFS_CU_SECONDS,
+                                              "kernel time per rank, by the types running at once"});
+    fputs("</figure>\n", out);
+}
+
+static void gpu_idle(FILE *out, const dfs_detail_gpu *g, const char **labels)
+{
+    double v[3][DFS_DETAIL_RANKS], host = 0, all = 0;
+    for (size_t i = 0; i < g->nranks; i++)
+        for (int c = 0; c < 3; c++) {
+            v[c][i] = g->ranks[i].idle_cause_s[c];
+            all += v[c][i], host += c == 0 ? v[c][i] : 0;
+        }
+    if (!(all > 0))
+        return;
+    dfs_chart_series s[3] = {{"waiting on the host (launch late)", DFS_PAL_RED, v[0]},
+                             {"short gaps between kernels", DFS_PAL_TEAL, v[1]}, {"other", DFS_PAL_GREY, v[2]}};
+    char p[32];
+    fprintf(out, "<figure><figcaption>%s of the streams' idle time waits on the host</figcaption>\n",
+            pct(p, sizeof p, host, all));
+    dfs_chart_bars_svg(out, &(dfs_chart_bars){"chart-gpu-idle", labels, g->nranks, s, 3, DFS_CU_SECONDS,
+                                              "stream idle time per rank, summed over its streams"});
+    fputs("</figure>\n", out);
+}
+
+static void gpu(FILE *out, const dfs_job_report *r, const dfs_report_detail *d)
+{
+    const dfs_detail_gpu *g = &d->gpu;
+    if (!d->have_gpu)
+        return;
+    char buf[DFS_DETAIL_RANKS][32];
+    const char *labels[DFS_DETAIL_RANKS];
+    for (size_t i = 0; i < g->nranks; i++) {
+        snprintf(buf[i], sizeof buf[i], "rank %lld", g->ranks[i].rank);
+        labels[i] = buf[i];
+    }
+    fputs("<section id=\"gpu\">\n<h2>GPU</h2>\n<p class=\"note\">From the GPU analysis, on a second read of the "
+          "inputs.</p>\n",
+          out);
+    gpu_temporal(out, g, labels);
+    gpu_kernels(out, g, labels);
+    gpu_idle(out, g, labels);
+    if (g->ranks_total > g->nranks)
+        fprintf(out, "<p class=\"note\">The first %zu of %zu ranks are drawn.</p>\n", g->nranks, g->ranks_total);
+    reproduce(out, r, "dfscope gpu");
+    fputs("</section>\n", out);
+}
+
 /* ---- input health ---- */
 
 static void health(FILE *out, const dfs_job_report *r, const dfs_report_detail *d)
@@ -668,6 +759,7 @@ void dfs_job_report_write_html(FILE *out, const dfs_job_report *r, const dfs_rep
     time_charts(out, r, d);
     steps(out, r, d);
     io_section(out, r, d);
+    gpu(out, r, d);
     dasf(out, r, d);
     health(out, r, d);
     commands(out, r);

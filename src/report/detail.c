@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/gpu/gpu.h"
 #include "report/report.h"
 #include "report/report_internal.h"
 
@@ -423,6 +424,44 @@ static bool dasf_of(const dfs_run *run, const dfs_tasks_result *tk, dfs_report_d
     free(fn), free(wk);
     d->have_dasf = true;
     return true;
+}
+
+/* ---- GPU ---- */
+
+bool dfs_report_detail_wants_gpu(const dfs_report_results *r)
+{
+    for (size_t i = 0; r->st && i < r->st->nruns; i++)
+        if (r->st->runs[i].tensorboard && r->st->runs[i].tensorboard->device_events)
+            return true;
+    return false;
+}
+
+static void gpu_rank(const dfs_gpu_rank *g, dfs_detail_gpu_rank *o)
+{
+    *o = (dfs_detail_gpu_rank){.rank = (long long)g->rank,
+                               .compute_s = (double)g->temporal.compute_ns / 1e9,
+                               .other_busy_s = (double)g->temporal.non_compute_ns / 1e9,
+                               .idle_s = (double)g->temporal.idle_ns / 1e9};
+    for (size_t i = 0; i < g->ntypes; i++)
+        if (g->types[i].mask < 8)
+            o->type_s[g->types[i].mask] += (double)g->types[i].sum_ns / 1e9;
+    for (size_t i = 0; i < g->nidle; i++)
+        if (g->idle[i].category < DFS_GPU_IDLE_CATS && isfinite(g->idle[i].idle_us))
+            o->idle_cause_s[g->idle[i].category] += g->idle[i].idle_us / 1e6;
+}
+
+void dfs_report_detail_gpu(const dfs_gpu_result *g, dfs_report_detail *d)
+{
+    dfs_detail_gpu *o = &d->gpu;
+    o->no_device = g->no_device;
+    for (size_t i = 0; i < g->nranks; i++) {
+        if (!g->ranks[i].device_rows)
+            continue;
+        o->ranks_total++;
+        if (o->nranks < DFS_DETAIL_RANKS)
+            gpu_rank(&g->ranks[i], &o->ranks[o->nranks++]);
+    }
+    d->have_gpu = o->nranks > 0;
 }
 
 /* ---- input health ---- */

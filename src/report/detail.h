@@ -100,6 +100,20 @@ typedef struct dfs_detail_dasf {
     size_t path_tasks;
 } dfs_detail_dasf;
 
+/* The GPU analysis of the same inputs (a second read: cmd_report.c): per rank, the device's time
+ * (temporal), by kernel type and its idle time by cause, summed over the streams. */
+typedef struct dfs_detail_gpu_rank {
+    long long rank;
+    double compute_s, other_busy_s, idle_s;
+    double type_s[8];              /* by DFS_GPU_KTYPE mask: computation 1, communication 2, memory 4, overlaps */
+    double idle_cause_s[3];        /* host wait, kernel wait, other */
+} dfs_detail_gpu_rank;
+
+typedef struct dfs_detail_gpu {
+    dfs_detail_gpu_rank ranks[DFS_DETAIL_RANKS];
+    size_t nranks, ranks_total, no_device;
+} dfs_detail_gpu;
+
 typedef struct dfs_detail_problem {
     const char *code;
     uint64_t count;
@@ -118,11 +132,19 @@ typedef struct dfs_report_detail {
     bool have_io;
     dfs_detail_dasf dasf;
     bool have_dasf;
+    dfs_detail_gpu gpu;
+    bool have_gpu;
     dfs_detail_problem problems[DFS_DETAIL_PROBLEMS];
     size_t nproblems;
 } dfs_report_detail;
 
 struct dfs_report_results;
+struct dfs_gpu_result;
+/* Whether the inputs hold device events (the steps' Kineto runs counted some): the page's GPU
+ * section then asks for the GPU analysis, on a second read. */
+bool dfs_report_detail_wants_gpu(const struct dfs_report_results *r);
+/* The GPU section from the GPU analysis's result (temporal, kernels and idle sections). */
+void dfs_report_detail_gpu(const struct dfs_gpu_result *g, dfs_report_detail *d);
 /* Fills d from the analyses' results for the report rep built from them. Allocation-free beyond
  * temporaries; false when out of memory. */
 bool dfs_report_detail_build(const dfs_run *run, const struct dfs_report_results *r, const dfs_job_report *rep,

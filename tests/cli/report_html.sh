@@ -73,7 +73,7 @@ else
       check "$name: renders" render_ok "$name" "$T/$name.html" --sections "$sections" --charts "$charts"
     done <<EOF
 dlio $DFT_SECTIONS $DFT_CHARTS $TRACES/dftracer/dlio-unet3d-hdf5-8rank
-kineto verdict,breakdown,insights,steps,health chart-breakdown,chart-steps $K
+kineto verdict,breakdown,insights,steps,gpu,health chart-breakdown,chart-steps,chart-gpu-temporal,chart-gpu-kernels,chart-gpu-idle $K
 composer verdict,breakdown,insights,ranks,steps chart-breakdown,chart-ranks,chart-steps $TRACES/composer/ep0-ba5-rank0.synthetic.json $TRACES/composer/ep0-ba5-rank1.synthetic.json
 smdebug verdict,breakdown,insights,steps chart-breakdown,chart-steps $TRACES/smdebug/tests/profiler/resources/merge_traces
 dasf verdict,breakdown,insights,dasf chart-breakdown,chart-functions,chart-workers $TRACES/dasf/Tutorial_5_Profile-TracePlugin-c096.reconstructed.msgpack
