@@ -82,13 +82,11 @@ static bool html_name(const char *path)
     return (n > 5 && strcmp(path + n - 5, ".html") == 0) || (n > 4 && strcmp(path + n - 4, ".htm") == 0);
 }
 
-/* The page's time series and top files: the time view's rows and the file view of the layered
- * analysis, which the terminal and JSON outputs do not need (their numbers do not change). */
+/* The page's time series and access sizes: the rows of the layered analysis's time view, which
+ * the terminal and JSON outputs do not need (their numbers do not change). */
 static void ask_page_views(dfs_layered_options *l)
 {
     l->summaries_only = false;
-    l->order[l->norder++] = DFS_VIEW_FILE_NAME;
-    l->views |= 1u << DFS_VIEW_FILE_NAME;
 }
 
 /* The shipped rules, the --rules file's, then the --param values: usage errors when they fail. */

@@ -529,8 +529,8 @@ static void io_section(FILE *out, const dfs_job_report *r, const dfs_report_deta
     if (io->calls_total > io->ncalls)
         fprintf(out, "<p class=\"note\">%zu more calls not listed.</p>\n", io->calls_total - io->ncalls);
     if (io->nfiles) {
-        named_table(out, "Top files by time", io->files_by_time, io->nfiles, true);
-        named_table(out, "Top files by bytes", io->files_by_bytes, io->nfiles, true);
+        named_table(out, "Top files by time", io->files_by_time, io->nfiles, false);
+        named_table(out, "Top files by bytes", io->files_by_bytes, io->nfiles, false);
         fprintf(out, "<p class=\"note\">%zu files accessed in all.</p>\n", io->files_total);
     }
     reproduce(out, r, "dfscope analyze --views file_name");

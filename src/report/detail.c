@@ -253,22 +253,6 @@ static void steps_of(const dfs_steps_result *st, dfs_detail_steps *s)
 
 /* ---- I/O ---- */
 
-static int cmp_named_s(const void *a, const void *b)
-{
-    const dfs_detail_named *x = a, *y = b;
-    if (x->s != y->s)
-        return x->s > y->s ? -1 : 1;
-    return strcmp(x->name, y->name);
-}
-
-static int cmp_named_bytes(const void *a, const void *b)
-{
-    const dfs_detail_named *x = a, *y = b;
-    if (x->bytes != y->bytes)
-        return x->bytes > y->bytes ? -1 : 1;
-    return strcmp(x->name, y->name);
-}
-
 static void io_calls(const dfs_iocalls_result *io, dfs_detail_io *o)
 {
     o->calls_total = io->ncalls;
@@ -308,25 +292,15 @@ static void io_sizes(const dfs_view_result *v, const char *layer, dfs_detail_io 
     o->size_layer = o->nsizes ? layer : NULL;
 }
 
-static bool io_files(const dfs_view_result *v, const char *layer, dfs_detail_io *o)
+static void io_files(const dfs_iocalls_result *io, dfs_detail_io *o)
 {
-    long ct = column(v, layer, "time_sum"), cb = column(v, layer, "size_sum"), cn = column(v, layer, "count_sum");
-    dfs_detail_named *all = calloc(v->nrows ? v->nrows : 1, sizeof *all);
-    if (!all)
-        return false;
-    size_t n = 0;
-    for (size_t r = 0; r < v->nrows; r++)
-        if (cell(v, r, cn) > 0 && v->row_keys[r])
-            all[n++] = (dfs_detail_named){v->row_keys[r], (uint64_t)cell(v, r, cn), (uint64_t)cell(v, r, cb),
-                                          cell(v, r, ct)};
-    o->files_total = n;
-    o->nfiles = n < DFS_DETAIL_TOP ? n : DFS_DETAIL_TOP;
-    qsort(all, n, sizeof *all, cmp_named_s);
-    memcpy(o->files_by_time, all, o->nfiles * sizeof *all);
-    qsort(all, n, sizeof *all, cmp_named_bytes);
-    memcpy(o->files_by_bytes, all, o->nfiles * sizeof *all);
-    free(all);
-    return true;
+    o->files_total = io->files;
+    o->nfiles = io->ntop < DFS_DETAIL_TOP ? io->ntop : DFS_DETAIL_TOP;
+    for (size_t i = 0; i < o->nfiles; i++) {
+        const dfs_iocall_file *t = &io->top_by_time[i], *b = &io->top_by_bytes[i];
+        o->files_by_time[i] = (dfs_detail_named){t->name, 0, t->bytes, (double)t->dur_ns / 1e9};
+        o->files_by_bytes[i] = (dfs_detail_named){b->name, 0, b->bytes, (double)b->dur_ns / 1e9};
+    }
 }
 
 static bool io_of(const dfs_report_results *r, dfs_report_detail *d)
@@ -334,16 +308,14 @@ static bool io_of(const dfs_report_results *r, dfs_report_detail *d)
     dfs_detail_io *o = &d->io;
     if (r->io && r->io->total.count) {
         io_calls(r->io, o);
+        io_files(r->io, o);
         d->have_io = true;
     }
     const dfs_layered_result *lay = r->lay;
-    if (!lay || !lay->nviews || !d->time.io_layer)
-        return true;
-    d->have_io = true;
-    io_sizes(&lay->views[0], d->time.io_layer, o);
-    for (size_t i = 1; i < lay->nviews; i++)
-        if (lay->views[i].type == DFS_VIEW_FILE_NAME && !io_files(&lay->views[i], d->time.io_layer, o))
-            return false;
+    if (lay && lay->nviews && d->time.io_layer) {
+        d->have_io = true;
+        io_sizes(&lay->views[0], d->time.io_layer, o);
+    }
     return true;
 }
 

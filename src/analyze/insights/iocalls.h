@@ -23,6 +23,14 @@ typedef struct dfs_iocall {
     uint64_t under_1m, under_1m_dur_ns; /* < 1 MiB */
 } dfs_iocall;
 
+enum { DFS_IOCALLS_TOP_FILES = 10 };
+
+/* One file the calls name: its I/O time and bytes. */
+typedef struct dfs_iocall_file {
+    const char *name;
+    uint64_t dur_ns, bytes;
+} dfs_iocall_file;
+
 typedef struct dfs_iocalls_result {
     const dfs_iocall *calls; /* most time first */
     size_t ncalls;
@@ -32,6 +40,10 @@ typedef struct dfs_iocalls_result {
     const char *hot_file;    /* the file with the most I/O time (ties: the first by name); NULL without files */
     uint64_t hot_file_dur_ns, named_dur_ns; /* its time; the time of the calls that name a file */
     double median_file_bytes; /* the median over the files of the bytes moved; NAN without files */
+    /* the files with the most time, and with the most bytes, at most DFS_IOCALLS_TOP_FILES of each
+     * (ties: by name); for the report's page */
+    dfs_iocall_file top_by_time[DFS_IOCALLS_TOP_FILES], top_by_bytes[DFS_IOCALLS_TOP_FILES];
+    size_t ntop;
 } dfs_iocalls_result;
 
 typedef struct dfs_iocalls dfs_iocalls;
