@@ -90,7 +90,7 @@ typedef struct dfs_detail_io {
 } dfs_detail_io;
 
 typedef struct dfs_detail_dasf {
-    char function_label[DFS_DETAIL_TOP][96];
+    char function_label[DFS_DETAIL_TOP][112];
     double function_s[DFS_DETAIL_TOP];
     size_t nfunctions, functions_total;
     char worker_label[DFS_DETAIL_RANKS][112];
