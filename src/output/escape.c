@@ -72,6 +72,20 @@ static size_t csv_char(const unsigned char *p, size_t left, unsigned flags, char
     return p[0] == '"' ? put_lit(rep, "\"\"") : 0;
 }
 
+#define MARKUP "&<>\"'" /* what XML and HTML write as references */
+
+/* The reference of a MARKUP character (c not NUL); the apostrophe's is apos, NULL to keep it. */
+static size_t markup_ref(unsigned char c, const char *apos, char *rep)
+{
+    switch (c) {
+    case '&': return put_lit(rep, "&amp;");
+    case '<': return put_lit(rep, "&lt;");
+    case '>': return put_lit(rep, "&gt;");
+    case '"': return put_lit(rep, "&quot;");
+    default: return apos ? put_lit(rep, apos) : 0;
+    }
+}
+
 /* U+FFFE and U+FFFF: valid UTF-8 that XML 1.0 excludes from its characters. */
 static bool xml_nonchar(const unsigned char *p, size_t len)
 {
@@ -82,12 +96,9 @@ static size_t xml_char(const unsigned char *p, size_t left, unsigned flags, char
 {
     if (!valid_char(p, left, used) || xml_nonchar(p, *used))
         return put_lit(rep, REPLACEMENT);
+    if (p[0] && strchr(MARKUP, p[0]))
+        return markup_ref(p[0], flags & DFS_XML_APOS ? "&apos;" : NULL, rep);
     switch (p[0]) {
-    case '&': return put_lit(rep, "&amp;");
-    case '<': return put_lit(rep, "&lt;");
-    case '>': return put_lit(rep, "&gt;");
-    case '"': return put_lit(rep, "&quot;");
-    case '\'': return flags & DFS_XML_APOS ? put_lit(rep, "&apos;") : 0;
     case '\t':
     case '\n':
     case '\r': return flags & DFS_XML_ONE_LINE ? put_lit(rep, "&#x20;") : 0;
@@ -155,14 +166,7 @@ static size_t html_char(const unsigned char *p, size_t left, unsigned flags, cha
     (void)flags;
     if (!valid_char(p, left, used) || html_bad(code_point(p, *used)))
         return put_lit(rep, REPLACEMENT);
-    switch (p[0]) {
-    case '&': return put_lit(rep, "&amp;");
-    case '<': return put_lit(rep, "&lt;");
-    case '>': return put_lit(rep, "&gt;");
-    case '"': return put_lit(rep, "&quot;");
-    case '\'': return put_lit(rep, "&#39;");
-    default: return 0;
-    }
+    return p[0] && strchr(MARKUP, p[0]) ? markup_ref(p[0], "&#39;", rep) : 0;
 }
 
 /* JSON string characters that stay inert inside a script element: markup characters and the
