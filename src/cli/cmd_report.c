@@ -7,7 +7,9 @@
 #include <string.h>
 
 #include "analyze/gpu/gpu.h"
+#include "analyze/timeline/tlwindow.h"
 #include "cli/command.h"
+#include "cli/windowing.h"
 #include "report/detail.h"
 #include "report/report.h"
 #include "output/job_report.h"
@@ -201,6 +203,62 @@ static bool gpu_pass(report_args *a)
     return ok;
 }
 
+/* The drawing pass's writer: the picture as an SVG document in memory, for the page. */
+static int keep_picture(void *user, const dfs_cli_result *res)
+{
+    dfs_report_detail *d = user;
+    const dfs_tlw_result *t = res->result;
+    FILE *f = open_memstream(&d->timeline_svg, &d->timeline_len);
+    if (!f)
+        return DFS_EXIT_OUTPUT;
+    bool ok = t->tl && dfs_tl_write(t->tl, f) == DFS_OK;
+    if (fclose(f) != 0 || !ok || d->timeline_len > DFS_DETAIL_PICTURE_MAX) {
+        free(d->timeline_svg);
+        d->timeline_svg = NULL;
+    }
+    return DFS_EXIT_OK;
+}
+
+/* The page's picture of the slowest step, drawn as `dfscope timeline --slowest-step` draws it (its
+ * window, the report's final clocks), on another read; its lanes and width bounded for the page,
+ * and left out (the page names the command) when it would exceed DFS_DETAIL_PICTURE_MAX bytes.
+ * Quiet: the first read reported the problems. Without it the page names the command. */
+static void timeline_pass(report_args *a, const dfs_cli_result *res)
+{
+    const dfs_report_results *r = res->result;
+    const dfs_steps_run *run = NULL;
+    const dfs_step *step = r->st ? dfs_cli_slowest_step(r->st, &run) : NULL;
+    if (!step || step->end <= step->start)
+        return;
+    dfs_tlw_options o;
+    dfs_tlw_options_init(&o);
+    dfs_file_clock *clocks = dfs_run_final_clocks(res->run);
+    if (!clocks || !dfs_tlw_options_use_run(&o, res->run, clocks)) {
+        free(clocks);
+        return;
+    }
+    char *what = a->detail->timeline_what;
+    if (run->rank >= 0)
+        snprintf(what, sizeof a->detail->timeline_what, "step %lld of rank %lld, %.120s", (long long)step->number,
+                 (long long)run->rank, run->name);
+    else
+        snprintf(what, sizeof a->detail->timeline_what, "step %lld of %.120s", (long long)step->number, run->name);
+    o.draw.start_ns = step->start, o.draw.end_ns = step->end;
+    o.draw.width_px = 900, o.draw.max_lanes = 16, o.draw.max_depth = 4;
+    o.draw.title = "the slowest step";
+    o.draw.subtitle = what;
+    o.concepts = NULL;
+    const dfs_cli_job job = {.cmd = "report", .an = &dfs_timeline_analysis, .opt = &o, .write = keep_picture,
+                             .user = a->detail};
+    bool quiet = a->base.common.quiet;
+    a->base.common.quiet = true;
+    dfs_cli_run_analysis(&a->base.common, a->base.paths, a->base.npaths, &job);
+    a->base.common.quiet = quiet;
+    free((void *)o.sources);
+    free((void *)o.draw.kept);
+    free(clocks);
+}
+
 static int write_report(void *args, const dfs_cli_result *res)
 {
     report_args *a = args;
@@ -220,6 +278,8 @@ static int write_report(void *args, const dfs_cli_result *res)
         return dfs_cli_error("report", DFS_EXIT_OUTPUT, "out of memory");
     if (a->html && dfs_report_detail_wants_gpu(res->result) && !gpu_pass(a))
         return dfs_cli_error("report", DFS_EXIT_OUTPUT, "out of memory");
+    if (a->html)
+        timeline_pass(a, res);
     return dfs_cli_emit(&dfs_cmd_report, args, res, a->base.output);
 }
 
@@ -234,6 +294,8 @@ static void cleanup(void *args)
     report_args *a = args;
     if (a->built)
         dfs_report_build_free(&a->rep);
+    if (a->detail)
+        free(a->detail->timeline_svg);
     free(a->detail);
     dfs_metrics_free(&a->metrics);
     dfs_insight_rules_free(a->rules);

@@ -213,13 +213,19 @@ static double step_wait(const dfs_steps_run *run, const dfs_step *s)
     return run->available[m] && s->m[m] != DFS_STEPS_NA ? (double)s->m[m] / 1e9 : 0;
 }
 
+/* The run holding the slowest of the steps the verdicts count (warm-up and last left out unless
+ * a run has no other): the step the report's step-outliers insight names. */
 static const dfs_steps_run *slowest_run(const dfs_steps_result *st, size_t *at)
 {
     const dfs_steps_run *best = NULL;
     for (size_t i = 0; i < st->nruns; i++)
-        for (size_t k = 0; k < st->runs[i].nsteps; k++)
-            if (!best || st->runs[i].steps[k].m[DFS_SM_STEP_TIME] > best->steps[*at].m[DFS_SM_STEP_TIME])
+        for (size_t k = 0; k < st->runs[i].nsteps; k++) {
+            const dfs_step *s = &st->runs[i].steps[k];
+            if ((s->flags & (DFS_STEP_WARMUP | DFS_STEP_LAST)) && !st->runs[i].counted_is_all)
+                continue;
+            if (!best || s->m[DFS_SM_STEP_TIME] > best->steps[*at].m[DFS_SM_STEP_TIME])
                 best = &st->runs[i], *at = k;
+        }
     return best;
 }
 

@@ -26,6 +26,7 @@ enum {
     DFS_DETAIL_SIZES = 12,    /* access-size bins */
     DFS_DETAIL_TOP = 10,      /* files, calls, functions, workers listed */
     DFS_DETAIL_PROBLEMS = 12, /* kinds of input problems listed */
+    DFS_DETAIL_PICTURE_MAX = 512 << 10, /* bytes of the timeline picture's SVG, else none */
 };
 
 typedef struct dfs_detail_rank {
@@ -134,6 +135,12 @@ typedef struct dfs_report_detail {
     bool have_dasf;
     dfs_detail_gpu gpu;
     bool have_gpu;
+    /* the timeline picture of the slowest step (an SVG document, drawn by the timeline analysis on
+     * another read: cmd_report.c), at most DFS_DETAIL_PICTURE_MAX bytes, owned by whoever set it;
+     * NULL: none */
+    char *timeline_svg;
+    size_t timeline_len;
+    char timeline_what[200];
     dfs_detail_problem problems[DFS_DETAIL_PROBLEMS];
     size_t nproblems;
 } dfs_report_detail;

@@ -56,8 +56,8 @@ render_ok() { # NAME PAGE [check options...]: one Chromium launch, then report_h
     --window-size=1000,2400 --screenshot="$T/$name.png" --dump-dom "file://$page" >"$T/$name.dom" 2>"$T/$name.err"
   "$PY" "$CHECK" "$page" "$T/$name.dom" "$T/$name.err" "$T/$name.net.json" "$T/$name.png" "$@"
 }
-DFT_SECTIONS=verdict,breakdown,insights,ranks,time,steps,io,health,commands
-DFT_CHARTS=chart-breakdown,chart-ranks,chart-layers,chart-bandwidth,chart-ops,chart-steps,chart-rw,chart-sizes
+DFT_SECTIONS=verdict,breakdown,insights,ranks,time,steps,timeline,io,health,commands
+DFT_CHARTS=chart-breakdown,chart-ranks,chart-layers,chart-bandwidth,chart-ops,chart-steps,chart-timeline,chart-rw,chart-sizes
 if [ -z "$CHROMIUM" ] || ! "$PY" -c 'import html5lib, PIL' 2>/dev/null; then
   echo "report_html.sh: chromium or Debian's python3-html5lib / python3-pil missing (scripts/deps.sh test): browser checks skipped"
 else
@@ -73,7 +73,7 @@ else
       check "$name: renders" render_ok "$name" "$T/$name.html" --sections "$sections" --charts "$charts"
     done <<EOF
 dlio $DFT_SECTIONS $DFT_CHARTS $TRACES/dftracer/dlio-unet3d-hdf5-8rank
-kineto verdict,breakdown,insights,steps,gpu,health chart-breakdown,chart-steps,chart-gpu-temporal,chart-gpu-kernels,chart-gpu-idle $K
+kineto verdict,breakdown,insights,steps,timeline,gpu,health chart-breakdown,chart-steps,chart-timeline,chart-gpu-temporal,chart-gpu-kernels,chart-gpu-idle $K
 composer verdict,breakdown,insights,ranks,steps chart-breakdown,chart-ranks,chart-steps $TRACES/composer/ep0-ba5-rank0.synthetic.json $TRACES/composer/ep0-ba5-rank1.synthetic.json
 smdebug verdict,breakdown,insights,steps chart-breakdown,chart-steps $TRACES/smdebug/tests/profiler/resources/merge_traces
 dasf verdict,breakdown,insights,dasf chart-breakdown,chart-functions,chart-workers $TRACES/dasf/Tutorial_5_Profile-TracePlugin-c096.reconstructed.msgpack

@@ -7,8 +7,9 @@ PAGE is the page dfscope wrote, DOM what headless Chromium made of it (--dump-do
 scripts ran), STDERR Chromium's log (--enable-logging=stderr: console messages are lines with
 "CONSOLE"), NETLOG its network log (--log-net-log), PNG its screenshot. Checks:
   - the page is valid HTML (html5lib's strict parser raises on any parse error);
-  - it references nothing outside itself (no src, href other than a fragment, srcset, action,
-    poster, data or xlink:href attribute; no url( or @import in its styles; no external script);
+  - it references nothing outside itself (no src but an image's data:image/svg+xml URL, no href
+    other than a fragment, no srcset, action, poster, data or xlink:href attribute; no url( or
+    @import in its styles; no external script);
   - the browser logged no console message and no request left the page (a netlog request whose
     network isolation key is the file:// page and whose URL is not file: or data:);
   - the DOM has the expected sections and charts, each chart with marks;
@@ -17,6 +18,7 @@ scripts ran), STDERR Chromium's log (--enable-logging=stderr: console messages a
   - the screenshot is not blank (many colours, a dark and a light side).
 Exit 0 when all hold; else each failure on stderr and exit 1. Needs Debian's python3-html5lib and
 python3-pil (scripts/deps.sh test)."""
+import base64
 import json
 import sys
 
@@ -27,6 +29,7 @@ NS = "{http://www.w3.org/1999/xhtml}"
 SVG = "{http://www.w3.org/2000/svg}"
 URL_ATTRS = {"src", "srcset", "action", "formaction", "poster", "data", "background", "manifest",
              "{http://www.w3.org/1999/xlink}href"}
+PICTURE = "data:image/svg+xml;base64,"
 failures = []
 
 
@@ -62,7 +65,8 @@ def self_contained(tree):
         tag = el.tag.split("}")[-1] if isinstance(el.tag, str) else ""
         for k, v in el.attrib.items():
             name = k.split("}")[-1] if k.startswith("{http://www.w3.org/1999/xhtml}") else k
-            if name in URL_ATTRS or (name == "href" and not v.startswith("#")):
+            inline_picture = tag == "img" and name == "src" and v.startswith(PICTURE)
+            if (name in URL_ATTRS and not inline_picture) or (name == "href" and not v.startswith("#")):
                 fail(f"<{tag} {name}={v!r}> refers outside the page")
         if tag in ("style",) and el.text and ("url(" in el.text or "@import" in el.text):
             fail("a style loads something")
@@ -108,7 +112,11 @@ def dom_checks(a):
             fail(f"section {s} missing")
     for c in a["charts"]:
         el = ids.get(c)
-        if el is None or el.tag != SVG + "svg":
+        if el is not None and el.tag == NS + "img":
+            svg = base64.b64decode(el.get("src", "")[len(PICTURE):]).decode("utf-8")
+            if "<svg" not in svg or "<rect" not in svg:
+                fail(f"picture {c} is no drawing")
+        elif el is None or el.tag != SVG + "svg":
             fail(f"chart {c} missing")
         elif not [m for m in el.iter() if m.tag in (SVG + "rect", SVG + "polyline")]:
             fail(f"chart {c} has no marks")

@@ -137,6 +137,11 @@ static void fill_detail(dfs_report_detail *d, const char *name)
         snprintf(k->function_label[i], sizeof k->function_label[i], "%s", name), k->function_s[i] = 1;
     for (size_t i = 0; i < DFS_DETAIL_RANKS; i++)
         snprintf(k->worker_label[i], sizeof k->worker_label[i], "%s", name), k->worker_s[i] = 1;
+    d->timeline_len = DFS_DETAIL_PICTURE_MAX;
+    d->timeline_svg = malloc(d->timeline_len);
+    assert_non_null(d->timeline_svg);
+    memset(d->timeline_svg, '<', d->timeline_len);
+    snprintf(d->timeline_what, sizeof d->timeline_what, "%s", name);
     d->nproblems = DFS_DETAIL_PROBLEMS;
     for (size_t i = 0; i < DFS_DETAIL_PROBLEMS; i++)
         d->problems[i] = (dfs_detail_problem){"invalid_utf8", 5, true, name, 3, 9, ""};
@@ -180,6 +185,7 @@ static void page_bound(void **state)
     assert_null(strstr(page, "\xff"));
     free(page);
     dfs_metrics_free(&m);
+    free(d->timeline_svg);
     free(r);
     free(d);
     free(name);
