@@ -31,6 +31,19 @@ check "the terminal page: the verdict" grep -q "^verdict: INPUT-BOUND, STORAGE-B
 # an output directory that does not exist: exit 4, nothing left behind
 code 4 "an unwritable output" "$DFSCOPE" report -q -o "$T/none/r.html" "$T/gen"
 
+# under an MPI launcher rank 0 writes the page of one process, its other reads included
+if command -v mpirun >/dev/null; then
+  MPIRUN=(mpirun)
+  if mpirun --version 2>&1 | grep -q "Open MPI"; then
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+    MPIRUN+=(--oversubscribe)
+  fi
+  ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" code 0 "2 MPI ranks" timeout 120 "${MPIRUN[@]}" -np 2 "$DFSCOPE" report -q -o "$T/mpi.html" "$T/gen"
+  check "2 MPI ranks: the page of one process" cmp -s "$T/mpi.html" "$T/a.html"
+else
+  echo "report_html.sh: mpirun not found: the MPI case skipped"
+fi
+
 # --- the hostile trace: call names holding markup, quotes, a newline, invalid UTF-8 -------------
 HOSTILE_JSON='<\/script><script>document.documentElement.dataset.pwned=1<\/script><img src=x onerror=\"document.documentElement.dataset.pwned=2\"> '"'"'q'"'"'\n<!--x'
 $PY - "$T/gen" "$HOSTILE_JSON" <<'EOF'
