@@ -8,7 +8,8 @@ set -euo pipefail
 need=(gcc make cmake pkg-config libisal-dev zlib1g-dev libpcre2-dev libyaml-dev libopenmpi-dev)
 case "${1:-build}" in
   build) ;;
-  test)  need+=(libcmocka-dev clang python3 openmpi-bin) ;;
+  # the report page's tests (tests/cli/report_html.sh): a headless browser, an HTML5 parser, PNGs
+  test)  need+=(libcmocka-dev clang python3 openmpi-bin chromium python3-html5lib python3-pil) ;;
   bench) need+=(isal time bc coreutils findutils openmpi-bin python3) ;;
   *) echo "usage: $0 [build|test|bench]" >&2; exit 2 ;;
 esac

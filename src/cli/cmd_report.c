@@ -6,9 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/gpu/gpu.h"
+#include "analyze/timeline/tlwindow.h"
 #include "cli/command.h"
+#include "cli/windowing.h"
+#include "report/detail.h"
 #include "report/report.h"
 #include "output/job_report.h"
+#include "output/report_html.h"
 
 enum { MAX_PARAMS = 32 };
 
@@ -19,12 +24,15 @@ typedef struct report_args {
     const char *params[MAX_PARAMS]; /* NAME=VALUE, as given */
     size_t nparams;
     bool list_rules;
+    bool html;         /* --format html, or -o FILE.html without --format */
+    bool format_given;
     dfs_insight_rules *rules;
     dfs_cli_presetting ps;
     dfs_report_options opt;
     /* what write builds for emit */
     dfs_metrics metrics;
     dfs_job_report rep;
+    dfs_report_detail *detail; /* the page's charts (html only) */
     bool built;
 } report_args;
 
@@ -57,6 +65,34 @@ static int add_param(void *args, const char *cmd, const char *arg)
         return dfs_cli_usage_error(cmd, "at most 32 --param options", NULL);
     a->params[a->nparams++] = arg;
     return -1;
+}
+
+static int set_format(void *args, const char *cmd, const char *arg)
+{
+    report_args *a = args;
+    a->format_given = true;
+    a->html = strcmp(arg, "html") == 0;
+    if (a->html || strcmp(arg, "table") == 0)
+        a->base.format = DFS_CLI_TABLE;
+    else if (strcmp(arg, "json") == 0)
+        a->base.format = DFS_CLI_JSON;
+    else
+        return dfs_cli_usage_error(cmd, "--format is table, json or html, not", arg);
+    return -1;
+}
+
+/* -o FILE.html asks for the page unless --format says otherwise. */
+static bool html_name(const char *path)
+{
+    size_t n = path ? strlen(path) : 0;
+    return (n > 5 && strcmp(path + n - 5, ".html") == 0) || (n > 4 && strcmp(path + n - 4, ".htm") == 0);
+}
+
+/* The page's time series and access sizes: the rows of the layered analysis's time view, which
+ * the terminal and JSON outputs do not need (their numbers do not change). */
+static void ask_page_views(dfs_layered_options *l)
+{
+    l->summaries_only = false;
 }
 
 /* The shipped rules, the --rules file's, then the --param values: usage errors when they fail. */
@@ -98,6 +134,10 @@ static int validate(void *args)
         return rc;
     if (a->list_rules)
         return list_rules(a);
+    if (!a->format_given && html_name(a->base.output))
+        a->html = true;
+    if (a->html)
+        ask_page_views(&a->opt.lay);
     return a->base.npaths ? -1 : dfs_cli_no_input("report");
 }
 
@@ -131,10 +171,68 @@ static void emit(FILE *out, const void *args, const dfs_cli_result *res)
 {
     const report_args *a = args;
     (void)res;
-    if (a->base.format == DFS_CLI_JSON)
+    if (a->html)
+        dfs_job_report_write_html(out, &a->rep, a->detail);
+    else if (a->base.format == DFS_CLI_JSON)
         dfs_job_report_write_json(out, &a->rep);
     else
         dfs_job_report_write_text(out, &a->rep);
+}
+
+/* The drawing pass's writer: the picture as an SVG document in memory, for the page. */
+static int keep_picture(void *user, const dfs_cli_result *res)
+{
+    dfs_report_detail *d = user;
+    const dfs_tlw_result *t = res->result;
+    FILE *f = open_memstream(&d->timeline_svg, &d->timeline_len);
+    if (!f)
+        return DFS_EXIT_OUTPUT;
+    bool ok = t->tl && dfs_tl_write(t->tl, f) == DFS_OK;
+    if (fclose(f) != 0 || !ok || d->timeline_len > DFS_DETAIL_PICTURE_MAX) {
+        free(d->timeline_svg);
+        d->timeline_svg = NULL;
+    }
+    return DFS_EXIT_OK;
+}
+
+/* The page's picture of the slowest step, drawn as `dfscope timeline --slowest-step` draws it (its
+ * window, the report's final clocks), on another read; its lanes and width bounded for the page,
+ * and left out (the page names the command) when it would exceed DFS_DETAIL_PICTURE_MAX bytes.
+ * Quiet: the first read reported the problems. Without it the page names the command. */
+static void timeline_pass(report_args *a, const dfs_cli_result *res)
+{
+    const dfs_report_results *r = res->result;
+    const dfs_steps_run *run = NULL;
+    const dfs_step *step = r->st ? dfs_cli_slowest_step(r->st, &run) : NULL;
+    if (!step || step->end <= step->start)
+        return;
+    dfs_tlw_options o;
+    dfs_tlw_options_init(&o);
+    dfs_file_clock *clocks = dfs_run_final_clocks(res->run);
+    if (!clocks || !dfs_tlw_options_use_run(&o, res->run, clocks)) {
+        free(clocks);
+        return;
+    }
+    char *what = a->detail->timeline_what;
+    if (run->rank >= 0)
+        snprintf(what, sizeof a->detail->timeline_what, "step %lld of rank %lld, %.120s", (long long)step->number,
+                 (long long)run->rank, run->name);
+    else
+        snprintf(what, sizeof a->detail->timeline_what, "step %lld of %.120s", (long long)step->number, run->name);
+    o.draw.start_ns = step->start, o.draw.end_ns = step->end;
+    o.draw.width_px = 900, o.draw.max_lanes = 16, o.draw.max_depth = 4;
+    o.draw.title = "the slowest step";
+    o.draw.subtitle = what;
+    o.concepts = NULL;
+    const dfs_cli_job job = {.cmd = "report", .an = &dfs_timeline_analysis, .opt = &o, .write = keep_picture,
+                             .user = a->detail};
+    bool quiet = a->base.common.quiet;
+    a->base.common.quiet = true;
+    dfs_cli_run_analysis(&a->base.common, a->base.paths, a->base.npaths, &job);
+    a->base.common.quiet = quiet;
+    free((void *)o.sources);
+    free((void *)o.draw.kept);
+    free(clocks);
 }
 
 static int write_report(void *args, const dfs_cli_result *res)
@@ -151,6 +249,14 @@ static int write_report(void *args, const dfs_cli_result *res)
     a->rep.analyses = "layered, overlap, steps, I/O calls, tasks, gpu and profiler rules, on one read";
     a->rep.paths = a->base.paths;
     a->rep.npaths = a->base.npaths;
+    if (a->html && (!(a->detail = malloc(sizeof *a->detail)) ||
+                    !dfs_report_detail_build(res->run, res->result, &a->rep, a->detail)))
+        return dfs_cli_error("report", DFS_EXIT_OUTPUT, "out of memory");
+    const dfs_report_results *rr = res->result;
+    if (a->html && rr->gpu && dfs_report_detail_wants_gpu(rr)) /* the composite's gpu consumer, same read */
+        dfs_report_detail_gpu(rr->gpu, a->detail);
+    if (a->html)
+        timeline_pass(a, res);
     return dfs_cli_emit(&dfs_cmd_report, args, res, a->base.output);
 }
 
@@ -165,14 +271,19 @@ static void cleanup(void *args)
     report_args *a = args;
     if (a->built)
         dfs_report_build_free(&a->rep);
+    if (a->detail)
+        free(a->detail->timeline_svg);
+    free(a->detail);
     dfs_metrics_free(&a->metrics);
     dfs_insight_rules_free(a->rules);
 }
 
 #define ARG(field) DFS_FIELD(report_args, field)
 static const dfs_cli_option options[] = {
-    DFS_OPTION("format", 0, "FMT", DFS_OPT_FORMAT, "table (default) or json (schema dfscope-report/1)",
-               ARG(base.format)),
+    DFS_OPTION("format", 0, "FMT", DFS_OPT_CALL,
+               "table (default), json (schema dfscope-report/1) or html (one\n"
+               "self-contained page with charts; the default for -o FILE.html)",
+               .apply = set_format),
     DFS_OPTION("output", 'o', "FILE", DFS_OPT_STRING, "write to FILE (atomically) instead of stdout", ARG(base.output)),
     DFS_CLI_PRESET_OPTION(ARG(preset), NULL),
     DFS_OPTION("rules", 0, "FILE", DFS_OPT_STRING,

@@ -151,6 +151,14 @@ static void choose_slowest(const dfs_steps_result *r, step_choice *c)
         }
 }
 
+const dfs_step *dfs_cli_slowest_step(const dfs_steps_result *r, const dfs_steps_run **run)
+{
+    step_choice c = {0};
+    choose_slowest(r, &c);
+    *run = c.run;
+    return c.step;
+}
+
 /* Step N: in each run its first step numbered N; the window spans them all. */
 static void choose_number(const dfs_steps_result *r, int64_t number, step_choice *c)
 {

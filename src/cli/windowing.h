@@ -6,6 +6,7 @@
 #define DFS_CLI_WINDOWING_H
 #include <stdbool.h>
 
+#include "analyze/steps/steps.h"
 #include "analyze/timeline/tlwindow.h"
 #include "cli/command.h"
 
@@ -37,4 +38,7 @@ int dfs_cli_windowing_resolve(dfs_cli_windowing *w, dfs_cli_args *b);
 /* True, and said, when the result holds nothing to draw or lies outside the window. */
 bool dfs_cli_windowing_misses(const dfs_cli_windowing *w, const dfs_tlw_result *r);
 void dfs_cli_windowing_free(dfs_cli_windowing *w);
+/* The step --slowest-step draws (and its run), NULL without steps: for a picture of it elsewhere
+ * (the report's page). */
+const dfs_step *dfs_cli_slowest_step(const dfs_steps_result *r, const dfs_steps_run **run);
 #endif

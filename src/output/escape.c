@@ -72,6 +72,20 @@ static size_t csv_char(const unsigned char *p, size_t left, unsigned flags, char
     return p[0] == '"' ? put_lit(rep, "\"\"") : 0;
 }
 
+#define MARKUP "&<>\"'" /* what XML and HTML write as references */
+
+/* The reference of a MARKUP character (c not NUL); the apostrophe's is apos, NULL to keep it. */
+static size_t markup_ref(unsigned char c, const char *apos, char *rep)
+{
+    switch (c) {
+    case '&': return put_lit(rep, "&amp;");
+    case '<': return put_lit(rep, "&lt;");
+    case '>': return put_lit(rep, "&gt;");
+    case '"': return put_lit(rep, "&quot;");
+    default: return apos ? put_lit(rep, apos) : 0;
+    }
+}
+
 /* U+FFFE and U+FFFF: valid UTF-8 that XML 1.0 excludes from its characters. */
 static bool xml_nonchar(const unsigned char *p, size_t len)
 {
@@ -82,12 +96,9 @@ static size_t xml_char(const unsigned char *p, size_t left, unsigned flags, char
 {
     if (!valid_char(p, left, used) || xml_nonchar(p, *used))
         return put_lit(rep, REPLACEMENT);
+    if (p[0] && strchr(MARKUP, p[0]))
+        return markup_ref(p[0], flags & DFS_XML_APOS ? "&apos;" : NULL, rep);
     switch (p[0]) {
-    case '&': return put_lit(rep, "&amp;");
-    case '<': return put_lit(rep, "&lt;");
-    case '>': return put_lit(rep, "&gt;");
-    case '"': return put_lit(rep, "&quot;");
-    case '\'': return flags & DFS_XML_APOS ? put_lit(rep, "&apos;") : 0;
     case '\t':
     case '\n':
     case '\r': return flags & DFS_XML_ONE_LINE ? put_lit(rep, "&#x20;") : 0;
@@ -131,9 +142,59 @@ static size_t term_char(const unsigned char *p, size_t left, unsigned flags, cha
     return 0;
 }
 
+/* The code point of a valid UTF-8 sequence of len bytes. */
+static unsigned code_point(const unsigned char *p, size_t len)
+{
+    static const unsigned char lead_mask[] = {0, 0x7F, 0x1F, 0x0F, 0x07};
+    unsigned c = p[0] & lead_mask[len];
+    for (size_t i = 1; i < len; i++)
+        c = c << 6 | (p[i] & 0x3Fu);
+    return c;
+}
+
+/* What HTML5 calls a parse error in its input stream even as a character: controls (C0 but tab,
+ * LF, FF and CR; DEL; C1) and noncharacters (U+FDD0..U+FDEF, U+xFFFE and U+xFFFF). */
+static bool html_bad(unsigned c)
+{
+    if (c < 0x20)
+        return c != '\t' && c != '\n' && c != '\f' && c != '\r';
+    return (c >= 0x7F && c <= 0x9F) || (c >= 0xFDD0 && c <= 0xFDEF) || (c & 0xFFFE) == 0xFFFE;
+}
+
+static size_t html_char(const unsigned char *p, size_t left, unsigned flags, char *rep, size_t *used)
+{
+    (void)flags;
+    if (!valid_char(p, left, used) || html_bad(code_point(p, *used)))
+        return put_lit(rep, REPLACEMENT);
+    return p[0] && strchr(MARKUP, p[0]) ? markup_ref(p[0], "&#39;", rep) : 0;
+}
+
+/* JSON string characters that stay inert inside a script element: markup characters and the
+ * line separators JavaScript once refused in strings as \u escapes. */
+static size_t script_char(const unsigned char *p, size_t left, unsigned flags, char *rep, size_t *used)
+{
+    static const char hex[] = "0123456789abcdef";
+    (void)flags;
+    if (!valid_char(p, left, used))
+        return put_lit(rep, "\\ufffd");
+    unsigned c = code_point(p, *used);
+    if (c == '"' || c == '\\')
+        return rep[0] = '\\', rep[1] = (char)c, 2;
+    if (c >= 0x20 && c != '<' && c != '>' && c != '&' && c != '\'' && c != 0x7F && c != 0x2028 && c != 0x2029)
+        return 0;
+    memcpy(rep, "\\u", 2);
+    for (int i = 0; i < 4; i++)
+        rep[2 + i] = hex[c >> (12 - 4 * i) & 0xF];
+    return 6;
+}
+
 static const context csv_cx = {csv_char, {['"'] = 3, [','] = 2, ['\n'] = 2, ['\r'] = 2}};
 static const context xml_cx = {xml_char, {C0, ['"'] = 1, ['&'] = 1, ['\''] = 1, ['<'] = 1, ['>'] = 1, [0x7F] = 1}};
 static const context dot_cx = {dot_char, {C0, ['"'] = 1, ['\\'] = 1, [0x7F] = 1}};
+static const context html_cx = {html_char,
+                                {C0, ['"'] = 1, ['&'] = 1, ['\''] = 1, ['<'] = 1, ['>'] = 1, [0x7F] = 1}};
+static const context script_cx = {script_char,
+                                  {C0, ['"'] = 1, ['\\'] = 1, ['&'] = 1, ['\''] = 1, ['<'] = 1, ['>'] = 1, [0x7F] = 1}};
 static const context term_cx = {term_char, {C0, [0x7F] = 1}};
 
 /* Kept characters go out in runs, replacements one by one. */
@@ -205,6 +266,16 @@ void dfs_csv_escape(dfs_put_fn put, void *sink, const char *s, size_t n)
 void dfs_xml_escape(dfs_put_fn put, void *sink, const char *s, size_t n, unsigned flags)
 {
     escape_runs(&xml_cx, flags, put, sink, s, n);
+}
+
+void dfs_html_escape(dfs_put_fn put, void *sink, const char *s, size_t n)
+{
+    escape_runs(&html_cx, 0, put, sink, s, n);
+}
+
+void dfs_script_json_escape(dfs_put_fn put, void *sink, const char *s, size_t n)
+{
+    escape_runs(&script_cx, 0, put, sink, s, n);
 }
 
 void dfs_dot_escape(dfs_put_fn put, void *sink, const char *s, size_t n)

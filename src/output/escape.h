@@ -10,6 +10,12 @@
  *  - XML 1.0: & < > " escaped (and ' with DFS_XML_APOS); what XML 1.0 cannot carry even as a
  *    reference (C0 controls other than tab, LF and CR; DEL; U+FFFE and U+FFFF) becomes U+FFFD;
  *    DFS_XML_ONE_LINE writes tab, LF and CR as a space reference (one-line labels and titles);
+ *  - HTML (text and attribute values in either quote): & < > " ' escaped; what HTML5 calls a
+ *    parse error even as a character (C0 controls other than tab, LF, FF and CR; DEL; C1 controls;
+ *    noncharacters) becomes U+FFFD; line breaks are kept (whitespace to HTML);
+ *  - JSON inside an HTML script element: the body of a JSON string whose " \ and control
+ *    characters are escaped as JSON does, and < > & ' U+2028 U+2029 as \uXXXX, so that no text can
+ *    close the element or open a comment; invalid UTF-8 becomes \ufffd;
  *  - DOT quoted strings: " and \ escaped, LF as \n, tab kept, other control characters U+FFFD;
  *  - terminal: control characters (C0 including tab and LF, DEL, and C1 U+0080..U+009F) are shown
  *    as \xHH, HH their code point in lowercase hex (ESC is \x1b); a backslash stays as it is.
@@ -33,6 +39,11 @@ void dfs_csv_escape(dfs_put_fn put, void *sink, const char *s, size_t n);
 #define DFS_XML_ONE_LINE 2u /* tab and line breaks as &#x20; */
 /* XML 1.0 character data or attribute value. */
 void dfs_xml_escape(dfs_put_fn put, void *sink, const char *s, size_t n, unsigned flags);
+
+/* HTML text or attribute value. */
+void dfs_html_escape(dfs_put_fn put, void *sink, const char *s, size_t n);
+/* The body of a JSON string inside an HTML <script> element. */
+void dfs_script_json_escape(dfs_put_fn put, void *sink, const char *s, size_t n);
 
 /* The body of a DOT quoted string. */
 void dfs_dot_escape(dfs_put_fn put, void *sink, const char *s, size_t n);

@@ -15,6 +15,7 @@
 #include "output/escape.h"
 #include "output/format.h"
 #include "output/json.h"
+#include "output/job_report_internal.h"
 
 enum { PAGE = 40, BAR = 24 };
 
@@ -78,11 +79,7 @@ static char *fmt_metric(char *buf, size_t n, const dfs_metric *m)
 
 /* ---- evidence templates ---- */
 
-typedef struct sink {
-    void (*put)(void *ctx, const char *s, size_t n);     /* literal text */
-    void (*put_raw)(void *ctx, const char *s, size_t n); /* text from a trace */
-    void *ctx;
-} sink;
+typedef dfs_jr_sink sink;
 
 /* Writes the template with {metric} as its value and {metric.where} as its place. */
 static void render(const sink *k, const char *t, const dfs_metrics *ms)
@@ -112,6 +109,21 @@ static void render(const sink *k, const char *t, const dfs_metrics *ms)
         }
         t = close + 1;
     }
+}
+
+void dfs_jr_render(const dfs_jr_sink *k, const char *t, const dfs_metrics *ms)
+{
+    render(k, t, ms);
+}
+
+const char *dfs_jr_define(const char *id)
+{
+    return define(id);
+}
+
+char *dfs_jr_seconds(char *buf, size_t n, double s)
+{
+    return fmt_seconds(buf, n, s);
 }
 
 static void put_file(void *fp, const char *s, size_t n)

@@ -9,9 +9,9 @@
 #include "output/escape.h"
 #include "util/utf8.h"
 
-/* The bytes of the first `chars` characters of s (an invalid byte counts as one character). */
-static size_t char_prefix(const unsigned char *p, size_t n, size_t chars)
+size_t dfs_svg_prefix(const char *s, size_t n, size_t chars)
 {
+    const unsigned char *p = (const unsigned char *)s;
     size_t i = 0;
     for (; i < n && chars; chars--) {
         size_t len = dfs_utf8_len(p + i, n - i);
@@ -34,7 +34,7 @@ size_t dfs_svg_chars(const char *s, size_t n)
 void dfs_svg_text(FILE *out, const char *s, size_t n, size_t max_chars)
 {
     bool cut = max_chars > 0 && dfs_svg_chars(s, n) > max_chars;
-    size_t keep = cut ? char_prefix((const unsigned char *)s, n, max_chars - 1) : n;
+    size_t keep = cut ? dfs_svg_prefix(s, n, max_chars - 1) : n;
     dfs_xml_escape(dfs_put_file, out, s, keep, DFS_XML_APOS | DFS_XML_ONE_LINE);
     if (cut)
         fputs("\xE2\x80\xA6", out); /* U+2026 */

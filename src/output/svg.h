@@ -13,6 +13,8 @@
 void dfs_svg_text(FILE *out, const char *s, size_t n, size_t max_chars);
 /* The number of characters (code points) dfs_svg_text would see in s. */
 size_t dfs_svg_chars(const char *s, size_t n);
+/* The bytes of the first `chars` characters of s (an invalid byte counts as one character). */
+size_t dfs_svg_prefix(const char *s, size_t n, size_t chars);
 /* A coordinate with at most one decimal and no trailing zeros ("12", "12.5", "-3"). */
 void dfs_svg_num(FILE *out, double v);
 #endif

@@ -11,6 +11,7 @@
 #include "analyze/timeline/timeline_model.h"
 #include "output/atomic.h"
 #include "output/format.h"
+#include "output/palette.h"
 #include "output/svg.h"
 #include "output/timeline_report.h"
 
@@ -34,7 +35,8 @@ enum {
     CHAR_W = 6,     /* mean advance of an 11 px sans-serif character, to cut labels */
 };
 
-static const char *const class_fill[DFS_TL_NCLASS] = {"#4C78A8", "#E45756", "#F58518", "#54A24B", "#A0A0A0"};
+static const char *const class_fill[DFS_TL_NCLASS] = {DFS_PAL_BLUE, DFS_PAL_RED, DFS_PAL_ORANGE, DFS_PAL_GREEN,
+                                                      DFS_PAL_GREY};
 /* label colour inside a span of each class: white on the dark fills */
 static const bool class_dark[DFS_TL_NCLASS] = {true, true, false, true, false};
 

@@ -24,6 +24,7 @@
 
 #include "analyze/common/input_kinds.h"
 #include "report/report.h"
+#include "report/report_internal.h"
 
 /* The commands that answer for a kind the report leaves out (kinds.c names the kinds). */
 static const char *const kind_commands[DFS_KIND_COUNT] = {
@@ -109,6 +110,20 @@ static split split_of(const dfs_overlap_result *ov, const dfs_overlap_unit *u)
     s.io = fmax(stall - wait_ckpt, 0);
     s.other = fmax(s.span - s.compute - stall, 0);
     return s;
+}
+
+double dfs_report_process_part(const dfs_overlap_result *ov, const dfs_overlap_unit *u, const char *id)
+{
+    split s = split_of(ov, u);
+    const struct {
+        const char *id;
+        double v;
+    } parts[] = {{"span", s.span}, {"compute", s.compute}, {"data_wait_exposed", s.wait},
+                 {"io_exposed", s.io}, {"checkpoint_exposed", s.ckpt}, {"other", s.other}};
+    for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)
+        if (strcmp(parts[i].id, id) == 0)
+            return parts[i].v;
+    return 0;
 }
 
 static bool overlap_breakdown(const dfs_overlap_result *ov, dfs_job_report *rep, split *mean)

@@ -70,6 +70,7 @@ struct dfs_iocalls {
     dfs_iocall *calls;
     char *names; /* the names' bytes, NUL-separated */
     char *hot_file, *random_file, *bw_slowest;
+    char *top_names; /* the top files' names, NUL-separated */
     dfs_iocalls_result result;
 };
 
@@ -262,6 +263,7 @@ void dfs_iocalls_free(dfs_iocalls *io)
     free(io->hot_file);
     free(io->random_file);
     free(io->bw_slowest);
+    free(io->top_names);
     files_free(&io->merged.f);
     dfs_vec_free(&io->merged.acc);
     dfs_vec_free(&io->merged.procs);
@@ -299,6 +301,59 @@ static bool keep_text(char **dst, const char *s, size_t len)
     return true;
 }
 
+/* Does x come before y: more of the key (time or bytes), then the first by name? */
+static bool ahead(const dfs_run *run, const file_io *x, const file_io *y, bool by_bytes)
+{
+    uint64_t a = by_bytes ? x->bytes : x->dur_ns, b = by_bytes ? y->bytes : y->dur_ns;
+    return a != b ? a > b : dfs_str_cmp(run, x->name, y->name) < 0;
+}
+
+/* The k first files by the key into top[0..k) (an insertion into k places: files may be many). */
+static size_t top_k(const dfs_run *run, const files *f, bool by_bytes, const file_io **top)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < f->v.n; i++) {
+        const file_io *x = &f->v.v[i];
+        size_t at = k;
+        while (at > 0 && ahead(run, x, top[at - 1], by_bytes))
+            at--;
+        if (at == DFS_IOCALLS_TOP_FILES)
+            continue;
+        k += k < DFS_IOCALLS_TOP_FILES;
+        memmove(top + at + 1, top + at, (k - 1 - at) * sizeof *top);
+        top[at] = x;
+    }
+    return k;
+}
+
+/* The names are copied: the result outlives no string-table assumption. */
+static bool top_files(dfs_iocalls *io, const dfs_run *run)
+{
+    const file_io *t[DFS_IOCALLS_TOP_FILES], *b[DFS_IOCALLS_TOP_FILES];
+    size_t k = top_k(run, &io->merged.f, false, t), bytes = 0, len;
+    top_k(run, &io->merged.f, true, b);
+    for (size_t i = 0; i < k; i++) {
+        bytes += (dfs_str_get(run, t[i]->name, &len), len + 1);
+        bytes += (dfs_str_get(run, b[i]->name, &len), len + 1);
+    }
+    free(io->top_names);
+    char *p = io->top_names = malloc(bytes ? bytes : 1);
+    if (!p)
+        return false;
+    dfs_iocalls_result *r = &io->result;
+    for (size_t i = 0; i < 2 * k; i++) {
+        const file_io *x = i < k ? t[i] : b[i - k];
+        const char *s = dfs_str_get(run, x->name, &len);
+        memcpy(p, s, len);
+        p[len] = '\0';
+        dfs_iocall_file *o = i < k ? &r->top_by_time[i] : &r->top_by_bytes[i - k];
+        *o = (dfs_iocall_file){p, x->dur_ns, x->bytes};
+        p += len + 1;
+    }
+    r->ntop = k;
+    return true;
+}
+
 /* The files' facts: the hot file (the most time; ties to the first by name), the median bytes. */
 static bool by_file(dfs_iocalls *io, const dfs_run *run)
 {
@@ -330,7 +385,7 @@ static bool by_file(dfs_iocalls *io, const dfs_run *run)
         return false;
     r->hot_file = io->hot_file;
     r->hot_file_dur_ns = hot->dur_ns;
-    return true;
+    return top_files(io, run);
 }
 
 static int cmp_access(const void *a, const void *b)

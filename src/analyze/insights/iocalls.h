@@ -32,6 +32,14 @@ typedef struct dfs_iocall {
     uint64_t under_1m, under_1m_dur_ns; /* < 1 MiB */
 } dfs_iocall;
 
+enum { DFS_IOCALLS_TOP_FILES = 10 };
+
+/* One file the calls name: its I/O time and bytes. */
+typedef struct dfs_iocall_file {
+    const char *name;
+    uint64_t dur_ns, bytes;
+} dfs_iocall_file;
+
 typedef struct dfs_iocalls_result {
     const dfs_iocall *calls; /* most time first */
     size_t ncalls;
@@ -51,6 +59,10 @@ typedef struct dfs_iocalls_result {
     double bw_min, bw_median; /* bytes per second */
     uint64_t bw_slowest_bytes, bw_slowest_dur_ns;
     uint64_t bw_bytes;        /* Σ bytes of those processes' reads and writes */
+    /* the files with the most time, and with the most bytes, at most DFS_IOCALLS_TOP_FILES of each
+     * (ties: by name); for the report's page */
+    dfs_iocall_file top_by_time[DFS_IOCALLS_TOP_FILES], top_by_bytes[DFS_IOCALLS_TOP_FILES];
+    size_t ntop;
 } dfs_iocalls_result;
 
 typedef struct dfs_iocalls dfs_iocalls;
