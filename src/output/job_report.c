@@ -121,6 +121,17 @@ const char *dfs_jr_define(const char *id)
     return define(id);
 }
 
+char *dfs_jr_kind_count(char *buf, size_t n, const dfs_report_kind *k)
+{
+    char ev[32], md[32], all[32];
+    if (k->metadata)
+        snprintf(buf, n, "%s records (%s events, %s metadata)", dfs_fmt_count(all, sizeof all, k->events),
+                 dfs_fmt_count(ev, sizeof ev, k->events - k->metadata), dfs_fmt_count(md, sizeof md, k->metadata));
+    else
+        snprintf(buf, n, "%s events", dfs_fmt_count(ev, sizeof ev, k->events));
+    return buf;
+}
+
 char *dfs_jr_seconds(char *buf, size_t n, double s)
 {
     return fmt_seconds(buf, n, s);
@@ -182,16 +193,9 @@ static void text_job(FILE *out, const dfs_job_report *r)
         fprintf(out, "%llu %s; ", (unsigned long long)r->ranks, r->ranks_what);
     for (size_t i = 0; i < r->nkinds; i++) {
         const dfs_report_kind *k = &r->kinds[i];
-        char ev[32], md[32], all[32];
-        fprintf(out, "%s%s: %llu file%s, ", i ? "; " : "", k->name, (unsigned long long)k->files,
-                k->files == 1 ? "" : "s");
-        /* the analyses count events without the metadata records; both numbers, so that neither
-         * contradicts what `dfscope stats` (records) or `analyze` (events) says */
-        if (k->metadata)
-            fprintf(out, "%s records (%s events, %s metadata)", dfs_fmt_count(all, sizeof all, k->events),
-                    dfs_fmt_count(ev, sizeof ev, k->events - k->metadata), dfs_fmt_count(md, sizeof md, k->metadata));
-        else
-            fprintf(out, "%s events", dfs_fmt_count(ev, sizeof ev, k->events));
+        char count[128];
+        fprintf(out, "%s%s: %llu file%s, %s", i ? "; " : "", k->name, (unsigned long long)k->files,
+                k->files == 1 ? "" : "s", dfs_jr_kind_count(count, sizeof count, k));
     }
     if (!r->nkinds)
         fprintf(out, "%llu file%s of no known kind", (unsigned long long)r->files, r->files == 1 ? "" : "s");

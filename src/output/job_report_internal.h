@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include "analyze/insights/insights.h"
+#include "report/job_report.h"
 
 /* Where a rendered template goes: put takes the template's own text, put_raw a metric's place
  * (text from a trace, escaped by the sink for its context). */
@@ -18,6 +19,9 @@ typedef struct dfs_jr_sink {
 void dfs_jr_render(const dfs_jr_sink *k, const char *t, const dfs_metrics *ms);
 /* The glossary's definition of a figure's id ("compute", "wall_time"), NULL when none. */
 const char *dfs_jr_define(const char *id);
+/* A kind's count: "18,279 records (18,039 events, 240 metadata)", or "75 events" without metadata
+ * records: the analyses count events, `dfscope stats` records, and neither may contradict it. */
+char *dfs_jr_kind_count(char *buf, size_t n, const dfs_report_kind *k);
 /* A duration from seconds, auto-scaled ("12.346 s"); "n/a" when not finite. */
 char *dfs_jr_seconds(char *buf, size_t n, double s);
 #endif

@@ -171,14 +171,14 @@ static void verdict(FILE *out, const dfs_job_report *r)
 
 static void job(FILE *out, const dfs_job_report *r)
 {
-    char a[64], b[64], d[48], ev[32];
+    char a[64], b[64], d[48], count[128];
     fputs("<p>", out);
     if (r->ranks)
         fprintf(out, "%llu %s; ", (unsigned long long)r->ranks, r->ranks_what);
     for (size_t i = 0; i < r->nkinds; i++)
-        fprintf(out, "%s%s: %llu file%s, %s events", i ? "; " : "", r->kinds[i].name,
+        fprintf(out, "%s%s: %llu file%s, %s", i ? "; " : "", r->kinds[i].name,
                 (unsigned long long)r->kinds[i].files, r->kinds[i].files == 1 ? "" : "s",
-                dfs_fmt_count(ev, sizeof ev, r->kinds[i].events));
+                dfs_jr_kind_count(count, sizeof count, &r->kinds[i]));
     if (r->preset) {
         fputs("; layers of preset ", out);
         h(out, r->preset);
@@ -408,11 +408,14 @@ static void steps(FILE *out, const dfs_job_report *r, const dfs_report_detail *d
     dfs_chart_series s[2] = {{"data wait not hidden", DFS_PAL_RED, wait}, {"rest of the step", DFS_PAL_BLUE, rest}};
     char a[48], b[48];
     fputs("<section id=\"steps\">\n<h2>Steps</h2>\n<figure><figcaption>", out);
-    fprintf(out, "Step %lld is the slowest: %s, %.2fx the median step %s (", (long long)st->slowest,
-            secs(a, sizeof a, st->slowest_s), st->median_s > 0 ? st->slowest_s / st->median_s : 0,
-            secs(b, sizeof b, st->median_s));
+    fprintf(out, "Step %lld is the slowest%s: %s, %.2fx the median step %s (", (long long)st->slowest,
+            st->past_warmup ? " past the warm-up" : "", secs(a, sizeof a, st->slowest_s),
+            st->median_s > 0 ? st->slowest_s / st->median_s : 0, secs(b, sizeof b, st->median_s));
     h(out, st->run);
-    fputs(")</figcaption>\n", out);
+    fputs(st->past_warmup ? "; the first step of each epoch and the last one are slower and left out, as the "
+                            "verdicts leave them out)</figcaption>\n"
+                          : ")</figcaption>\n",
+          out);
     dfs_chart_xy_svg(out, &(dfs_chart_xy){.id = "chart-steps", .n = st->n, .series = st->have_wait ? s : s + 1,
                                           .nseries = st->have_wait ? 2 : 1, .unit = DFS_CU_SECONDS,
                                           .y_axis = "step time", .x_numbers = num, .x_axis = "step",

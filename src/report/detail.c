@@ -245,6 +245,7 @@ static void steps_of(const dfs_steps_result *st, dfs_detail_steps *s)
     s->slowest_s = (double)run->steps[at].m[DFS_SM_STEP_TIME] / 1e9;
     for (size_t k = 0; k < run->nsteps; k++) {
         const dfs_step *x = &run->steps[k];
+        s->past_warmup |= !run->counted_is_all && x->m[DFS_SM_STEP_TIME] > run->steps[at].m[DFS_SM_STEP_TIME];
         dfs_detail_step *b = &s->v[k / s->per_bin];
         double t = (double)x->m[DFS_SM_STEP_TIME] / 1e9;
         if (k % s->per_bin == 0)

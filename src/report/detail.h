@@ -68,6 +68,7 @@ typedef struct dfs_detail_steps {
     bool have_wait;
     int64_t slowest;               /* its number */
     double slowest_s;
+    bool past_warmup;              /* warm-up and last steps were left out of that choice (and slower) */
     dfs_detail_step v[DFS_DETAIL_STEPS];
 } dfs_detail_steps;
 
