@@ -2,7 +2,11 @@
  * per rank: temporal breakdown, kernel breakdowns, communication/computation overlap, idle time
  * per stream; exact by
  * default, Holistic Trace Analysis' numbers under --compat hta. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "analyze/gpu/gpu.h"
 #include "cli/command.h"
@@ -29,9 +33,29 @@ static int set_only(void *args, const char *cmd, const char *value)
     if (dfs_gpu_parse_sections(value, &((gpu_args *)args)->opt.sections, &bad, &len))
         return -1;
     char what[160];
-    snprintf(what, sizeof what, "--only takes sections among temporal, kernels, overlap, idle, queue, membw, launch, annotations; '%.*s' is none of them in",
+    snprintf(what, sizeof what, "--only takes sections among temporal, kernels, overlap, idle, queue, membw, launch, annotations, critical-path; '%.*s' is none of them in",
              (int)(len > 40 ? 40 : len), bad);
     return dfs_cli_usage_error(cmd, what, value);
+}
+
+/* "N" or "A-B": the instances of the critical path's annotation, numbered from 0. */
+static int set_instance(void *args, const char *cmd, const char *value)
+{
+    gpu_args *a = args;
+    char *end;
+    errno = 0;
+    unsigned long long lo = strtoull(value, &end, 10), hi = lo;
+    bool ok = end != value && value[0] != '-' && value[0] != '+' && errno == 0;
+    if (ok && *end == '-') {
+        const char *p = end + 1;
+        ok = *p >= '0' && *p <= '9';
+        hi = strtoull(p, &end, 10);
+        ok = ok && errno == 0 && hi >= lo;
+    }
+    if (!ok || *end || lo > SIZE_MAX || hi > SIZE_MAX)
+        return dfs_cli_usage_error(cmd, "--cp-instance takes an instance number N or a range A-B (from 0), not", value);
+    a->opt.cp_first = (size_t)lo, a->opt.cp_last = (size_t)hi;
+    return -1;
 }
 
 static void emit(FILE *out, const void *args, const dfs_cli_result *res)
@@ -116,8 +140,14 @@ static const dfs_cli_option options[] = {
                ARG(base.format), .hi = 1),
     DFS_OPTION("output", 'o', "FILE", DFS_OPT_STRING, "write to FILE (atomically) instead of stdout; a directory for csv",
                ARG(base.output)),
-    DFS_OPTION("only", 0, "LIST", DFS_OPT_CALL, "sections, comma-separated: temporal, kernels, overlap, idle,\nqueue, membw, launch, annotations (default all)",
+    DFS_OPTION("only", 0, "LIST", DFS_OPT_CALL, "sections, comma-separated: temporal, kernels, overlap, idle,\nqueue, membw, launch, annotations (default: these all),\ncritical-path (only when named)",
                .apply = set_only),
+    DFS_OPTION("cp-annotation", 0, "TEXT", DFS_OPT_STRING,
+               "critical path: the window is an event whose name holds TEXT\n(default ProfilerStep; \"\" = the whole trace)",
+               ARG(opt.cp_annotation)),
+    DFS_OPTION("cp-instance", 0, "N|A-B", DFS_OPT_CALL,
+               "critical path: which of those events, numbered from 0 in the\nrank's order (default 0); A-B spans several",
+               .apply = set_instance),
     DFS_OPTION("compat", 0, "hta", DFS_OPT_CHOICE,
                "hta: Holistic Trace Analysis' numbers (last profiler step dropped,\n"
                "times rounded to whole µs, its event selection); none: exact (default)",

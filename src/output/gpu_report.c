@@ -428,6 +428,37 @@ static void json_names(dfs_jw *w, const char *key, const dfs_gpu_name_row *rows,
     dfs_jw_end(w);
 }
 
+static void json_cpath(dfs_jw *w, const dfs_gpu_cpath *c)
+{
+    dfs_jw_object(w, "critical_path");
+    dfs_jw_cstr(w, "status", c->status == DFS_GPU_CP_OK ? "ok" : dfs_gpu_cp_status_text(c->status));
+    if (c->window) {
+        dfs_jw_cstr(w, "window", c->window);
+        dfs_jw_double(w, "window_start_us", us(c->start_ns));
+        dfs_jw_double(w, "window_end_us", us(c->end_ns));
+        dfs_jw_uint(w, "events", c->events);
+        dfs_jw_uint(w, "graph_nodes", c->graph_nodes);
+        dfs_jw_uint(w, "graph_edges", c->edges);
+    }
+    if (c->status == DFS_GPU_CP_OK) {
+        dfs_jw_uint(w, "path_nodes", c->path_nodes);
+        dfs_jw_double(w, "length_us", us(c->length_ns));
+        dfs_jw_array(w, "bound_by");
+        for (int i = 0; i < DFS_GPU_CP_CLASSES; i++) {
+            if (!c->class_edges[i])
+                continue;
+            dfs_jw_object(w, NULL);
+            dfs_jw_cstr(w, "class", i == DFS_GPU_CP_DEPENDENCY ? "dependency" : dfs_gpu_cp_class_name(i));
+            dfs_jw_uint(w, "edges", c->class_edges[i]);
+            dfs_jw_double(w, "duration_us", us(c->class_ns[i]));
+            dfs_jw_double(w, "pct", c->class_pct[i]);
+            dfs_jw_end(w);
+        }
+        dfs_jw_end(w);
+    }
+    dfs_jw_end(w);
+}
+
 static void json_rank(dfs_jw *w, const dfs_gpu_result *r, const dfs_gpu_rank *k)
 {
     char label[96];
@@ -438,6 +469,8 @@ static void json_rank(dfs_jw *w, const dfs_gpu_result *r, const dfs_gpu_rank *k)
     dfs_jw_uint(w, "device_rows", k->device_rows);
     if (r->semantics == DFS_GPU_HTA)
         dfs_jw_bool(w, "last_step_dropped", k->filtered);
+    if (r->sections & DFS_GPU_SEC_CRITICAL) /* host work has a critical path without the device's */
+        json_cpath(w, &k->cpath);
     if (!k->device_rows) { /* nothing to measure: said, not zeros */
         dfs_jw_cstr(w, "note", "no device events (kernels, copies, sets)");
         dfs_jw_end(w);

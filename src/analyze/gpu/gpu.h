@@ -35,7 +35,8 @@ enum {
     DFS_GPU_SEC_MEMBW = 32,
     DFS_GPU_SEC_LAUNCH = 64,
     DFS_GPU_SEC_ANNOTATIONS = 128,
-    DFS_GPU_SEC_ALL = 255,
+    DFS_GPU_SEC_ALL = 255,          /* the default: every section but the critical path */
+    DFS_GPU_SEC_CRITICAL = 256,     /* only when asked: it builds a graph of the window's events */
 };
 
 typedef enum dfs_gpu_semantics { DFS_GPU_EXACT, DFS_GPU_HTA } dfs_gpu_semantics;
@@ -47,12 +48,16 @@ typedef struct dfs_gpu_options {
     double name_share;     /* ... and (exact) names up to this share of the type's time (0.8) */
     int64_t kernel_wait_ns; /* idle: a gap shorter than this, not waiting on the host, is the
                                kernels' own (30 µs) */
+    const char *cp_annotation; /* critical path: the window is the instances of the events whose
+                                  name holds this ("ProfilerStep"; "" = the whole rank) */
+    size_t cp_first, cp_last;  /* ...numbered 0.. in row order: these, both included (1, 1) */
 } dfs_gpu_options;
 
 void dfs_gpu_options_init(dfs_gpu_options *o);
 /* Parses a --only list ("temporal,kernels"); false on an unknown name (*bad points at it). */
 bool dfs_gpu_parse_sections(const char *list, unsigned *out, const char **bad, size_t *badlen);
-/* "temporal", "kernels", "overlap", "idle", "queue", "membw", "launch", "annotations". */
+/* "temporal", "kernels", "overlap", "idle", "queue", "membw", "launch", "annotations",
+ * "critical-path". */
 const char *dfs_gpu_section_name(unsigned section);
 
 typedef struct dfs_gpu_temporal {
@@ -120,6 +125,51 @@ typedef struct dfs_gpu_launch_stats {
     dfs_gpu_stats correlation, cpu_us, gpu_us, delay_us;
 } dfs_gpu_launch_stats;
 
+/* What bounds the critical path, by what each of its edges is: a host event's own time (cpu),
+ * a communication kernel's, another kernel's or copy's (compute), the gap between two kernels of
+ * a stream (kernel-kernel), the delay from a launch to its kernel (launch), and zero-weight
+ * dependencies and synchronisations (dependency). */
+typedef enum dfs_gpu_cp_class {
+    DFS_GPU_CP_DEPENDENCY, DFS_GPU_CP_CPU, DFS_GPU_CP_COMMUNICATION, DFS_GPU_CP_COMPUTE,
+    DFS_GPU_CP_KERNEL_KERNEL, DFS_GPU_CP_LAUNCH, DFS_GPU_CP_CLASSES
+} dfs_gpu_cp_class;
+/* HTA's names: "", "cpu_bound", "gpu_communication_bound", "gpu_compute_bound",
+ * "gpu_kernel_kernel_overhead", "gpu_kernel_launch_overhead" (their code-point order). */
+const char *dfs_gpu_cp_class_name(dfs_gpu_cp_class c);
+
+/* Why a rank has no critical path. */
+typedef enum dfs_gpu_cp_status {
+    DFS_GPU_CP_OK,
+    DFS_GPU_CP_NO_ANNOTATION,  /* no event's name holds the annotation */
+    DFS_GPU_CP_NO_INSTANCE,    /* fewer instances than asked */
+    DFS_GPU_CP_TOO_BIG,        /* more events in the window than DFS_GPU_CP_MAX_EVENTS */
+    DFS_GPU_CP_EMPTY,          /* the window holds no edge */
+    DFS_GPU_CP_NO_LAUNCH_NODE, /* a kernel's launch is no event of the window (HTA stops there) */
+    DFS_GPU_CP_SYNC_SAME_STREAM, /* a synchronisation between kernels of one stream */
+    DFS_GPU_CP_CYCLE,          /* the graph has a cycle */
+    DFS_GPU_CP_ROOT_EDGE,      /* an operator edge belongs to no event (HTA's summary fails) */
+} dfs_gpu_cp_status;
+/* A short phrase for a status that is not OK. */
+const char *dfs_gpu_cp_status_text(dfs_gpu_cp_status s);
+
+/* The graph holds 2 nodes and a few edges per event of the window (about 300 bytes each): a
+ * window with more events than this is skipped (DFS_GPU_CP_TOO_BIG). */
+#define DFS_GPU_CP_MAX_EVENTS 4000000u
+
+/* The critical path of a window of one rank: the longest path through the graph of its host
+ * events (call stacks, the runtime's lock), its kernels (per stream, from their launches) and the
+ * synchronisations between them. */
+typedef struct dfs_gpu_cpath {
+    dfs_gpu_cp_status status;
+    const char *window;        /* the name of the first instance of the window */
+    int64_t start_ns, end_ns;  /* the window */
+    int64_t length_ns;         /* the path's duration: the sum of its edges' weights */
+    uint64_t path_nodes, graph_nodes, edges, events;
+    int64_t class_ns[DFS_GPU_CP_CLASSES];
+    uint64_t class_edges[DFS_GPU_CP_CLASSES]; /* a class with no edge on the path is absent */
+    double class_pct[DFS_GPU_CP_CLASSES];     /* of length_ns; hta: rounded to 2 decimals */
+} dfs_gpu_cpath;
+
 typedef struct dfs_gpu_rank {
     int64_t rank;
     const char *path;    /* the input file */
@@ -144,6 +194,7 @@ typedef struct dfs_gpu_rank {
     dfs_gpu_name_row *annotations; /* GPU user annotations by name (type unused) */
     size_t nannotations;
     uint64_t annotation_rows;
+    dfs_gpu_cpath cpath;
 } dfs_gpu_rank;
 
 typedef struct dfs_gpu_result {
