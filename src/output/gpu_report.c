@@ -23,7 +23,7 @@ static double us(int64_t ns) { return (double)ns / 1000.0; }
 static const char *const csv_file_names[DFS_GPU_CSV__COUNT] = {
     "temporal_breakdown.csv", "gpu_kernel_breakdown_0.csv", "gpu_kernel_breakdown_1.csv", "comm_comp_overlap.csv",
     "idle_time_breakdown_0.csv", "idle_time_breakdown_1.csv", "queue_length_summary.csv",
-    "memory_bw_summary.csv", "gpu_user_annotation_breakdown.csv"};
+    "memory_bw_summary.csv", "gpu_user_annotation_breakdown.csv", "critical_path.csv"};
 
 const char *dfs_gpu_csv_name(dfs_gpu_csv t) { return (unsigned)t < DFS_GPU_CSV__COUNT ? csv_file_names[t] : "?"; }
 
@@ -35,6 +35,7 @@ static unsigned section_of(dfs_gpu_csv t)
            : t == DFS_GPU_CSV_QUEUE                               ? DFS_GPU_SEC_QUEUE
            : t == DFS_GPU_CSV_MEMBW                               ? DFS_GPU_SEC_MEMBW
            : t == DFS_GPU_CSV_ANNOTATIONS                         ? DFS_GPU_SEC_ANNOTATIONS
+           : t == DFS_GPU_CSV_CRITICAL                            ? DFS_GPU_SEC_CRITICAL
                                                                   : DFS_GPU_SEC_KERNELS;
 }
 
@@ -298,6 +299,26 @@ void dfs_gpu_write_launch_csv(FILE *out, const dfs_gpu_result *r, size_t rank)
     }
 }
 
+/* One row per rank and class of its critical path (HTA's class names; "" = dependencies and
+ * synchronisations); a rank without a path has no row. */
+static void csv_critical(FILE *out, const dfs_gpu_result *r)
+{
+    fputs(",rank,window,bound_by,duration(us),pctg,edges\n", out);
+    size_t row = 0;
+    for (size_t i = 0; i < r->nranks; i++) {
+        const dfs_gpu_cpath *c = &r->ranks[i].cpath;
+        for (int k = 0; c->status == DFS_GPU_CP_OK && k < DFS_GPU_CP_CLASSES; k++) {
+            if (!c->class_edges[k])
+                continue;
+            fprintf(out, "%zu,%lld,", row++, (long long)r->ranks[i].rank);
+            dfs_csv_text(out, c->window);
+            fprintf(out, ",%s", dfs_gpu_cp_class_name(k));
+            py_num(out, us(c->class_ns[k])), py_num(out, c->class_pct[k]);
+            fprintf(out, ",%llu\n", (unsigned long long)c->class_edges[k]);
+        }
+    }
+}
+
 void dfs_gpu_write_csv(FILE *out, const dfs_gpu_result *r, dfs_gpu_csv t)
 {
     switch (t) {
@@ -310,6 +331,7 @@ void dfs_gpu_write_csv(FILE *out, const dfs_gpu_result *r, dfs_gpu_csv t)
     case DFS_GPU_CSV_QUEUE: csv_queue(out, r); break;
     case DFS_GPU_CSV_MEMBW: csv_membw(out, r); break;
     case DFS_GPU_CSV_ANNOTATIONS: csv_annotations(out, r); break;
+    case DFS_GPU_CSV_CRITICAL: csv_critical(out, r); break;
     default: break;
     }
 }
@@ -801,8 +823,58 @@ static void text_launch(FILE *out, const dfs_gpu_rank *k)
     }
 }
 
+/* The finding of each rank's critical path: its length and where its time goes. */
+static void text_cpath_headline(FILE *out, const dfs_gpu_result *r)
+{
+    for (size_t i = 0; i < r->nranks; i++) {
+        const dfs_gpu_cpath *c = &r->ranks[i].cpath;
+        fprintf(out, "Rank %lld: ", (long long)r->ranks[i].rank);
+        if (c->status != DFS_GPU_CP_OK) {
+            fprintf(out, "no critical path: %s.\n", dfs_gpu_cp_status_text(c->status));
+            continue;
+        }
+        char a[32], gpu[16], cpu[16], over[16];
+        const double *p = c->class_pct;
+        fprintf(out, "the critical path of ");
+        dfs_term_puts(out, *c->window ? c->window : "the whole trace");
+        fprintf(out, " is %s: %s on the GPU (kernels, copies), %s on the CPU, %s launch and kernel-to-kernel overhead.\n",
+                dfs_fmt_duration(a, sizeof a, c->length_ns),
+                pct(gpu, sizeof gpu, p[DFS_GPU_CP_COMPUTE] + p[DFS_GPU_CP_COMMUNICATION]),
+                pct(cpu, sizeof cpu, p[DFS_GPU_CP_CPU]),
+                pct(over, sizeof over, p[DFS_GPU_CP_LAUNCH] + p[DFS_GPU_CP_KERNEL_KERNEL]));
+    }
+}
+
+static const char *const cp_words[DFS_GPU_CP_CLASSES] = {
+    "waits (dependency, sync)", "CPU (cpu_bound)", "GPU communication", "GPU compute, copies",
+    "between kernels", "launch delay"};
+
+static void text_cpath(FILE *out, const dfs_gpu_rank *k)
+{
+    const dfs_gpu_cpath *c = &k->cpath;
+    if (c->status != DFS_GPU_CP_OK)
+        return;
+    char a[32];
+    fprintf(out, "\nRank %lld, critical path of ", (long long)k->rank);
+    dfs_term_puts(out, *c->window ? c->window : "the whole trace");
+    fprintf(out, " (%llu events; graph of %llu nodes, %llu edges; path of %llu nodes):\n",
+            (unsigned long long)c->events, (unsigned long long)c->graph_nodes, (unsigned long long)c->edges,
+            (unsigned long long)c->path_nodes);
+    fprintf(out, "  %-26s %-28s %12s %8s %8s\n", "bound by", "(HTA)", "time", "share", "edges");
+    for (int i = 0; i < DFS_GPU_CP_CLASSES; i++) {
+        if (!c->class_edges[i])
+            continue;
+        char p[16];
+        fprintf(out, "  %-26s %-28s %12s %8s %8llu\n", cp_words[i], i ? dfs_gpu_cp_class_name(i) : "\"\"",
+                dfs_fmt_duration(a, sizeof a, c->class_ns[i]), pct(p, sizeof p, c->class_pct[i]),
+                (unsigned long long)c->class_edges[i]);
+    }
+}
+
 void dfs_gpu_write_text(FILE *out, const dfs_gpu_result *r, size_t names)
 {
+    if (r->sections & DFS_GPU_SEC_CRITICAL)
+        text_cpath_headline(out, r);
     if (r->no_device == r->nranks) {
         text_headline(out, r);
         return;
@@ -854,6 +926,9 @@ void dfs_gpu_write_text(FILE *out, const dfs_gpu_result *r, size_t names)
         for (size_t i = 0; i < r->nranks; i++)
             if (r->ranks[i].device_rows)
                 text_annotations(out, &r->ranks[i], names);
+    if (r->sections & DFS_GPU_SEC_CRITICAL)
+        for (size_t i = 0; i < r->nranks; i++)
+            text_cpath(out, &r->ranks[i]);
     if (r->replaced)
         fprintf(out, "\nNote: %zu input(s) named a rank a later input also names; the later one counts.\n",
                 r->replaced);

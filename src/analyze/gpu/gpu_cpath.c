@@ -37,7 +37,7 @@ const char *dfs_gpu_cp_status_text(dfs_gpu_cp_status s)
     case DFS_GPU_CP_NO_INSTANCE: return "fewer instances of the annotation than asked";
     case DFS_GPU_CP_TOO_BIG: return "too many events in the window (skipped)";
     case DFS_GPU_CP_EMPTY: return "the window holds no dependency";
-    case DFS_GPU_CP_NO_LAUNCH_NODE: return "a kernel's launch call is not in the window";
+    case DFS_GPU_CP_NO_LAUNCH_NODE: return "a kernel's launch call is no event of the window (pre-2022 traces name it Runtime)";
     case DFS_GPU_CP_SYNC_SAME_STREAM: return "a synchronisation between kernels of one stream";
     case DFS_GPU_CP_CYCLE: return "the dependencies form a cycle";
     case DFS_GPU_CP_ROOT_EDGE: return "an operator edge of the path belongs to no event";
