@@ -1,7 +1,7 @@
 /* cmd_gpu.c - `dfscope gpu PATH...`: GPU analyses of PyTorch profiler (Kineto) traces, one file
  * per rank: temporal breakdown, kernel breakdowns, communication/computation overlap, idle time
- * per stream; exact by
- * default, Holistic Trace Analysis' numbers under --compat hta. */
+ * per stream, ..., and when named the critical path of a window (--cp-annotation, --cp-instance);
+ * exact by default, Holistic Trace Analysis' numbers under --compat hta. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -32,7 +32,7 @@ static int set_only(void *args, const char *cmd, const char *value)
     size_t len;
     if (dfs_gpu_parse_sections(value, &((gpu_args *)args)->opt.sections, &bad, &len))
         return -1;
-    char what[160];
+    char what[224];
     snprintf(what, sizeof what, "--only takes sections among temporal, kernels, overlap, idle, queue, membw, launch, annotations, critical-path; '%.*s' is none of them in",
              (int)(len > 40 ? 40 : len), bad);
     return dfs_cli_usage_error(cmd, what, value);
@@ -169,8 +169,10 @@ const dfs_cli_command dfs_cmd_gpu = {
         "the share of communication hidden under computation, why each stream idled (waiting for\n"
         "the host, short gaps between kernels, other), the queue length of each stream, the\n"
         "memory bandwidth per kind of copy and the launch statistics (CPU and GPU durations,\n"
-        "launch delays) and the GPU user annotations by name. By default the whole trace at ns\n"
-        "precision; --compat hta gives Holistic Trace Analysis' numbers (docs/GPU.md).",
+        "launch delays) and the GPU user annotations by name; with --only critical-path, the\n"
+        "critical path of a step and what bounds it (CPU, GPU kernels, launch and kernel-to-kernel\n"
+        "overhead). By default the whole trace at ns precision; --compat hta gives Holistic Trace\n"
+        "Analysis' numbers (docs/GPU.md).",
     .options = options,
     .groups = DFS_CLI_READING | DFS_CLI_JOBS,
     .flags = DFS_CLI_NEEDS_INPUT,

@@ -5,16 +5,17 @@
  * memory work) and by name (the biggest names, the rest as "others"), the overlap of
  * communication with computation, the idle time of each stream by cause, the length of each
  * stream's queue of launched kernels, the memory bandwidth per kind of copy, and the launch
- * statistics (CPU and GPU durations, launch delays), and the GPU user annotations by name. Two
- * semantics:
+ * statistics (CPU and GPU durations, launch delays), and the GPU user annotations by name; on
+ * request, the critical path of a window (gpu_cpath.c). Two semantics:
  *   - exact (default): the whole trace at integer-ns precision; device work is what the shared
  *     classification (analyze/common/gpu_events.h) calls timed device work: kernels, copies, sets;
  *   - hta: Holistic Trace Analysis 0.6.1's numbers: its last-iteration filter, its rounding of
  *     fractional timestamps to whole µs, its event selection (any row with a numeric stream) and
  *     its name rules, so that every number equals HTA's.
  * All times of the result are ns (whole µs times 1000 under hta). The analysis keeps the complete
- * events of every input with a category (64 bytes each) and, per rank, its device work (88 bytes
- * each); time O(n log n) per rank.
+ * events of every input with a category (96 bytes each) and, per rank, its device work (88 bytes
+ * each) and the critical path's graph (about 300 bytes per event of its window, skipped above
+ * DFS_GPU_CP_MAX_EVENTS); time O(n log n) per rank.
  * Docs: docs/GPU.md. */
 #ifndef DFS_GPU_H
 #define DFS_GPU_H
@@ -50,7 +51,7 @@ typedef struct dfs_gpu_options {
                                kernels' own (30 µs) */
     const char *cp_annotation; /* critical path: the window is the instances of the events whose
                                   name holds this ("ProfilerStep"; "" = the whole rank) */
-    size_t cp_first, cp_last;  /* ...numbered 0.. in row order: these, both included (1, 1) */
+    size_t cp_first, cp_last;  /* ...numbered 0.. in row order: these, both included (0, 0) */
 } dfs_gpu_options;
 
 void dfs_gpu_options_init(dfs_gpu_options *o);
