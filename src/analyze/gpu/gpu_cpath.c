@@ -109,9 +109,22 @@ static void attribute(cp_graph *g, cp_edge *e, size_t parent)
                                                                 : parent;
 }
 
+/* a + b, held at the int64 limits (hostile timestamps far apart must not overflow). */
+static int64_t sat_add(int64_t a, int64_t b)
+{
+    int64_t s;
+    return __builtin_add_overflow(a, b, &s) ? (b > 0 ? INT64_MAX : INT64_MIN) : s;
+}
+
+static int64_t sat_sub(int64_t a, int64_t b)
+{
+    int64_t s;
+    return __builtin_sub_overflow(a, b, &s) ? (b < 0 ? INT64_MAX : INT64_MIN) : s;
+}
+
 bool cp_add(cp_graph *g, size_t u, size_t v, cp_type t, bool zero, size_t parent)
 {
-    int64_t w = t == CP_DEPENDENCY || t == CP_SYNC || zero ? 0 : g->ts[v] - g->ts[u];
+    int64_t w = t == CP_DEPENDENCY || t == CP_SYNC || zero ? 0 : sat_sub(g->ts[v], g->ts[u]);
     size_t k = find_edge(g, u, v);
     if (k != GPU_NO_ROW) {
         g->e[k].type = t, g->e[k].weight = w;
@@ -550,7 +563,7 @@ static bool longest(const cp_graph *g, size_t *path, size_t *len, size_t *indeg,
         dist[v] = 0, best[v] = v;
         bool any = false;
         for (size_t k = g->in_head[v]; k != GPU_NO_ROW; k = g->e[k].next_in) {
-            int64_t d = dist[g->e[k].u] + graph_weight(&g->e[k]);
+            int64_t d = sat_add(dist[g->e[k].u], graph_weight(&g->e[k]));
             if (!any || d > dist[v])
                 dist[v] = d, best[v] = g->e[k].u, any = true;
         }
@@ -627,9 +640,9 @@ static void breakdown(const cp_graph *g, const size_t *path, size_t len, dfs_gpu
             return;
         }
         dfs_gpu_cp_class c = class_of(g, e);
-        cp->class_ns[c] += e->weight;
+        cp->class_ns[c] = sat_add(cp->class_ns[c], e->weight);
         cp->class_edges[c]++;
-        cp->length_ns += e->weight;
+        cp->length_ns = sat_add(cp->length_ns, e->weight);
     }
     for (int c = 0; c < DFS_GPU_CP_CLASSES; c++) {
         double pct = (double)cp->class_ns[c] / (double)cp->length_ns * 100;

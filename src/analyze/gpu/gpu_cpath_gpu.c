@@ -345,6 +345,12 @@ static bool set_last(device *d, int64_t stream, size_t node)
     return true;
 }
 
+/* b - a < slack, without overflow for times far apart. */
+static bool close_after(int64_t a, int64_t b, int64_t slack)
+{
+    return b <= a || (uint64_t)b - (uint64_t)a < (uint64_t)slack;
+}
+
 /* A kernel: its own time, then what it waited for. */
 static bool on_kernel(device *d, size_t i)
 {
@@ -369,7 +375,8 @@ static bool on_kernel(device *d, size_t i)
         if (!cp_add(g, g->start_of[rt], s, CP_LAUNCH, false, NO))
             return false;
         launched = true;
-    } else if (last != NO && g->ts[s] - g->ts[last] < g->slack_ns && (src_end == NO || g->ts[src_end] < g->ts[last])) {
+    } else if (last != NO && close_after(g->ts[last], g->ts[s], g->slack_ns) &&
+               (src_end == NO || g->ts[src_end] < g->ts[last])) {
         if (!cp_add(g, last, s, CP_KERNEL_KERNEL, false, NO))
             return false;
     }
