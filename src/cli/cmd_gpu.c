@@ -33,7 +33,7 @@ static int set_only(void *args, const char *cmd, const char *value)
     if (dfs_gpu_parse_sections(value, &((gpu_args *)args)->opt.sections, &bad, &len))
         return -1;
     char what[224];
-    snprintf(what, sizeof what, "--only takes sections among temporal, kernels, overlap, idle, queue, membw, launch, annotations, critical-path; '%.*s' is none of them in",
+    snprintf(what, sizeof what, "--only takes sections among temporal, kernels, overlap, idle, queue, membw, launch, annotations, critical-path, sequences; '%.*s' is none of them in",
              (int)(len > 40 ? 40 : len), bad);
     return dfs_cli_usage_error(cmd, what, value);
 }
@@ -140,7 +140,7 @@ static const dfs_cli_option options[] = {
                ARG(base.format), .hi = 1),
     DFS_OPTION("output", 'o', "FILE", DFS_OPT_STRING, "write to FILE (atomically) instead of stdout; a directory for csv",
                ARG(base.output)),
-    DFS_OPTION("only", 0, "LIST", DFS_OPT_CALL, "sections, comma-separated: temporal, kernels, overlap, idle,\nqueue, membw, launch, annotations (default: these all),\ncritical-path (only when named)",
+    DFS_OPTION("only", 0, "LIST", DFS_OPT_CALL, "sections, comma-separated: temporal, kernels, overlap, idle,\nqueue, membw, launch, annotations (default: these all),\ncritical-path, sequences (only when named)",
                .apply = set_only),
     DFS_OPTION("cp-annotation", 0, "TEXT", DFS_OPT_STRING,
                "critical path: the window is an event whose name holds TEXT\n(default ProfilerStep; \"\" = the whole trace)",
@@ -148,6 +148,13 @@ static const dfs_cli_option options[] = {
     DFS_OPTION("cp-instance", 0, "N|A-B", DFS_OPT_CALL,
                "critical path: which of those events, numbered from 0 in the\nrank's order (default 0); A-B spans several",
                .apply = set_instance),
+    DFS_OPTION("seq-operator", 0, "TEXT", DFS_OPT_STRING,
+               "kernel sequences: of the operators whose name holds TEXT, at the\n"
+               "shallowest depth such operators have (default \"\": top-level ones)",
+               ARG(opt.seq_operator)),
+    DFS_OPTION("seq-min-len", 0, "N", DFS_OPT_SIZE,
+               "kernel sequences: of operators that launched at least N kernels\n(default 3)",
+               ARG(opt.seq_min_len), .hi = 1000000000, .bad = "--seq-min-len takes a count, not"),
     DFS_OPTION("compat", 0, "hta", DFS_OPT_CHOICE,
                "hta: Holistic Trace Analysis' numbers (last profiler step dropped,\n"
                "times rounded to whole µs, its event selection); none: exact (default)",
@@ -171,7 +178,7 @@ const dfs_cli_command dfs_cmd_gpu = {
         "memory bandwidth per kind of copy and the launch statistics (CPU and GPU durations,\n"
         "launch delays) and the GPU user annotations by name; with --only critical-path, the\n"
         "critical path of a step and what bounds it (CPU, GPU kernels, launch and kernel-to-kernel\n"
-        "overhead). By default the whole trace at ns precision; --compat hta gives Holistic Trace\n"
+        "overhead); with --only sequences, the most frequent sequences of kernels operators launch. By default the whole trace at ns precision; --compat hta gives Holistic Trace\n"
         "Analysis' numbers (docs/GPU.md).",
     .options = options,
     .groups = DFS_CLI_READING | DFS_CLI_JOBS,

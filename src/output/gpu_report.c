@@ -23,7 +23,7 @@ static double us(int64_t ns) { return (double)ns / 1000.0; }
 static const char *const csv_file_names[DFS_GPU_CSV__COUNT] = {
     "temporal_breakdown.csv", "gpu_kernel_breakdown_0.csv", "gpu_kernel_breakdown_1.csv", "comm_comp_overlap.csv",
     "idle_time_breakdown_0.csv", "idle_time_breakdown_1.csv", "queue_length_summary.csv",
-    "memory_bw_summary.csv", "gpu_user_annotation_breakdown.csv", "critical_path.csv"};
+    "memory_bw_summary.csv", "gpu_user_annotation_breakdown.csv", "critical_path.csv", "cuda_kernel_sequences.csv"};
 
 const char *dfs_gpu_csv_name(dfs_gpu_csv t) { return (unsigned)t < DFS_GPU_CSV__COUNT ? csv_file_names[t] : "?"; }
 
@@ -36,6 +36,7 @@ static unsigned section_of(dfs_gpu_csv t)
            : t == DFS_GPU_CSV_MEMBW                               ? DFS_GPU_SEC_MEMBW
            : t == DFS_GPU_CSV_ANNOTATIONS                         ? DFS_GPU_SEC_ANNOTATIONS
            : t == DFS_GPU_CSV_CRITICAL                            ? DFS_GPU_SEC_CRITICAL
+           : t == DFS_GPU_CSV_SEQUENCES                           ? DFS_GPU_SEC_SEQUENCES
                                                                   : DFS_GPU_SEC_KERNELS;
 }
 
@@ -319,6 +320,22 @@ static void csv_critical(FILE *out, const dfs_gpu_result *r)
     }
 }
 
+/* HTA's columns (pattern, count, GPU kernel and CPU op durations), then the rank. */
+static void csv_sequences(FILE *out, const dfs_gpu_result *r)
+{
+    fputs(",pattern,count,GPU kernel duration (us),CPU op duration (us),rank\n", out);
+    size_t row = 0;
+    for (size_t i = 0; i < r->nranks; i++)
+        for (size_t k = 0; k < r->ranks[i].nseqs; k++) {
+            const dfs_gpu_seq_row *s = &r->ranks[i].seqs[k];
+            fprintf(out, "%zu,", row++);
+            dfs_csv_text(out, s->pattern);
+            fprintf(out, ",%llu", (unsigned long long)s->count);
+            py_num(out, us(s->gpu_ns)), py_num(out, us(s->cpu_ns));
+            fprintf(out, ",%lld\n", (long long)r->ranks[i].rank);
+        }
+}
+
 void dfs_gpu_write_csv(FILE *out, const dfs_gpu_result *r, dfs_gpu_csv t)
 {
     switch (t) {
@@ -332,6 +349,7 @@ void dfs_gpu_write_csv(FILE *out, const dfs_gpu_result *r, dfs_gpu_csv t)
     case DFS_GPU_CSV_MEMBW: csv_membw(out, r); break;
     case DFS_GPU_CSV_ANNOTATIONS: csv_annotations(out, r); break;
     case DFS_GPU_CSV_CRITICAL: csv_critical(out, r); break;
+    case DFS_GPU_CSV_SEQUENCES: csv_sequences(out, r); break;
     default: break;
     }
 }
@@ -481,6 +499,27 @@ static void json_cpath(dfs_jw *w, const dfs_gpu_cpath *c)
     dfs_jw_end(w);
 }
 
+static void json_sequences(dfs_jw *w, const dfs_gpu_rank *k)
+{
+    if (k->seq_failed) {
+        dfs_jw_null(w, "kernel_sequences");
+        dfs_jw_cstr(w, "kernel_sequences_note", "a host event of negative duration (HTA fails)");
+        return;
+    }
+    dfs_jw_array(w, "kernel_sequences");
+    for (size_t i = 0; i < k->nseqs; i++) {
+        const dfs_gpu_seq_row *s = &k->seqs[i];
+        dfs_jw_object(w, NULL);
+        dfs_jw_cstr(w, "pattern", s->pattern);
+        dfs_jw_uint(w, "kernels", s->kernels);
+        dfs_jw_uint(w, "count", s->count);
+        dfs_jw_double(w, "gpu_us", us(s->gpu_ns));
+        dfs_jw_double(w, "cpu_us", us(s->cpu_ns));
+        dfs_jw_end(w);
+    }
+    dfs_jw_end(w);
+}
+
 static void json_rank(dfs_jw *w, const dfs_gpu_result *r, const dfs_gpu_rank *k)
 {
     char label[96];
@@ -493,6 +532,8 @@ static void json_rank(dfs_jw *w, const dfs_gpu_result *r, const dfs_gpu_rank *k)
         dfs_jw_bool(w, "last_step_dropped", k->filtered);
     if (r->sections & DFS_GPU_SEC_CRITICAL) /* host work has a critical path without the device's */
         json_cpath(w, &k->cpath);
+    if (r->sections & DFS_GPU_SEC_SEQUENCES)
+        json_sequences(w, k);
     if (!k->device_rows) { /* nothing to measure: said, not zeros */
         dfs_jw_cstr(w, "note", "no device events (kernels, copies, sets)");
         dfs_jw_end(w);
@@ -871,10 +912,51 @@ static void text_cpath(FILE *out, const dfs_gpu_rank *k)
     }
 }
 
+/* The finding: each rank's most frequent sequence. */
+static void text_seq_headline(FILE *out, const dfs_gpu_result *r)
+{
+    for (size_t i = 0; i < r->nranks; i++) {
+        const dfs_gpu_rank *k = &r->ranks[i];
+        fprintf(out, "Rank %lld: ", (long long)k->rank);
+        if (k->seq_failed || !k->nseqs) {
+            fprintf(out, "no kernel sequence: %s.\n",
+                    k->seq_failed ? "a host event has a negative duration (HTA's call graph fails)"
+                                  : "no operator of the kind asked launched enough kernels");
+            continue;
+        }
+        char a[32];
+        const dfs_gpu_seq_row *s = &k->seqs[0];
+        fprintf(out, "the most frequent kernel sequence ran %llu times (%s on the GPU, %zu kernels each): ",
+                (unsigned long long)s->count, dfs_fmt_duration(a, sizeof a, s->gpu_ns), s->kernels);
+        dfs_term_puts(out, s->pattern);
+        fputc('\n', out);
+    }
+}
+
+static void text_sequences(FILE *out, const dfs_gpu_rank *k, size_t limit)
+{
+    if (!k->nseqs)
+        return;
+    fprintf(out, "\nRank %lld, frequent kernel sequences (an operator, then the kernels it launched):\n",
+            (long long)k->rank);
+    fprintf(out, "  %8s %12s %12s  %s\n", "count", "GPU", "CPU", "operator|kernel|...");
+    for (size_t i = 0; i < k->nseqs && (!limit || i < limit); i++) {
+        char a[32], b[32];
+        fprintf(out, "  %8llu %12s %12s  ", (unsigned long long)k->seqs[i].count,
+                dfs_fmt_duration(a, sizeof a, k->seqs[i].gpu_ns), dfs_fmt_duration(b, sizeof b, k->seqs[i].cpu_ns));
+        dfs_term_puts(out, k->seqs[i].pattern);
+        fputc('\n', out);
+    }
+    if (limit && k->nseqs > limit)
+        fprintf(out, "  (%zu more sequences: --format json or csv for all)\n", k->nseqs - limit);
+}
+
 void dfs_gpu_write_text(FILE *out, const dfs_gpu_result *r, size_t names)
 {
     if (r->sections & DFS_GPU_SEC_CRITICAL)
         text_cpath_headline(out, r);
+    if (r->sections & DFS_GPU_SEC_SEQUENCES)
+        text_seq_headline(out, r);
     if (r->no_device == r->nranks) {
         text_headline(out, r);
         return;
@@ -929,6 +1011,9 @@ void dfs_gpu_write_text(FILE *out, const dfs_gpu_result *r, size_t names)
     if (r->sections & DFS_GPU_SEC_CRITICAL)
         for (size_t i = 0; i < r->nranks; i++)
             text_cpath(out, &r->ranks[i]);
+    if (r->sections & DFS_GPU_SEC_SEQUENCES)
+        for (size_t i = 0; i < r->nranks; i++)
+            text_sequences(out, &r->ranks[i], names);
     if (r->replaced)
         fprintf(out, "\nNote: %zu input(s) named a rank a later input also names; the later one counts.\n",
                 r->replaced);

@@ -41,12 +41,13 @@ struct dfs_gpu {
 void dfs_gpu_options_init(dfs_gpu_options *o)
 {
     *o = (dfs_gpu_options){.semantics = DFS_GPU_EXACT, .sections = DFS_GPU_SEC_ALL, .top_names = 10,
-                           .name_share = 0.8, .kernel_wait_ns = 30000, .cp_annotation = "ProfilerStep"};
+                           .name_share = 0.8, .kernel_wait_ns = 30000, .cp_annotation = "ProfilerStep",
+                           .seq_operator = "", .seq_min_len = 3};
 }
 
-enum { NSECTIONS = 9 };
-static const char *const section_names[NSECTIONS] = {"temporal", "kernels", "overlap",     "idle",         "queue",
-                                                     "membw",    "launch",  "annotations", "critical-path"};
+enum { NSECTIONS = 10 };
+static const char *const section_names[NSECTIONS] = {"temporal", "kernels", "overlap",     "idle",          "queue",
+                                                     "membw",    "launch",  "annotations", "critical-path", "sequences"};
 
 const char *dfs_gpu_section_name(unsigned section)
 {
@@ -511,9 +512,9 @@ static bool host_partners(const rank_rows *rr, size_t *out)
     return true;
 }
 
-/* The critical path of the rank: its rows (hta: those the filter keeps, device side first) with
- * their partners. */
-static bool critical_path(dfs_gpu *g, const rank_rows *rr, dfs_gpu_rank *out)
+/* The critical path and the kernel sequences of the rank: its rows (hta: those the filter keeps,
+ * device side first) with their partners. */
+static bool trees_and_paths(dfs_gpu *g, const rank_rows *rr, dfs_gpu_rank *out)
 {
     size_t n = rr->n;
     gpu_cp_row *cp = malloc((n ? n : 1) * sizeof *cp);
@@ -538,7 +539,10 @@ static bool critical_path(dfs_gpu *g, const rank_rows *rr, dfs_gpu_rank *out)
         size_t i = cp[k].partner, p = rr->device[i] ? rr->partner[i] : hp[i];
         cp[k].partner = p == GPU_NO_ROW ? GPU_NO_ROW : pos[p];
     }
-    ok = ok && gpu_cpath(&g->opt, cp, m, out, &g->keep);
+    if (ok && (g->opt.sections & DFS_GPU_SEC_CRITICAL))
+        ok = gpu_cpath(&g->opt, cp, m, out, &g->keep);
+    if (ok && (g->opt.sections & DFS_GPU_SEC_SEQUENCES))
+        ok = gpu_sequences(&g->opt, cp, m, out, &g->keep);
     free(cp), free(pos), free(hp);
     return ok;
 }
@@ -579,8 +583,8 @@ static bool measure_rank(dfs_gpu *g, const dfs_run *run, gpu_row *r, size_t n, b
         ok = gpu_launch_stats(h.v, h.n, w.v, w.n, out);
     if (ok && (g->opt.sections & DFS_GPU_SEC_ANNOTATIONS))
         ok = gpu_annotations(&g->opt, a.v, a.n, out, &g->keep);
-    if (ok && (g->opt.sections & DFS_GPU_SEC_CRITICAL))
-        ok = critical_path(g, &rr, out);
+    if (ok && (g->opt.sections & (DFS_GPU_SEC_CRITICAL | DFS_GPU_SEC_SEQUENCES)))
+        ok = trees_and_paths(g, &rr, out);
     dfs_vec_free(&a);
     dfs_vec_free(&w);
     dfs_vec_free(&l);

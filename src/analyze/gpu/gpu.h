@@ -38,6 +38,7 @@ enum {
     DFS_GPU_SEC_ANNOTATIONS = 128,
     DFS_GPU_SEC_ALL = 255,          /* the default: every section but the critical path */
     DFS_GPU_SEC_CRITICAL = 256,     /* only when asked: it builds a graph of the window's events */
+    DFS_GPU_SEC_SEQUENCES = 512,    /* only when asked: it builds the call trees of every thread */
 };
 
 typedef enum dfs_gpu_semantics { DFS_GPU_EXACT, DFS_GPU_HTA } dfs_gpu_semantics;
@@ -52,13 +53,15 @@ typedef struct dfs_gpu_options {
     const char *cp_annotation; /* critical path: the window is the instances of the events whose
                                   name holds this ("ProfilerStep"; "" = the whole rank) */
     size_t cp_first, cp_last;  /* ...numbered 0.. in row order: these, both included (0, 0) */
+    const char *seq_operator;  /* kernel sequences: of the operators whose name holds this ("") */
+    size_t seq_min_len;        /* ...that launched at least this many kernels (3) */
 } dfs_gpu_options;
 
 void dfs_gpu_options_init(dfs_gpu_options *o);
 /* Parses a --only list ("temporal,kernels"); false on an unknown name (*bad points at it). */
 bool dfs_gpu_parse_sections(const char *list, unsigned *out, const char **bad, size_t *badlen);
 /* "temporal", "kernels", "overlap", "idle", "queue", "membw", "launch", "annotations",
- * "critical-path". */
+ * "critical-path", "sequences". */
 const char *dfs_gpu_section_name(unsigned section);
 
 typedef struct dfs_gpu_temporal {
@@ -171,6 +174,16 @@ typedef struct dfs_gpu_cpath {
     double class_pct[DFS_GPU_CP_CLASSES];     /* of length_ns; hta: rounded to 2 decimals */
 } dfs_gpu_cpath;
 
+/* A frequent kernel sequence: an operator's name and the names of the kernels it launched (in its
+ * whole call tree, by start), joined by '|'; how many operators ran it, their kernels' total time
+ * and their own. */
+typedef struct dfs_gpu_seq_row {
+    const char *pattern;
+    size_t kernels;      /* names after the operator's */
+    uint64_t count;
+    int64_t gpu_ns, cpu_ns;
+} dfs_gpu_seq_row;
+
 typedef struct dfs_gpu_rank {
     int64_t rank;
     const char *path;    /* the input file */
@@ -196,6 +209,9 @@ typedef struct dfs_gpu_rank {
     size_t nannotations;
     uint64_t annotation_rows;
     dfs_gpu_cpath cpath;
+    dfs_gpu_seq_row *seqs; /* by count (descending), then pattern */
+    size_t nseqs;
+    bool seq_failed;       /* hta: a host row of negative duration stops HTA's call graph */
 } dfs_gpu_rank;
 
 typedef struct dfs_gpu_result {

@@ -103,7 +103,7 @@ bool gpu_idle(const dfs_gpu_options *o, gpu_work *w, size_t n, dfs_gpu_rank *out
 
 #define GPU_NO_ROW SIZE_MAX
 
-/* A row of a rank as the critical path reads it, in the rank's row order (hta: after the
+/* A row of a rank as the critical path and the kernel sequences read it, in the rank's row order (hta: after the
  * last-iteration filter's reordering; a row it keeps twice is here once). */
 typedef struct gpu_cp_row {
     int64_t ts, dur;
@@ -113,6 +113,9 @@ typedef struct gpu_cp_row {
                             a launch (positions here), GPU_NO_ROW none */
     const char *name, *cat;
 } gpu_cp_row;
+
+/* The frequent kernel sequences of one rank (out->seqs); false when out of memory. */
+bool gpu_sequences(const dfs_gpu_options *o, const gpu_cp_row *r, size_t n, dfs_gpu_rank *out, dfs_arena *keep);
 
 /* The critical path of one rank (out->cpath); false when out of memory. */
 bool gpu_cpath(const dfs_gpu_options *o, const gpu_cp_row *r, size_t n, dfs_gpu_rank *out, dfs_arena *keep);
