@@ -33,7 +33,7 @@ static int set_only(void *args, const char *cmd, const char *value)
     if (dfs_gpu_parse_sections(value, &((gpu_args *)args)->opt.sections, &bad, &len))
         return -1;
     char what[224];
-    snprintf(what, sizeof what, "--only takes sections among temporal, kernels, overlap, idle, queue, membw, launch, annotations, critical-path, sequences; '%.*s' is none of them in",
+    snprintf(what, sizeof what, "--only takes sections among temporal, kernels, overlap, idle, queue, membw, launch, annotations, critical-path, sequences, stragglers; '%.*s' is none of them in",
              (int)(len > 40 ? 40 : len), bad);
     return dfs_cli_usage_error(cmd, what, value);
 }
@@ -140,7 +140,7 @@ static const dfs_cli_option options[] = {
                ARG(base.format), .hi = 1),
     DFS_OPTION("output", 'o', "FILE", DFS_OPT_STRING, "write to FILE (atomically) instead of stdout; a directory for csv",
                ARG(base.output)),
-    DFS_OPTION("only", 0, "LIST", DFS_OPT_CALL, "sections, comma-separated: temporal, kernels, overlap, idle,\nqueue, membw, launch, annotations (default: these all),\ncritical-path, sequences (only when named)",
+    DFS_OPTION("only", 0, "LIST", DFS_OPT_CALL, "sections, comma-separated: temporal, kernels, overlap, idle,\nqueue, membw, launch, annotations (default: these all),\ncritical-path, sequences, stragglers (only when named)",
                .apply = set_only),
     DFS_OPTION("cp-annotation", 0, "TEXT", DFS_OPT_STRING,
                "critical path: the window is an event whose name holds TEXT\n(default ProfilerStep; \"\" = the whole trace)",
@@ -155,6 +155,9 @@ static const dfs_cli_option options[] = {
     DFS_OPTION("seq-min-len", 0, "N", DFS_OPT_SIZE,
                "kernel sequences: of operators that launched at least N kernels\n(default 3)",
                ARG(opt.seq_min_len), .hi = 1000000000, .bad = "--seq-min-len takes a count, not"),
+    DFS_OPTION("stragglers", 0, "N", DFS_OPT_SIZE,
+               "stragglers: the N latest ranks of each step are late; at most N\nranks are named (default 2)",
+               ARG(opt.straggler_candidates), .lo = 1, .hi = 1000000, .bad = "--stragglers takes a count of ranks, not"),
     DFS_OPTION("compat", 0, "hta", DFS_OPT_CHOICE,
                "hta: Holistic Trace Analysis' numbers (last profiler step dropped,\n"
                "times rounded to whole µs, its event selection); none: exact (default)",
@@ -178,7 +181,8 @@ const dfs_cli_command dfs_cmd_gpu = {
         "memory bandwidth per kind of copy and the launch statistics (CPU and GPU durations,\n"
         "launch delays) and the GPU user annotations by name; with --only critical-path, the\n"
         "critical path of a step and what bounds it (CPU, GPU kernels, launch and kernel-to-kernel\n"
-        "overhead); with --only sequences, the most frequent sequences of kernels operators launch. By default the whole trace at ns precision; --compat hta gives Holistic Trace\n"
+        "overhead); with --only sequences, the most frequent sequences of kernels operators launch;\n"
+        "with --only stragglers, the ranks that start the collectives latest. By default the whole trace at ns precision; --compat hta gives Holistic Trace\n"
         "Analysis' numbers (docs/GPU.md).",
     .options = options,
     .groups = DFS_CLI_READING | DFS_CLI_JOBS,

@@ -23,7 +23,8 @@ static double us(int64_t ns) { return (double)ns / 1000.0; }
 static const char *const csv_file_names[DFS_GPU_CSV__COUNT] = {
     "temporal_breakdown.csv", "gpu_kernel_breakdown_0.csv", "gpu_kernel_breakdown_1.csv", "comm_comp_overlap.csv",
     "idle_time_breakdown_0.csv", "idle_time_breakdown_1.csv", "queue_length_summary.csv",
-    "memory_bw_summary.csv", "gpu_user_annotation_breakdown.csv", "critical_path.csv", "cuda_kernel_sequences.csv"};
+    "memory_bw_summary.csv", "gpu_user_annotation_breakdown.csv", "critical_path.csv", "cuda_kernel_sequences.csv",
+    "stragglers.csv"};
 
 const char *dfs_gpu_csv_name(dfs_gpu_csv t) { return (unsigned)t < DFS_GPU_CSV__COUNT ? csv_file_names[t] : "?"; }
 
@@ -37,6 +38,7 @@ static unsigned section_of(dfs_gpu_csv t)
            : t == DFS_GPU_CSV_ANNOTATIONS                         ? DFS_GPU_SEC_ANNOTATIONS
            : t == DFS_GPU_CSV_CRITICAL                            ? DFS_GPU_SEC_CRITICAL
            : t == DFS_GPU_CSV_SEQUENCES                           ? DFS_GPU_SEC_SEQUENCES
+           : t == DFS_GPU_CSV_STRAGGLERS                          ? DFS_GPU_SEC_STRAGGLERS
                                                                   : DFS_GPU_SEC_KERNELS;
 }
 
@@ -336,6 +338,19 @@ static void csv_sequences(FILE *out, const dfs_gpu_result *r)
         }
 }
 
+/* The stragglers named, most late steps first. */
+static void csv_stragglers(FILE *out, const dfs_gpu_result *r)
+{
+    const dfs_gpu_stragglers *s = &r->stragglers;
+    fputs(",rank,late_steps,steps,metric_kernel,stream\n", out);
+    for (size_t i = 0; !s->status && i < s->nranks; i++) {
+        fprintf(out, "%zu,%lld,%llu,%llu,", i, (long long)s->ranks[i].rank, (unsigned long long)s->ranks[i].late_steps,
+                (unsigned long long)s->iterations);
+        dfs_csv_text(out, s->kernel);
+        fprintf(out, ",%lld\n", (long long)s->stream);
+    }
+}
+
 void dfs_gpu_write_csv(FILE *out, const dfs_gpu_result *r, dfs_gpu_csv t)
 {
     switch (t) {
@@ -350,6 +365,7 @@ void dfs_gpu_write_csv(FILE *out, const dfs_gpu_result *r, dfs_gpu_csv t)
     case DFS_GPU_CSV_ANNOTATIONS: csv_annotations(out, r); break;
     case DFS_GPU_CSV_CRITICAL: csv_critical(out, r); break;
     case DFS_GPU_CSV_SEQUENCES: csv_sequences(out, r); break;
+    case DFS_GPU_CSV_STRAGGLERS: csv_stragglers(out, r); break;
     default: break;
     }
 }
@@ -620,6 +636,29 @@ static void json_rank(dfs_jw *w, const dfs_gpu_result *r, const dfs_gpu_rank *k)
     dfs_jw_end(w);
 }
 
+static void json_stragglers(dfs_jw *w, const dfs_gpu_result *r)
+{
+    const dfs_gpu_stragglers *s = &r->stragglers;
+    dfs_jw_object(w, "stragglers");
+    dfs_jw_cstr(w, "status", s->status ? s->status : "ok");
+    dfs_jw_uint(w, "candidates", s->candidates);
+    if (!s->status) {
+        dfs_jw_cstr(w, "metric_kernel", s->kernel);
+        dfs_jw_int(w, "stream", s->stream);
+        dfs_jw_uint(w, "steps", s->iterations);
+        dfs_jw_double(w, "mean_step_us", s->mean_iter_ns / 1000);
+        dfs_jw_array(w, "ranks");
+        for (size_t i = 0; i < s->nranks; i++) {
+            dfs_jw_object(w, NULL);
+            dfs_jw_int(w, "rank", s->ranks[i].rank);
+            dfs_jw_uint(w, "late_steps", s->ranks[i].late_steps);
+            dfs_jw_end(w);
+        }
+        dfs_jw_end(w);
+    }
+    dfs_jw_end(w);
+}
+
 void dfs_gpu_write_json(FILE *out, const dfs_gpu_result *r)
 {
     dfs_jw w;
@@ -628,6 +667,8 @@ void dfs_gpu_write_json(FILE *out, const dfs_gpu_result *r)
     dfs_jw_cstr(&w, "schema", "dfscope-gpu/1");
     dfs_jw_cstr(&w, "semantics", r->semantics == DFS_GPU_HTA ? "hta" : "exact");
     json_spread(&w, r);
+    if (r->sections & DFS_GPU_SEC_STRAGGLERS)
+        json_stragglers(&w, r);
     dfs_jw_array(&w, "ranks");
     for (size_t i = 0; i < r->nranks; i++)
         json_rank(&w, r, &r->ranks[i]);
@@ -951,8 +992,28 @@ static void text_sequences(FILE *out, const dfs_gpu_rank *k, size_t limit)
         fprintf(out, "  (%zu more sequences: --format json or csv for all)\n", k->nseqs - limit);
 }
 
+/* The finding: which ranks start the most variable collective latest, in how many steps. */
+static void text_stragglers(FILE *out, const dfs_gpu_result *r)
+{
+    const dfs_gpu_stragglers *s = &r->stragglers;
+    if (s->status) {
+        fprintf(out, "Stragglers: none found: %s.\n", s->status);
+        return;
+    }
+    fprintf(out, "Stragglers:");
+    for (size_t i = 0; i < s->nranks; i++)
+        fprintf(out, "%s rank %lld (late in %llu of %llu steps)", i ? ";" : "", (long long)s->ranks[i].rank,
+                (unsigned long long)s->ranks[i].late_steps, (unsigned long long)s->iterations);
+    fprintf(out, ".\n  Late: among the %zu last ranks to start, in a step, the collective whose duration varies\n"
+                 "  most between ranks (stream %lld, ", s->candidates, (long long)s->stream);
+    dfs_term_puts(out, s->kernel);
+    fprintf(out, ").\n");
+}
+
 void dfs_gpu_write_text(FILE *out, const dfs_gpu_result *r, size_t names)
 {
+    if (r->sections & DFS_GPU_SEC_STRAGGLERS)
+        text_stragglers(out, r);
     if (r->sections & DFS_GPU_SEC_CRITICAL)
         text_cpath_headline(out, r);
     if (r->sections & DFS_GPU_SEC_SEQUENCES)

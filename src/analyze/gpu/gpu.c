@@ -42,12 +42,13 @@ void dfs_gpu_options_init(dfs_gpu_options *o)
 {
     *o = (dfs_gpu_options){.semantics = DFS_GPU_EXACT, .sections = DFS_GPU_SEC_ALL, .top_names = 10,
                            .name_share = 0.8, .kernel_wait_ns = 30000, .cp_annotation = "ProfilerStep",
-                           .seq_operator = "", .seq_min_len = 3};
+                           .seq_operator = "", .seq_min_len = 3, .straggler_candidates = 2};
 }
 
-enum { NSECTIONS = 10 };
-static const char *const section_names[NSECTIONS] = {"temporal", "kernels", "overlap",     "idle",          "queue",
-                                                     "membw",    "launch",  "annotations", "critical-path", "sequences"};
+enum { NSECTIONS = 11 };
+static const char *const section_names[NSECTIONS] = {
+    "temporal", "kernels", "overlap", "idle", "queue", "membw", "launch", "annotations", "critical-path", "sequences",
+    "stragglers"};
 
 const char *dfs_gpu_section_name(unsigned section)
 {
@@ -543,6 +544,8 @@ static bool trees_and_paths(dfs_gpu *g, const rank_rows *rr, dfs_gpu_rank *out)
         ok = gpu_cpath(&g->opt, cp, m, out, &g->keep);
     if (ok && (g->opt.sections & DFS_GPU_SEC_SEQUENCES))
         ok = gpu_sequences(&g->opt, cp, m, out, &g->keep);
+    if (ok && (g->opt.sections & DFS_GPU_SEC_STRAGGLERS))
+        ok = gpu_straggler_rows(cp, m, out, &g->keep);
     free(cp), free(pos), free(hp);
     return ok;
 }
@@ -583,7 +586,7 @@ static bool measure_rank(dfs_gpu *g, const dfs_run *run, gpu_row *r, size_t n, b
         ok = gpu_launch_stats(h.v, h.n, w.v, w.n, out);
     if (ok && (g->opt.sections & DFS_GPU_SEC_ANNOTATIONS))
         ok = gpu_annotations(&g->opt, a.v, a.n, out, &g->keep);
-    if (ok && (g->opt.sections & (DFS_GPU_SEC_CRITICAL | DFS_GPU_SEC_SEQUENCES)))
+    if (ok && (g->opt.sections & (DFS_GPU_SEC_CRITICAL | DFS_GPU_SEC_SEQUENCES | DFS_GPU_SEC_STRAGGLERS)))
         ok = trees_and_paths(g, &rr, out);
     dfs_vec_free(&a);
     dfs_vec_free(&w);
@@ -638,5 +641,7 @@ const dfs_gpu_result *dfs_gpu_finish(dfs_gpu *g, const dfs_run *run)
     qsort(res->ranks, res->nranks, sizeof *res->ranks, cmp_ranks);
     for (size_t k = 0; k < res->nranks; k++)
         res->no_device += res->ranks[k].device_rows == 0;
+    if ((g->opt.sections & DFS_GPU_SEC_STRAGGLERS) && !gpu_stragglers(&g->opt, res, &g->keep))
+        return NULL;
     return res;
 }

@@ -39,6 +39,7 @@ enum {
     DFS_GPU_SEC_ALL = 255,          /* the default: every section but the critical path */
     DFS_GPU_SEC_CRITICAL = 256,     /* only when asked: it builds a graph of the window's events */
     DFS_GPU_SEC_SEQUENCES = 512,    /* only when asked: it builds the call trees of every thread */
+    DFS_GPU_SEC_STRAGGLERS = 1024,  /* only when asked: across ranks */
 };
 
 typedef enum dfs_gpu_semantics { DFS_GPU_EXACT, DFS_GPU_HTA } dfs_gpu_semantics;
@@ -55,13 +56,15 @@ typedef struct dfs_gpu_options {
     size_t cp_first, cp_last;  /* ...numbered 0.. in row order: these, both included (0, 0) */
     const char *seq_operator;  /* kernel sequences: of the operators whose name holds this ("") */
     size_t seq_min_len;        /* ...that launched at least this many kernels (3) */
+    size_t straggler_candidates; /* stragglers: the latest this many ranks of each step are late,
+                                    and at most this many ranks are named (2) */
 } dfs_gpu_options;
 
 void dfs_gpu_options_init(dfs_gpu_options *o);
 /* Parses a --only list ("temporal,kernels"); false on an unknown name (*bad points at it). */
 bool dfs_gpu_parse_sections(const char *list, unsigned *out, const char **bad, size_t *badlen);
 /* "temporal", "kernels", "overlap", "idle", "queue", "membw", "launch", "annotations",
- * "critical-path", "sequences". */
+ * "critical-path", "sequences", "stragglers". */
 const char *dfs_gpu_section_name(unsigned section);
 
 typedef struct dfs_gpu_temporal {
@@ -184,6 +187,8 @@ typedef struct dfs_gpu_seq_row {
     int64_t gpu_ns, cpu_ns;
 } dfs_gpu_seq_row;
 
+struct gpu_strag_rank; /* what straggler detection keeps of a rank (gpu_internal.h) */
+
 typedef struct dfs_gpu_rank {
     int64_t rank;
     const char *path;    /* the input file */
@@ -212,7 +217,27 @@ typedef struct dfs_gpu_rank {
     dfs_gpu_seq_row *seqs; /* by count (descending), then pattern */
     size_t nseqs;
     bool seq_failed;       /* hta: a host row of negative duration stops HTA's call graph */
+    const struct gpu_strag_rank *strag;
 } dfs_gpu_rank;
+
+/* A rank late in some steps: it started the metric collective among the latest. */
+typedef struct dfs_gpu_straggler {
+    int64_t rank;
+    uint64_t late_steps;
+} dfs_gpu_straggler;
+
+/* Straggler detection across ranks: the collective whose duration varies most between ranks, and
+ * the ranks that start it latest in the most steps. */
+typedef struct dfs_gpu_stragglers {
+    const char *status;  /* NULL when it ran; else why not */
+    size_t candidates;
+    const char *kernel;  /* the metric collective, and its stream */
+    int64_t stream;
+    uint64_t iterations; /* profiler steps of all ranks */
+    double mean_iter_ns; /* their mean length */
+    dfs_gpu_straggler *ranks; /* by late steps (descending), then rank; at most `candidates` */
+    size_t nranks;
+} dfs_gpu_stragglers;
 
 typedef struct dfs_gpu_result {
     dfs_gpu_semantics semantics;
@@ -222,6 +247,7 @@ typedef struct dfs_gpu_result {
     size_t replaced;     /* files whose rank a later file also had (the later one counts) */
     size_t no_device;    /* ranks without device events */
     bool annotated;      /* some input has GPU user annotations (before any filter) */
+    dfs_gpu_stragglers stragglers;
 } dfs_gpu_result;
 
 /* A label's name: the set bits' type names joined by " overlapping " into buf. */

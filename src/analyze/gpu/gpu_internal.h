@@ -114,6 +114,32 @@ typedef struct gpu_cp_row {
     const char *name, *cat;
 } gpu_cp_row;
 
+/* A step's rows span [min_ts, max_end) (empty: min_ts > max_end). */
+typedef struct gpu_iter_span {
+    int64_t iter, min_ts, max_end;
+} gpu_iter_span;
+
+/* A collective kernel in a step. */
+typedef struct gpu_coll {
+    int64_t iter, stream, ts, dur;
+    const char *name;
+} gpu_coll;
+
+struct gpu_strag_rank {
+    int64_t *steps;      /* the profiler steps of the rank, ascending */
+    size_t nsteps;
+    gpu_iter_span *spans; /* per step */
+    size_t nspans;
+    gpu_coll *colls;     /* in row order */
+    size_t ncolls;
+};
+typedef struct gpu_strag_rank gpu_strag_rank;
+
+/* What straggler detection needs of one rank (out->strag); false when out of memory. */
+bool gpu_straggler_rows(const gpu_cp_row *r, size_t n, dfs_gpu_rank *out, dfs_arena *keep);
+/* Straggler detection across the ranks of res (res->stragglers); false when out of memory. */
+bool gpu_stragglers(const dfs_gpu_options *o, dfs_gpu_result *res, dfs_arena *keep);
+
 /* The frequent kernel sequences of one rank (out->seqs); false when out of memory. */
 bool gpu_sequences(const dfs_gpu_options *o, const gpu_cp_row *r, size_t n, dfs_gpu_rank *out, dfs_arena *keep);
 
