@@ -1,6 +1,7 @@
 /* cmd_gpu.c - `dfscope gpu PATH...`: GPU analyses of PyTorch profiler (Kineto) traces, one file
  * per rank: temporal breakdown, kernel breakdowns, communication/computation overlap, idle time
- * per stream, ..., and when named the critical path of a window (--cp-annotation, --cp-instance);
+ * per stream, ..., and when named the critical path of a window (--cp-annotation, --cp-instance),
+ * the frequent kernel sequences (--seq-operator, --seq-min-len) and the stragglers (--stragglers);
  * exact by default, Holistic Trace Analysis' numbers under --compat hta. */
 #include <errno.h>
 #include <stdbool.h>

@@ -6,7 +6,8 @@
  * communication with computation, the idle time of each stream by cause, the length of each
  * stream's queue of launched kernels, the memory bandwidth per kind of copy, and the launch
  * statistics (CPU and GPU durations, launch delays), and the GPU user annotations by name; on
- * request, the critical path of a window (gpu_cpath.c). Two semantics:
+ * request, the critical path of a window (gpu_cpath.c), the frequent kernel sequences (gpu_seq.c)
+ * and straggler detection across ranks (gpu_strag.c). Two semantics:
  *   - exact (default): the whole trace at integer-ns precision; device work is what the shared
  *     classification (analyze/common/gpu_events.h) calls timed device work: kernels, copies, sets;
  *   - hta: Holistic Trace Analysis 0.6.1's numbers: its last-iteration filter, its rounding of
