@@ -67,6 +67,27 @@ check "the module's kernels by start" test "$(field "$ROWS")" = "[('nn.Module: B
 code 0 "nesting, aten" "$DFSCOPE" gpu -q --only sequences --seq-operator aten:: --seq-min-len 1 --format json "$T/nest.json"
 check "the linears at depth 1 (aten::empty has no kernel)" test "$(field "$ROWS")" = "[('aten::linear|k1', 1, 5, 40), ('aten::linear|k2|k3', 1, 10, 40)]"
 
+# The backward pass on its own thread moves under the step thread's "## backward ##" range: the
+# step is then the one top-level operator, with every kernel.
+cat > "$T/bwd.json" <<'JSON'
+{"traceEvents": [
+{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 100},
+{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 5, "dur": 10},
+{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 6, "dur": 2, "args": {"correlation": 1}},
+{"ph": "X", "cat": "user_annotation", "name": "## backward ##", "pid": 1, "tid": 1, "ts": 50, "dur": 50},
+{"ph": "X", "cat": "cpu_op", "name": "autograd::engine::evaluate_function: MmBackward0", "pid": 1, "tid": 2, "ts": 60, "dur": 20},
+{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 2, "ts": 61, "dur": 2, "args": {"correlation": 2}},
+{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 2, "ts": 64, "dur": 2, "args": {"correlation": 3}},
+{"ph": "X", "cat": "kernel", "name": "k_fwd", "pid": 0, "tid": 7, "ts": 10, "dur": 4, "args": {"stream": 7, "correlation": 1}},
+{"ph": "X", "cat": "kernel", "name": "k_bwd1", "pid": 0, "tid": 7, "ts": 62, "dur": 4, "args": {"stream": 7, "correlation": 2}},
+{"ph": "X", "cat": "kernel", "name": "k_bwd2", "pid": 0, "tid": 7, "ts": 70, "dur": 4, "args": {"stream": 7, "correlation": 3}}
+]}
+JSON
+code 0 "backward thread" "$DFSCOPE" gpu -q --only sequences --format json "$T/bwd.json"
+check "the step holds the backward kernels" test "$(field "$ROWS")" = "[('ProfilerStep#1|k_fwd|k_bwd1|k_bwd2', 1, 12, 100)]"
+code 0 "backward thread, autograd" "$DFSCOPE" gpu -q --only sequences --seq-operator autograd --seq-min-len 2 --format json "$T/bwd.json"
+check "the backward operator at its own depth" test "$(field "$ROWS")" = "[('autograd::engine::evaluate_function: MmBackward0|k_bwd1|k_bwd2', 1, 8, 20)]"
+
 # Fractional times round to a -1 µs host event under hta: HTA's call graph stops; exact is fine.
 sed -e 's/"ts": 60, "dur": 10}/"ts": 60.6, "dur": 0.3}/' "$T/seq.json" > "$T/neg.json"
 code 0 "negative, hta" "$DFSCOPE" gpu -q --compat hta --only sequences --seq-min-len 1 --format json "$T/neg.json"

@@ -133,29 +133,66 @@ static bool is_step(const char *name)
     return strncmp(name, "ProfilerStep#", 13) == 0;
 }
 
+typedef struct span {
+    int64_t ts, end;
+    size_t row;
+} span;
+
+static int cmp_span(const void *a, const void *b)
+{
+    const span *x = a, *y = b;
+    if (x->ts != y->ts)
+        return x->ts < y->ts ? -1 : 1;
+    return (x->row > y->row) - (x->row < y->row);
+}
+
+/* The latest-starting span of s[0..n) (by start) that holds t, looking back over a few: steps and
+ * backward passes do not overlap, so the nearest one decides. NO when none. */
+static size_t holder(const span *s, size_t n, int64_t t)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s[mid].ts <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t k = lo, seen = 0; k-- > 0 && seen < 16; seen++)
+        if (t < s[k].end)
+            return s[k].row;
+    return NO;
+}
+
 /* The backward pass on its own thread joins the step's tree: each top-level operator of the
  * autograd thread moves under the backward (else step) row of the step thread it starts in. */
-static void fold_autograd(const gpu_cp_row *r, size_t n, tree *t)
+static bool fold_autograd(const gpu_cp_row *r, size_t n, tree *t)
 {
     int64_t sp, st, ap, at;
     if (!only_thread(r, n, t, "ProfilerStep#", true, &sp, &st) || !only_thread(r, n, t, "autograd::", false, &ap, &at) ||
         (sp == ap && st == at))
-        return;
+        return true;
     bool backward = false;
     for (size_t i = 0; i < n && !backward; i++)
         backward = t->in_tree[i] && r[i].pid == sp && r[i].tid == st && strstr(r[i].name, "## backward ##");
+    span *s = malloc((n ? n : 1) * sizeof *s);
+    if (!s)
+        return false;
+    size_t ns = 0;
+    for (size_t b = 0; b < n; b++)
+        if (t->in_tree[b] && r[b].pid == sp && r[b].tid == st &&
+            (backward ? strstr(r[b].name, "## backward ##") != NULL : is_step(r[b].name)))
+            s[ns++] = (span){r[b].ts, r[b].ts + r[b].dur, b};
+    qsort(s, ns, sizeof *s, cmp_span);
     for (size_t i = 0; i < n; i++) {
         if (!t->in_tree[i] || r[i].pid != ap || r[i].tid != at || t->parent[i] != NO)
             continue;
-        for (size_t b = 0; b < n; b++) {
-            bool host = t->in_tree[b] && r[b].pid == sp && r[b].tid == st;
-            if (host && (backward ? strstr(r[b].name, "## backward ##") != NULL : is_step(r[b].name)) &&
-                r[b].ts <= r[i].ts && r[i].ts < r[b].ts + r[b].dur) {
-                link_child(t, b, i);
-                break;
-            }
-        }
+        size_t b = holder(s, ns, r[i].ts);
+        if (b != NO)
+            link_child(t, b, i);
     }
+    free(s);
+    return true;
 }
 
 /* Kernels (stream > 0) under the launch that queued them. */
@@ -339,9 +376,9 @@ bool gpu_sequences(const dfs_gpu_options *o, const gpu_cp_row *r, size_t n, dfs_
     ok = ok && host_trees(r, n, &t, &negative);
     out->seq_failed = negative && o->semantics == DFS_GPU_HTA;
     if (ok && !out->seq_failed) {
-        fold_autograd(r, n, &t);
+        ok = fold_autograd(r, n, &t);
         add_kernels(r, n, &t);
-        ok = measure(r, n, &t);
+        ok = ok && measure(r, n, &t);
     }
     const char *op = o->seq_operator ? o->seq_operator : "";
     int dmin = -1;
