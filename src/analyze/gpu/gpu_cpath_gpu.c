@@ -54,30 +54,10 @@ static bool is_launch(const gpu_cp_row *r)
     return r->stream == -1 && r->partner != NO && dfs_gpu_is_launch(r->name, strlen(r->name));
 }
 
-typedef struct corr_row {
-    int64_t corr;
-    size_t row;
-} corr_row;
-
-static int cmp_corr_row(const void *a, const void *b)
+/* The first of c[0..n) (sorted by correlation) with this correlation, or where it would be. */
+static size_t corr_first(const gpu_corr_pos *c, size_t n, int64_t corr)
 {
-    const corr_row *x = a, *y = b;
-    if (x->corr != y->corr)
-        return x->corr < y->corr ? -1 : 1;
-    return (x->row > y->row) - (x->row < y->row);
-}
-
-static size_t corr_first(const corr_row *c, size_t n, int64_t corr)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (c[mid].corr < corr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return gpu_lower_bound(c, n, sizeof *c, corr);
 }
 
 typedef struct grp {
@@ -103,20 +83,20 @@ static bool queue_lengths(const cp_graph *g, int64_t *len)
 {
     const gpu_cp_row *r = g->r;
     size_t n = g->nrows, nd = 0, nl = 0, m = 0;
-    corr_row *dev = malloc((n ? n : 1) * sizeof *dev), *lc = malloc((n ? n : 1) * sizeof *lc);
+    gpu_corr_pos *dev = malloc((n ? n : 1) * sizeof *dev), *lc = malloc((n ? n : 1) * sizeof *lc);
     bool ok = dev && lc;
     for (size_t i = 0; ok && i < n; i++) {
         len[i] = NO_LEN;
         if (r[i].stream != -1)
-            dev[nd++] = (corr_row){r[i].corr, i};
+            dev[nd++] = (gpu_corr_pos){r[i].corr, i};
         else if (is_launch(&r[i]))
-            lc[nl++] = (corr_row){r[i].corr, i};
+            lc[nl++] = (gpu_corr_pos){r[i].corr, i};
     }
     item *it = NULL;
     size_t cap = 0;
     if (ok) {
-        qsort(dev, nd, sizeof *dev, cmp_corr_row);
-        qsort(lc, nl, sizeof *lc, cmp_corr_row);
+        qsort(dev, nd, sizeof *dev, gpu_cmp_corr_pos);
+        qsort(lc, nl, sizeof *lc, gpu_cmp_corr_pos);
         for (size_t i = 0; i < nl; i++)
             for (size_t j = corr_first(dev, nd, lc[i].corr); j < nd && dev[j].corr == lc[i].corr; j++)
                 cap++;
@@ -127,7 +107,7 @@ static bool queue_lengths(const cp_graph *g, int64_t *len)
     for (size_t i = 0; ok && i < n; i++) /* launches in row order, each once per device event */
         if (r[i].stream == -1 && is_launch(&r[i]))
             for (size_t j = corr_first(dev, nd, r[i].corr); j < nd && dev[j].corr == r[i].corr; j++)
-                it[m] = (item){.t = r[i].ts, .key1 = r[dev[j].row].stream, .delta = 1, .row = i, .seq = m}, m++;
+                it[m] = (item){.t = r[i].ts, .key1 = r[dev[j].pos].stream, .delta = 1, .row = i, .seq = m}, m++;
     for (size_t i = 0; ok && i < n; i++) {
         if (r[i].stream == -1)
             continue;
@@ -192,17 +172,17 @@ static bool record_launches(const cp_graph *g, const launch *l, size_t nl, size_
 {
     const gpu_cp_row *r = g->r;
     size_t n = g->nrows, nw = 0, m = 0, nrun = 0;
-    corr_row *w = malloc((n ? n : 1) * sizeof *w);
+    gpu_corr_pos *w = malloc((n ? n : 1) * sizeof *w);
     item *it = malloc((n + nl ? n + nl : 1) * sizeof *it);
     grp *run = malloc((n + nl ? n + nl : 1) * sizeof *run);
     bool ok = w && it && run;
     for (size_t i = 0; ok && i < n; i++) {
         prev[i] = NO;
         if (r[i].wait_stream > -1)
-            w[nw++] = (corr_row){r[i].wait_corr, i};
+            w[nw++] = (gpu_corr_pos){r[i].wait_corr, i};
     }
     if (ok)
-        qsort(w, nw, sizeof *w, cmp_corr_row);
+        qsort(w, nw, sizeof *w, gpu_cmp_corr_pos);
     for (size_t i = 0; ok && i < nl; i++)
         it[m] = (item){.t = r[l[i].row].ts, .key1 = l[i].gpu, .key2 = l[i].kstream, .delta = (int64_t)i,
                        .row = l[i].row, .seq = m},
@@ -216,7 +196,7 @@ static bool record_launches(const cp_graph *g, const launch *l, size_t nl, size_
     for (size_t i = 0; ok && i < nall; i++) {
         size_t row = rec[i].row, j = corr_first(w, nw, r[row].corr);
         if (j < nw && w[j].corr == r[row].corr)
-            rec[nrec++] = (item){.t = r[row].ts, .key1 = r[w[j].row].pid, .key2 = r[w[j].row].wait_stream,
+            rec[nrec++] = (item){.t = r[row].ts, .key1 = r[w[j].pos].pid, .key2 = r[w[j].pos].wait_stream,
                                  .delta = -1, .row = row};
     }
     for (size_t i = 0; ok && i < nrec; i++)
@@ -283,7 +263,7 @@ typedef struct device {
     cp_graph *g;
     int64_t *qlen;
     size_t *rec_prev, *wait_next, *sync_src;
-    corr_row *recs; /* the records with a launch, by correlation */
+    gpu_corr_pos *recs; /* the records with a launch, by correlation */
     size_t nrecs;
     bool records, waits;
     grp *last;    /* per stream: the end node of its latest kernel (v), in order of first use */
@@ -314,7 +294,7 @@ static bool on_sync(device *d, size_t i)
         if (!d->records || x->wait_corr < 0)
             return true;
         size_t j = corr_first(d->recs, d->nrecs, x->wait_corr);
-        size_t src = j < d->nrecs && d->recs[j].corr == x->wait_corr ? g->r[d->rec_prev[d->recs[j].row]].partner : NO;
+        size_t src = j < d->nrecs && d->recs[j].corr == x->wait_corr ? g->r[d->rec_prev[d->recs[j].pos]].partner : NO;
         if (src == NO)
             return true;
         if (event)
@@ -425,9 +405,9 @@ bool cp_add_device(cp_graph *g)
     ok = ok && d.recs;
     for (size_t i = 0; ok && d.records && i < n; i++)
         if (d.rec_prev[i] != NO)
-            d.recs[d.nrecs++] = (corr_row){g->r[i].corr, i};
+            d.recs[d.nrecs++] = (gpu_corr_pos){g->r[i].corr, i};
     if (ok)
-        qsort(d.recs, d.nrecs, sizeof *d.recs, cmp_corr_row);
+        qsort(d.recs, d.nrecs, sizeof *d.recs, gpu_cmp_corr_pos);
     ok = ok && (rows = device_rows(g, &m)) != NULL;
     for (size_t i = 0; ok && i < n; i++)
         d.sync_src[i] = NO;

@@ -150,14 +150,7 @@ static int cmp_span(const void *a, const void *b)
  * backward passes do not overlap, so the nearest one decides. NO when none. */
 static size_t holder(const span *s, size_t n, int64_t t)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (s[mid].ts <= t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = t == INT64_MAX ? n : gpu_lower_bound(s, n, sizeof *s, t + 1); /* past the last start <= t */
     for (size_t k = lo, seen = 0; k-- > 0 && seen < 16; seen++)
         if (t < s[k].end)
             return s[k].row;
