@@ -15,7 +15,7 @@
  *     its name rules, so that every number equals HTA's.
  * All times of the result are ns (whole µs times 1000 under hta). The analysis keeps the complete
  * events of every input with a category (96 bytes each) and, per rank, its device work (88 bytes
- * each) and the critical path's graph (about 300 bytes per event of its window, skipped above
+ * each) and the critical path's graph (about 500 bytes per event of its window, skipped above
  * DFS_GPU_CP_MAX_EVENTS); time O(n log n) per rank.
  * Docs: docs/GPU.md. */
 #ifndef DFS_GPU_H
@@ -160,9 +160,9 @@ typedef enum dfs_gpu_cp_status {
 /* A short phrase for a status that is not OK. */
 const char *dfs_gpu_cp_status_text(dfs_gpu_cp_status s);
 
-/* The graph holds 2 nodes and a few edges per event of the window (about 300 bytes each): a
+/* The graph holds 2 nodes and a few edges per event of the window (about 500 bytes each): a
  * window with more events than this is skipped (DFS_GPU_CP_TOO_BIG). */
-#define DFS_GPU_CP_MAX_EVENTS 4000000u
+#define DFS_GPU_CP_MAX_EVENTS 2000000u
 
 /* The critical path of a window of one rank: the longest path through the graph of its host
  * events (call stacks, the runtime's lock), its kernels (per stream, from their launches) and the

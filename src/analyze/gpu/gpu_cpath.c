@@ -13,7 +13,7 @@
  * at ns precision on every event as read.
  *
  * Invariants: the graph's orders are those its header states; a failure leaves a status and no
- * path; nothing here prints. Memory: about 300 bytes per event of the window, and windows with
+ * path; nothing here prints. Memory: about 500 bytes per event of the window, and windows with
  * more than DFS_GPU_CP_MAX_EVENTS events are skipped. */
 #include <math.h>
 #include <stdlib.h>
