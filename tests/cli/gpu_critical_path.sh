@@ -92,10 +92,13 @@ for t in critical_path/simple_add critical_path/alexnet nccl_parser_config; do
   ours > "$T/got"
   check "$t: HTA's critical path (nodes, graph, shares)" diff "$T/want" "$T/got"
 done
-# Pre-2022 traces name the runtime "Runtime": HTA stops, so does --compat hta, saying why.
+# Pre-2022 traces name the runtime "Runtime": HTA stops, so does --compat hta, saying why; exact
+# reads the old spellings.
 K=$TRACES/kineto/resnet50-dataloader/resnet50_num_workers_0__worker0.1623143089861.pt.trace.json.gz
 code 0 "pre-2022 trace" "$DFSCOPE" gpu -q --compat hta --only critical-path --format json "$K"
 check "no path without launch events" test "$(field "d['ranks'][0]['critical_path']['status']")" = "a kernel's launch call is no event of the window (pre-2022 traces name it Runtime)"
+code 0 "pre-2022 trace, exact" "$DFSCOPE" gpu -q --only critical-path --format json "$K"
+check "exact reads Runtime and Operator" test "$(field "(d['ranks'][0]['critical_path']['status'], d['ranks'][0]['critical_path']['window'])")" = "('ok', 'ProfilerStep#5')"
 
 echo "$pass checks passed, $fail failed"
 [ "$fail" = 0 ]

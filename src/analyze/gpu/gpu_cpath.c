@@ -222,9 +222,12 @@ static size_t *clip(const gpu_cp_row *r, size_t n, int64_t start, int64_t end, s
     return c;
 }
 
-static bool is_event(const gpu_cp_row *r)
+/* An operator, a runtime or driver call (under exact also in the pre-2022 spelling, Operator and
+ * Runtime, which HTA does not know), or device work with a correlation. */
+static bool is_event(const cp_graph *g, const gpu_cp_row *r)
 {
     return streq(r->cat, "cpu_op") || streq(r->cat, "cuda_runtime") || streq(r->cat, "cuda_driver") ||
+           (!g->hta && (streq(r->cat, "Operator") || streq(r->cat, "Runtime"))) ||
            (r->stream != -1 && (r->corr >= 0 || r->partner != GPU_NO_ROW));
 }
 
@@ -250,7 +253,7 @@ static bool make_nodes(cp_graph *g)
 {
     size_t ev = 0;
     for (size_t k = 0; k < g->nclip; k++)
-        ev += is_event(&g->r[g->clip[k]]);
+        ev += is_event(g, &g->r[g->clip[k]]);
     if (ev > DFS_GPU_CP_MAX_EVENTS) {
         g->status = DFS_GPU_CP_TOO_BIG;
         return true;
@@ -272,7 +275,7 @@ static bool make_nodes(cp_graph *g)
     size_t m = 0;
     for (size_t k = 0; k < g->nclip; k++) {
         const gpu_cp_row *r = &g->r[g->clip[k]];
-        if (is_event(r)) {
+        if (is_event(g, r)) {
             key[m++] = (node_key){r->ts, r->index, true, g->clip[k]};
             key[m++] = (node_key){r->ts + r->dur, r->index, false, g->clip[k]};
         }
