@@ -10,7 +10,7 @@
  * operator edge spans time, a top-level gap is a zero-weight dependency; a blocking call's own
  * time weighs 0); calls that take the runtime's lock are serialised. Edge weights below zero
  * count as 0 for the path and as they are in its breakdown (HTA's). Under exact the same graph
- * at ns precision on every event as read.
+ * at ns precision on every event as read, the pre-2022 category names (Operator, Runtime) included.
  *
  * Invariants: the graph's orders are those its header states; a failure leaves a status and no
  * path; nothing here prints. Memory: about 500 bytes per event of the window, and windows with
