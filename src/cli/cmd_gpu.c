@@ -1,8 +1,13 @@
 /* cmd_gpu.c - `dfscope gpu PATH...`: GPU analyses of PyTorch profiler (Kineto) traces, one file
  * per rank: temporal breakdown, kernel breakdowns, communication/computation overlap, idle time
- * per stream; exact by
- * default, Holistic Trace Analysis' numbers under --compat hta. */
+ * per stream, ..., and when named the critical path of a window (--cp-annotation, --cp-instance),
+ * the frequent kernel sequences (--seq-operator, --seq-min-len) and the stragglers (--stragglers);
+ * exact by default, Holistic Trace Analysis' numbers under --compat hta. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "analyze/gpu/gpu.h"
 #include "cli/command.h"
@@ -28,10 +33,30 @@ static int set_only(void *args, const char *cmd, const char *value)
     size_t len;
     if (dfs_gpu_parse_sections(value, &((gpu_args *)args)->opt.sections, &bad, &len))
         return -1;
-    char what[160];
-    snprintf(what, sizeof what, "--only takes sections among temporal, kernels, overlap, idle, queue, membw, launch, annotations; '%.*s' is none of them in",
+    char what[224];
+    snprintf(what, sizeof what, "--only takes sections among temporal, kernels, overlap, idle, queue, membw, launch, annotations, critical-path, sequences, stragglers; '%.*s' is none of them in",
              (int)(len > 40 ? 40 : len), bad);
     return dfs_cli_usage_error(cmd, what, value);
+}
+
+/* "N" or "A-B": the instances of the critical path's annotation, numbered from 0. */
+static int set_instance(void *args, const char *cmd, const char *value)
+{
+    gpu_args *a = args;
+    char *end;
+    errno = 0;
+    unsigned long long lo = strtoull(value, &end, 10), hi = lo;
+    bool ok = end != value && value[0] != '-' && value[0] != '+' && errno == 0;
+    if (ok && *end == '-') {
+        const char *p = end + 1;
+        ok = *p >= '0' && *p <= '9';
+        hi = strtoull(p, &end, 10);
+        ok = ok && errno == 0 && hi >= lo;
+    }
+    if (!ok || *end || lo > SIZE_MAX || hi > SIZE_MAX)
+        return dfs_cli_usage_error(cmd, "--cp-instance takes an instance number N or a range A-B (from 0), not", value);
+    a->opt.cp_first = (size_t)lo, a->opt.cp_last = (size_t)hi;
+    return -1;
 }
 
 static void emit(FILE *out, const void *args, const dfs_cli_result *res)
@@ -116,8 +141,24 @@ static const dfs_cli_option options[] = {
                ARG(base.format), .hi = 1),
     DFS_OPTION("output", 'o', "FILE", DFS_OPT_STRING, "write to FILE (atomically) instead of stdout; a directory for csv",
                ARG(base.output)),
-    DFS_OPTION("only", 0, "LIST", DFS_OPT_CALL, "sections, comma-separated: temporal, kernels, overlap, idle,\nqueue, membw, launch, annotations (default all)",
+    DFS_OPTION("only", 0, "LIST", DFS_OPT_CALL, "sections, comma-separated: temporal, kernels, overlap, idle,\nqueue, membw, launch, annotations (default: these all),\ncritical-path, sequences, stragglers (only when named)",
                .apply = set_only),
+    DFS_OPTION("cp-annotation", 0, "TEXT", DFS_OPT_STRING,
+               "critical path: the window is an event whose name holds TEXT\n(default ProfilerStep; \"\" = the whole trace)",
+               ARG(opt.cp_annotation)),
+    DFS_OPTION("cp-instance", 0, "N|A-B", DFS_OPT_CALL,
+               "critical path: which of those events, numbered from 0 in the\nrank's order (default 0); A-B spans several",
+               .apply = set_instance),
+    DFS_OPTION("seq-operator", 0, "TEXT", DFS_OPT_STRING,
+               "kernel sequences: of the operators whose name holds TEXT, at the\n"
+               "shallowest depth such operators have (default \"\": top-level ones)",
+               ARG(opt.seq_operator)),
+    DFS_OPTION("seq-min-len", 0, "N", DFS_OPT_SIZE,
+               "kernel sequences: of operators that launched at least N kernels\n(default 3)",
+               ARG(opt.seq_min_len), .hi = 1000000000, .bad = "--seq-min-len takes a count, not"),
+    DFS_OPTION("stragglers", 0, "N", DFS_OPT_SIZE,
+               "stragglers: the N latest ranks of each step are late; at most N\nranks are named (default 2)",
+               ARG(opt.straggler_candidates), .lo = 1, .hi = 1000000, .bad = "--stragglers takes a count of ranks, not"),
     DFS_OPTION("compat", 0, "hta", DFS_OPT_CHOICE,
                "hta: Holistic Trace Analysis' numbers (last profiler step dropped,\n"
                "times rounded to whole µs, its event selection); none: exact (default)",
@@ -139,8 +180,11 @@ const dfs_cli_command dfs_cmd_gpu = {
         "the share of communication hidden under computation, why each stream idled (waiting for\n"
         "the host, short gaps between kernels, other), the queue length of each stream, the\n"
         "memory bandwidth per kind of copy and the launch statistics (CPU and GPU durations,\n"
-        "launch delays) and the GPU user annotations by name. By default the whole trace at ns\n"
-        "precision; --compat hta gives Holistic Trace Analysis' numbers (docs/GPU.md).",
+        "launch delays) and the GPU user annotations by name; with --only critical-path, the\n"
+        "critical path of a step and what bounds it (CPU, GPU kernels, launch and kernel-to-kernel\n"
+        "overhead); with --only sequences, the most frequent sequences of kernels operators launch;\n"
+        "with --only stragglers, the ranks that start the collectives latest. By default the whole trace at ns precision; --compat hta gives Holistic Trace\n"
+        "Analysis' numbers (docs/GPU.md).",
     .options = options,
     .groups = DFS_CLI_READING | DFS_CLI_JOBS,
     .flags = DFS_CLI_NEEDS_INPUT,

@@ -23,7 +23,8 @@ static double us(int64_t ns) { return (double)ns / 1000.0; }
 static const char *const csv_file_names[DFS_GPU_CSV__COUNT] = {
     "temporal_breakdown.csv", "gpu_kernel_breakdown_0.csv", "gpu_kernel_breakdown_1.csv", "comm_comp_overlap.csv",
     "idle_time_breakdown_0.csv", "idle_time_breakdown_1.csv", "queue_length_summary.csv",
-    "memory_bw_summary.csv", "gpu_user_annotation_breakdown.csv"};
+    "memory_bw_summary.csv", "gpu_user_annotation_breakdown.csv", "critical_path.csv", "cuda_kernel_sequences.csv",
+    "stragglers.csv"};
 
 const char *dfs_gpu_csv_name(dfs_gpu_csv t) { return (unsigned)t < DFS_GPU_CSV__COUNT ? csv_file_names[t] : "?"; }
 
@@ -35,6 +36,9 @@ static unsigned section_of(dfs_gpu_csv t)
            : t == DFS_GPU_CSV_QUEUE                               ? DFS_GPU_SEC_QUEUE
            : t == DFS_GPU_CSV_MEMBW                               ? DFS_GPU_SEC_MEMBW
            : t == DFS_GPU_CSV_ANNOTATIONS                         ? DFS_GPU_SEC_ANNOTATIONS
+           : t == DFS_GPU_CSV_CRITICAL                            ? DFS_GPU_SEC_CRITICAL
+           : t == DFS_GPU_CSV_SEQUENCES                           ? DFS_GPU_SEC_SEQUENCES
+           : t == DFS_GPU_CSV_STRAGGLERS                          ? DFS_GPU_SEC_STRAGGLERS
                                                                   : DFS_GPU_SEC_KERNELS;
 }
 
@@ -298,6 +302,55 @@ void dfs_gpu_write_launch_csv(FILE *out, const dfs_gpu_result *r, size_t rank)
     }
 }
 
+/* One row per rank and class of its critical path (HTA's class names; "" = dependencies and
+ * synchronisations); a rank without a path has no row. */
+static void csv_critical(FILE *out, const dfs_gpu_result *r)
+{
+    fputs(",rank,window,bound_by,duration(us),pctg,edges\n", out);
+    size_t row = 0;
+    for (size_t i = 0; i < r->nranks; i++) {
+        const dfs_gpu_cpath *c = &r->ranks[i].cpath;
+        for (int k = 0; c->status == DFS_GPU_CP_OK && k < DFS_GPU_CP_CLASSES; k++) {
+            if (!c->class_edges[k])
+                continue;
+            fprintf(out, "%zu,%lld,", row++, (long long)r->ranks[i].rank);
+            dfs_csv_text(out, c->window);
+            fprintf(out, ",%s", dfs_gpu_cp_class_name(k));
+            py_num(out, us(c->class_ns[k])), py_num(out, c->class_pct[k]);
+            fprintf(out, ",%llu\n", (unsigned long long)c->class_edges[k]);
+        }
+    }
+}
+
+/* HTA's columns (pattern, count, GPU kernel and CPU op durations), then the rank. */
+static void csv_sequences(FILE *out, const dfs_gpu_result *r)
+{
+    fputs(",pattern,count,GPU kernel duration (us),CPU op duration (us),rank\n", out);
+    size_t row = 0;
+    for (size_t i = 0; i < r->nranks; i++)
+        for (size_t k = 0; k < r->ranks[i].nseqs; k++) {
+            const dfs_gpu_seq_row *s = &r->ranks[i].seqs[k];
+            fprintf(out, "%zu,", row++);
+            dfs_csv_text(out, s->pattern);
+            fprintf(out, ",%llu", (unsigned long long)s->count);
+            py_num(out, us(s->gpu_ns)), py_num(out, us(s->cpu_ns));
+            fprintf(out, ",%lld\n", (long long)r->ranks[i].rank);
+        }
+}
+
+/* The stragglers named, most late steps first. */
+static void csv_stragglers(FILE *out, const dfs_gpu_result *r)
+{
+    const dfs_gpu_stragglers *s = &r->stragglers;
+    fputs(",rank,late_steps,steps,metric_kernel,stream\n", out);
+    for (size_t i = 0; !s->status && i < s->nranks; i++) {
+        fprintf(out, "%zu,%lld,%llu,%llu,", i, (long long)s->ranks[i].rank, (unsigned long long)s->ranks[i].late_steps,
+                (unsigned long long)s->iterations);
+        dfs_csv_text(out, s->kernel);
+        fprintf(out, ",%lld\n", (long long)s->stream);
+    }
+}
+
 void dfs_gpu_write_csv(FILE *out, const dfs_gpu_result *r, dfs_gpu_csv t)
 {
     switch (t) {
@@ -310,6 +363,9 @@ void dfs_gpu_write_csv(FILE *out, const dfs_gpu_result *r, dfs_gpu_csv t)
     case DFS_GPU_CSV_QUEUE: csv_queue(out, r); break;
     case DFS_GPU_CSV_MEMBW: csv_membw(out, r); break;
     case DFS_GPU_CSV_ANNOTATIONS: csv_annotations(out, r); break;
+    case DFS_GPU_CSV_CRITICAL: csv_critical(out, r); break;
+    case DFS_GPU_CSV_SEQUENCES: csv_sequences(out, r); break;
+    case DFS_GPU_CSV_STRAGGLERS: csv_stragglers(out, r); break;
     default: break;
     }
 }
@@ -428,6 +484,58 @@ static void json_names(dfs_jw *w, const char *key, const dfs_gpu_name_row *rows,
     dfs_jw_end(w);
 }
 
+static void json_cpath(dfs_jw *w, const dfs_gpu_cpath *c)
+{
+    dfs_jw_object(w, "critical_path");
+    dfs_jw_cstr(w, "status", c->status == DFS_GPU_CP_OK ? "ok" : dfs_gpu_cp_status_text(c->status));
+    if (c->window) {
+        dfs_jw_cstr(w, "window", c->window);
+        dfs_jw_double(w, "window_start_us", us(c->start_ns));
+        dfs_jw_double(w, "window_end_us", us(c->end_ns));
+        dfs_jw_uint(w, "events", c->events);
+        dfs_jw_uint(w, "graph_nodes", c->graph_nodes);
+        dfs_jw_uint(w, "graph_edges", c->edges);
+    }
+    if (c->status == DFS_GPU_CP_OK) {
+        dfs_jw_uint(w, "path_nodes", c->path_nodes);
+        dfs_jw_double(w, "length_us", us(c->length_ns));
+        dfs_jw_array(w, "bound_by");
+        for (int i = 0; i < DFS_GPU_CP_CLASSES; i++) {
+            if (!c->class_edges[i])
+                continue;
+            dfs_jw_object(w, NULL);
+            dfs_jw_cstr(w, "class", i == DFS_GPU_CP_DEPENDENCY ? "dependency" : dfs_gpu_cp_class_name(i));
+            dfs_jw_uint(w, "edges", c->class_edges[i]);
+            dfs_jw_double(w, "duration_us", us(c->class_ns[i]));
+            dfs_jw_double(w, "pct", c->class_pct[i]);
+            dfs_jw_end(w);
+        }
+        dfs_jw_end(w);
+    }
+    dfs_jw_end(w);
+}
+
+static void json_sequences(dfs_jw *w, const dfs_gpu_rank *k)
+{
+    if (k->seq_failed) {
+        dfs_jw_null(w, "kernel_sequences");
+        dfs_jw_cstr(w, "kernel_sequences_note", "a host event of negative duration (HTA fails)");
+        return;
+    }
+    dfs_jw_array(w, "kernel_sequences");
+    for (size_t i = 0; i < k->nseqs; i++) {
+        const dfs_gpu_seq_row *s = &k->seqs[i];
+        dfs_jw_object(w, NULL);
+        dfs_jw_cstr(w, "pattern", s->pattern);
+        dfs_jw_uint(w, "kernels", s->kernels);
+        dfs_jw_uint(w, "count", s->count);
+        dfs_jw_double(w, "gpu_us", us(s->gpu_ns));
+        dfs_jw_double(w, "cpu_us", us(s->cpu_ns));
+        dfs_jw_end(w);
+    }
+    dfs_jw_end(w);
+}
+
 static void json_rank(dfs_jw *w, const dfs_gpu_result *r, const dfs_gpu_rank *k)
 {
     char label[96];
@@ -438,6 +546,10 @@ static void json_rank(dfs_jw *w, const dfs_gpu_result *r, const dfs_gpu_rank *k)
     dfs_jw_uint(w, "device_rows", k->device_rows);
     if (r->semantics == DFS_GPU_HTA)
         dfs_jw_bool(w, "last_step_dropped", k->filtered);
+    if (r->sections & DFS_GPU_SEC_CRITICAL) /* host work has a critical path without the device's */
+        json_cpath(w, &k->cpath);
+    if (r->sections & DFS_GPU_SEC_SEQUENCES)
+        json_sequences(w, k);
     if (!k->device_rows) { /* nothing to measure: said, not zeros */
         dfs_jw_cstr(w, "note", "no device events (kernels, copies, sets)");
         dfs_jw_end(w);
@@ -524,6 +636,29 @@ static void json_rank(dfs_jw *w, const dfs_gpu_result *r, const dfs_gpu_rank *k)
     dfs_jw_end(w);
 }
 
+static void json_stragglers(dfs_jw *w, const dfs_gpu_result *r)
+{
+    const dfs_gpu_stragglers *s = &r->stragglers;
+    dfs_jw_object(w, "stragglers");
+    dfs_jw_cstr(w, "status", s->status ? s->status : "ok");
+    dfs_jw_uint(w, "candidates", s->candidates);
+    if (!s->status) {
+        dfs_jw_cstr(w, "metric_kernel", s->kernel);
+        dfs_jw_int(w, "stream", s->stream);
+        dfs_jw_uint(w, "steps", s->iterations);
+        dfs_jw_double(w, "mean_step_us", s->mean_iter_ns / 1000);
+        dfs_jw_array(w, "ranks");
+        for (size_t i = 0; i < s->nranks; i++) {
+            dfs_jw_object(w, NULL);
+            dfs_jw_int(w, "rank", s->ranks[i].rank);
+            dfs_jw_uint(w, "late_steps", s->ranks[i].late_steps);
+            dfs_jw_end(w);
+        }
+        dfs_jw_end(w);
+    }
+    dfs_jw_end(w);
+}
+
 void dfs_gpu_write_json(FILE *out, const dfs_gpu_result *r)
 {
     dfs_jw w;
@@ -532,6 +667,8 @@ void dfs_gpu_write_json(FILE *out, const dfs_gpu_result *r)
     dfs_jw_cstr(&w, "schema", "dfscope-gpu/1");
     dfs_jw_cstr(&w, "semantics", r->semantics == DFS_GPU_HTA ? "hta" : "exact");
     json_spread(&w, r);
+    if (r->sections & DFS_GPU_SEC_STRAGGLERS)
+        json_stragglers(&w, r);
     dfs_jw_array(&w, "ranks");
     for (size_t i = 0; i < r->nranks; i++)
         json_rank(&w, r, &r->ranks[i]);
@@ -768,8 +905,119 @@ static void text_launch(FILE *out, const dfs_gpu_rank *k)
     }
 }
 
+/* The finding of each rank's critical path: its length and where its time goes. */
+static void text_cpath_headline(FILE *out, const dfs_gpu_result *r)
+{
+    for (size_t i = 0; i < r->nranks; i++) {
+        const dfs_gpu_cpath *c = &r->ranks[i].cpath;
+        fprintf(out, "Rank %lld: ", (long long)r->ranks[i].rank);
+        if (c->status != DFS_GPU_CP_OK) {
+            fprintf(out, "no critical path: %s.\n", dfs_gpu_cp_status_text(c->status));
+            continue;
+        }
+        char a[32], gpu[16], cpu[16], over[16];
+        const double *p = c->class_pct;
+        fprintf(out, "the critical path of ");
+        dfs_term_puts(out, *c->window ? c->window : "the whole trace");
+        fprintf(out, " is %s: %s on the GPU (kernels, copies), %s on the CPU, %s launch and kernel-to-kernel overhead.\n",
+                dfs_fmt_duration(a, sizeof a, c->length_ns),
+                pct(gpu, sizeof gpu, p[DFS_GPU_CP_COMPUTE] + p[DFS_GPU_CP_COMMUNICATION]),
+                pct(cpu, sizeof cpu, p[DFS_GPU_CP_CPU]),
+                pct(over, sizeof over, p[DFS_GPU_CP_LAUNCH] + p[DFS_GPU_CP_KERNEL_KERNEL]));
+    }
+}
+
+static const char *const cp_words[DFS_GPU_CP_CLASSES] = {
+    "waits (dependency, sync)", "CPU (cpu_bound)", "GPU communication", "GPU compute, copies",
+    "between kernels", "launch delay"};
+
+static void text_cpath(FILE *out, const dfs_gpu_rank *k)
+{
+    const dfs_gpu_cpath *c = &k->cpath;
+    if (c->status != DFS_GPU_CP_OK)
+        return;
+    char a[32];
+    fprintf(out, "\nRank %lld, critical path of ", (long long)k->rank);
+    dfs_term_puts(out, *c->window ? c->window : "the whole trace");
+    fprintf(out, " (%llu events; graph of %llu nodes, %llu edges; path of %llu nodes):\n",
+            (unsigned long long)c->events, (unsigned long long)c->graph_nodes, (unsigned long long)c->edges,
+            (unsigned long long)c->path_nodes);
+    fprintf(out, "  %-26s %-28s %12s %8s %8s\n", "bound by", "(HTA)", "time", "share", "edges");
+    for (int i = 0; i < DFS_GPU_CP_CLASSES; i++) {
+        if (!c->class_edges[i])
+            continue;
+        char p[16];
+        fprintf(out, "  %-26s %-28s %12s %8s %8llu\n", cp_words[i], i ? dfs_gpu_cp_class_name(i) : "\"\"",
+                dfs_fmt_duration(a, sizeof a, c->class_ns[i]), pct(p, sizeof p, c->class_pct[i]),
+                (unsigned long long)c->class_edges[i]);
+    }
+}
+
+/* The finding: each rank's most frequent sequence. */
+static void text_seq_headline(FILE *out, const dfs_gpu_result *r)
+{
+    for (size_t i = 0; i < r->nranks; i++) {
+        const dfs_gpu_rank *k = &r->ranks[i];
+        fprintf(out, "Rank %lld: ", (long long)k->rank);
+        if (k->seq_failed || !k->nseqs) {
+            fprintf(out, "no kernel sequence: %s.\n",
+                    k->seq_failed ? "a host event has a negative duration (HTA's call graph fails)"
+                                  : "no operator of the kind asked launched enough kernels");
+            continue;
+        }
+        char a[32];
+        const dfs_gpu_seq_row *s = &k->seqs[0];
+        fprintf(out, "the most frequent kernel sequence ran %llu times (%s on the GPU, %zu kernels each): ",
+                (unsigned long long)s->count, dfs_fmt_duration(a, sizeof a, s->gpu_ns), s->kernels);
+        dfs_term_puts(out, s->pattern);
+        fputc('\n', out);
+    }
+}
+
+static void text_sequences(FILE *out, const dfs_gpu_rank *k, size_t limit)
+{
+    if (!k->nseqs)
+        return;
+    fprintf(out, "\nRank %lld, frequent kernel sequences (an operator, then the kernels it launched):\n",
+            (long long)k->rank);
+    fprintf(out, "  %8s %12s %12s  %s\n", "count", "GPU", "CPU", "operator|kernel|...");
+    for (size_t i = 0; i < k->nseqs && (!limit || i < limit); i++) {
+        char a[32], b[32];
+        fprintf(out, "  %8llu %12s %12s  ", (unsigned long long)k->seqs[i].count,
+                dfs_fmt_duration(a, sizeof a, k->seqs[i].gpu_ns), dfs_fmt_duration(b, sizeof b, k->seqs[i].cpu_ns));
+        dfs_term_puts(out, k->seqs[i].pattern);
+        fputc('\n', out);
+    }
+    if (limit && k->nseqs > limit)
+        fprintf(out, "  (%zu more sequences: --format json or csv for all)\n", k->nseqs - limit);
+}
+
+/* The finding: which ranks start the most variable collective latest, in how many steps. */
+static void text_stragglers(FILE *out, const dfs_gpu_result *r)
+{
+    const dfs_gpu_stragglers *s = &r->stragglers;
+    if (s->status) {
+        fprintf(out, "Stragglers: none found: %s.\n", s->status);
+        return;
+    }
+    fprintf(out, "Stragglers:");
+    for (size_t i = 0; i < s->nranks; i++)
+        fprintf(out, "%s rank %lld (late in %llu of %llu steps)", i ? ";" : "", (long long)s->ranks[i].rank,
+                (unsigned long long)s->ranks[i].late_steps, (unsigned long long)s->iterations);
+    fprintf(out, ".\n  Late: among the %zu last ranks to start, in a step, the collective whose duration varies\n"
+                 "  most between ranks (stream %lld, ", s->candidates, (long long)s->stream);
+    dfs_term_puts(out, s->kernel);
+    fprintf(out, ").\n");
+}
+
 void dfs_gpu_write_text(FILE *out, const dfs_gpu_result *r, size_t names)
 {
+    if (r->sections & DFS_GPU_SEC_STRAGGLERS)
+        text_stragglers(out, r);
+    if (r->sections & DFS_GPU_SEC_CRITICAL)
+        text_cpath_headline(out, r);
+    if (r->sections & DFS_GPU_SEC_SEQUENCES)
+        text_seq_headline(out, r);
     if (r->no_device == r->nranks) {
         text_headline(out, r);
         return;
@@ -821,6 +1069,12 @@ void dfs_gpu_write_text(FILE *out, const dfs_gpu_result *r, size_t names)
         for (size_t i = 0; i < r->nranks; i++)
             if (r->ranks[i].device_rows)
                 text_annotations(out, &r->ranks[i], names);
+    if (r->sections & DFS_GPU_SEC_CRITICAL)
+        for (size_t i = 0; i < r->nranks; i++)
+            text_cpath(out, &r->ranks[i]);
+    if (r->sections & DFS_GPU_SEC_SEQUENCES)
+        for (size_t i = 0; i < r->nranks; i++)
+            text_sequences(out, &r->ranks[i], names);
     if (r->replaced)
         fprintf(out, "\nNote: %zu input(s) named a rank a later input also names; the later one counts.\n",
                 r->replaced);

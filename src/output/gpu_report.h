@@ -19,6 +19,9 @@ typedef enum dfs_gpu_csv {
     DFS_GPU_CSV_QUEUE,        /* queue_length_summary.csv */
     DFS_GPU_CSV_MEMBW,        /* memory_bw_summary.csv */
     DFS_GPU_CSV_ANNOTATIONS,  /* gpu_user_annotation_breakdown.csv */
+    DFS_GPU_CSV_CRITICAL,     /* critical_path.csv (HTA prints its summary; the columns are ours) */
+    DFS_GPU_CSV_SEQUENCES,    /* cuda_kernel_sequences.csv (HTA's columns, and the rank) */
+    DFS_GPU_CSV_STRAGGLERS,   /* stragglers.csv (HTA returns a list of ranks; the columns are ours) */
     DFS_GPU_CSV__COUNT
 } dfs_gpu_csv;
 

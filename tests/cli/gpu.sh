@@ -35,8 +35,8 @@ code 0 "gpu --help" "$DFSCOPE" gpu --help
 check "help names the sections" grep -q 'temporal, kernels, overlap, idle,' "$T/out"
 code 0 "help lists gpu" "$DFSCOPE" help
 check "help lists gpu" grep -q '^  gpu ' "$T/out"
-code 2 "bad --only" "$DFSCOPE" gpu --only temporal,stragglers "$T/a.json"
-check "bad --only named" grep -q "'stragglers' is none of them" "$T/err"
+code 2 "bad --only" "$DFSCOPE" gpu --only temporal,trace-diff "$T/a.json"
+check "bad --only named" grep -q "'trace-diff' is none of them" "$T/err"
 code 2 "bad --compat" "$DFSCOPE" gpu --compat pandas "$T/a.json"
 code 2 "csv needs -o DIR" "$DFSCOPE" gpu --format csv "$T/a.json"
 code 2 "no input" "$DFSCOPE" gpu

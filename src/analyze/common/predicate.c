@@ -29,7 +29,7 @@
  * Compiled form
  * ---------------------------------------------------------------------------------------------- */
 
-typedef enum node_kind { N_AND, N_OR, N_NOT, N_CMP, N_ISIN, N_CONTAINS, N_STARTSWITH } node_kind;
+typedef enum node_kind { N_AND, N_OR, N_NOT, N_CMP, N_ISIN, N_CONTAINS, N_STARTSWITH, N_ARG } node_kind;
 typedef enum cmp_op { OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE } cmp_op;
 
 /* Kleene's three truth values; UNKNOWN comes from a test on a null value. */
@@ -49,6 +49,8 @@ typedef struct pred_node {
     size_t nitems;
     pcre2_code *re;      /* N_CONTAINS; its pattern is in str, for messages */
     size_t column;       /* N_CONTAINS: 1-based column of the pattern's string literal */
+    dfs_pred_text key;   /* N_ARG: the argument's key (owned copy); compared with num or str */
+    bool arg_int;        /* N_ARG: with an integer (else with the string str) */
 } pred_node;
 
 struct dfs_pred {
@@ -56,6 +58,7 @@ struct dfs_pred {
     uint32_t nnodes, cap;
     uint32_t root; /* NO_NODE: match all */
     unsigned columns;
+    size_t nargs;  /* N_ARG nodes */
     pcre2_match_data *match; /* shared by this predicate's regexes; makes it single-threaded */
     pcre2_match_context *bounds; /* the limits of predicate.h, set per search */
     uint64_t regex_evals;
@@ -446,8 +449,9 @@ static uint32_t new_node(parser *ps, node_kind kind, dfs_pred_col col)
     n->kind = kind;
     n->col = col;
     n->kid = NO_NODE;
-    if (kind >= N_CMP) /* a test, not a connective */
+    if (kind >= N_CMP && kind != N_ARG) /* a test of a column, not a connective */
         p->columns |= DFS_PRED_COL_BIT(col);
+    p->nargs += kind == N_ARG;
     return p->nnodes++;
 }
 
@@ -455,6 +459,7 @@ static void free_node(pred_node *n)
 {
     free(n->kids);
     free((char *)n->str.s);
+    free((char *)n->key.s);
     for (size_t i = 0; n->strs && i < n->nitems; i++)
         free((char *)n->strs[i].s);
     free(n->strs);
@@ -740,6 +745,84 @@ static void unknown_column(parser *ps, token t)
          t.pos + 1, valid);
 }
 
+/* The key after "args": ".KEY" (an identifier, keywords included) or "[STRING]"; NULL on error. */
+static char *parse_arg_key(parser *ps, size_t *len, size_t *pos)
+{
+    char *key = NULL;
+    token k;
+    if (accept(ps, T_DOT)) {
+        k = ps->tok;
+        bool word = k.kind == T_IDENT || k.kind == T_AND || k.kind == T_OR || k.kind == T_NOT;
+        if (!word || !is_ident_start(ps->text[k.pos])) {
+            expected(ps, "an argument name after 'args.' (other keys are quoted: args[\"KEY\"])");
+            return NULL;
+        }
+        key = malloc(k.len + 1);
+        if (key)
+            memcpy(key, ps->text + k.pos, k.len), key[k.len] = '\0', *len = k.len;
+    } else if (accept(ps, T_LBRACK)) {
+        k = ps->tok;
+        if (k.kind != T_STRING) {
+            expected(ps, "a quoted key after 'args['");
+            return NULL;
+        }
+        key = decode_string(ps->text, &k, len, NULL);
+    } else {
+        expected(ps, "'.' or '[' after 'args' (an argument: args.KEY or args[\"KEY\"])");
+        return NULL;
+    }
+    if (!key) {
+        fail_nomem(ps);
+        return NULL;
+    }
+    *pos = k.pos;
+    lex(ps);
+    if (k.kind == T_STRING && !expect(ps, T_RBRACK, "']'")) {
+        free(key);
+        return NULL;
+    }
+    if (*len == 0 || *len > DFS_PRED_MAX_ARG_KEY) {
+        fail(ps, *pos, "the args key at column %zu is %s (1 to %d bytes)", *pos + 1, *len ? "too long" : "empty",
+             DFS_PRED_MAX_ARG_KEY);
+        free(key);
+        return NULL;
+    }
+    return key;
+}
+
+/* "args.KEY OP literal", from "args" on: integers with any comparison, strings with == and !=. */
+static uint32_t parse_arg(parser *ps)
+{
+    lex(ps);
+    size_t len = 0, pos = 0;
+    char *key = parse_arg_key(ps, &len, &pos);
+    if (!key)
+        return NO_NODE;
+    cmp_op op;
+    literal lit = {0};
+    uint32_t i = NO_NODE;
+    if (!comparison_op(ps->tok.kind, &op)) {
+        expected(ps, "a comparison operator after the argument (its methods: none)");
+    } else {
+        lex(ps);
+        if (parse_literal(ps, &lit) && !lit.is_int && op != OP_EQ && op != OP_NE)
+            fail(ps, lit.pos, "an argument compares with a string by '==' or '!=' only (column %zu)", lit.pos + 1);
+        else if (!ps->failed)
+            i = new_node(ps, N_ARG, DFS_PRED_CAT);
+    }
+    if (i == NO_NODE) {
+        free(key), free(lit.s);
+        return NO_NODE;
+    }
+    pred_node *n = &ps->pred->nodes[i];
+    n->op = op;
+    n->num = lit.num;
+    n->str = (dfs_pred_text){lit.s, lit.len};
+    n->key = (dfs_pred_text){key, len};
+    n->arg_int = lit.is_int;
+    return i;
+}
+
 static uint32_t parse_test(parser *ps)
 {
     token t = ps->tok;
@@ -747,6 +830,8 @@ static uint32_t parse_test(parser *ps)
         expected(ps, "a column name, '(', '~' or 'not'");
         return NO_NODE;
     }
+    if (tok_is(ps, "args"))
+        return parse_arg(ps);
     int col = col_lookup(ps->text + t.pos, t.len);
     if (col < 0) {
         unknown_column(ps, t);
@@ -877,6 +962,27 @@ dfs_pred *dfs_pred_parse(const char *text, dfs_pred_error *err)
 unsigned dfs_pred_columns(const dfs_pred *p)
 {
     return p->columns;
+}
+
+bool dfs_pred_uses_args(const dfs_pred *p)
+{
+    return p->nargs > 0;
+}
+
+size_t dfs_pred_arg_count(const dfs_pred *p)
+{
+    return p->nargs;
+}
+
+const char *dfs_pred_arg_key(const dfs_pred *p, size_t i, size_t *len)
+{
+    for (uint32_t k = 0; k < p->nnodes; k++)
+        if (p->nodes[k].kind == N_ARG && i-- == 0) {
+            *len = p->nodes[k].key.len;
+            return p->nodes[k].key.s;
+        }
+    *len = 0;
+    return NULL;
 }
 
 bool dfs_pred_matches_all(const dfs_pred *p)
@@ -1012,8 +1118,59 @@ static truth test_num(const pred_node *n, int64_t v)
     return apply_op(n->op, (v > n->num) - (v < n->num));
 }
 
+/* f against v exactly (no rounding of v to a double). */
+static int cmp_double_int(double f, int64_t v)
+{
+    if (f < -9223372036854775808.0)
+        return -1;
+    if (f >= 9223372036854775808.0)
+        return 1;
+    int64_t t = (int64_t)f; /* toward zero, in range */
+    if (t != v)
+        return t < v ? -1 : 1;
+    return (f > (double)t) - (f < (double)t);
+}
+
+/* A string that is a whole decimal integer ("-12"; no blanks, no '+', in range). */
+static bool whole_int(const char *s, size_t len, int64_t *out)
+{
+    bool neg = len && s[0] == '-';
+    size_t i = neg;
+    if (i == len)
+        return false;
+    uint64_t v = 0, limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+    for (; i < len; i++) {
+        if (!is_digit(s[i]) || v > (limit - (uint64_t)(s[i] - '0')) / 10)
+            return false;
+        v = v * 10 + (uint64_t)(s[i] - '0');
+    }
+    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
+    return true;
+}
+
+static truth eval_arg(const pred_node *n, const dfs_pred_row *row)
+{
+    dfs_pred_arg a;
+    memset(&a, 0, sizeof a);
+    if (!row->args || !row->args(row->args_ctx, n->key.s, n->key.len, &a))
+        return TV_UNKNOWN;
+    if (!n->arg_int)
+        return a.type == DFS_PRED_ARG_TEXT && a.s ? apply_op(n->op, text_cmp((dfs_pred_text){a.s, a.len}, n->str))
+                                                  : TV_UNKNOWN;
+    int64_t v;
+    switch (a.type) {
+    case DFS_PRED_ARG_INT: return apply_op(n->op, (a.i > n->num) - (a.i < n->num));
+    case DFS_PRED_ARG_FLOAT: return a.f == a.f ? apply_op(n->op, cmp_double_int(a.f, n->num)) : TV_UNKNOWN;
+    case DFS_PRED_ARG_TEXT:
+        return a.s && whole_int(a.s, a.len, &v) ? apply_op(n->op, (v > n->num) - (v < n->num)) : TV_UNKNOWN;
+    }
+    return TV_UNKNOWN;
+}
+
 static truth eval_test(dfs_pred *p, const pred_node *n, const dfs_pred_row *row)
 {
+    if (n->kind == N_ARG)
+        return eval_arg(n, row);
     if (is_text_col(n->col)) {
         dfs_pred_text v = row->text[n->col];
         return v.s ? test_text(p, n, v) : TV_UNKNOWN;
@@ -1063,6 +1220,7 @@ struct dfs_pred_set {
     dfs_pred **preds;
     size_t n;
     unsigned columns;
+    bool uses_args; /* a member reads arguments: no memo */
     dfs_pred_col used[DFS_PRED_NCOLS];
     size_t nused, key_words;
     uint64_t *slots;
@@ -1094,8 +1252,10 @@ static void set_error(dfs_pred_error *err, size_t index, const char *msg)
 
 static void set_index_used_columns(dfs_pred_set *s)
 {
-    for (size_t i = 0; i < s->n; i++)
+    for (size_t i = 0; i < s->n; i++) {
         s->columns |= dfs_pred_columns(s->preds[i]);
+        s->uses_args |= dfs_pred_uses_args(s->preds[i]);
+    }
     for (int c = 0; c < DFS_PRED_NCOLS; c++)
         if (s->columns & DFS_PRED_COL_BIT(c))
             s->used[s->nused++] = (dfs_pred_col)c;
@@ -1139,6 +1299,11 @@ size_t dfs_pred_set_count(const dfs_pred_set *s)
 unsigned dfs_pred_set_columns(const dfs_pred_set *s)
 {
     return s->columns;
+}
+
+bool dfs_pred_set_uses_args(const dfs_pred_set *s)
+{
+    return s->uses_args;
 }
 
 uint64_t dfs_pred_set_eval_direct(dfs_pred_set *s, const dfs_pred_row *row)
@@ -1232,7 +1397,7 @@ uint64_t dfs_pred_set_eval(dfs_pred_set *s, const dfs_pred_row *row, const uint3
 {
     s->lookups++;
     bool needs_ids = (s->columns & (DFS_PRED_COL_BIT(DFS_PRED_IO_CAT) - 1)) != 0;
-    if (s->n == 0 || (needs_ids && !text_ids)) {
+    if (s->n == 0 || s->uses_args || (needs_ids && !text_ids)) {
         s->misses++;
         return dfs_pred_set_eval_direct(s, row);
     }

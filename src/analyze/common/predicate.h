@@ -10,6 +10,10 @@
  *            | COL ".isin(" "[" literal ("," literal)* [","] "]" ")"
  *            | COL ".str.contains(" STRING ")"      unanchored PCRE2 search, case-sensitive
  *            | COL ".str.startswith(" STRING ")"    literal prefix
+ *            | ARG ("==" | "!=" | "<" | "<=" | ">" | ">=") INTEGER
+ *            | ARG ("==" | "!=") STRING
+ *   ARG     := "args." KEY | "args[" STRING "]"     an event argument (KEY: letters, digits, '_',
+ *                                                   not starting with a digit; any other key quoted)
  *   literal := STRING ("..." or '...') | INTEGER (decimal, optional leading '-')
  *
  * Columns: cat, func_name (alias name), file_name, proc_name, host hold strings; io_cat, acc_pat,
@@ -18,6 +22,13 @@
  * String escapes: \\ \" \' \n \t \r; any other backslash is kept with the character that follows
  * it, as Python does for unknown escapes, so regular-expression escapes such as "\." survive.
  * Unlike Python, "~" applies to the whole test that follows it: `~io_cat == 3` is `~(io_cat == 3)`.
+ *
+ * An argument is looked up per row through the row's lookup function (dfs_pred_row.args). Against
+ * an INTEGER it is compared as a number: an integer, a float (compared as a double) or a string
+ * that is a whole decimal integer; against a STRING only a string value is compared (bytes). A row
+ * without the key, without a lookup, or whose value is of the other type (a non-numeric string
+ * against a number, a number against a string) has a null there. Keys are 1 to
+ * DFS_PRED_MAX_ARG_KEY bytes.
  *
  * Nulls (absent column values) follow SQL's three-valued logic: a test on a null value is UNKNOWN,
  * ~UNKNOWN is UNKNOWN, FALSE & x is FALSE, TRUE | x is TRUE, and the other &/| combinations with
@@ -63,6 +74,7 @@ typedef enum dfs_pred_col {
 #define DFS_PRED_REGEX_BUDGET 10000000u /* backtracking steps a search may share out among positions */
 #define DFS_PRED_REGEX_MIN_STEPS 1000u  /* per position, beyond the value's length */
 #define DFS_PRED_REGEX_HEAP_KIB 16384u  /* backtracking memory of one search (kept by its match data) */
+#define DFS_PRED_MAX_ARG_KEY 256        /* bytes of an args key */
 
 typedef struct dfs_pred_text {
     const char *s; /* NULL: the value is null */
@@ -74,13 +86,29 @@ typedef struct dfs_pred_num {
     bool present; /* false: the value is null */
 } dfs_pred_num;
 
-/* One row to classify. Only the columns the predicates use (dfs_pred_columns) need filling. */
+/* An event argument's value as a row's lookup gives it. */
+typedef enum dfs_pred_arg_type { DFS_PRED_ARG_INT, DFS_PRED_ARG_FLOAT, DFS_PRED_ARG_TEXT } dfs_pred_arg_type;
+typedef struct dfs_pred_arg {
+    dfs_pred_arg_type type;
+    int64_t i;
+    double f;
+    const char *s;
+    size_t len;
+} dfs_pred_arg;
+/* Finds the argument `key` (key_len bytes, not NUL-terminated) of the row's event: false when the
+ * event has none. */
+typedef bool (*dfs_pred_arg_lookup)(const void *ctx, const char *key, size_t key_len, dfs_pred_arg *out);
+
+/* One row to classify. Only the columns the predicates use (dfs_pred_columns) need filling, and
+ * the lookup only when they use arguments (dfs_pred_uses_args). */
 typedef struct dfs_pred_row {
     dfs_pred_text text[DFS_PRED_NTEXT]; /* indexed by dfs_pred_col */
     dfs_pred_num num[DFS_PRED_NNUM];    /* indexed by dfs_pred_col - DFS_PRED_IO_CAT */
+    dfs_pred_arg_lookup args;           /* NULL: every argument is null */
+    const void *args_ctx;
 } dfs_pred_row;
 
-/* Every column null. */
+/* Every column and argument null. */
 static inline void dfs_pred_row_init(dfs_pred_row *r)
 {
     memset(r, 0, sizeof *r);
@@ -115,6 +143,11 @@ void dfs_pred_free(dfs_pred *p);
 /* The columns the predicate reads, as DFS_PRED_COL_BIT bits; 0 for match-all. */
 unsigned dfs_pred_columns(const dfs_pred *p);
 bool dfs_pred_matches_all(const dfs_pred *p);
+/* Does it read event arguments? Then rows need a lookup; the keys it reads are
+ * dfs_pred_arg_key(p, 0..n-1) (n = dfs_pred_arg_count), for a reader that extracts only those. */
+bool dfs_pred_uses_args(const dfs_pred *p);
+size_t dfs_pred_arg_count(const dfs_pred *p);
+const char *dfs_pred_arg_key(const dfs_pred *p, size_t i, size_t *len);
 /* Direct evaluation (regular expressions run every time; use a dfs_pred_set in hot loops). */
 bool dfs_pred_match(dfs_pred *p, const dfs_pred_row *row);
 /* Number of regular-expression searches run so far (a debug counter). */
@@ -147,6 +180,9 @@ void dfs_pred_set_free(dfs_pred_set *s);
 size_t dfs_pred_set_count(const dfs_pred_set *s);
 /* Union of the members' columns: which fields of a row and of text_ids the caller must fill. */
 unsigned dfs_pred_set_columns(const dfs_pred_set *s);
+/* Does a member read event arguments? Such a set answers every row directly (arguments are not
+ * part of the memo's key). */
+bool dfs_pred_set_uses_args(const dfs_pred_set *s);
 /* text_ids[c] identifies the string in row->text[c] for every used string column c that is not
  * null: within one set's life, equal ids must mean equal strings (for the same column). May be
  * NULL when the set uses no string column. */

@@ -41,12 +41,14 @@ struct dfs_gpu {
 void dfs_gpu_options_init(dfs_gpu_options *o)
 {
     *o = (dfs_gpu_options){.semantics = DFS_GPU_EXACT, .sections = DFS_GPU_SEC_ALL, .top_names = 10,
-                           .name_share = 0.8, .kernel_wait_ns = 30000};
+                           .name_share = 0.8, .kernel_wait_ns = 30000, .cp_annotation = "ProfilerStep",
+                           .seq_operator = "", .seq_min_len = 3, .straggler_candidates = 2};
 }
 
-enum { NSECTIONS = 8 };
-static const char *const section_names[NSECTIONS] = {"temporal", "kernels", "overlap", "idle",
-                                                     "queue",    "membw",   "launch",  "annotations"};
+enum { NSECTIONS = 11 };
+static const char *const section_names[NSECTIONS] = {
+    "temporal", "kernels", "overlap", "idle", "queue", "membw", "launch", "annotations", "critical-path", "sequences",
+    "stragglers"};
 
 const char *dfs_gpu_section_name(unsigned section)
 {
@@ -117,8 +119,11 @@ static void note_first(worker *w, uint32_t file, uint64_t offset)
         w->first.v[file] = offset + 1;
 }
 
-/* args["memory bandwidth (GB/s)"]: the one extra arg the consumer asks for. */
-static double bandwidth(const dfs_run *run, const dfs_event *ev)
+static bool key_is(const char *k, size_t n, const char *want) { return n == strlen(want) && memcmp(k, want, n) == 0; }
+
+/* The extra args the consumer asks for: args["memory bandwidth (GB/s)"] and a CUDA event wait's
+ * stream and event record correlation (integers; anything else is none). */
+static void extra_args(const dfs_run *run, const dfs_event *ev, gpu_row *r)
 {
     for (uint32_t i = 0; i < ev->nargs; i++) {
         const dfs_value *v = &ev->args[i].val;
@@ -126,11 +131,14 @@ static double bandwidth(const dfs_run *run, const dfs_event *ev)
         if (ev->args[i].key <= DFS_KEY__COUNT)
             continue;
         const char *k = dfs_str_get(run, ev->args[i].key, &n);
-        if (n != sizeof GPU_BW_ARG - 1 || memcmp(k, GPU_BW_ARG, n) != 0)
-            continue;
-        return v->type == DFS_V_FLOAT ? v->as.f : v->type == DFS_V_INT ? (double)v->as.i : 0;
+        int64_t x;
+        if (key_is(k, n, GPU_BW_ARG))
+            r->bw = v->type == DFS_V_FLOAT ? v->as.f : v->type == DFS_V_INT ? (double)v->as.i : 0;
+        else if (key_is(k, n, GPU_WAIT_STREAM_ARG) && dfs_value_int(v, &x))
+            r->wait_stream = x;
+        else if (key_is(k, n, GPU_WAIT_CORR_ARG) && dfs_value_int(v, &x))
+            r->wait_corr = x;
     }
-    return 0;
 }
 
 static void on_batch(void *state, const dfs_run *run, const dfs_batch *b)
@@ -156,7 +164,9 @@ static void on_batch(void *state, const dfs_run *run, const dfs_batch *b)
             stream = -1; /* HTA: anything but a number (ROCm's "0x0") is no stream */
         gpu_row r = {.ts = ev->ts, .dur = ev->dur, .offset = ev->offset, .stream = stream,
                      .corr = g.correlation, .name = ev->name, .cat = ev->cat, .file = b->file,
-                     .kind = (uint8_t)g.kind, .bw = ev->nargs ? bandwidth(run, ev) : 0};
+                     .kind = (uint8_t)g.kind, .pid = ev->pid, .tid = ev->tid, .wait_stream = -1,
+                     .wait_corr = -1};
+        extra_args(run, ev, &r);
         if (!dfs_vec_push(&w->rows, r))
             w->oom = true;
     }
@@ -189,9 +199,10 @@ dfs_gpu *dfs_gpu_new(const dfs_gpu_options *o)
     g->opt = *o;
     dfs_arena_init(&g->keep, 1 << 16);
     static const char *const extra[] = {GPU_BW_ARG, NULL};
+    static const char *const extra_cp[] = {GPU_BW_ARG, GPU_WAIT_STREAM_ARG, GPU_WAIT_CORR_ARG, NULL};
     g->cons = (dfs_consumer){.user = g,
                              .want = {.keys = DFS_KEYBIT(DFS_KEY_STREAM) | DFS_KEYBIT(DFS_KEY_CORRELATION),
-                                      .extra = extra},
+                                      .extra = (o->sections & DFS_GPU_SEC_CRITICAL) ? extra_cp : extra},
                              .worker_begin = worker_begin,
                              .on_batch = on_batch,
                              .worker_end = worker_end};
@@ -282,7 +293,6 @@ static bool device_side_hta(const dfs_run *run, const gpu_row *r)
     return strcmp(name, "Event Sync") == 0 || strcmp(name, "Context Sync") == 0;
 }
 
-enum { NO_ROW = SIZE_MAX };
 
 /* The entries of correlation corr in the sorted h[0..n): [*lo, *hi). */
 static void corr_range(const gpu_corr_pos *h, size_t n, int64_t corr, size_t *lo, size_t *hi)
@@ -328,7 +338,7 @@ static bool link_launches(rank_rows *rr, uint64_t first_offset)
     gpu_corr_pos *h = malloc((rr->n ? rr->n : 1) * sizeof *h);
     if (!h)
         return false;
-    size_t nh = 0, row0 = NO_ROW;
+    size_t nh = 0, row0 = GPU_NO_ROW;
     for (size_t i = 0; i < rr->n; i++) {
         if (first_offset && rr->r[i].offset + 1 == first_offset)
             row0 = i;
@@ -337,7 +347,7 @@ static bool link_launches(rank_rows *rr, uint64_t first_offset)
     }
     qsort(h, nh, sizeof *h, gpu_cmp_corr_pos);
     for (size_t i = 0; i < rr->n; i++) {
-        rr->partner[i] = NO_ROW;
+        rr->partner[i] = GPU_NO_ROW;
         if (!rr->device[i] || rr->r[i].corr == -1)
             continue;
         size_t lo, hi;
@@ -392,7 +402,7 @@ static bool add_work(const rank_rows *rr, size_t i, size_t times, work_vec *out)
                   .queued = dfs_gpu_timed_work(kind), .corr = r->corr, .bw = r->bw};
     w.type = hta ? dfs_gpu_ktype_hta(name, n) : dfs_gpu_ktype_of(kind, name, n);
     size_t p = rr->partner[i];
-    if (p != NO_ROW && times_kept(rr, p) > 0)
+    if (p != GPU_NO_ROW && times_kept(rr, p) > 0)
         w.has_launch = true, w.launch_ts = rr->r[p].ts;
     /* HTA's rows after its filter: the device side first, then the host side */
     w.order = rr->filter && !rr->device[i] ? rr->n + i : i;
@@ -479,6 +489,67 @@ static bool add_annotation(const rank_rows *rr, size_t i, size_t times, work_vec
     return true;
 }
 
+/* The device-side row of each host row's correlation (the last in row order), GPU_NO_ROW none. */
+static bool host_partners(const rank_rows *rr, size_t *out)
+{
+    gpu_corr_pos *d = malloc((rr->n ? rr->n : 1) * sizeof *d);
+    if (!d)
+        return false;
+    size_t nd = 0;
+    for (size_t i = 0; i < rr->n; i++)
+        if (rr->device[i] && rr->r[i].corr != -1)
+            d[nd++] = (gpu_corr_pos){rr->r[i].corr, i};
+    qsort(d, nd, sizeof *d, gpu_cmp_corr_pos);
+    for (size_t i = 0; i < rr->n; i++) {
+        out[i] = GPU_NO_ROW;
+        if (rr->device[i] || rr->r[i].corr == -1)
+            continue;
+        size_t lo, hi;
+        corr_range(d, nd, rr->r[i].corr, &lo, &hi);
+        if (hi > lo)
+            out[i] = d[hi - 1].pos;
+    }
+    free(d);
+    return true;
+}
+
+/* The critical path and the kernel sequences of the rank: its rows (hta: those the filter keeps,
+ * device side first) with their partners. */
+static bool trees_and_paths(dfs_gpu *g, const rank_rows *rr, dfs_gpu_rank *out)
+{
+    size_t n = rr->n;
+    gpu_cp_row *cp = malloc((n ? n : 1) * sizeof *cp);
+    size_t *pos = malloc((n ? n : 1) * sizeof *pos), *hp = malloc((n ? n : 1) * sizeof *hp);
+    bool ok = cp && pos && hp && host_partners(rr, hp);
+    size_t m = 0;
+    for (int pass = 0; ok && pass < 2; pass++)
+        for (size_t i = 0; i < n; i++) {
+            if (pass == 0)
+                pos[i] = GPU_NO_ROW;
+            if ((rr->filter && rr->device[i] != (pass == 0)) || (!rr->filter && pass == 1) || !times_kept(rr, i))
+                continue;
+            const gpu_row *r = &rr->r[i];
+            pos[i] = m;
+            cp[m++] = (gpu_cp_row){.ts = r->ts, .dur = r->dur, .index = r->offset, .stream = r->stream,
+                                   .corr = r->corr, .pid = r->pid, .tid = r->tid, .wait_stream = r->wait_stream,
+                                   .wait_corr = r->wait_corr, .partner = i,
+                                   .name = r->name ? dfs_str_get(rr->run, r->name, NULL) : "",
+                                   .cat = r->cat ? dfs_str_get(rr->run, r->cat, NULL) : ""};
+        }
+    for (size_t k = 0; ok && k < m; k++) {
+        size_t i = cp[k].partner, p = rr->device[i] ? rr->partner[i] : hp[i];
+        cp[k].partner = p == GPU_NO_ROW ? GPU_NO_ROW : pos[p];
+    }
+    if (ok && (g->opt.sections & DFS_GPU_SEC_CRITICAL))
+        ok = gpu_cpath(&g->opt, cp, m, out, &g->keep);
+    if (ok && (g->opt.sections & DFS_GPU_SEC_SEQUENCES))
+        ok = gpu_sequences(&g->opt, cp, m, out, &g->keep);
+    if (ok && (g->opt.sections & DFS_GPU_SEC_STRAGGLERS))
+        ok = gpu_straggler_rows(cp, m, out, &g->keep);
+    free(cp), free(pos), free(hp);
+    return ok;
+}
+
 static bool measure_rank(dfs_gpu *g, const dfs_run *run, gpu_row *r, size_t n, bool filter, uint64_t first,
                          dfs_gpu_rank *out)
 {
@@ -515,6 +586,8 @@ static bool measure_rank(dfs_gpu *g, const dfs_run *run, gpu_row *r, size_t n, b
         ok = gpu_launch_stats(h.v, h.n, w.v, w.n, out);
     if (ok && (g->opt.sections & DFS_GPU_SEC_ANNOTATIONS))
         ok = gpu_annotations(&g->opt, a.v, a.n, out, &g->keep);
+    if (ok && (g->opt.sections & (DFS_GPU_SEC_CRITICAL | DFS_GPU_SEC_SEQUENCES | DFS_GPU_SEC_STRAGGLERS)))
+        ok = trees_and_paths(g, &rr, out);
     dfs_vec_free(&a);
     dfs_vec_free(&w);
     dfs_vec_free(&l);
@@ -570,5 +643,7 @@ const dfs_gpu_result *dfs_gpu_finish(dfs_gpu *g, const dfs_run *run)
     qsort(res->ranks, res->nranks, sizeof *res->ranks, cmp_ranks);
     for (size_t k = 0; k < res->nranks; k++)
         res->no_device += res->ranks[k].device_rows == 0;
+    if ((g->opt.sections & DFS_GPU_SEC_STRAGGLERS) && !gpu_stragglers(&g->opt, res, &g->keep))
+        return NULL;
     return res;
 }

@@ -5,16 +5,18 @@
  * memory work) and by name (the biggest names, the rest as "others"), the overlap of
  * communication with computation, the idle time of each stream by cause, the length of each
  * stream's queue of launched kernels, the memory bandwidth per kind of copy, and the launch
- * statistics (CPU and GPU durations, launch delays), and the GPU user annotations by name. Two
- * semantics:
+ * statistics (CPU and GPU durations, launch delays), and the GPU user annotations by name; on
+ * request, the critical path of a window (gpu_cpath.c), the frequent kernel sequences (gpu_seq.c)
+ * and straggler detection across ranks (gpu_strag.c). Two semantics:
  *   - exact (default): the whole trace at integer-ns precision; device work is what the shared
  *     classification (analyze/common/gpu_events.h) calls timed device work: kernels, copies, sets;
  *   - hta: Holistic Trace Analysis 0.6.1's numbers: its last-iteration filter, its rounding of
  *     fractional timestamps to whole µs, its event selection (any row with a numeric stream) and
  *     its name rules, so that every number equals HTA's.
  * All times of the result are ns (whole µs times 1000 under hta). The analysis keeps the complete
- * events of every input with a category (64 bytes each) and, per rank, its device work (88 bytes
- * each); time O(n log n) per rank.
+ * events of every input with a category (96 bytes each) and, per rank, its device work (88 bytes
+ * each) and the critical path's graph (about 500 bytes per event of its window, skipped above
+ * DFS_GPU_CP_MAX_EVENTS); time O(n log n) per rank.
  * Docs: docs/GPU.md. */
 #ifndef DFS_GPU_H
 #define DFS_GPU_H
@@ -35,7 +37,10 @@ enum {
     DFS_GPU_SEC_MEMBW = 32,
     DFS_GPU_SEC_LAUNCH = 64,
     DFS_GPU_SEC_ANNOTATIONS = 128,
-    DFS_GPU_SEC_ALL = 255,
+    DFS_GPU_SEC_ALL = 255,          /* the default: every section but the critical path */
+    DFS_GPU_SEC_CRITICAL = 256,     /* only when asked: it builds a graph of the window's events */
+    DFS_GPU_SEC_SEQUENCES = 512,    /* only when asked: it builds the call trees of every thread */
+    DFS_GPU_SEC_STRAGGLERS = 1024,  /* only when asked: across ranks */
 };
 
 typedef enum dfs_gpu_semantics { DFS_GPU_EXACT, DFS_GPU_HTA } dfs_gpu_semantics;
@@ -49,12 +54,20 @@ typedef struct dfs_gpu_options {
                                kernels' own (30 µs) */
     bool skip_empty_files;  /* a file that gave no event has no rank (the report feeds the profiler
                                traces only: another file must not replace a rank); false */
+    const char *cp_annotation; /* critical path: the window is the instances of the events whose
+                                  name holds this ("ProfilerStep"; "" = the whole rank) */
+    size_t cp_first, cp_last;  /* ...numbered 0.. in row order: these, both included (0, 0) */
+    const char *seq_operator;  /* kernel sequences: of the operators whose name holds this ("") */
+    size_t seq_min_len;        /* ...that launched at least this many kernels (3) */
+    size_t straggler_candidates; /* stragglers: the latest this many ranks of each step are late,
+                                    and at most this many ranks are named (2) */
 } dfs_gpu_options;
 
 void dfs_gpu_options_init(dfs_gpu_options *o);
 /* Parses a --only list ("temporal,kernels"); false on an unknown name (*bad points at it). */
 bool dfs_gpu_parse_sections(const char *list, unsigned *out, const char **bad, size_t *badlen);
-/* "temporal", "kernels", "overlap", "idle", "queue", "membw", "launch", "annotations". */
+/* "temporal", "kernels", "overlap", "idle", "queue", "membw", "launch", "annotations",
+ * "critical-path", "sequences", "stragglers". */
 const char *dfs_gpu_section_name(unsigned section);
 
 typedef struct dfs_gpu_temporal {
@@ -122,6 +135,63 @@ typedef struct dfs_gpu_launch_stats {
     dfs_gpu_stats correlation, cpu_us, gpu_us, delay_us;
 } dfs_gpu_launch_stats;
 
+/* What bounds the critical path, by what each of its edges is: a host event's own time (cpu),
+ * a communication kernel's, another kernel's or copy's (compute), the gap between two kernels of
+ * a stream (kernel-kernel), the delay from a launch to its kernel (launch), and zero-weight
+ * dependencies and synchronisations (dependency). */
+typedef enum dfs_gpu_cp_class {
+    DFS_GPU_CP_DEPENDENCY, DFS_GPU_CP_CPU, DFS_GPU_CP_COMMUNICATION, DFS_GPU_CP_COMPUTE,
+    DFS_GPU_CP_KERNEL_KERNEL, DFS_GPU_CP_LAUNCH, DFS_GPU_CP_CLASSES
+} dfs_gpu_cp_class;
+/* HTA's names: "", "cpu_bound", "gpu_communication_bound", "gpu_compute_bound",
+ * "gpu_kernel_kernel_overhead", "gpu_kernel_launch_overhead" (their code-point order). */
+const char *dfs_gpu_cp_class_name(dfs_gpu_cp_class c);
+
+/* Why a rank has no critical path. */
+typedef enum dfs_gpu_cp_status {
+    DFS_GPU_CP_OK,
+    DFS_GPU_CP_NO_ANNOTATION,  /* no event's name holds the annotation */
+    DFS_GPU_CP_NO_INSTANCE,    /* fewer instances than asked */
+    DFS_GPU_CP_TOO_BIG,        /* more events in the window than DFS_GPU_CP_MAX_EVENTS */
+    DFS_GPU_CP_EMPTY,          /* the window holds no edge */
+    DFS_GPU_CP_NO_LAUNCH_NODE, /* a kernel's launch is no event of the window (HTA stops there) */
+    DFS_GPU_CP_SYNC_SAME_STREAM, /* a synchronisation between kernels of one stream */
+    DFS_GPU_CP_CYCLE,          /* the graph has a cycle */
+    DFS_GPU_CP_ROOT_EDGE,      /* an operator edge belongs to no event (HTA's summary fails) */
+} dfs_gpu_cp_status;
+/* A short phrase for a status that is not OK. */
+const char *dfs_gpu_cp_status_text(dfs_gpu_cp_status s);
+
+/* The graph holds 2 nodes and a few edges per event of the window (about 500 bytes each): a
+ * window with more events than this is skipped (DFS_GPU_CP_TOO_BIG). */
+#define DFS_GPU_CP_MAX_EVENTS 2000000u
+
+/* The critical path of a window of one rank: the longest path through the graph of its host
+ * events (call stacks, the runtime's lock), its kernels (per stream, from their launches) and the
+ * synchronisations between them. */
+typedef struct dfs_gpu_cpath {
+    dfs_gpu_cp_status status;
+    const char *window;        /* the name of the first instance of the window */
+    int64_t start_ns, end_ns;  /* the window */
+    int64_t length_ns;         /* the path's duration: the sum of its edges' weights */
+    uint64_t path_nodes, graph_nodes, edges, events;
+    int64_t class_ns[DFS_GPU_CP_CLASSES];
+    uint64_t class_edges[DFS_GPU_CP_CLASSES]; /* a class with no edge on the path is absent */
+    double class_pct[DFS_GPU_CP_CLASSES];     /* of length_ns; hta: rounded to 2 decimals */
+} dfs_gpu_cpath;
+
+/* A frequent kernel sequence: an operator's name and the names of the kernels it launched (in its
+ * whole call tree, by start), joined by '|'; how many operators ran it, their kernels' total time
+ * and their own. */
+typedef struct dfs_gpu_seq_row {
+    const char *pattern;
+    size_t kernels;      /* names after the operator's */
+    uint64_t count;
+    int64_t gpu_ns, cpu_ns;
+} dfs_gpu_seq_row;
+
+struct gpu_strag_rank; /* what straggler detection keeps of a rank (gpu_internal.h) */
+
 typedef struct dfs_gpu_rank {
     int64_t rank;
     const char *path;    /* the input file */
@@ -146,7 +216,31 @@ typedef struct dfs_gpu_rank {
     dfs_gpu_name_row *annotations; /* GPU user annotations by name (type unused) */
     size_t nannotations;
     uint64_t annotation_rows;
+    dfs_gpu_cpath cpath;
+    dfs_gpu_seq_row *seqs; /* by count (descending), then pattern */
+    size_t nseqs;
+    bool seq_failed;       /* hta: a host row of negative duration stops HTA's call graph */
+    const struct gpu_strag_rank *strag;
 } dfs_gpu_rank;
+
+/* A rank late in some steps: it started the metric collective among the latest. */
+typedef struct dfs_gpu_straggler {
+    int64_t rank;
+    uint64_t late_steps;
+} dfs_gpu_straggler;
+
+/* Straggler detection across ranks: the collective whose duration varies most between ranks, and
+ * the ranks that start it latest in the most steps. */
+typedef struct dfs_gpu_stragglers {
+    const char *status;  /* NULL when it ran; else why not */
+    size_t candidates;
+    const char *kernel;  /* the metric collective, and its stream */
+    int64_t stream;
+    uint64_t iterations; /* profiler steps of all ranks */
+    double mean_iter_ns; /* their mean length */
+    dfs_gpu_straggler *ranks; /* by late steps (descending), then rank; at most `candidates` */
+    size_t nranks;
+} dfs_gpu_stragglers;
 
 typedef struct dfs_gpu_result {
     dfs_gpu_semantics semantics;
@@ -156,6 +250,7 @@ typedef struct dfs_gpu_result {
     size_t replaced;     /* files whose rank a later file also had (the later one counts) */
     size_t no_device;    /* ranks without device events */
     bool annotated;      /* some input has GPU user annotations (before any filter) */
+    dfs_gpu_stragglers stragglers;
 } dfs_gpu_result;
 
 /* A label's name: the set bits' type names joined by " overlapping " into buf. */

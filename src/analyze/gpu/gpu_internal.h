@@ -19,12 +19,17 @@ typedef struct gpu_row {
     int64_t corr;        /* args.correlation, else -1 */
     dfs_str name, cat;
     double bw;           /* args["memory bandwidth (GB/s)"], else 0 */
+    int64_t pid, tid;
+    int64_t wait_stream, wait_corr; /* a CUDA event wait's args: the stream and the correlation of
+                                       the cudaEventRecord it waits on, -1 none */
     uint32_t file;
     uint8_t kind;        /* dfs_gpu_kind */
 } gpu_row;
 
 /* The arg of a copy's bandwidth, as Kineto writes it. */
 #define GPU_BW_ARG "memory bandwidth (GB/s)"
+#define GPU_WAIT_STREAM_ARG "wait_on_stream"
+#define GPU_WAIT_CORR_ARG "wait_on_cuda_event_record_corr_id"
 
 /* A piece of device work a rank's sections measure. */
 typedef struct gpu_work {
@@ -95,6 +100,51 @@ double gpu_around(double x, int d);
 
 /* The idle breakdown of one rank (reorders w). */
 bool gpu_idle(const dfs_gpu_options *o, gpu_work *w, size_t n, dfs_gpu_rank *out, dfs_arena *keep);
+
+#define GPU_NO_ROW SIZE_MAX
+
+/* A row of a rank as the critical path and the kernel sequences read it, in the rank's row order (hta: after the
+ * last-iteration filter's reordering; a row it keeps twice is here once). */
+typedef struct gpu_cp_row {
+    int64_t ts, dur;
+    uint64_t index;      /* its place in the file: HTA's index */
+    int64_t stream, corr, pid, tid, wait_stream, wait_corr;
+    size_t partner;      /* HTA's index_correlation: the launch of a device row, the device row of
+                            a launch (positions here), GPU_NO_ROW none */
+    const char *name, *cat;
+} gpu_cp_row;
+
+/* A step's rows span [min_ts, max_end) (empty: min_ts > max_end). */
+typedef struct gpu_iter_span {
+    int64_t iter, min_ts, max_end;
+} gpu_iter_span;
+
+/* A collective kernel in a step. */
+typedef struct gpu_coll {
+    int64_t iter, stream, ts, dur;
+    const char *name;
+} gpu_coll;
+
+struct gpu_strag_rank {
+    int64_t *steps;      /* the profiler steps of the rank, ascending */
+    size_t nsteps;
+    gpu_iter_span *spans; /* per step */
+    size_t nspans;
+    gpu_coll *colls;     /* in row order */
+    size_t ncolls;
+};
+typedef struct gpu_strag_rank gpu_strag_rank;
+
+/* What straggler detection needs of one rank (out->strag); false when out of memory. */
+bool gpu_straggler_rows(const gpu_cp_row *r, size_t n, dfs_gpu_rank *out, dfs_arena *keep);
+/* Straggler detection across the ranks of res (res->stragglers); false when out of memory. */
+bool gpu_stragglers(const dfs_gpu_options *o, dfs_gpu_result *res, dfs_arena *keep);
+
+/* The frequent kernel sequences of one rank (out->seqs); false when out of memory. */
+bool gpu_sequences(const dfs_gpu_options *o, const gpu_cp_row *r, size_t n, dfs_gpu_rank *out, dfs_arena *keep);
+
+/* The critical path of one rank (out->cpath); false when out of memory. */
+bool gpu_cpath(const dfs_gpu_options *o, const gpu_cp_row *r, size_t n, dfs_gpu_rank *out, dfs_arena *keep);
 
 /* The sections of one rank from its device work (sorted by nothing in particular; reordered). */
 bool gpu_sections(const dfs_gpu_options *o, gpu_work *w, size_t n, dfs_gpu_rank *out, dfs_arena *keep);
