@@ -159,12 +159,13 @@ static bool check_overrides(const dfs_concept_overrides *ov, dfs_pred_error *err
         if (!t || strcmp(t, "off") == 0)
             continue;
         dfs_pred *p = dfs_pred_parse(t, err);
-        if (!p) {
+        bool columns_only = p && dfs_pred_refuse_args(p, t, err);
+        dfs_pred_free(p);
+        if (!columns_only) {
             if (bad)
                 *bad = (dfs_concept)k;
             return false;
         }
-        dfs_pred_free(p);
     }
     return true;
 }

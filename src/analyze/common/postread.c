@@ -69,9 +69,11 @@ bool dfs_layer_plan_init(dfs_layer_plan *plan, const dfs_preset *preset, const d
     }
     for (size_t t = 0; t < plan->ntexts; t++) {
         dfs_pred *p = dfs_pred_parse(plan->texts[t], err);
-        if (!p) {
+        bool columns_only = p && dfs_pred_refuse_args(p, plan->texts[t], err);
+        if (!columns_only) {
             if (err)
                 err->index = t;
+            dfs_pred_free(p);
             return false;
         }
         plan->columns |= dfs_pred_columns(p);

@@ -969,6 +969,21 @@ bool dfs_pred_uses_args(const dfs_pred *p)
     return p->nargs > 0;
 }
 
+bool dfs_pred_refuse_args(const dfs_pred *p, const char *text, dfs_pred_error *err)
+{
+    if (!dfs_pred_uses_args(p))
+        return true;
+    if (err) {
+        const char *at = strstr(text, "args");
+        memset(err, 0, sizeof *err);
+        err->column = at ? (size_t)(at - text) + 1 : 0;
+        snprintf(err->message, sizeof err->message,
+                 "event arguments (args.KEY) are not available to this command's predicates, only columns "
+                 "such as cat, name and file_name");
+    }
+    return false;
+}
+
 size_t dfs_pred_arg_count(const dfs_pred *p)
 {
     return p->nargs;

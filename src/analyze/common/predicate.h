@@ -146,6 +146,10 @@ bool dfs_pred_matches_all(const dfs_pred *p);
 /* Does it read event arguments? Then rows need a lookup; the keys it reads are
  * dfs_pred_arg_key(p, 0..n-1) (n = dfs_pred_arg_count), for a reader that extracts only those. */
 bool dfs_pred_uses_args(const dfs_pred *p);
+/* false, with err naming the first `args` of text, when p (parsed from text) reads event
+ * arguments: the analyses whose rows carry none call it, so that such a predicate is refused
+ * instead of silently selecting nothing through it. */
+bool dfs_pred_refuse_args(const dfs_pred *p, const char *text, dfs_pred_error *err);
 size_t dfs_pred_arg_count(const dfs_pred *p);
 const char *dfs_pred_arg_key(const dfs_pred *p, size_t i, size_t *len);
 /* Direct evaluation (regular expressions run every time; use a dfs_pred_set in hot loops). */
