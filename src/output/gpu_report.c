@@ -912,7 +912,11 @@ static void text_cpath_headline(FILE *out, const dfs_gpu_result *r)
         const dfs_gpu_cpath *c = &r->ranks[i].cpath;
         fprintf(out, "Rank %lld: ", (long long)r->ranks[i].rank);
         if (c->status != DFS_GPU_CP_OK) {
-            fprintf(out, "no critical path: %s.\n", dfs_gpu_cp_status_text(c->status));
+            fprintf(out, "no critical path: %s%s.\n", dfs_gpu_cp_status_text(c->status),
+                    c->status == DFS_GPU_CP_NO_ANNOTATION || c->status == DFS_GPU_CP_NO_INSTANCE
+                        ? " (the window is set by --cp-annotation, ProfilerStep by default, and --cp-instance; "
+                          "--cp-annotation '' takes the whole trace)"
+                        : "");
             continue;
         }
         char a[32], gpu[16], cpu[16], over[16];
