@@ -3,10 +3,12 @@
 #
 # Inputs (generated once, deterministic, kept in bench/out/):
 #   v1/   16 DFTracer v1 .pfw files, about 2 GB in all
+#   v1gz/ the same files gzipped (one member each): the gzip path against inflating plus parsing
 #   v2gz/ the same workload as 16 DFTracer v2 .pfw.gz files (multi-member, one member per ~16 MiB)
-# For each input and -j 1 / -j 2: median of RUNS runs of wall time; MB/s of decompressed text,
-# events/s, peak RSS; the baseline at the same parallelism (wc -l for text, igzip -dc for gzip)
-# and the ratio. Results: a markdown table on stdout and in bench/out/results.md.
+# First bench/throughput.sh: per command (stats, analyze, overlap), input and -j 1 / -j 2, RUNS
+# interleaved rounds with the baseline (wc -l for text, igzip -dc for gzip): wall and CPU time,
+# MB/s and events/s per wall and CPU second, the ratio to the baseline, the -j 1 to -j 2 speedup,
+# peak RSS. Then the tables below. Results: markdown on stdout and in bench/out/results.md.
 set -euo pipefail
 DFSCOPE=${1:?usage: bench/run.sh path/to/dfscope}
 DFSCOPE=$(readlink -f "$DFSCOPE")
@@ -26,6 +28,7 @@ gen() { # dir format extra...
   fi
 }
 gen v1 --format v1
+gen v1gz --format v1 --gzip
 gen v2gz --format v2 --gzip
 
 now() { date +%s.%N; }
@@ -41,47 +44,12 @@ time_cmd() {
 }
 
 files_of() { find "$OUT/$1" -type f | sort; }
-# decompressed bytes and events of an input, from dfscope's own JSON (exact)
-describe() { "$DFSCOPE" stats --json --no-progress -q "$OUT/$1" > "$OUT/$1.json"; }
-text_bytes() { awk -F'[:,]' '/"bytes"/ {s += $2} END {printf "%.0f\n", s}' "$OUT/$1.json"; }
-events_of() { awk -F'[:,]' '/"events_total"/ && !n {print $2; n = 1}' "$OUT/$1.json"; }
 
-baseline_wc() { files_of v1 | xargs -P "$1" -n $(( (16 + $1 - 1) / $1 )) wc -l; }
-baseline_igzip() { files_of v2gz | xargs -P "$1" -n 1 igzip -dc; }
-
-peak_rss_mb() { # peak RSS of one dfscope run, MB
-  /usr/bin/time -o "$OUT/rss" -f '%M' "$DFSCOPE" stats --no-progress -q "$@" >/dev/null 2>&1 || true
-  awk '{printf "%.0f", $1/1024}' "$OUT/rss"
-}
-
-machine="$(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
-{
-  echo "Machine: $machine"
-  echo "Date: $(date -u +%Y-%m-%dT%H:%MZ); dfscope $("$DFSCOPE" --version | cut -d' ' -f2); runs per figure: $RUNS (median)"
-  echo
-  echo "| input | -j | dfscope s | MB/s (text) | M events/s | peak RSS MB | baseline | baseline s | dfscope / baseline throughput |"
-  echo "|---|--:|--:|--:|--:|--:|---|--:|--:|"
-} > "$OUT/results.md"
-
-for input in v1 v2gz; do
-  describe $input
-  bytes=$(text_bytes $input)
-  events=$(events_of $input)
-  disk=$(du -sb "$OUT/$input" | cut -f1)
-  for j in 1 2; do
-    cat $(files_of $input) > /dev/null # warm the page cache
-    t=$(time_cmd "$DFSCOPE" stats -j "$j" --no-progress -q "$OUT/$input")
-    rss=$(peak_rss_mb -j "$j" "$OUT/$input")
-    if [ $input = v1 ]; then bname="wc -l"; bt=$(time_cmd baseline_wc "$j");
-    else bname="igzip -dc"; bt=$(time_cmd baseline_igzip "$j"); fi
-    mbs=$(echo "$bytes / $t / 1000000" | bc -l)
-    evs=$(echo "$events / $t / 1000000" | bc -l)
-    ratio=$(echo "$bt / $t" | bc -l)
-    printf '| %s (%s text, %s on disk, %s events) | %d | %.3f | %.0f | %.1f | %s | %s | %.3f | %.2f |\n' \
-      "$input" "$(numfmt --to=si "$bytes")B" "$(numfmt --to=si "$disk")B" "$(numfmt --to=si "$events")" \
-      "$j" "$t" "$mbs" "$evs" "$rss" "$bname" "$bt" "$ratio" >> "$OUT/results.md"
-  done
-done
+# Every reading command against the baselines (`wc -l` on v1, `igzip -dc` on v1gz and v2gz) in the
+# same interleaved rounds, at -j 1 and -j 2, with MB/s and events/s per wall second and per CPU
+# second, the -j 1 to -j 2 speedup, and the gzip path against inflating plus parsing
+# (bench/throughput.sh says how each column is measured).
+ROUNDS=$RUNS ./throughput.sh "$DFSCOPE" "$OUT/v1" "$OUT/v1gz" "$OUT/v2gz" > "$OUT/results.md"
 # Layered analysis (issue 3): `dfscope analyze --preset dlio --views time_range,proc_name` against
 # `dfscope stats` on the same input and -j, in both the reference-compatible and the exact semantics.
 # Interleaved: each of AN_ROUNDS rounds (default 9) times the three commands, in an order that turns
