@@ -7,7 +7,10 @@ option(DFS_PYTHON "Build the Python package (python/, docs/PYTHON.md)" ON)
 set(DFS_PYTHON_EXECUTABLE /usr/bin/python3 CACHE FILEPATH "The interpreter the Python package is built for")
 
 set(DFS_HAVE_PYTHON OFF)
-if(DFS_PYTHON AND EXISTS ${DFS_PYTHON_EXECUTABLE})
+# An instrumented library (sanitizers, libFuzzer) cannot be loaded by an uninstrumented python3.
+if(DFS_PYTHON AND (DFS_SANITIZE OR DFS_FUZZ))
+  message(STATUS "dfscope: no Python package in a sanitizer or fuzzing build")
+elseif(DFS_PYTHON AND EXISTS ${DFS_PYTHON_EXECUTABLE})
   execute_process(
     COMMAND ${DFS_PYTHON_EXECUTABLE} -c
       "import sysconfig, numpy; print(sysconfig.get_paths()['include']); print(sysconfig.get_config_var('EXT_SUFFIX'))"
@@ -45,6 +48,20 @@ if(DFS_HAVE_PYTHON)
   set_target_properties(dfscope_python PROPERTIES PREFIX "" OUTPUT_NAME _native SUFFIX "${DFS_PY_SUFFIX}"
                         LIBRARY_OUTPUT_DIRECTORY ${DFS_PY_PACKAGE} C_VISIBILITY_PRESET hidden)
   message(STATUS "dfscope: Python package for ${DFS_PYTHON_EXECUTABLE} in ${CMAKE_BINARY_DIR}/python")
+
+  # Its tests (pytest, and the example notebooks run top to bottom) under ctest, with Debian's
+  # pytest and nbconvert (scripts/deps.sh test installs them).
+  if(BUILD_TESTING)
+    set(DFS_PY_TEST_ENV PYTHONPATH=${CMAKE_BINARY_DIR}/python DFSCOPE_CLI=$<TARGET_FILE:dfscope_cli>
+        DFS_TRACES=${PROJECT_SOURCE_DIR}/../shared/traces PYTHONDONTWRITEBYTECODE=1)
+    add_test(NAME python
+             COMMAND ${CMAKE_COMMAND} -E env ${DFS_PY_TEST_ENV}
+                     ${DFS_PYTHON_EXECUTABLE} -m pytest -q -p no:cacheprovider ${PROJECT_SOURCE_DIR}/python/tests)
+    add_test(NAME python_notebooks
+             COMMAND ${CMAKE_COMMAND} -E env ${DFS_PY_TEST_ENV}
+                     bash ${PROJECT_SOURCE_DIR}/python/tests/notebooks.sh ${PROJECT_SOURCE_DIR}/examples)
+    set_tests_properties(python python_notebooks PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
+  endif()
 else()
   message(STATUS "dfscope: no Python package (${DFS_PYTHON_EXECUTABLE} without python3-dev or numpy)")
 endif()
