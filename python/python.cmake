@@ -43,8 +43,6 @@ if(DFS_HAVE_PYTHON)
   add_library(dfscope_python MODULE ${DFS_PY_SOURCES} $<TARGET_OBJECTS:dfscope_commands>)
   target_include_directories(dfscope_python PRIVATE src python/src ${DFS_PY_INCLUDE})
   target_link_libraries(dfscope_python PRIVATE dfscope)
-  # CPython's headers declare their own way: the project's stricter warnings stay on our code
-  target_compile_options(dfscope_python PRIVATE -Wno-missing-field-initializers)
   set_target_properties(dfscope_python PROPERTIES PREFIX "" OUTPUT_NAME _native SUFFIX "${DFS_PY_SUFFIX}"
                         LIBRARY_OUTPUT_DIRECTORY ${DFS_PY_PACKAGE} C_VISIBILITY_PRESET hidden)
   message(STATUS "dfscope: Python package for ${DFS_PYTHON_EXECUTABLE} in ${CMAKE_BINARY_DIR}/python")
