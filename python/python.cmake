@@ -41,7 +41,7 @@ if(DFS_HAVE_PYTHON)
 
   file(GLOB DFS_PY_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/python/src/*.c)
   add_library(dfscope_python MODULE ${DFS_PY_SOURCES} $<TARGET_OBJECTS:dfscope_commands>)
-  target_include_directories(dfscope_python PRIVATE src python/src ${DFS_PY_INCLUDE})
+  target_include_directories(dfscope_python PRIVATE src ${DFS_PY_INCLUDE})
   target_link_libraries(dfscope_python PRIVATE dfscope)
   set_target_properties(dfscope_python PROPERTIES PREFIX "" OUTPUT_NAME _native SUFFIX "${DFS_PY_SUFFIX}"
                         LIBRARY_OUTPUT_DIRECTORY ${DFS_PY_PACKAGE} C_VISIBILITY_PRESET hidden)

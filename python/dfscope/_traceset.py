@@ -218,7 +218,8 @@ class TraceSet:
         limit: at most this many rows, the first in input order.
 
         Rows are in input order (the inputs as given, directories sorted; records in file
-        order) whatever the number of threads.
+        order) whatever the number of threads. Large files are read in pieces of the set's
+        ``chunk`` (default 64M here), between which Ctrl-C is answered.
         """
         if limit is not None and limit < 0:
             raise UsageError("events: limit must be >= 0", 2)
@@ -226,5 +227,6 @@ class TraceSet:
         if missing:
             raise InputError("dfscope: " + "; ".join(missing), 2)
         result = _native.read_events(self.paths, list(columns), where=where, limit=limit or 0, jobs=self.jobs or 0,
-                                     dedup=self.dedup)
+                                     dedup=self.dedup, chunk=None if self.chunk is None else str(self.chunk),
+                                     max_record=None if self.max_record is None else str(self.max_record))
         return _frame(result)

@@ -20,9 +20,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "analyze/evcols/evcols.h"
 #include "cli/capture.h"
+#include "cli/common.h"
 #include "dfscope.h"
-#include "evcols.h"
 #include "read/run.h"
 
 /* ---- a buffer numpy adopts: malloc'd memory freed with the last array that views it ---- */
@@ -355,16 +356,42 @@ static PyObject *raise_error(const char *cls_name, const char *message, int code
     return NULL;
 }
 
+/* A read of events is cut in pieces of at most this much unless told otherwise: Ctrl-C is answered
+ * between pieces (the answer does not depend on the pieces). */
+#define EVENTS_CHUNK (UINT64_C(64) << 20)
+
+/* A size as the CLI takes it (--chunk, --max-record: 512, 64k, 32M), or NULL for `dflt`. */
+static bool size_arg(const char *s, const char *what, uint64_t dflt, uint64_t *out)
+{
+    if (!s) {
+        *out = dflt;
+        return true;
+    }
+    if (dfs_cli_parse_size(s, out))
+        return true;
+    char msg[160];
+    snprintf(msg, sizeof msg, "events: %s takes a size (512, 64k, 32M), not '%.40s'", what, s);
+    raise_error("UsageError", msg, DFS_EXIT_USAGE);
+    return false;
+}
+
 static PyObject *py_read_events(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
-    static char *names[] = {"paths", "columns", "where", "limit", "jobs", "dedup", "chunk_bytes", NULL};
+    static char *names[] = {"paths", "columns", "where", "limit", "jobs", "dedup", "chunk", "max_record", NULL};
     PyObject *plist, *clist;
-    const char *where = NULL;
-    unsigned long long limit = 0, chunk = 0;
+    const char *where = NULL, *chunk_text = NULL, *max_record_text = NULL;
+    unsigned long long limit = 0;
     int jobs = 0, dedup = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|zKipK:read_events", names, &plist, &clist, &where, &limit,
-                                     &jobs, &dedup, &chunk))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|zKipzz:read_events", names, &plist, &clist, &where, &limit,
+                                     &jobs, &dedup, &chunk_text, &max_record_text))
+        return NULL;
+    uint64_t chunk, max_record;
+    if (!size_arg(chunk_text, "chunk", EVENTS_CHUNK, &chunk))
+        return NULL;
+    dfs_options defaults;
+    dfs_options_init(&defaults);
+    if (!size_arg(max_record_text, "max_record", defaults.max_record, &max_record))
         return NULL;
     events_job e = {.j.work = events_work};
     size_t ncols = 0;
@@ -387,6 +414,7 @@ static PyObject *py_read_events(PyObject *self, PyObject *args, PyObject *kw)
     e.opt.jobs = jobs;
     e.opt.dedup = dedup != 0;
     e.opt.chunk_bytes = chunk;
+    e.opt.max_record = max_record;
     PyObject *result = NULL;
     if (run_job(&e.j) == 0) {
         if (e.input_error)
@@ -412,7 +440,8 @@ static PyMethodDef methods[] = {
     {"run_command", py_run_command, METH_VARARGS,
      "run_command(argv) -> (exit_code, stdout: bytes, stderr: str): runs `dfscope argv[1:]` in-process."},
     {"read_events", (PyCFunction)(void (*)(void))py_read_events, METH_VARARGS | METH_KEYWORDS,
-     "read_events(paths, columns, where=None, limit=0, jobs=0, dedup=False, chunk_bytes=0) -> dict of "
+     "read_events(paths, columns, where=None, limit=0, jobs=0, dedup=False, chunk=None, max_record=None) -> "
+     "dict of "
      "rows, exit_code and columns (name, type, values, missing, categories)."},
     {"missing_inputs", py_missing_inputs, METH_VARARGS,
      "missing_inputs(paths) -> list of messages, one per path that names nothing."},

@@ -62,15 +62,14 @@ def test_same_rows_for_any_jobs(small: Path) -> None:
         assert (np.diff(group["offset"].to_numpy().astype(np.int64)) > 0).all()
 
 
-def test_chunked_read_same_rows(small: Path, tmp_path: Path) -> None:
+def test_chunked_read_same_rows(small: Path) -> None:
     """A file read in pieces by several threads gives the rows of a whole read."""
     cols = ["ts", "name", "offset", "args.size"]
     whole = dfscope.open(small, jobs=1).events(columns=cols)
-    cut = dfscope.TraceSet([str(small)], jobs=2)
-    from dfscope import _native
-    result = _native.read_events(cut.paths, cols, jobs=2, chunk_bytes=65536)
-    from dfscope._traceset import _frame
-    pd.testing.assert_frame_equal(whole, _frame(result))
+    cut = dfscope.open(small, jobs=2, chunk="64k").events(columns=cols)
+    pd.testing.assert_frame_equal(whole, cut)
+    with pytest.raises(dfscope.UsageError, match="chunk takes a size"):
+        dfscope.open(small, chunk="lots").events()
 
 
 def test_kineto_columns(kineto_small: Path) -> None:

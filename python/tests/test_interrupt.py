@@ -45,4 +45,5 @@ def test_keyboard_interrupt(cli: str, small: Path, tmp_path: Path) -> None:
     env = dict(os.environ)
     p = subprocess.run([sys.executable, "-c", SCRIPT, str(big), str(small)], capture_output=True, text=True,
                        env=env, timeout=120)
+    print(p.stdout)
     assert p.returncode == 0 and "OK" in p.stdout, p.stdout + p.stderr

@@ -12,13 +12,14 @@
  * codes in the order of their texts (ids depend on which thread met a string first; texts do
  * not). DFTracer file and host hashes not yet resolved when their event was read are resolved
  * once the run knows every definition (dfs_run_resolve_hash), as the analyses do. */
-#include "evcols.h"
+#include "analyze/evcols/evcols.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/common/concepts.h"
 #include "analyze/common/predicate.h"
 #include "util/strtab.h"
 #include "util/vec.h"
@@ -294,36 +295,13 @@ static bool grow(worker *w)
     return ok;
 }
 
-static void set_text(dfs_pred_row *row, uint32_t *ids, const dfs_run *run, dfs_pred_col col, dfs_str s)
-{
-    if (!s)
-        return;
-    size_t n;
-    const char *p = dfs_str_get(run, s, &n);
-    dfs_pred_row_set_text(row, col, p, n);
-    ids[col] = s;
-}
-
 static bool selected(worker *w, const dfs_run *run, const dfs_event *ev)
 {
     if (!w->pred)
         return true;
     dfs_pred_row row;
     uint32_t ids[DFS_PRED_NTEXT] = {0};
-    dfs_pred_row_init(&row);
-    unsigned cols = w->pred_cols;
-    if (cols & DFS_PRED_COL_BIT(DFS_PRED_CAT))
-        set_text(&row, ids, run, DFS_PRED_CAT, ev->cat);
-    if (cols & DFS_PRED_COL_BIT(DFS_PRED_FUNC_NAME))
-        set_text(&row, ids, run, DFS_PRED_FUNC_NAME, ev->name);
-    if (cols & DFS_PRED_COL_BIT(DFS_PRED_FILE_NAME))
-        set_text(&row, ids, run, DFS_PRED_FILE_NAME, ev->fname);
-    if (cols & DFS_PRED_COL_BIT(DFS_PRED_HOST))
-        set_text(&row, ids, run, DFS_PRED_HOST, ev->host);
-    if (ev->flags & DFS_EF_HAS_PID)
-        dfs_pred_row_set_num(&row, DFS_PRED_PID, ev->pid);
-    if (ev->flags & DFS_EF_HAS_TID)
-        dfs_pred_row_set_num(&row, DFS_PRED_TID, ev->tid);
+    dfs_concepts_event_row(&row, ids, run, ev, w->pred_cols);
     return dfs_pred_set_eval(w->pred, &row, ids) & 1;
 }
 
@@ -640,13 +618,19 @@ static const char *phase_text(const dfs_run *run, uint32_t id, size_t *len)
     return p;
 }
 
-/* The id of row r of column c (a string, a file or a phase). */
+/* The id of row r of column c: a string, a file, a phase, or the text of an argument (0 when the
+ * argument is not a text). */
 static uint32_t id_at(const worker *w, size_t c, kind k, size_t r)
 {
     if (k == K_FILE)
         return w->file[r];
     if (k == K_PHASE)
         return (uint8_t)w->col[c][r];
+    if (k == K_ARG) {
+        argval a;
+        memcpy(&a, w->col[c] + r * 16, sizeof a);
+        return a.tag == A_STR ? a.as.s : 0;
+    }
     uint32_t id;
     memcpy(&id, w->col[c] + r * 4, 4);
     return id;
@@ -668,6 +652,8 @@ static void resolve_pending(building *b, size_t c, kind k)
     }
 }
 
+/* A categorical column: the ids its rows use get codes in the order of their texts. Names and
+ * categories keep "" (id 0) as a category; elsewhere id 0 is a missing value. */
 static bool build_category(building *b, size_t c, kind k)
 {
     if (k == K_FNAME || k == K_HOST)
@@ -712,54 +698,6 @@ static bool build_category(building *b, size_t c, kind k)
     return ok;
 }
 
-/* The id of row r of an argument column in a category of texts: its text, 0 when not a text. */
-static uint32_t arg_text_id(const worker *w, size_t c, size_t r)
-{
-    argval a;
-    memcpy(&a, w->col[c] + r * 16, sizeof a);
-    return a.tag == A_STR ? a.as.s : 0;
-}
-
-/* A column of the texts of an argument: categories, missing where the value is not a text. */
-static bool build_arg_texts(building *b, size_t c)
-{
-    uint32_t max = 0;
-    for (size_t s = 0; s < b->nseg; s++) {
-        const segment *sg = &b->seg[s];
-        const worker *w = b->ec->workers.v[sg->worker];
-        for (size_t r = sg->start; r < sg->start + sg->count; r++) {
-            uint32_t id = arg_text_id(w, c, r);
-            max = id > max ? id : max;
-        }
-    }
-    coder cd = {.nids = (size_t)max + 1};
-    cd.code = malloc(cd.nids * sizeof *cd.code);
-    uint8_t *used = calloc(cd.nids, 1);
-    dfs_ec_column *o = &b->ec->out[c];
-    bool ok = cd.code && used && alloc_column(o, DFS_EC_CATEGORY, b->ec->nrows, false);
-    for (size_t s = 0; ok && s < b->nseg; s++) {
-        const segment *sg = &b->seg[s];
-        const worker *w = b->ec->workers.v[sg->worker];
-        for (size_t r = sg->start; r < sg->start + sg->count; r++)
-            used[arg_text_id(w, c, r)] = 1;
-    }
-    if (ok)
-        used[0] = 0;
-    ok = ok && make_categories(o, &cd, used, str_text, b->run);
-    size_t at = 0;
-    for (size_t s = 0; ok && s < b->nseg; s++) {
-        const segment *sg = &b->seg[s];
-        const worker *w = b->ec->workers.v[sg->worker];
-        for (size_t r = sg->start; r < sg->start + sg->count; r++) {
-            uint32_t id = arg_text_id(w, c, r);
-            ((int32_t *)o->values)[at++] = id ? cd.code[id] : -1;
-        }
-    }
-    free(cd.code);
-    free(used);
-    return ok;
-}
-
 /* An argument column takes the type of its values: texts when any is a text (categories; the
  * numbers among them missing), else floats when any is a float (NaN where absent), else unsigned
  * integers when any is above INT64_MAX, else integers (missing where absent). */
@@ -776,8 +714,8 @@ static bool build_arg(building *b, size_t c)
             any_uint |= tag == A_UINT;
         }
     }
-    if (any_text)
-        return build_arg_texts(b, c);
+    if (any_text) /* the numbers among texts are missing */
+        return build_category(b, c, K_ARG);
     dfs_ec_column *o = &b->ec->out[c];
     dfs_ec_type type = any_float ? DFS_EC_FLOAT64 : any_uint ? DFS_EC_UINT64 : DFS_EC_INT64;
     if (!alloc_column(o, type, b->ec->nrows, !any_float))
