@@ -222,8 +222,9 @@ static PyObject *py_run_command(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_MemoryError, "dfscope: out of memory capturing a command's output");
         return NULL;
     }
-    PyObject *r = Py_BuildValue("(iy#s#)", c.rc, c.cap.out, (Py_ssize_t)c.cap.out_len, c.cap.err,
-                                (Py_ssize_t)c.cap.err_len);
+    /* the diagnostics quote the inputs, which need not be UTF-8 */
+    PyObject *err = PyUnicode_DecodeUTF8(c.cap.err, (Py_ssize_t)c.cap.err_len, "replace");
+    PyObject *r = err ? Py_BuildValue("(iy#N)", c.rc, c.cap.out, (Py_ssize_t)c.cap.out_len, err) : NULL;
     dfs_cli_capture_free(&c.cap);
     return r;
 }

@@ -50,6 +50,11 @@ def test_where_and_limit(small: Path) -> None:
     assert (head["offset"].to_numpy() == every["offset"].to_numpy()[:10]).all()
 
 
+def test_nothing_selected(small: Path) -> None:
+    df = dfscope.open(small).events(columns=["ts", "name", "args.size"], where='cat == "no such category"')
+    assert len(df) == 0 and list(df.columns) == ["ts", "name", "size"]
+
+
 def test_same_rows_for_any_jobs(small: Path) -> None:
     cols = ["ts", "dur", "pid", "name", "cat", "file", "offset", "args.size", "fname"]
     one = dfscope.open(small, jobs=1).events(columns=cols)
