@@ -3,7 +3,7 @@
 The tables are found in the JSON by shape, so every command gets them the same way and no number
 is computed twice: a list of objects is a table (one row per object); an object whose values are
 all objects is a table (one row per key, the key as the index); an object with ``columns`` and
-``rows`` is a table (the analyze views). Tables nested in the rows of a table (the kernels of each
+``rows`` is a table (the analyze views, the tasks tables), its listed columns first. Tables nested in the rows of a table (the kernels of each
 rank of ``gpu``) are gathered into one table, with the parent's ``rank`` (or ``name``, ``label``,
 or its position) as their first column. A table is named by its path in the JSON, dots between
 keys (``views.time_range``, ``ranks.kernels``); ``result.NAME`` gives the table whose path ends
@@ -24,8 +24,13 @@ def _is_records(v: Any) -> bool:
     return isinstance(v, list) and len(v) > 0 and all(isinstance(x, dict) for x in v)
 
 
+def _is_grid(v: Any) -> bool:
+    return isinstance(v, dict) and isinstance(v.get("columns"), list) and isinstance(v.get("rows"), list)
+
+
 def _is_keyed(v: Any) -> bool:
-    return isinstance(v, dict) and len(v) > 0 and all(isinstance(x, dict) for x in v.values())
+    return (isinstance(v, dict) and len(v) > 0 and all(isinstance(x, dict) for x in v.values())
+            and not any(_is_grid(x) for x in v.values()))
 
 
 def _scalars(d: dict[str, Any]) -> dict[str, Any]:
@@ -45,10 +50,14 @@ def _parent_column(items: list[dict[str, Any]]) -> str | None:
 
 def _walk(value: Any, path: str, out: dict[str, pd.DataFrame]) -> None:
     """Adds the tables found in value (at path) to out."""
-    if isinstance(value, dict) and isinstance(value.get("columns"), list) and isinstance(value.get("rows"), list):
-        rows = value["rows"]
+    if _is_grid(value):
+        rows, columns = value["rows"], value["columns"]
         if all(isinstance(r, list) for r in rows):
-            out[path] = pd.DataFrame(rows, columns=value["columns"])
+            out[path] = pd.DataFrame(rows, columns=columns)
+        elif all(isinstance(r, dict) for r in rows):  # rows as objects: the listed columns first
+            frame = _frame_of_records(rows)
+            first = [c for c in columns if c in frame.columns]
+            out[path] = frame[first + [c for c in frame.columns if c not in first]]
         for k, v in value.items():
             if k not in ("columns", "rows"):
                 _walk(v, f"{path}.{k}" if path else k, out)

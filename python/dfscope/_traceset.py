@@ -161,7 +161,7 @@ class TraceSet:
 
     def steps(self, **options: Any) -> Result:
         """``dfscope steps``: training steps, data wait and input-bound verdicts. Tables: runs,
-        runs.steps, runs.epochs. Options: step, step_end, data_wait, compute, transfer, io,
+        runs.per_step, runs.verdicts, runs.modes. Options: step, step_end, data_wait, compute, transfer, io,
         threshold, outlier_factor, include_flagged."""
         return self.run("steps", **options)
 
@@ -174,7 +174,7 @@ class TraceSet:
         return self.run("rules", **options)
 
     def tasks(self, **options: Any) -> Result:
-        """``dfscope tasks``: the tables of task-based runs (DASF, Dask). Tables: tables.*."""
+        """``dfscope tasks``: the tables of task-based runs (DASF, Dask). Tables: tables.NAME."""
         return self.run("tasks", **options)
 
     def report(self, **options: Any) -> Result:

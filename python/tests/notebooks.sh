@@ -10,7 +10,7 @@ if ! command -v jupyter-nbconvert >/dev/null || ! /usr/bin/python3 -c 'import ip
 fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-export MPLBACKEND=Agg JUPYTER_PLATFORM_DIRS=1
+export JUPYTER_PLATFORM_DIRS=1
 rc=0
 for nb in "$dir"/*.ipynb; do
   if (cd "$dir" && jupyter-nbconvert --to notebook --execute --ExecutePreprocessor.timeout=240 \

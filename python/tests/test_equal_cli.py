@@ -48,7 +48,14 @@ def check_tables(result: dfscope.Result) -> None:
 
     for path, frame in result.tables.items():
         items = find(result.json, path)
-        if isinstance(items, list) and items and isinstance(items[0], dict):
+        if isinstance(items, dict) and "rows" in items and "columns" in items:  # a grid
+            rows = [r if isinstance(r, dict) else dict(zip(items["columns"], r)) for r in items["rows"]]
+            assert len(frame) == len(rows), path
+            for col in items["columns"]:
+                for value, row in zip(frame[col].tolist(), rows):
+                    want = row.get(col)
+                    assert (value is None or pd.isna(value)) if want is None else same(value, want), (path, col)
+        elif isinstance(items, list) and items and isinstance(items[0], dict):
             assert len(frame) == len(items), path
             for col in frame.columns:
                 for value, item in zip(frame[col].tolist(), items):
