@@ -28,10 +28,16 @@ _JSON_FLAG = {"stats": ["--json"]}
 _PRESET = {"analyze", "overlap", "report"}
 
 
+# What the CLI says when exit code 2 is about an input rather than the command line.
+_INPUT_WORDS = ("no such file", "cannot open", "not found", "matches no", "unreadable", "permission denied")
+
+
 def _error_for(code: int, message: str, result: Result | None = None) -> Error:
+    """The exception of a CLI exit code: 2 is an input's or the command line's fault (said by the
+    message), 3 strict damage, anything else an output or memory failure."""
     if code == 2:
         lowered = message.lower()
-        if "no such file" in lowered or "cannot open" in lowered or "not found" in lowered or "matches no" in lowered:
+        if any(word in lowered for word in _INPUT_WORDS):
             return InputError(message, code)
         return UsageError(message, code)
     if code == 3:

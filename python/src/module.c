@@ -269,6 +269,19 @@ typedef struct events_job {
     char err[1024];
 } events_job;
 
+/* The inputs that could not be read, "PATH: WHY; ..." in e->err, as the CLI's exit code 2 says. */
+static bool unreadable_inputs(events_job *e)
+{
+    size_t at = 0;
+    for (size_t i = 0; i < dfs_run_file_count(e->run); i++) {
+        const dfs_file_info *f = dfs_run_file(e->run, i);
+        if (f->unreadable && at < sizeof e->err)
+            at += (size_t)snprintf(e->err + at, sizeof e->err - at, "%s%s: %s", at ? "; " : "", f->path,
+                                   f->error ? f->error : "cannot be read");
+    }
+    return at > 0;
+}
+
 static void events_work(job *j)
 {
     events_job *e = (events_job *)j;
@@ -288,7 +301,11 @@ static void events_work(job *j)
         }
     dfs_consumer *c = dfs_evcols_consumer(e->ec);
     e->verdict = dfs_run_read(e->run, &c, 1);
-    if (!job_cancelled(j) && !dfs_evcols_finish(e->ec, e->run, e->err, sizeof e->err))
+    if (job_cancelled(j))
+        return;
+    if (unreadable_inputs(e))
+        e->input_error = true;
+    else if (!dfs_evcols_finish(e->ec, e->run, e->err, sizeof e->err))
         e->failed = true;
 }
 

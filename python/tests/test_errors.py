@@ -17,6 +17,15 @@ def test_missing_input_names_the_file(tmp_path: Path) -> None:
     assert isinstance(e.value, FileNotFoundError)
 
 
+def test_unreadable_input() -> None:
+    """/proc/self/mem exists but cannot be read from its start: exit code 2, named."""
+    ts = dfscope.open("/proc/self/mem")
+    for call in (ts.stats, ts.events):
+        with pytest.raises(dfscope.InputError) as e:
+            call()
+        assert e.value.exit_code == 2 and "/proc/self/mem" in str(e.value)
+
+
 def test_bad_option_is_usage_error(small: Path) -> None:
     ts = dfscope.open(small)
     with pytest.raises(dfscope.UsageError) as e:
