@@ -7,10 +7,13 @@ option(DFS_PYTHON "Build the Python package (python/, docs/PYTHON.md)" ON)
 set(DFS_PYTHON_EXECUTABLE /usr/bin/python3 CACHE FILEPATH "The interpreter the Python package is built for")
 
 set(DFS_HAVE_PYTHON OFF)
+set(DFS_NO_PYTHON_WHY "${DFS_PYTHON_EXECUTABLE} without python3-dev or numpy")
 # An instrumented library (sanitizers, libFuzzer) cannot be loaded by an uninstrumented python3.
-if(DFS_PYTHON AND (DFS_SANITIZE OR DFS_FUZZ))
-  message(STATUS "dfscope: no Python package in a sanitizer or fuzzing build")
-elseif(DFS_PYTHON AND EXISTS ${DFS_PYTHON_EXECUTABLE})
+if(NOT DFS_PYTHON)
+  set(DFS_NO_PYTHON_WHY "DFS_PYTHON is OFF")
+elseif(DFS_SANITIZE OR DFS_FUZZ)
+  set(DFS_NO_PYTHON_WHY "a sanitizer or fuzzing build")
+elseif(EXISTS ${DFS_PYTHON_EXECUTABLE})
   execute_process(
     COMMAND ${DFS_PYTHON_EXECUTABLE} -c
       "import sysconfig, numpy; print(sysconfig.get_paths()['include']); print(sysconfig.get_config_var('EXT_SUFFIX'))"
@@ -61,5 +64,5 @@ if(DFS_HAVE_PYTHON)
     set_tests_properties(python python_notebooks PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
   endif()
 else()
-  message(STATUS "dfscope: no Python package (${DFS_PYTHON_EXECUTABLE} without python3-dev or numpy)")
+  message(STATUS "dfscope: no Python package (${DFS_NO_PYTHON_WHY})")
 endif()
