@@ -201,14 +201,20 @@ static void command_work(job *j)
     pthread_mutex_unlock(&command_lock);
 }
 
+/* The one argument of an entry, a list of str (string_list); format is "O:NAME". */
+static const char **list_argument(PyObject *args, const char *format, size_t *n)
+{
+    PyObject *list;
+    if (!PyArg_ParseTuple(args, format, &list))
+        return NULL;
+    return string_list(list, n, format + 2);
+}
+
 static PyObject *py_run_command(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *list;
-    if (!PyArg_ParseTuple(args, "O:run_command", &list))
-        return NULL;
     size_t n = 0;
-    const char **argv = string_list(list, &n, "run_command: argv");
+    const char **argv = list_argument(args, "O:run_command", &n);
     if (!argv)
         return NULL;
     command_job c = {.j.work = command_work, .argc = (int)n, .argv = (char **)argv};
@@ -234,11 +240,8 @@ static PyObject *py_run_command(PyObject *self, PyObject *args)
 static PyObject *py_missing_inputs(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *list;
-    if (!PyArg_ParseTuple(args, "O:missing_inputs", &list))
-        return NULL;
     size_t n = 0;
-    const char **paths = string_list(list, &n, "missing_inputs: paths");
+    const char **paths = list_argument(args, "O:missing_inputs", &n);
     if (!paths)
         return NULL;
     PyObject *out = PyList_New(0);

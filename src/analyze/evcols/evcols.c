@@ -307,31 +307,18 @@ static bool selected(worker *w, const dfs_run *run, const dfs_event *ev)
 
 static argval arg_value(const dfs_event *ev, dfs_str key)
 {
+    /* what each value type is kept as; A_NONE (0): null, lists and maps are missing */
+    static const uint8_t kept[] = {[DFS_V_BOOL] = A_INT, [DFS_V_INT] = A_INT, [DFS_V_UINT] = A_UINT,
+                                   [DFS_V_FLOAT] = A_FLOAT, [DFS_V_STR] = A_STR};
     argval a = {.tag = A_NONE};
     const dfs_value *v = key ? dfs_event_arg(ev, key) : NULL;
-    if (!v)
+    if (!v || v->type >= sizeof kept || kept[v->type] == A_NONE)
         return a;
-    switch (v->type) {
-    case DFS_V_BOOL:
-    case DFS_V_INT:
-        a.tag = A_INT;
-        a.as.i = v->as.i;
-        break;
-    case DFS_V_UINT:
-        a.tag = A_UINT;
-        a.as.u = v->as.u;
-        break;
-    case DFS_V_FLOAT:
-        a.tag = A_FLOAT;
-        a.as.f = v->as.f;
-        break;
-    case DFS_V_STR:
-        a.tag = A_STR;
+    a.tag = kept[v->type];
+    if (a.tag == A_STR)
         a.as.s = v->as.s;
-        break;
-    default: /* null, lists and maps: missing */
-        break;
-    }
+    else
+        a.as.u = v->as.u; /* the 8 bytes of the integer or the double */
     return a;
 }
 
