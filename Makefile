@@ -2,10 +2,12 @@
 #   make demo   build, then run `dfscope stats` and `dfscope analyze` on a built-in generated sample
 #   make test   build and run every test (ctest)
 #   make bench  throughput benchmarks (long; writes results under bench/out)
+#   make python the Python package (docs/PYTHON.md) in $(BUILD)/python, and a virtual environment
+#               $(BUILD)/venv (Debian's python3 with its system packages) where `import dfscope` works
 JOBS  ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD ?= build
 
-.PHONY: all demo test test-asan build-clang bench fuzz clean deps-build deps-test deps-bench
+.PHONY: all demo test test-asan build-clang bench fuzz clean deps-build deps-test deps-bench python deps-python
 
 all: $(BUILD)/dfscope
 
@@ -15,6 +17,8 @@ deps-test:
 	@scripts/deps.sh test
 deps-bench:
 	@scripts/deps.sh bench
+deps-python:
+	@scripts/deps.sh python
 
 $(BUILD)/dfscope: deps-build FORCE
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF >/dev/null
@@ -46,11 +50,23 @@ build-clang: deps-test
 	@CC=clang cmake -S . -B build-clang -DCMAKE_BUILD_TYPE=Debug >/dev/null
 	@cmake --build build-clang -j $(JOBS)
 
-bench: deps-bench $(BUILD)/dfscope
+bench: deps-bench $(BUILD)/dfscope python
 	@cmake --build $(BUILD) --target bench_framer -j $(JOBS)
 	bench/run.sh $(BUILD)/dfscope
+	bench/python.sh $(BUILD)
 	bench/interleaved.sh $(BUILD)/dfscope
 	bench/mpi.sh $(BUILD)/dfscope
+
+# The package is importable with PYTHONPATH=$(BUILD)/python; the venv sees it through a .pth file.
+PYTHON ?= /usr/bin/python3
+python: deps-python
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF -DDFS_PYTHON_EXECUTABLE=$(PYTHON) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS) --target dfscope_cli dfscope_python -- --no-print-directory
+	@[ -x $(BUILD)/venv/bin/python ] || $(PYTHON) -m venv --system-site-packages $(BUILD)/venv
+	@$(BUILD)/venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])' | \
+		xargs -I{} sh -c 'echo "$(abspath $(BUILD))/python" > {}/dfscope.pth'
+	@$(BUILD)/venv/bin/python -c 'import dfscope; print("dfscope", dfscope.__version__, "for", __import__("sys").version.split()[0])'
+	@echo "use: $(BUILD)/venv/bin/python, or PYTHONPATH=$(abspath $(BUILD))/python $(PYTHON)"
 
 clean:
 	rm -rf build build-test build-asan build-clang sample bench/out

@@ -274,6 +274,12 @@ typedef struct dfs_options {
     void (*progress)(void *ctx, uint64_t files_done, uint64_t files_total, uint64_t bytes_done,
                      uint64_t disk_done, uint64_t disk_total);
     void *progress_ctx;
+    /* Optional: asked before each piece of reading (a file, a chunk or a gzip segment) is read,
+       from the worker threads. Once it returns true the pieces left are not read: the run ends
+       soon, its results are incomplete, and dfs_run_read returns DFS_EXIT_OUTPUT. What an
+       interrupted caller (Ctrl-C in a notebook) uses to stop a long read without killing it. */
+    bool (*cancelled)(void *ctx);
+    void *cancel_ctx;
 } dfs_options;
 
 void dfs_options_init(dfs_options *o);

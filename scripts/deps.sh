@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# deps.sh [build|test|bench] - make sure the Debian packages dfscope needs are installed.
+# deps.sh [build|test|bench|python] - make sure the Debian packages dfscope needs are installed.
 # As root it installs what is missing with apt-get; otherwise it prints the exact command and fails.
 set -euo pipefail
 
@@ -8,10 +8,15 @@ set -euo pipefail
 need=(gcc make cmake pkg-config libisal-dev zlib1g-dev libpcre2-dev libyaml-dev libopenmpi-dev)
 case "${1:-build}" in
   build) ;;
-  # the report page's tests (tests/cli/report_html.sh): a headless browser, an HTML5 parser, PNGs
-  test)  need+=(libcmocka-dev clang python3 openmpi-bin chromium python3-html5lib python3-pil) ;;
+  # the report page's tests (tests/cli/report_html.sh): a headless browser, an HTML5 parser, PNGs;
+  # the Python package (docs/PYTHON.md) is built for Debian's python3 with Debian's numpy and
+  # pandas; its tests run pytest and the example notebooks (nbconvert, ipykernel, matplotlib).
+  test)  need+=(libcmocka-dev clang python3 openmpi-bin chromium python3-html5lib python3-pil
+                python3-dev python3-numpy python3-pandas python3-pytest
+                python3-matplotlib python3-nbconvert jupyter-nbconvert python3-ipykernel) ;;
+  python) need+=(python3 python3-dev python3-venv python3-numpy python3-pandas) ;;
   bench) need+=(isal time bc coreutils findutils openmpi-bin python3) ;;
-  *) echo "usage: $0 [build|test|bench]" >&2; exit 2 ;;
+  *) echo "usage: $0 [build|test|bench|python]" >&2; exit 2 ;;
 esac
 
 missing=()

@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cli/streams.h"
+
 int dfs_cli_parse_jobs(const char *s, int *jobs);  /* 0 on success */
 /* Prints "dfscope CMD: WHAT 'ARG' (see 'dfscope CMD --help')" (without 'ARG' when arg is NULL)
  * and returns DFS_EXIT_USAGE. */

@@ -104,7 +104,7 @@ static void print_summary(const gen_args *g, const dfs_gen_report *r)
     for (size_t i = 0; i < r->nfiles; i++) {
         const dfs_gen_file *f = &r->files[i];
         if (g->list)
-            printf("%s\n", f->path);
+            fprintf(stdout, "%s\n", f->path);
         if (g->quiet)
             continue;
         fprintf(stderr, "%s: %llu events, %llu bytes", f->path, (unsigned long long)f->records,

@@ -118,11 +118,11 @@ static int load_rules(report_args *a)
 /* --list-rules: the rules in force and their parameters, then exit. */
 static int list_rules(const report_args *a)
 {
-    printf("%zu rules; parameters (--param NAME=VALUE):\n", dfs_insight_rules_count(a->rules));
+    fprintf(stdout, "%zu rules; parameters (--param NAME=VALUE):\n", dfs_insight_rules_count(a->rules));
     double v;
     const char *name;
     for (size_t i = 0; (name = dfs_insight_rules_param(a->rules, i, &v)); i++)
-        printf("  %s=%g\n", name, v);
+        fprintf(stdout, "  %s=%g\n", name, v);
     return DFS_EXIT_OK;
 }
 

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/capture.h"
 #include "cli/cli.h"
 #include "dist/dist.h"
 #include "output/atomic.h"
@@ -17,6 +18,7 @@ void dfs_cli_common_init(dfs_cli_common *c)
 {
     memset(c, 0, sizeof *c);
     dfs_options_init(&c->opt);
+    dfs_cli_capture_options(&c->opt);
     c->progress = -1;
     c->problems = -1;
 }
@@ -101,7 +103,7 @@ dfs_run *dfs_cli_open(dfs_cli_common *c, const char *cmd, char **paths, int npat
         *exit_code = DFS_EXIT_USAGE;
         return NULL;
     }
-    if (c->progress == 1 || (c->progress == -1 && isatty(STDERR_FILENO))) {
+    if (c->progress == 1 || (c->progress == -1 && isatty(fileno(stderr)))) {
         c->opt.progress = show_progress;
         c->opt.progress_ctx = c;
     }
@@ -160,7 +162,7 @@ static void print_single_stats(const dfs_run *run, double read_s)
  * are read, as it always did. */
 static bool report_later(void)
 {
-    return isatty(STDERR_FILENO);
+    return isatty(fileno(stderr));
 }
 
 static void report(const dfs_cli_common *c, const dfs_run *run)

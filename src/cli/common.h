@@ -7,6 +7,7 @@
 #include "analyze/common/analysis.h"
 #include "analyze/common/preset.h"
 #include "analyze/common/preview.h"
+#include "cli/streams.h"
 #include "dfscope.h"
 #include "output/atomic.h"
 

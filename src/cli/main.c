@@ -1,89 +1,18 @@
-/* main.c - the dfscope command line: git-style subcommands over libdfscope, each a declaration
- * (command.h) that the skeleton runs. */
-#include <stdio.h>
-#include <string.h>
+/* main.c - the dfscope program: the signals that end it leave no temporary behind (signals.h),
+ * the allocator fits an address-space limit, then the command line is dispatched (dispatch.c). */
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
 
-#include "cli/command.h"
+#include "cli/capture.h"
 #include "cli/signals.h"
-#include "dfscope.h"
 #include "util/memlimit.h"
-#include "util/suggest.h"
-
-static const dfs_cli_command *const commands[] = {
-    &dfs_cmd_report, &dfs_cmd_stats, &dfs_cmd_analyze,  &dfs_cmd_overlap, &dfs_cmd_tasks, &dfs_cmd_steps,
-    &dfs_cmd_gpu, &dfs_cmd_dataloader, &dfs_cmd_timeline, &dfs_cmd_merge, &dfs_cmd_rules, &dfs_cmd_gen,
-};
-
-#define COUNT(a) (sizeof a / sizeof *a)
-
-static void usage(FILE *out)
-{
-    fprintf(out, "usage: dfscope <command> [options] PATH...\n"
-                 "       dfscope help [command]\n"
-                 "       dfscope --version\n\n"
-                 "Trace analyzer for AI and HPC workloads (DFTracer, PyTorch profiler/Kineto,\n"
-                 "Composer, SageMaker Debugger, Chrome JSON, DASF).\n\ncommands:\n");
-    for (size_t i = 0; i < COUNT(commands); i++)
-        fprintf(out, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
-    fprintf(out, "\nRun 'dfscope <command> --help' for the options of a command.\n" DFS_CLI_EXIT_CODES);
-}
-
-static const dfs_cli_command *find(const char *name)
-{
-    for (size_t i = 0; i < COUNT(commands); i++)
-        if (strcmp(commands[i]->name, name) == 0)
-            return commands[i];
-    return NULL;
-}
-
-/* git's message: "'analyse' is not a command. Did you mean 'analyze'?"; a usage error. */
-static int not_a_command(const char *name)
-{
-    dfs_suggest s;
-    dfs_suggest_init(&s, name);
-    for (size_t i = 0; i < COUNT(commands); i++)
-        dfs_suggest_offer(&s, commands[i]->name);
-    fprintf(stderr, "dfscope: '%s' is not a command", name);
-    dfs_cli_end_with_guess("", dfs_suggest_best(&s), ". See 'dfscope help'.");
-    return DFS_EXIT_USAGE;
-}
-
-/* `dfscope help --markdown CMD`: the block of docs/CLI.md (scripts/cli-doc.sh); "shared" for the
- * options every reading command takes. */
-static int markdown(const char *name)
-{
-    const dfs_cli_command *c = find(name);
-    if (strcmp(name, "shared") == 0)
-        dfs_cli_help_markdown_shared(stdout);
-    else if (c)
-        dfs_cli_help_markdown(c, stdout);
-    else
-        return not_a_command(name);
-    return fflush(stdout) == 0 ? DFS_EXIT_OK : DFS_EXIT_OUTPUT;
-}
-
-static int help(int argc, char **argv)
-{
-    if (argc > 3 && strcmp(argv[2], "--markdown") == 0)
-        return markdown(argv[3]);
-    if (argc <= 2) {
-        usage(stdout);
-        return DFS_EXIT_OK;
-    }
-    const dfs_cli_command *c = find(argv[2]);
-    if (!c)
-        return not_a_command(argv[2]);
-    char *help_argv[] = {(char *)argv[2], "--help", NULL};
-    return dfs_cli_main(c, 2, help_argv);
-}
 
 /* Under an address-space limit (ulimit -v), glibc's malloc reserves 64 MiB of address space for
  * each thread arena it opens, when threads happen to contend: a run's room then depended on
  * timing, and a budget fitted to the limit at the start (merge's sort buffer, the unmapped read)
- * failed in about one run in thirty. One arena keeps the room what the budget assumed. */
+ * failed in about one run in thirty. One arena keeps the room what the budget assumed. The
+ * program owns its process; the Python package leaves the interpreter's allocator alone. */
 static void fit_allocator_to_limit(void)
 {
 #ifdef __GLIBC__
@@ -97,19 +26,5 @@ int main(int argc, char **argv)
 {
     dfs_cli_catch_signals();
     fit_allocator_to_limit();
-    if (argc < 2) {
-        usage(stderr);
-        return DFS_EXIT_USAGE;
-    }
-    const char *name = argv[1];
-    if (strcmp(name, "--version") == 0 || strcmp(name, "version") == 0) {
-        printf("dfscope %s\n", DFS_VERSION_STRING);
-        return DFS_EXIT_OK;
-    }
-    if (strcmp(name, "help") == 0 || strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0)
-        return help(argc, argv);
-    const dfs_cli_command *c = find(name);
-    if (!c)
-        return not_a_command(name);
-    return dfs_cli_main(c, argc - 1, argv + 1);
+    return dfs_cli_dispatch(argc, argv);
 }

@@ -76,7 +76,7 @@ int dfs_cli_list_presets(void *args, const char *cmd, const char *value)
     for (size_t i = 0; i < dfs_preset_builtin_count(); i++) {
         dfs_preset_error err;
         dfs_preset *p = dfs_preset_load(dfs_preset_builtin_name(i), &err);
-        printf("%-8s %s\n", dfs_preset_builtin_name(i), p && p->description ? p->description : "");
+        fprintf(stdout, "%-8s %s\n", dfs_preset_builtin_name(i), p && p->description ? p->description : "");
         dfs_preset_free(p);
     }
     return DFS_EXIT_OK;

@@ -53,6 +53,13 @@ static void range_done(pool *pl, task *t)
     free(streams);
 }
 
+/* dfs_options.cancelled: asked from the workers, between the pieces they read. */
+static bool cancelled(const pool *pl)
+{
+    const dfs_options *o = &pl->run->opt;
+    return o->cancelled && o->cancelled(o->cancel_ctx);
+}
+
 static void *worker_main(void *arg)
 {
     worker *w = arg;
@@ -68,6 +75,10 @@ static void *worker_main(void *arg)
             dfs_task_prescan(w, t, pl->carry[pl->carry_at[t->file] + t->chunk]);
         } else {
             task *t = &pl->tasks[i];
+            if (cancelled(pl)) { /* the task's stream stays empty: the run's results are incomplete */
+                atomic_store(&pl->cancelled, 1);
+                continue;
+            }
             dfs_task_run(w, t);
             range_done(pl, t);
             if (t->chunk + 1 == t->nchunks)
@@ -257,6 +268,8 @@ static void read_junctions(pool *pl, worker *w, stream_vec *extra, uint32_t file
                            size_t end_task)
 {
     task *tasks = pl->tasks;
+    if (atomic_load(&pl->cancelled)) /* segments were left unread: their heads and tails are not there */
+        return;
     for (size_t k = first_task + 1; k < end_task; k++) {
         task *prev = &tasks[k - 1], *cur = &tasks[k];
         size_t len = prev->tail_len + cur->head_len;
@@ -609,7 +622,8 @@ static int read_and_conclude(pool *pl, worker *workers, unsigned nworkers)
     fold_all(pl, &workers[0]);
     if (pl->seams && read_workers)
         worker_done(pl, &workers[0]);
-    return dfs_run_verdict(run, atomic_load(&pl->failed_alloc));
+    int verdict = dfs_run_verdict(run, atomic_load(&pl->failed_alloc));
+    return atomic_load(&pl->cancelled) ? DFS_EXIT_OUTPUT : verdict;
 }
 
 int dfs_run_read(dfs_run *run, dfs_consumer *const *consumers, size_t n_consumers)

@@ -98,6 +98,7 @@ typedef struct pool {
     atomic_uint_fast64_t disk_done;   /* of the files, what the bytes read came from */
     atomic_uint_fast64_t files_done;
     atomic_int failed_alloc;
+    atomic_int cancelled;      /* dfs_options.cancelled said so: tasks were left unread */
     /* Per input read in ranges: its ranges not yet read. The worker that reads the last one judges
      * the file's duplicates (model/dups.h), so that what the ranges keep for it is freed while
      * the other inputs are read rather than after all of them. */

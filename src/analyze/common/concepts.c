@@ -282,6 +282,24 @@ static void set_cat(dfs_pred_row *row, uint32_t *ids, const dfs_run *run, dfs_st
     dfs_pred_row_set_text(row, DFS_PRED_CAT, buf, n);
 }
 
+void dfs_concepts_event_row(dfs_pred_row *row, uint32_t *ids, const dfs_run *run, const dfs_event *ev,
+                            unsigned cols)
+{
+    dfs_pred_row_init(row);
+    if (cols & DFS_PRED_COL_BIT(DFS_PRED_CAT))
+        set_text(row, ids, run, DFS_PRED_CAT, ev->cat);
+    if (cols & DFS_PRED_COL_BIT(DFS_PRED_FUNC_NAME))
+        set_text(row, ids, run, DFS_PRED_FUNC_NAME, ev->name);
+    if (cols & DFS_PRED_COL_BIT(DFS_PRED_FILE_NAME))
+        set_text(row, ids, run, DFS_PRED_FILE_NAME, ev->fname);
+    if (cols & DFS_PRED_COL_BIT(DFS_PRED_HOST))
+        set_text(row, ids, run, DFS_PRED_HOST, ev->host);
+    if (cols & DFS_PRED_COL_BIT(DFS_PRED_PROC_NAME))
+        set_text(row, ids, run, DFS_PRED_PROC_NAME, dfs_run_process_name(run, ev->file, ev->pid));
+    dfs_pred_row_set_num(row, DFS_PRED_PID, ev->pid);
+    dfs_pred_row_set_num(row, DFS_PRED_TID, ev->tid);
+}
+
 uint32_t dfs_concepts_match(dfs_concepts *c, const dfs_run *run, dfs_concept_source s, const dfs_event *ev)
 {
     if (!c || (unsigned)s >= DFS_CSRC_COUNT || !may_match(ev))
@@ -292,20 +310,10 @@ uint32_t dfs_concepts_match(dfs_concepts *c, const dfs_run *run, dfs_concept_sou
     dfs_pred_row row;
     uint32_t ids[DFS_PRED_NTEXT] = {0};
     char lowered[128];
-    dfs_pred_row_init(&row);
     unsigned cols = sp->columns;
+    dfs_concepts_event_row(&row, ids, run, ev, cols & ~DFS_PRED_COL_BIT(DFS_PRED_CAT));
     if (cols & DFS_PRED_COL_BIT(DFS_PRED_CAT))
         set_cat(&row, ids, run, ev->cat, sp->lower_cat, lowered, sizeof lowered);
-    if (cols & DFS_PRED_COL_BIT(DFS_PRED_FUNC_NAME))
-        set_text(&row, ids, run, DFS_PRED_FUNC_NAME, ev->name);
-    if (cols & DFS_PRED_COL_BIT(DFS_PRED_FILE_NAME))
-        set_text(&row, ids, run, DFS_PRED_FILE_NAME, ev->fname);
-    if (cols & DFS_PRED_COL_BIT(DFS_PRED_HOST))
-        set_text(&row, ids, run, DFS_PRED_HOST, ev->host);
-    if (cols & DFS_PRED_COL_BIT(DFS_PRED_PROC_NAME))
-        set_text(&row, ids, run, DFS_PRED_PROC_NAME, dfs_run_process_name(run, ev->file, ev->pid));
-    dfs_pred_row_set_num(&row, DFS_PRED_PID, ev->pid);
-    dfs_pred_row_set_num(&row, DFS_PRED_TID, ev->tid);
     uint64_t hits = dfs_pred_set_eval(sp->set, &row, ids);
     uint32_t bits = 0;
     for (unsigned k = 0; k < DFS_CONCEPT_COUNT; k++)

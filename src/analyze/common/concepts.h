@@ -111,6 +111,12 @@ const char *dfs_concepts_text(const dfs_concepts *c, dfs_concept_source s, dfs_c
 /* Whether some predicate of source s reads proc_name (then classify after reading). */
 bool dfs_concepts_need_proc_name(const dfs_concepts *c, dfs_concept_source s);
 
+/* The predicate row of an event: the columns `cols` (DFS_PRED_COL_BIT) of cat, func_name (its
+ * name), file_name, host and proc_name (the process name of its pid in its file), each text's
+ * dfs_str in ids[column]; pid and tid always. The row is initialised here. */
+void dfs_concepts_event_row(dfs_pred_row *row, uint32_t *ids, const dfs_run *run, const dfs_event *ev,
+                            unsigned cols);
+
 /* The concepts the event belongs to under source s, as DFS_CONCEPT_BIT bits. Metadata, counter,
  * flow and async records match nothing. */
 uint32_t dfs_concepts_match(dfs_concepts *c, const dfs_run *run, dfs_concept_source s,
