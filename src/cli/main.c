@@ -1,5 +1,6 @@
 /* main.c - the dfscope program: the signals that end it leave no temporary behind (signals.h),
  * the allocator fits an address-space limit, then the command line is dispatched (dispatch.c). */
+#include <stdlib.h> /* and __GLIBC__ with it */
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
