@@ -219,8 +219,9 @@ class TraceSet:
             ``args.KEY`` for an argument (the column is named KEY): integers, floats, or
             categories for texts. Strings are categoricals; missing values are pandas NA (NaN
             for floats).
-        where: a predicate over cat, func_name, file_name, host, pid and tid, e.g.
-            ``'cat == "POSIX" & func_name.isin(["read", "write"])'`` (docs/PREDICATES.md).
+        where: a predicate over cat, func_name, file_name, host, pid, tid and the event's
+            arguments (``args.KEY``), e.g. ``'cat == "POSIX" & func_name.isin(["read", "write"])'``
+            or ``'args.stream == 7'`` (docs/PREDICATES.md).
         limit: at most this many rows, the first in input order.
 
         Rows are in input order (the inputs as given, directories sorted; records in file

@@ -50,6 +50,18 @@ def test_where_and_limit(small: Path) -> None:
     assert (head["offset"].to_numpy() == every["offset"].to_numpy()[:10]).all()
 
 
+def test_where_reads_arguments(small: Path) -> None:
+    ts = dfscope.open(small)
+    every = ts.events(columns=["offset", "args.ret"])
+    big = ts.events(columns=["offset", "args.ret"], where="args.ret >= 4096")
+    want = every[every["ret"].notna() & (every["ret"] >= 4096)]
+    assert len(big) == len(want) > 0
+    assert (big["offset"].to_numpy() == want["offset"].to_numpy()).all()
+    # a key the columns do not ask for is read for the predicate all the same
+    only = ts.events(columns=["offset"], where="args.ret >= 4096")
+    assert (only["offset"].to_numpy() == want["offset"].to_numpy()).all()
+
+
 def test_nothing_selected(small: Path) -> None:
     df = dfscope.open(small).events(columns=["ts", "name", "args.size"], where='cat == "no such category"')
     assert len(df) == 0 and list(df.columns) == ["ts", "name", "size"]

@@ -171,6 +171,29 @@ static void test_where_and_limit(void **state)
     free_columns(head);
 }
 
+/* `where` reads the events' arguments: a number (args.size, args.ratio), a string (args.mode), a
+ * key not among the columns asked for, a quoted key; a missing key is null (not selected). */
+static void test_where_args(void **state)
+{
+    (void)state;
+    const char *const cols[] = {"ts"};
+    dfs_evcols *ec = read_columns(2, 4096, cols, 1, "args.size >= 300 | args.mode == \"rw\"", 0);
+    size_t want = 0;
+    for (int i = 0; i < NEVENTS; i++)
+        want += (i % 3 == 0 && i * 10 >= 300) || (i % 3 == 2 && i % 2);
+    assert_int_equal(dfs_evcols_rows(ec), want);
+    free_columns(ec);
+    ec = read_columns(1, 0, cols, 1, "args[\"ratio\"] > 10", 0);
+    want = 0;
+    for (int i = 0; i < NEVENTS; i++)
+        want += i % 3 == 1 && i + 0.5 > 10;
+    assert_int_equal(dfs_evcols_rows(ec), want);
+    free_columns(ec);
+    ec = read_columns(1, 0, cols, 1, "args.nosuchkey == 1", 0);
+    assert_int_equal(dfs_evcols_rows(ec), 0);
+    free_columns(ec);
+}
+
 static void test_refused(void **state)
 {
     (void)state;
@@ -240,6 +263,7 @@ int main(void)
         cmocka_unit_test(test_types_and_values),
         cmocka_unit_test(test_same_for_any_jobs_and_pieces),
         cmocka_unit_test(test_where_and_limit),
+        cmocka_unit_test(test_where_args),
         cmocka_unit_test(test_refused),
         cmocka_unit_test(test_cancelled_read_stops),
     };

@@ -11,7 +11,10 @@
  * String columns keep interned ids while reading; at the end the ids a column uses are given
  * codes in the order of their texts (ids depend on which thread met a string first; texts do
  * not). DFTracer file and host hashes not yet resolved when their event was read are resolved
- * once the run knows every definition (dfs_run_resolve_hash), as the analyses do. */
+ * once the run knows every definition (dfs_run_resolve_hash), as the analyses do.
+ *
+ * The predicate of `where` is evaluated on each event as it is read, so it may read the event's
+ * arguments (args.KEY): the keys it reads are asked of the reader like the argument columns. */
 #include "analyze/evcols/evcols.h"
 
 #include <math.h>
@@ -84,7 +87,9 @@ struct dfs_evcols {
     size_t ncol;
     colspec spec[DFS_EC_MAX_COLUMNS];
     dfs_ec_column out[DFS_EC_MAX_COLUMNS];
-    const char *extra[DFS_EC_MAX_COLUMNS + 1];
+    const char *extra[DFS_EC_MAX_COLUMNS + DFS_EC_MAX_WHERE_KEYS + 1];
+    char *where_key[DFS_EC_MAX_WHERE_KEYS]; /* the argument keys `where` reads, NUL-terminated copies */
+    size_t nwhere_keys;
     char *where;
     uint64_t limit;
     dfs_consumer consumer;
@@ -124,28 +129,52 @@ static bool add_column(dfs_evcols *ec, const char *name, char *err, size_t errle
     return true;
 }
 
-/* The well-known keys are asked for by bit, the others by name. */
+/* Asks the reader for an argument: a well-known key by bit, any other by name. */
+static void want_key(dfs_evcols *ec, const char *key, size_t *nextra)
+{
+    for (int k = 0; k < DFS_KEY__COUNT; k++)
+        if (strcmp(dfs_key_names[k], key) == 0) {
+            ec->consumer.want.keys |= DFS_KEYBIT(k);
+            return;
+        }
+    ec->extra[(*nextra)++] = key;
+}
+
 static void set_want(dfs_evcols *ec)
 {
     size_t nextra = 0;
-    for (size_t i = 0; i < ec->ncol; i++) {
-        if (ec->spec[i].kind != K_ARG)
-            continue;
-        bool known = false;
-        for (int k = 0; k < DFS_KEY__COUNT && !known; k++)
-            if (strcmp(dfs_key_names[k], ec->spec[i].key) == 0) {
-                ec->consumer.want.keys |= DFS_KEYBIT(k);
-                known = true;
-            }
-        if (!known)
-            ec->extra[nextra++] = ec->spec[i].key;
-    }
+    for (size_t i = 0; i < ec->ncol; i++)
+        if (ec->spec[i].kind == K_ARG)
+            want_key(ec, ec->spec[i].key, &nextra);
+    for (size_t i = 0; i < ec->nwhere_keys; i++)
+        want_key(ec, ec->where_key[i], &nextra);
     ec->extra[nextra] = NULL;
     ec->consumer.want.extra = nextra ? ec->extra : NULL;
 }
 
-/* The columns the events' predicate may read: those an event has while it is read. */
-static bool check_where(const char *where, char *err, size_t errlen)
+/* The argument keys p reads, kept for the reader (false: too many, or out of memory). */
+static bool keep_where_keys(dfs_evcols *ec, const dfs_pred *p, char *err, size_t errlen)
+{
+    size_t n = dfs_pred_arg_count(p);
+    if (n > DFS_EC_MAX_WHERE_KEYS) {
+        snprintf(err, errlen, "where: at most %d argument keys", DFS_EC_MAX_WHERE_KEYS);
+        return false;
+    }
+    for (size_t i = 0; i < n; i++) {
+        size_t len;
+        const char *k = dfs_pred_arg_key(p, i, &len);
+        if (!(ec->where_key[i] = strndup(k, len))) {
+            snprintf(err, errlen, "out of memory");
+            return false;
+        }
+        ec->nwhere_keys = i + 1;
+    }
+    return true;
+}
+
+/* The columns the events' predicate may read: those an event has while it is read, and its
+ * arguments. */
+static bool check_where(dfs_evcols *ec, const char *where, char *err, size_t errlen)
 {
     dfs_pred_error pe;
     dfs_pred *p = dfs_pred_parse(where, &pe);
@@ -156,10 +185,11 @@ static bool check_where(const char *where, char *err, size_t errlen)
     unsigned late = DFS_PRED_COL_BIT(DFS_PRED_PROC_NAME) | DFS_PRED_COL_BIT(DFS_PRED_IO_CAT) |
                     DFS_PRED_COL_BIT(DFS_PRED_ACC_PAT);
     bool ok = (dfs_pred_columns(p) & late) == 0;
-    dfs_pred_free(p);
     if (!ok)
         snprintf(err, errlen, "where: proc_name, io_cat and acc_pat are not columns of events (they come "
-                              "from a preset's analysis); use cat, func_name, file_name, host, pid and tid");
+                              "from a preset's analysis); use cat, func_name, file_name, host, pid, tid and args.KEY");
+    ok = ok && keep_where_keys(ec, p, err, errlen);
+    dfs_pred_free(p);
     return ok;
 }
 
@@ -185,7 +215,7 @@ dfs_evcols *dfs_evcols_new(const char *const *columns, size_t ncolumns, const ch
             return NULL;
         }
     bool all = !where || !*where;
-    if (!all && !check_where(where, err, errlen)) {
+    if (!all && !check_where(ec, where, err, errlen)) {
         dfs_evcols_free(ec);
         return NULL;
     }
@@ -225,6 +255,8 @@ void dfs_evcols_free(dfs_evcols *ec)
         free(ec->out[i].cat_text);
         free(ec->out[i].cat_len);
     }
+    for (size_t i = 0; i < ec->nwhere_keys; i++)
+        free(ec->where_key[i]);
     free(ec->where);
     free(ec);
 }
@@ -295,6 +327,34 @@ static bool grow(worker *w)
     return ok;
 }
 
+/* An argument of the event being selected, for the predicate (dfs_pred_arg_lookup). */
+typedef struct arg_ctx {
+    const dfs_run *run;
+    const dfs_event *ev;
+} arg_ctx;
+
+static bool lookup_arg(const void *ctx, const char *key, size_t key_len, dfs_pred_arg *out)
+{
+    const arg_ctx *a = ctx;
+    dfs_str k = dfs_str_find(a->run, key, key_len);
+    const dfs_value *v = k ? dfs_event_arg(a->ev, k) : NULL;
+    if (!v)
+        return false;
+    switch (v->type) {
+    case DFS_V_BOOL:
+    case DFS_V_INT: *out = (dfs_pred_arg){.type = DFS_PRED_ARG_INT, .i = v->as.i}; return true;
+    case DFS_V_UINT: *out = (dfs_pred_arg){.type = DFS_PRED_ARG_FLOAT, .f = (double)v->as.u}; return true;
+    case DFS_V_FLOAT: *out = (dfs_pred_arg){.type = DFS_PRED_ARG_FLOAT, .f = v->as.f}; return true;
+    case DFS_V_STR: {
+        size_t len;
+        const char *s = dfs_str_get(a->run, v->as.s, &len);
+        *out = (dfs_pred_arg){.type = DFS_PRED_ARG_TEXT, .s = s, .len = len};
+        return true;
+    }
+    default: return false;
+    }
+}
+
 static bool selected(worker *w, const dfs_run *run, const dfs_event *ev)
 {
     if (!w->pred)
@@ -302,6 +362,11 @@ static bool selected(worker *w, const dfs_run *run, const dfs_event *ev)
     dfs_pred_row row;
     uint32_t ids[DFS_PRED_NTEXT] = {0};
     dfs_concepts_event_row(&row, ids, run, ev, w->pred_cols);
+    arg_ctx a = {run, ev};
+    if (w->ec->nwhere_keys) {
+        row.args = lookup_arg;
+        row.args_ctx = &a;
+    }
     return dfs_pred_set_eval(w->pred, &row, ids) & 1;
 }
 

@@ -15,7 +15,7 @@
 
 #include "dfscope.h"
 
-enum { DFS_EC_MAX_COLUMNS = 64 };
+enum { DFS_EC_MAX_COLUMNS = 64, DFS_EC_MAX_WHERE_KEYS = 16 };
 
 typedef enum dfs_ec_type {
     DFS_EC_INT64,    /* int64_t values */
