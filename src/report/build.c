@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "analyze/common/input_kinds.h"
+#include "analyze/common/jobs.h"
 #include "report/report.h"
 #include "report/report_internal.h"
 
@@ -52,9 +53,11 @@ static void job_facts(const dfs_run *run, bool steps_found, bool tasks_found, bo
         int k = dfs_input_kind_of(f->dialect);
         if (k >= 0)
             files[k]++, events[k] += f->records, metadata[k] += f->phase_counts[DFS_PHASE_METADATA];
-        if (!f->have_span || f->relative_time)
+        if (!f->have_span)
             continue;
         int64_t a = dfs_file_abs_ns(f, f->span_start_ns), b = dfs_file_abs_ns(f, f->span_end_ns);
+        if (!dfs_jobs_on_wall_clock(f, a)) /* a clock near 0 would stretch the span back to 1970 */
+            continue;
         rep->start_ns = first || a < rep->start_ns ? a : rep->start_ns;
         rep->end_ns = first || b > rep->end_ns ? b : rep->end_ns;
         first = false;

@@ -152,7 +152,7 @@ static dfs_job_input input_of(const dfs_file_info *f)
         in.identity = dfs_jobs_dasf_identity(f->path, &in.identity_len);
         return in;
     }
-    in.timed = !f->relative_time && f->span_start_ns >= DFS_JOBS_WALL_CLOCK_FLOOR_NS;
+    in.timed = dfs_jobs_on_wall_clock(f, f->span_start_ns);
     in.start_ns = f->span_start_ns;
     in.end_ns = f->span_end_ns;
     return in;

@@ -27,6 +27,13 @@
  * near 0, a steady clock since boot). */
 #define DFS_JOBS_WALL_CLOCK_FLOOR_NS (INT64_C(946684800) * 1000000000)
 
+/* Is file f on a wall clock: an absolute clock (not relative) whose first time, start_abs_ns, is
+ * after DFS_JOBS_WALL_CLOCK_FLOOR_NS? Jobs, the report's span and stats' span all ask this. */
+static inline bool dfs_jobs_on_wall_clock(const dfs_file_info *f, int64_t start_abs_ns)
+{
+    return !f->relative_time && start_abs_ns >= DFS_JOBS_WALL_CLOCK_FLOOR_NS;
+}
+
 /* What places one input. */
 typedef struct dfs_job_input {
     bool timed;               /* start_ns..end_ns is an absolute span */

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/common/jobs.h"
 #include "analyze/stats/stats_internal.h"
 
 void dfs_stats_part_init(part *p)
@@ -256,9 +257,12 @@ static void time_span(dfs_stats *s, const dfs_run *run)
         for (uint32_t f = 0; f < s->total.spans.n; f++) {
             const span *sp = &s->total.spans.v[f];
             const dfs_file_info *fi = dfs_run_file(run, f);
-            if (!sp->have || !fi || fi->relative_time != (relative == 1))
+            if (!sp->have || !fi)
                 continue;
             int64_t a = dfs_file_abs_ns(fi, sp->min), b = dfs_file_abs_ns(fi, sp->max);
+            /* wall clocks first; a clock near 0 (before 2000) is told as offsets, not as 1970 */
+            if (dfs_jobs_on_wall_clock(fi, a) == (relative == 1))
+                continue;
             if (!r->have_time || a < r->start_ns)
                 r->start_ns = a;
             if (!r->have_time || b > r->end_ns)
