@@ -551,8 +551,29 @@ static void loader_metrics(dfs_metrics *m, const dfs_steps_result *st)
         dfs_metrics_set(m, "transfer_s", transfer / 1e9 / (double)st->nruns, DFS_MU_SECONDS, NULL);
 }
 
+/* Files whose clock is not the wall clock (relative, or starting before 2000) beside files on it:
+ * they are analysed, but stand outside the job's span and its grouping. Measured only when some
+ * file is on the wall clock; DASF's per-host clocks are monotonic by design and not counted. */
+static void clock_metrics(dfs_metrics *m, const dfs_run *run)
+{
+    uint64_t on = 0, off = 0;
+    const char *first_off = NULL;
+    for (size_t i = 0; i < dfs_run_file_count(run); i++) {
+        const dfs_file_info *f = dfs_run_file(run, i);
+        if (!f->have_span || f->dialect == DFS_DIALECT_DASF)
+            continue;
+        if (dfs_jobs_on_wall_clock(f, dfs_file_abs_ns(f, f->span_start_ns)))
+            on++;
+        else if (!off++)
+            first_off = f->path;
+    }
+    if (on)
+        dfs_metrics_set(m, "off_clock_files", (double)off, DFS_MU_COUNT, first_off);
+}
+
 static void health_metrics(dfs_metrics *m, const dfs_run *run, const dfs_layered_result *lay)
 {
+    clock_metrics(m, run);
     dfs_metrics_set(m, "damaged_records", (double)dfs_run_damage_total(run), DFS_MU_COUNT, NULL);
     dfs_metrics_set(m, "duplicate_records", (double)dfs_run_problem_count(run, DFS_PROB_DUPLICATE_RECORD),
                     DFS_MU_COUNT, NULL);
@@ -749,9 +770,12 @@ static void verdict(dfs_job_report *rep)
     size_t used = 0;
     for (size_t i = 0; i < rep->insights.n; i++) {
         /* a rule without a verdict label (a slow first step) still heads the verdict when it costs
-         * enough: "no bottleneck found" above a critical insight would contradict the page */
-        const char *v = rep->insights.v[i].verdict ? rep->insights.v[i].verdict : rep->insights.v[i].title;
-        if (!v || rep->insights.v[i].severity == DFS_SEV_INFO || strstr(rep->verdict, v))
+         * enough: "no bottleneck found" above a critical insight would contradict the page; one
+         * without time at stake (the input's health: damage, duplicates, clocks) is about the
+         * trace, not the job, and stays an insight */
+        const dfs_insight *in = &rep->insights.v[i];
+        const char *v = in->verdict ? in->verdict : isfinite(in->stake_s) ? in->title : NULL;
+        if (!v || in->severity == DFS_SEV_INFO || strstr(rep->verdict, v))
             continue;
         /* a label that does not fit whole is left out, and the cut said, rather than cut mid-word */
         size_t len = strlen(v) + (used ? 2 : 0);

@@ -55,6 +55,11 @@ code 0 "a relative clock joins no job" "$DFSCOPE" stats -q "$T/one" "$T/rel.json
 check "stats: its span is the job's, not one from 1970" grep -q "Time span 2023-11-14T22:13:20Z .. 2023-11-14T22:43:21Z" "$T/out"
 code 0 "report: the same inputs" "$DFSCOPE" report -q "$T/one" "$T/rel.json"
 check "report: its span is the job's, not one from 1970" grep -q "span: 2023-11-14T22:13:20Z .. 2023-11-14T22:43:21Z (30.017 min wall time)" "$T/out"
+check "report: the file off the wall clock is an insight (rule clock-problems at its threshold, 1 file)" \
+  grep -q "\[warning\] files off the wall clock: 1 file(s) beside wall-clock traces run on a clock that is not the wall clock (relative, or before 2000; first: $T/rel.json)" "$T/out"
+check "report: an input-health warning is no verdict" bash -c "! head -1 '$T/out' | grep -qi 'wall clock'"
+code 0 "report: the job's files alone" "$DFSCOPE" report -q "$T/one"
+check "report: no file off the clock, no insight (0 files, below the threshold)" bash -c "! grep -q 'off the wall clock' '$T/out'"
 code 2 "a relative clock and two jobs" "$DFSCOPE" stats -q "$T/two" "$T/rel.json"
 check "relative file counted" grep -q "and 1 file without wall-clock times (relative clocks), of no job in particular" "$T/err"
 

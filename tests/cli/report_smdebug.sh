@@ -38,7 +38,8 @@ check "CPU-only: no bottleneck found, why" grep -q "^  system samples only (no s
 check "CPU-only: the verdict" grep -q "^verdict: NO BOTTLENECK FOUND" "$T/out"
 
 code 1 "damaged samples" "$DFSCOPE" report -q "$R/1591160699.algo-1.json.corrupt"
-check "damaged samples: both" grep -q "^verdict: DAMAGED INPUT, LOW GPU UTILIZATION" "$T/out"
+check "damaged samples: the verdict from the metrics, the damage an insight" grep -q "^verdict: LOW GPU UTILIZATION" "$T/out"
+check "damaged samples: the damage is said" grep -q "\[warning\] damaged input" "$T/out"
 
 code 0 "framework trace with steps" "$DFSCOPE" report -q --format json -o "$T/fw.json" "$R/merge_traces"
 check "framework trace: no system metric" python3 -c "
