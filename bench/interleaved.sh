@@ -3,7 +3,7 @@
 #
 # On a shared host the same command varies by up to 40 % between runs, so measuring one command
 # several times and then the next (bench/run.sh) can compare a quiet minute with a busy one. Here
-# every round runs stats, analyze (reference semantics), analyze (exact) and overlap one after the
+# every round runs stats, analyze (reference semantics), analyze (exact), overlap and report one after the
 # other, on each input and -j; the first table gives medians over the rounds (wall seconds), the
 # median of each analysis's ratio to the stats run of the same round, and the largest peak RSS; the
 # second the same for CPU seconds (user + system), which a busy host disturbs less than wall time.
@@ -24,12 +24,13 @@ args_of() {
     compat) echo analyze --preset dlio --views time_range,proc_name --compat dfanalyzer ;;
     exact) echo analyze --preset dlio --views time_range,proc_name ;;
     overlap) echo overlap --preset dlio ;;
+    report) echo report ;;
   esac
 }
 for round in $(seq 1 "$ROUNDS"); do
   for input in v1 v2gz; do
     for j in 1 2; do
-      for cmd in stats compat exact overlap; do
+      for cmd in stats compat exact overlap report; do
         # shellcheck disable=SC2046
         /usr/bin/time -o "$OUT/interleaved.time" -f '%e %M %U %S' "$DFSCOPE" $(args_of $cmd) -j "$j" --no-progress -q \
           "$OUT/$input" >/dev/null 2>&1
@@ -48,13 +49,13 @@ for line in open(sys.argv[1]):
     rows[(inp, j, cmd)][rnd] = (float(wall), int(rss), float(cpu))
 for title, k in (("wall seconds", 0), ("CPU seconds (user + system)", 2)):
     print("\n" + title + ": medians over the rounds; ratio = median of the rounds' ratios to stats\n")
-    print("| input | -j | stats | analyze dfanalyzer | ratio | peak RSS | analyze exact | ratio | peak RSS | overlap | ratio | peak RSS |")
-    print("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+    print("| input | -j | stats | analyze dfanalyzer | ratio | peak RSS | analyze exact | ratio | peak RSS | overlap | ratio | peak RSS | report | ratio | peak RSS |")
+    print("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
     for inp in ("v1", "v2gz"):
         for j in ("1", "2"):
             base = rows[(inp, j, "stats")]
             cells = [inp, j, "%.2f" % statistics.median(v[k] for v in base.values())]
-            for c in ("compat", "exact", "overlap"):
+            for c in ("compat", "exact", "overlap", "report"):
                 runs = rows[(inp, j, c)]
                 ratio = statistics.median(v[k] / base[r][k] for r, v in runs.items() if r in base)
                 cells += ["%.2f" % statistics.median(v[k] for v in runs.values()), "%.2f" % ratio,
