@@ -285,6 +285,11 @@ static const dfs_cli_option options[] = {
                "self-contained page with charts; the default for -o FILE.html)",
                .apply = set_format),
     DFS_OPTION("output", 'o', "FILE", DFS_OPT_STRING, "write to FILE (atomically) instead of stdout", ARG(base.output)),
+    DFS_OPTION("granularity", 0, "DUR", DFS_OPT_DURATION,
+               "time bin width of the page's time series (default 1s; a job\n"
+               "of days needs a coarser one: the page's table of bins is bounded)",
+               ARG(opt.lay.granularity_ns), .bad = "--granularity takes a duration such as 5s, 500ms or 2m, not",
+               .flags = DFS_OPT_TERSE),
     DFS_CLI_PRESET_OPTION(ARG(preset), NULL),
     DFS_OPTION("rules", 0, "FILE", DFS_OPT_STRING,
                "a rule file (YAML, docs/REPORT.md) added to the shipped rules;\n"

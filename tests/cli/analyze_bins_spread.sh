@@ -48,5 +48,16 @@ check "with the reads whole: 4,000 process-seconds" \
 rc=0
 "$DFSCOPE" analyze --preset posix --granularity 1ms --compat dfanalyzer -o "$T/compat.txt" "$T/long.pfw" 2>/dev/null || rc=$?
 check "--compat keeps an event in its start bin: nothing spreads, 1 ms is taken" [ "$rc" = 0 ]
+# The report's page keeps the same time view: a read of 300,000 s makes 300,000 rows of 267 values
+# at the default 1 s, refused with the report's own --granularity named; 5 s gives the page.
+echo '[{"id":1,"name":"read","cat":"POSIX","pid":1,"tid":1,"ts":1000000,"dur":300000000000,"ph":"X","args":{"hostname":"h","fname":"/d/1","ret":4096}}]' >"$T/days.pfw"
+code 2 "report page of a 3.5-day read at 1 s: refused" "$DFSCOPE" report -q --preset posix -o "$T/days.html" "$T/days.pfw"
+check "report: the bound named, with a --granularity that fits" \
+  grep -q 'granularity 1s makes a time_range view of 300000 rows of 267 values, more than the 67108864 values a view keeps: use --granularity 2s or coarser' "$T/err"
+check "report: no page written" [ ! -e "$T/days.html" ]
+code 0 "report --granularity 5s: the page" "$DFSCOPE" report -q --preset posix --granularity 5s -o "$T/days.html" "$T/days.pfw"
+check "report: the page is written" [ -s "$T/days.html" ]
+code 0 "report on the terminal needs no time view: 1 s is taken" "$DFSCOPE" report -q --preset posix "$T/days.pfw"
+
 echo "analyze_bins_spread: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
