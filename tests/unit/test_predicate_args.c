@@ -1,7 +1,9 @@
 /* test_predicate_args.c - args.KEY operands of the predicate language: numeric comparisons
  * against integers, floats and numeric strings, string equality, missing keys and rows without a
  * lookup (null: three-valued logic), non-numeric values, quoted and hostile keys, parse errors with
- * their columns, the key list for readers, and sets that use arguments (no memo, same answers). */
+ * their columns, the key list for readers, and sets that use arguments (no memo, same answers);
+ * argument tests answered apart (numbering shared and stable across sets, words that give the
+ * lookup's answers, memoised by the word, the bounds on tests and keys). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -194,13 +196,118 @@ static void sets_answer_directly(void **state)
     dfs_pred_set_free(s);
 }
 
+/* Every row of `rows` answers alike through the lookup and through the word of answered tests. */
+static void answered_tests_equal_lookups(void **state)
+{
+    (void)state;
+    const char *texts[] = {"args.stream == 7 & cat == 'kernel'", "~(args.device != 0) | args.name == 'x'",
+                           "args.stream == 7", "args.bw > 2 & args['External id'] == 5"};
+    dfs_pred_set *direct = dfs_pred_set_new(texts, 4, NULL), *answered = dfs_pred_set_new(texts, 4, NULL);
+    dfs_pred_arg_tests *t = dfs_pred_arg_tests_new();
+    assert_true(direct && answered && t);
+    assert_true(dfs_pred_set_bind_arg_tests(answered, t, NULL));
+    assert_int_equal(dfs_pred_arg_tests_count(t), 5); /* args.stream == 7 twice: one test */
+    assert_int_equal(dfs_pred_arg_tests_key_count(t), 5);
+    size_t len;
+    assert_string_equal(dfs_pred_arg_tests_key(t, 4, &len), "External id");
+    assert_null(dfs_pred_arg_tests_key(t, 5, &len));
+    static const char *const none[] = {NULL};
+    static const char *const other[] = {"stream", "i:3", "device", "s:0", "name", "s:x", NULL};
+    static const char *const *rows[] = {kv, none, other};
+    for (size_t i = 0; i < 3; i++) {
+        args a = {rows[i]};
+        dfs_pred_row r;
+        dfs_pred_row_init(&r);
+        dfs_pred_row_set_text(&r, DFS_PRED_CAT, "kernel", 6);
+        uint32_t ids[DFS_PRED_NTEXT] = {1};
+        r.args = lookup, r.args_ctx = &a;
+        uint64_t want = dfs_pred_set_eval(direct, &r, ids);
+        dfs_pred_row w;
+        dfs_pred_row_init(&w);
+        dfs_pred_row_set_text(&w, DFS_PRED_CAT, "kernel", 6);
+        w.has_arg_truths = true;
+        w.arg_truths = dfs_pred_arg_tests_eval(t, lookup, &a);
+        assert_int_equal(dfs_pred_set_eval(answered, &w, ids), want);
+        assert_int_equal(dfs_pred_set_eval(answered, &w, ids), want); /* from the memo */
+    }
+    dfs_pred_set_stats st;
+    dfs_pred_set_stats_get(answered, &st);
+    assert_int_equal(st.keys, 3); /* memoised by (cat, word) */
+    assert_int_equal(st.misses, 3);
+    /* a NULL lookup answers every test unknown: 2 in each test's two bits */
+    assert_int_equal(dfs_pred_arg_tests_eval(t, NULL, NULL), 0x2AA);
+    dfs_pred_arg_tests_free(t);
+    dfs_pred_set_free(direct);
+    dfs_pred_set_free(answered);
+}
+
+/* Sets bound in the same order from the same texts number alike, whoever binds them: a word
+ * answered by one set's tests is read right by another's. */
+static void numbering_is_stable(void **state)
+{
+    (void)state;
+    const char *texts[] = {"args.b == 1", "args.a == 'x' | args.b == 1"};
+    dfs_pred_arg_tests *t1 = dfs_pred_arg_tests_new(), *t2 = dfs_pred_arg_tests_new();
+    dfs_pred_set *s1 = dfs_pred_set_new(texts, 2, NULL), *s2 = dfs_pred_set_new(texts, 2, NULL);
+    assert_true(dfs_pred_set_bind_arg_tests(s1, t1, NULL) && dfs_pred_set_bind_arg_tests(s2, t2, NULL));
+    static const char *const row[] = {"a", "s:x", "b", "i:2", NULL};
+    args a = {row};
+    dfs_pred_row r;
+    dfs_pred_row_init(&r);
+    r.has_arg_truths = true;
+    r.arg_truths = dfs_pred_arg_tests_eval(t1, lookup, &a);
+    assert_int_equal(r.arg_truths, dfs_pred_arg_tests_eval(t2, lookup, &a));
+    assert_int_equal(r.arg_truths, 0 | 1 << 2); /* b == 1 false, a == 'x' true */
+    assert_int_equal(dfs_pred_set_eval(s2, &r, NULL), 2);
+    dfs_pred_set_free(s1);
+    dfs_pred_set_free(s2);
+    dfs_pred_arg_tests_free(t1);
+    dfs_pred_arg_tests_free(t2);
+}
+
+static void bounds_on_tests_and_keys(void **state)
+{
+    (void)state;
+    char text[4096];
+    size_t n = 0;
+    for (int i = 0; i < DFS_PRED_MAX_ARG_TESTS; i++) /* 32 tests over one key: within the bounds */
+        n += (size_t)snprintf(text + n, sizeof text - n, "%sargs.k == %d", i ? " | " : "", i);
+    dfs_pred *p = dfs_pred_parse(text, NULL);
+    dfs_pred_arg_tests *t = dfs_pred_arg_tests_new();
+    assert_true(p && t && dfs_pred_bind_arg_tests(p, t, NULL));
+    assert_int_equal(dfs_pred_arg_tests_count(t), DFS_PRED_MAX_ARG_TESTS);
+    dfs_pred_free(p);
+    p = dfs_pred_parse("args.k == 32", NULL); /* the 33rd */
+    dfs_pred_error err;
+    assert_false(dfs_pred_bind_arg_tests(p, t, &err));
+    assert_non_null(strstr(err.message, "too many distinct argument tests"));
+    dfs_pred_free(p);
+    p = dfs_pred_parse("args.k == 0", NULL); /* a test it holds still binds */
+    assert_true(dfs_pred_bind_arg_tests(p, t, NULL));
+    dfs_pred_free(p);
+    dfs_pred_arg_tests_free(t);
+
+    n = 0;
+    for (int i = 0; i <= DFS_PRED_MAX_ARG_KEYS; i++) /* 17 keys */
+        n += (size_t)snprintf(text + n, sizeof text - n, "%sargs.k%d == 1", i ? " | " : "", i);
+    const char *texts[] = {"cat == 'x'", text};
+    dfs_pred_set *s = dfs_pred_set_new(texts, 2, NULL);
+    t = dfs_pred_arg_tests_new();
+    assert_false(dfs_pred_set_bind_arg_tests(s, t, &err));
+    assert_non_null(strstr(err.message, "too many distinct argument keys"));
+    assert_int_equal(err.index, 1);
+    dfs_pred_set_free(s);
+    dfs_pred_arg_tests_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(numeric_comparisons),  cmocka_unit_test(strings_and_types),
         cmocka_unit_test(missing_keys_are_null), cmocka_unit_test(quoted_and_hostile_keys),
         cmocka_unit_test(parse_errors),          cmocka_unit_test(keys_for_readers),
-        cmocka_unit_test(sets_answer_directly),
+        cmocka_unit_test(sets_answer_directly),  cmocka_unit_test(answered_tests_equal_lookups),
+        cmocka_unit_test(numbering_is_stable),   cmocka_unit_test(bounds_on_tests_and_keys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/common/event_args.h"
+
 /* ---- the defaults (training-loop.md §4.2) ---------------------------------------------------- */
 
 #define KINETO_HOST_OPS "cat.isin([\"cpu_op\", \"operator\", \"user_annotation\"])"
@@ -138,9 +140,14 @@ typedef struct source_preds {
     bool lower_cat;                      /* Kineto: types compare lower-cased */
 } source_preds;
 
+/* The keys steps asks for by name, beside the arguments the predicates read. */
+#define MAX_BASE_EXTRA 4
+
 struct dfs_concepts {
     source_preds src[DFS_CSRC_COUNT];
     char *owned[DFS_CONCEPT_COUNT]; /* copies of the user's texts */
+    dfs_pred_arg_tests *arg_tests;  /* every source's argument tests; NULL when none reads args */
+    const char *want_extra[MAX_BASE_EXTRA + DFS_PRED_MAX_ARG_KEYS + 1];
 };
 
 static void set_error(dfs_pred_error *err, const char *msg)
@@ -159,9 +166,9 @@ static bool check_overrides(const dfs_concept_overrides *ov, dfs_pred_error *err
         if (!t || strcmp(t, "off") == 0)
             continue;
         dfs_pred *p = dfs_pred_parse(t, err);
-        bool columns_only = p && dfs_pred_refuse_args(p, t, err);
+        bool parsed = p != NULL;
         dfs_pred_free(p);
-        if (!columns_only) {
+        if (!parsed) {
             if (bad)
                 *bad = (dfs_concept)k;
             return false;
@@ -198,6 +205,31 @@ static bool build_source(dfs_concepts *c, dfs_concept_source s, const dfs_concep
     return true;
 }
 
+/* One numbering of the argument tests for every source, sources in order: any dfs_concepts of the
+ * same overrides numbers them alike (predicate.h), so a word answered by one is read by another. */
+static bool bind_arg_tests(dfs_concepts *c, dfs_pred_error *err, dfs_concept *bad)
+{
+    bool any = false;
+    for (unsigned s = 0; s < DFS_CSRC_COUNT; s++)
+        any |= dfs_pred_set_uses_args(c->src[s].set);
+    if (!any)
+        return true;
+    if (!(c->arg_tests = dfs_pred_arg_tests_new())) {
+        set_error(err, "out of memory");
+        return false;
+    }
+    for (unsigned s = 0; s < DFS_CSRC_COUNT; s++) {
+        source_preds *sp = &c->src[s];
+        if (dfs_pred_set_bind_arg_tests(sp->set, c->arg_tests, err))
+            continue;
+        for (unsigned k = 0; bad && err && k < DFS_CONCEPT_COUNT; k++)
+            if (sp->bit[k] == (int8_t)err->index)
+                *bad = (dfs_concept)k;
+        return false;
+    }
+    return true;
+}
+
 dfs_concepts *dfs_concepts_new(const dfs_concept_overrides *ov, dfs_pred_error *err, dfs_concept *bad)
 {
     if (!check_overrides(ov, err, bad))
@@ -220,6 +252,10 @@ dfs_concepts *dfs_concepts_new(const dfs_concept_overrides *ov, dfs_pred_error *
             return NULL;
         }
     }
+    if (!bind_arg_tests(c, err, bad)) {
+        dfs_concepts_free(c);
+        return NULL;
+    }
     return c;
 }
 
@@ -231,6 +267,7 @@ void dfs_concepts_free(dfs_concepts *c)
         dfs_pred_set_free(c->src[s].set);
     for (unsigned k = 0; k < DFS_CONCEPT_COUNT; k++)
         free(c->owned[k]);
+    dfs_pred_arg_tests_free(c->arg_tests);
     free(c);
 }
 
@@ -300,7 +337,36 @@ void dfs_concepts_event_row(dfs_pred_row *row, uint32_t *ids, const dfs_run *run
     dfs_pred_row_set_num(row, DFS_PRED_TID, ev->tid);
 }
 
+bool dfs_concepts_uses_args(const dfs_concepts *c)
+{
+    return c && c->arg_tests;
+}
+
+void dfs_concepts_want(dfs_concepts *c, dfs_want *w, const char *const *extra)
+{
+    size_t n = 0;
+    for (; extra && extra[n] && n < MAX_BASE_EXTRA; n++)
+        c->want_extra[n] = extra[n];
+    c->want_extra[n] = NULL;
+    w->extra = n ? c->want_extra : NULL;
+    for (size_t i = 0; c->arg_tests && i < dfs_pred_arg_tests_key_count(c->arg_tests); i++) {
+        size_t len;
+        dfs_want_arg_key(w, dfs_pred_arg_tests_key(c->arg_tests, i, &len), c->want_extra, &n);
+    }
+}
+
+uint64_t dfs_concepts_arg_truths(const dfs_concepts *c, const dfs_run *run, const dfs_event *ev)
+{
+    return c && c->arg_tests ? dfs_event_arg_truths(c->arg_tests, run, ev) : 0;
+}
+
 uint32_t dfs_concepts_match(dfs_concepts *c, const dfs_run *run, dfs_concept_source s, const dfs_event *ev)
+{
+    return dfs_concepts_match_answered(c, run, s, ev, dfs_concepts_arg_truths(c, run, ev));
+}
+
+uint32_t dfs_concepts_match_answered(dfs_concepts *c, const dfs_run *run, dfs_concept_source s,
+                                     const dfs_event *ev, uint64_t arg_truths)
 {
     if (!c || (unsigned)s >= DFS_CSRC_COUNT || !may_match(ev))
         return 0;
@@ -314,6 +380,8 @@ uint32_t dfs_concepts_match(dfs_concepts *c, const dfs_run *run, dfs_concept_sou
     dfs_concepts_event_row(&row, ids, run, ev, cols & ~DFS_PRED_COL_BIT(DFS_PRED_CAT));
     if (cols & DFS_PRED_COL_BIT(DFS_PRED_CAT))
         set_cat(&row, ids, run, ev->cat, sp->lower_cat, lowered, sizeof lowered);
+    row.has_arg_truths = c->arg_tests != NULL;
+    row.arg_truths = arg_truths;
     uint64_t hits = dfs_pred_set_eval(sp->set, &row, ids);
     uint32_t bits = 0;
     for (unsigned k = 0; k < DFS_CONCEPT_COUNT; k++)
@@ -357,4 +425,10 @@ dfs_event_class dfs_concepts_classify(dfs_concepts *c, const dfs_run *run, dfs_c
                                       const dfs_event *ev)
 {
     return dfs_event_class_of(dfs_concepts_match(c, run, s, ev));
+}
+
+dfs_event_class dfs_concepts_classify_answered(dfs_concepts *c, const dfs_run *run, dfs_concept_source s,
+                                               const dfs_event *ev, uint64_t arg_truths)
+{
+    return dfs_event_class_of(dfs_concepts_match_answered(c, run, s, ev, arg_truths));
 }

@@ -17,6 +17,9 @@
  *              known only once the file has been read, null before
  *   file_name, host, pid, tid  as in the event (pid and tid as read, not smdebug's args.pid)
  *   io_cat, acc_pat  always null
+ *   args.KEY   the event's arguments (the caller asks the reader for them: dfs_concepts_want);
+ *              an event classified after its arguments are gone carries their tests' answers,
+ *              taken while it was read (dfs_concepts_arg_truths, dfs_concepts_match_answered)
  * Lane restrictions (D and C_host on the loop lane) and the pairing of step markers are the step
  * analysis' business (analyze/steps/steps.h), not the predicates'.
  *
@@ -117,13 +120,28 @@ bool dfs_concepts_need_proc_name(const dfs_concepts *c, dfs_concept_source s);
 void dfs_concepts_event_row(dfs_pred_row *row, uint32_t *ids, const dfs_run *run, const dfs_event *ev,
                             unsigned cols);
 
-/* The concepts the event belongs to under source s, as DFS_CONCEPT_BIT bits. Metadata, counter,
- * flow and async records match nothing. */
+/* Does some predicate read event arguments (args.KEY)? */
+bool dfs_concepts_uses_args(const dfs_concepts *c);
+/* Asks the reader for the arguments the predicates read: w's extra list becomes `extra` (the
+ * caller's other named keys, at most 4, or NULL) followed by those keys, kept in c. */
+void dfs_concepts_want(dfs_concepts *c, dfs_want *w, const char *const *extra);
+/* The answers of the predicates' argument tests on ev, while its arguments are at hand, for a
+ * later dfs_concepts_match_answered by this or any dfs_concepts of the same overrides; 0 when
+ * no predicate reads arguments. */
+uint64_t dfs_concepts_arg_truths(const dfs_concepts *c, const dfs_run *run, const dfs_event *ev);
+
+/* The concepts the event belongs to under source s, as DFS_CONCEPT_BIT bits, its arguments read
+ * from ev. Metadata, counter, flow and async records match nothing. */
 uint32_t dfs_concepts_match(dfs_concepts *c, const dfs_run *run, dfs_concept_source s,
                             const dfs_event *ev);
+/* The same for a copy of an event without its arguments, with their tests answered earlier. */
+uint32_t dfs_concepts_match_answered(dfs_concepts *c, const dfs_run *run, dfs_concept_source s,
+                                     const dfs_event *ev, uint64_t arg_truths);
 /* The event's class under source s (see dfs_event_class for the priority). */
 dfs_event_class dfs_concepts_classify(dfs_concepts *c, const dfs_run *run, dfs_concept_source s,
                                       const dfs_event *ev);
+dfs_event_class dfs_concepts_classify_answered(dfs_concepts *c, const dfs_run *run, dfs_concept_source s,
+                                               const dfs_event *ev, uint64_t arg_truths);
 /* Has a predicate's regular expression reached its bound (predicate.h)? Then the answers are void,
  * and, when buf is empty, buf gets the user's message naming the concept and its predicate. */
 bool dfs_concepts_failed(const dfs_concepts *c, char *buf, size_t n);

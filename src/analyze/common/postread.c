@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/common/event_args.h"
 #include "util/idtab.h"
 #include "util/keymap.h"
 #include "util/multisub.h"
@@ -42,6 +43,26 @@ static bool plan_fail(dfs_pred_error *err, const char *what, const char *name)
     return false;
 }
 
+/* The keys the plan's argument tests read, checked against the bounds of predicate.h. */
+static bool plan_arg_keys(dfs_layer_plan *plan, dfs_pred_set *set, dfs_pred_error *err)
+{
+    dfs_pred_arg_tests *tests = dfs_pred_arg_tests_new();
+    if (!tests)
+        return plan_fail(err, "out of memory", "");
+    bool ok = dfs_pred_set_bind_arg_tests(set, tests, err);
+    size_t nextra = 0;
+    for (size_t i = 0; ok && i < dfs_pred_arg_tests_key_count(tests); i++) {
+        size_t len;
+        const char *key = dfs_pred_arg_tests_key(tests, i, &len);
+        memcpy(plan->arg_key_text[i], key, len); /* len <= DFS_PRED_MAX_ARG_KEY; the rest is zeros */
+        dfs_want w = {0};
+        dfs_want_arg_key(&w, plan->arg_key_text[i], plan->want_extra, &nextra);
+        plan->want_keys |= w.keys;
+    }
+    dfs_pred_arg_tests_free(tests);
+    return ok;
+}
+
 bool dfs_layer_plan_init(dfs_layer_plan *plan, const dfs_preset *preset, const dfs_preset_layer *layers,
                          size_t nlayers, dfs_pred_error *err)
 {
@@ -67,20 +88,22 @@ bool dfs_layer_plan_init(dfs_layer_plan *plan, const dfs_preset *preset, const d
             return plan_fail(err, "too many distinct predicates; at left_out ", preset->left_out[i].predicate);
         plan->left_out_texts |= UINT64_C(1) << t;
     }
-    for (size_t t = 0; t < plan->ntexts; t++) {
-        dfs_pred *p = dfs_pred_parse(plan->texts[t], err);
-        bool columns_only = p && dfs_pred_refuse_args(p, plan->texts[t], err);
-        if (!columns_only) {
-            if (err)
-                err->index = t;
-            dfs_pred_free(p);
-            return false;
-        }
-        plan->columns |= dfs_pred_columns(p);
-        dfs_pred_free(p);
-    }
-    plan->per_event = (plan->columns & ~(unsigned)BASE_COLUMNS) != 0;
-    return true;
+    dfs_pred_set *set = dfs_pred_set_new(plan->texts, plan->ntexts, err);
+    if (!set)
+        return false;
+    plan->columns = dfs_pred_set_columns(set);
+    plan->uses_args = dfs_pred_set_uses_args(set);
+    bool ok = !plan->uses_args || plan_arg_keys(plan, set, err);
+    dfs_pred_set_free(set);
+    plan->per_event = (plan->columns & ~(unsigned)BASE_COLUMNS) != 0 || plan->uses_args;
+    return ok;
+}
+
+void dfs_layer_plan_want(const dfs_layer_plan *plan, dfs_want *w)
+{
+    w->keys |= plan->want_keys;
+    if (plan->want_extra[0])
+        w->extra = plan->want_extra;
 }
 
 void dfs_layer_plan_user(const dfs_layer_plan *plan, size_t text, const char *noun, char *buf, size_t n)
@@ -142,6 +165,7 @@ struct dfs_postread {
     const dfs_layer_plan *plan;
     const dfs_post_read *rules;
     dfs_pred_set *preds;
+    dfs_pred_arg_tests *arg_tests; /* the argument tests preds read; NULL when none */
     dfs_idtab files;    /* fname id -> file_rules */
     dfs_keymap keys;    /* {cat, name, markers | has-file, size_sum} -> index in classes */
     DFS_VEC(key_class) classes;
@@ -191,9 +215,17 @@ dfs_postread *dfs_postread_new(const dfs_layer_plan *plan)
     c->plan = plan;
     c->rules = &plan->preset->post_read;
     c->preds = dfs_pred_set_new(plan->texts, plan->ntexts, NULL);
+    if (c->preds && plan->uses_args) { /* bound as the plan bound them: the same numbers */
+        c->arg_tests = dfs_pred_arg_tests_new();
+        if (!c->arg_tests || !dfs_pred_set_bind_arg_tests(c->preds, c->arg_tests, NULL)) {
+            dfs_pred_set_free(c->preds);
+            c->preds = NULL;
+        }
+    }
     if (!c->preds || !name_matchers_init(&c->match, c->rules)) {
         name_matchers_free(&c->match);
         dfs_pred_set_free(c->preds);
+        dfs_pred_arg_tests_free(c->arg_tests);
         free(c);
         return NULL;
     }
@@ -208,6 +240,7 @@ void dfs_postread_free(dfs_postread *c)
     if (!c)
         return;
     dfs_pred_set_free(c->preds);
+    dfs_pred_arg_tests_free(c->arg_tests);
     name_matchers_free(&c->match);
     dfs_idtab_free(&c->files);
     dfs_keymap_free(&c->keys);
@@ -377,6 +410,13 @@ static void fill_row(dfs_pred_row *row, uint32_t *ids, const dfs_postread *c, co
     }
     dfs_pred_row_set_num(row, DFS_PRED_PID, in->pid);
     dfs_pred_row_set_num(row, DFS_PRED_TID, in->tid);
+    row->has_arg_truths = c->plan->uses_args;
+    row->arg_truths = in->arg_truths;
+}
+
+uint64_t dfs_postread_arg_truths(const dfs_postread *c, const dfs_run *run, const dfs_event *ev)
+{
+    return c->arg_tests ? dfs_event_arg_truths(c->arg_tests, run, ev) : 0;
 }
 
 /* Everything but the file's own verdict depends on (cat, name, size_sum, the file's markers). */

@@ -5,7 +5,10 @@
  * layer and derived-metric predicates hold. The classifier memoises that per distinct key, so the
  * hot loop costs one hash lookup per event and no string or regular-expression work after the
  * first sighting of a key. Predicates that read other columns (file_name, proc_name, host, pid,
- * tid) are evaluated per event through the predicate set's own memo (dfs_pred_set_eval).
+ * tid) or event arguments (args.KEY) are evaluated per event through the predicate set's own memo
+ * (dfs_pred_set_eval). Arguments are answered while the event is read (dfs_postread_arg_truths),
+ * into a word the caller keeps with its copy of the event, since an event may be classified
+ * after its arguments are gone (waiting for its file name, or on another MPI rank).
  *
  * One classifier per worker thread (it holds mutable memos); classifications are identical in
  * every worker because they depend only on string contents. */
@@ -30,13 +33,22 @@ typedef struct dfs_layer_plan {
     int derived_text[DFS_PRESET_MAX_LAYERS][DFS_PRESET_MAX_DERIVED]; /* bit of each derived metric */
     uint64_t left_out_texts; /* the bits of the preset's left_out predicates (events left out on purpose) */
     unsigned columns;   /* union of the predicates' columns (DFS_PRED_COL_BIT) */
-    bool per_event;     /* some predicate reads a column outside (cat, func_name, io_cat, acc_pat) */
+    bool per_event;     /* some predicate reads a column outside (cat, func_name, io_cat, acc_pat), or args */
+    bool uses_args;     /* some predicate reads event arguments (args.KEY) */
+    uint64_t want_keys; /* the well-known keys they read (DFS_KEYBIT), for dfs_want.keys */
+    const char *want_extra[DFS_PRED_MAX_ARG_KEYS + 1];                  /* the others, NULL-terminated */
+    char arg_key_text[DFS_PRED_MAX_ARG_KEYS][DFS_PRED_MAX_ARG_KEY + 1]; /* where want_extra points */
 } dfs_layer_plan;
 
 /* Builds the plan for `layers` (the preset's, or an expanded auto set). false and *err when a
- * predicate does not parse or the distinct predicate texts exceed DFS_PRED_MAX_SET. */
+ * predicate does not parse, the distinct predicate texts exceed DFS_PRED_MAX_SET or their argument
+ * tests the bounds of predicate.h. The plan points into itself: it stays where it was built. */
 bool dfs_layer_plan_init(dfs_layer_plan *plan, const dfs_preset *preset, const dfs_preset_layer *layers,
                          size_t nlayers, dfs_pred_error *err);
+
+/* Asks the reader for the arguments the plan's predicates read: their keys join w (whose extra
+ * list, if any, becomes the plan's: the analyses calling this ask for no other named key). */
+void dfs_layer_plan_want(const dfs_layer_plan *plan, dfs_want *w);
 
 /* "<noun> <layer>" (or "<noun> <layer>, derived metric <name>") for the first layer that uses
  * plan->texts[text], for messages; "<noun> ?" when none does. */
@@ -75,7 +87,13 @@ typedef struct dfs_pr_input {
     uint32_t proc_id;      /* identifies proc_name for the memo */
     int64_t pid, tid;
     bool has_size_sum;
+    uint64_t arg_truths; /* dfs_postread_arg_truths of the event, when plan->uses_args */
 } dfs_pr_input;
+
+/* The answers of the plan's argument tests on ev, read while ev is at hand, for dfs_pr_input's
+ * arg_truths; 0 when the plan reads no arguments. Any classifier of the same plan reads the word
+ * right (predicate.h numbers the tests alike). */
+uint64_t dfs_postread_arg_truths(const dfs_postread *c, const dfs_run *run, const dfs_event *ev);
 
 /* Classifies; false only when out of memory. */
 bool dfs_postread_classify(dfs_postread *c, const dfs_run *run, const dfs_pr_input *in, dfs_pr_event *out);

@@ -51,6 +51,7 @@ typedef struct pred_node {
     size_t column;       /* N_CONTAINS: 1-based column of the pattern's string literal */
     dfs_pred_text key;   /* N_ARG: the argument's key (owned copy); compared with num or str */
     bool arg_int;        /* N_ARG: with an integer (else with the string str) */
+    uint32_t test;       /* N_ARG: 1 + its number in the bound dfs_pred_arg_tests; 0: not bound */
 } pred_node;
 
 struct dfs_pred {
@@ -59,6 +60,7 @@ struct dfs_pred {
     uint32_t root; /* NO_NODE: match all */
     unsigned columns;
     size_t nargs;  /* N_ARG nodes */
+    bool args_bound; /* every N_ARG node is bound (dfs_pred_bind_arg_tests) */
     pcre2_match_data *match; /* shared by this predicate's regexes; makes it single-threaded */
     pcre2_match_context *bounds; /* the limits of predicate.h, set per search */
     uint64_t regex_evals;
@@ -969,21 +971,6 @@ bool dfs_pred_uses_args(const dfs_pred *p)
     return p->nargs > 0;
 }
 
-bool dfs_pred_refuse_args(const dfs_pred *p, const char *text, dfs_pred_error *err)
-{
-    if (!dfs_pred_uses_args(p))
-        return true;
-    if (err) {
-        const char *at = strstr(text, "args");
-        memset(err, 0, sizeof *err);
-        err->column = at ? (size_t)(at - text) + 1 : 0;
-        snprintf(err->message, sizeof err->message,
-                 "event arguments (args.KEY) are not available to this command's predicates, only columns "
-                 "such as cat, name and file_name");
-    }
-    return false;
-}
-
 size_t dfs_pred_arg_count(const dfs_pred *p)
 {
     return p->nargs;
@@ -1165,6 +1152,10 @@ static bool whole_int(const char *s, size_t len, int64_t *out)
 
 static truth eval_arg(const pred_node *n, const dfs_pred_row *row)
 {
+    if (row->has_arg_truths && n->test) {
+        truth t = (truth)(row->arg_truths >> (2 * (n->test - 1)) & 3);
+        return t > TV_UNKNOWN ? TV_UNKNOWN : t;
+    }
     dfs_pred_arg a;
     memset(&a, 0, sizeof a);
     if (!row->args || !row->args(row->args_ctx, n->key.s, n->key.len, &a))
@@ -1235,7 +1226,8 @@ struct dfs_pred_set {
     dfs_pred **preds;
     size_t n;
     unsigned columns;
-    bool uses_args; /* a member reads arguments: no memo */
+    bool uses_args;  /* a member reads arguments: no memo, unless the row carries their answers */
+    bool args_bound; /* every member's argument tests are bound (dfs_pred_set_bind_arg_tests) */
     dfs_pred_col used[DFS_PRED_NCOLS];
     size_t nused, key_words;
     uint64_t *slots;
@@ -1274,7 +1266,7 @@ static void set_index_used_columns(dfs_pred_set *s)
     for (int c = 0; c < DFS_PRED_NCOLS; c++)
         if (s->columns & DFS_PRED_COL_BIT(c))
             s->used[s->nused++] = (dfs_pred_col)c;
-    s->key_words = 1 + s->nused;
+    s->key_words = 1 + s->nused + s->uses_args; /* the answered argument tests, last */
 }
 
 dfs_pred_set *dfs_pred_set_new(const char *const *texts, size_t n, dfs_pred_error *err)
@@ -1351,6 +1343,8 @@ static void make_key(const dfs_pred_set *s, const dfs_pred_row *row, const uint3
         key[1 + k] = v;
     }
     key[0] = nulls;
+    if (s->uses_args)
+        key[1 + s->nused] = row->arg_truths;
 }
 
 static uint64_t *slot(const dfs_pred_set *s, size_t i)
@@ -1412,11 +1406,12 @@ uint64_t dfs_pred_set_eval(dfs_pred_set *s, const dfs_pred_row *row, const uint3
 {
     s->lookups++;
     bool needs_ids = (s->columns & (DFS_PRED_COL_BIT(DFS_PRED_IO_CAT) - 1)) != 0;
-    if (s->n == 0 || s->uses_args || (needs_ids && !text_ids)) {
+    bool args_known = !s->uses_args || (s->args_bound && row->has_arg_truths);
+    if (s->n == 0 || !args_known || (needs_ids && !text_ids)) {
         s->misses++;
         return dfs_pred_set_eval_direct(s, row);
     }
-    uint64_t key[1 + DFS_PRED_NCOLS];
+    uint64_t key[2 + DFS_PRED_NCOLS];
     make_key(s, row, text_ids, key);
     if (s->cap) {
         size_t i = memo_probe(s, key);
@@ -1449,4 +1444,139 @@ void dfs_pred_set_stats_get(const dfs_pred_set *s, dfs_pred_set_stats *out)
     out->keys = s->count;
     for (size_t i = 0; i < s->n; i++)
         out->regex_evals += dfs_pred_regex_evals(s->preds[i]);
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Argument tests answered apart (predicate.h)
+ * ---------------------------------------------------------------------------------------------- */
+
+struct dfs_pred_arg_tests {
+    pred_node test[DFS_PRED_MAX_ARG_TESTS]; /* N_ARG nodes with owned copies of key and string */
+    size_t n;
+    dfs_pred_text key[DFS_PRED_MAX_ARG_KEYS]; /* the distinct keys, pointing into test[].key */
+    size_t nkeys;
+};
+
+dfs_pred_arg_tests *dfs_pred_arg_tests_new(void)
+{
+    return calloc(1, sizeof(dfs_pred_arg_tests));
+}
+
+void dfs_pred_arg_tests_free(dfs_pred_arg_tests *t)
+{
+    if (!t)
+        return;
+    for (size_t i = 0; i < t->n; i++)
+        free_node(&t->test[i]);
+    free(t);
+}
+
+static bool same_test(const pred_node *a, const pred_node *b)
+{
+    if (text_cmp(a->key, b->key) != 0 || a->op != b->op || a->arg_int != b->arg_int)
+        return false;
+    return a->arg_int ? a->num == b->num : text_cmp(a->str, b->str) == 0;
+}
+
+static bool has_key(const dfs_pred_arg_tests *t, dfs_pred_text key)
+{
+    for (size_t i = 0; i < t->nkeys; i++)
+        if (text_cmp(t->key[i], key) == 0)
+            return true;
+    return false;
+}
+
+static char *copy_bytes(const char *s, size_t len)
+{
+    char *c = malloc(len + 1);
+    if (c) {
+        if (len)
+            memcpy(c, s, len);
+        c[len] = 0;
+    }
+    return c;
+}
+
+/* The number of n's test in t, added when new; -1 with *err when a bound is reached. */
+static int arg_test_number(dfs_pred_arg_tests *t, const pred_node *n, dfs_pred_error *err)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (same_test(&t->test[i], n))
+            return (int)i;
+    bool new_key = !has_key(t, n->key);
+    if (t->n == DFS_PRED_MAX_ARG_TESTS || (new_key && t->nkeys == DFS_PRED_MAX_ARG_KEYS)) {
+        char msg[128];
+        bool tests = t->n == DFS_PRED_MAX_ARG_TESTS;
+        snprintf(msg, sizeof msg, "too many distinct argument %s in this command's predicates (at most %d)",
+                 tests ? "tests" : "keys", tests ? DFS_PRED_MAX_ARG_TESTS : DFS_PRED_MAX_ARG_KEYS);
+        set_error(err, 0, msg);
+        return -1;
+    }
+    pred_node *c = &t->test[t->n];
+    *c = (pred_node){.kind = N_ARG, .op = n->op, .num = n->num, .arg_int = n->arg_int};
+    c->key = (dfs_pred_text){copy_bytes(n->key.s, n->key.len), n->key.len};
+    c->str = (dfs_pred_text){n->str.s ? copy_bytes(n->str.s, n->str.len) : NULL, n->str.len};
+    if (!c->key.s || (n->str.s && !c->str.s)) {
+        free_node(c);
+        set_error(err, 0, "out of memory");
+        return -1;
+    }
+    if (new_key)
+        t->key[t->nkeys++] = c->key;
+    return (int)t->n++;
+}
+
+bool dfs_pred_bind_arg_tests(dfs_pred *p, dfs_pred_arg_tests *t, dfs_pred_error *err)
+{
+    for (uint32_t k = 0; k < p->nnodes; k++) {
+        pred_node *n = &p->nodes[k];
+        if (n->kind != N_ARG)
+            continue;
+        int i = arg_test_number(t, n, err);
+        if (i < 0)
+            return false;
+        n->test = (uint32_t)i + 1;
+    }
+    p->args_bound = true;
+    return true;
+}
+
+bool dfs_pred_set_bind_arg_tests(dfs_pred_set *s, dfs_pred_arg_tests *t, dfs_pred_error *err)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (!dfs_pred_bind_arg_tests(s->preds[i], t, err)) {
+            if (err)
+                err->index = i;
+            return false;
+        }
+    s->args_bound = true;
+    return true;
+}
+
+size_t dfs_pred_arg_tests_count(const dfs_pred_arg_tests *t)
+{
+    return t->n;
+}
+
+size_t dfs_pred_arg_tests_key_count(const dfs_pred_arg_tests *t)
+{
+    return t->nkeys;
+}
+
+const char *dfs_pred_arg_tests_key(const dfs_pred_arg_tests *t, size_t i, size_t *len)
+{
+    *len = i < t->nkeys ? t->key[i].len : 0;
+    return i < t->nkeys ? t->key[i].s : NULL;
+}
+
+uint64_t dfs_pred_arg_tests_eval(const dfs_pred_arg_tests *t, dfs_pred_arg_lookup lookup, const void *ctx)
+{
+    dfs_pred_row row;
+    dfs_pred_row_init(&row);
+    row.args = lookup;
+    row.args_ctx = ctx;
+    uint64_t word = 0;
+    for (size_t i = 0; i < t->n; i++)
+        word |= (uint64_t)eval_arg(&t->test[i], &row) << (2 * i);
+    return word;
 }

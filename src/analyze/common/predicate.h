@@ -106,6 +106,10 @@ typedef struct dfs_pred_row {
     dfs_pred_num num[DFS_PRED_NNUM];    /* indexed by dfs_pred_col - DFS_PRED_IO_CAT */
     dfs_pred_arg_lookup args;           /* NULL: every argument is null */
     const void *args_ctx;
+    /* Instead of a lookup: the answers of the argument tests, evaluated earlier
+     * (dfs_pred_arg_tests_eval), for sets bound to those tests (dfs_pred_set_bind_arg_tests). */
+    bool has_arg_truths;
+    uint64_t arg_truths;
 } dfs_pred_row;
 
 /* Every column and argument null. */
@@ -146,10 +150,6 @@ bool dfs_pred_matches_all(const dfs_pred *p);
 /* Does it read event arguments? Then rows need a lookup; the keys it reads are
  * dfs_pred_arg_key(p, 0..n-1) (n = dfs_pred_arg_count), for a reader that extracts only those. */
 bool dfs_pred_uses_args(const dfs_pred *p);
-/* false, with err naming the first `args` of text, when p (parsed from text) reads event
- * arguments: the analyses whose rows carry none call it, so that such a predicate is refused
- * instead of silently selecting nothing through it. */
-bool dfs_pred_refuse_args(const dfs_pred *p, const char *text, dfs_pred_error *err);
 size_t dfs_pred_arg_count(const dfs_pred *p);
 const char *dfs_pred_arg_key(const dfs_pred *p, size_t i, size_t *len);
 /* Direct evaluation (regular expressions run every time; use a dfs_pred_set in hot loops). */
@@ -184,8 +184,9 @@ void dfs_pred_set_free(dfs_pred_set *s);
 size_t dfs_pred_set_count(const dfs_pred_set *s);
 /* Union of the members' columns: which fields of a row and of text_ids the caller must fill. */
 unsigned dfs_pred_set_columns(const dfs_pred_set *s);
-/* Does a member read event arguments? Such a set answers every row directly (arguments are not
- * part of the memo's key). */
+/* Does a member read event arguments? Such a set answers rows that look arguments up directly
+ * (arguments are not part of the memo's key); rows carrying answered argument tests
+ * (dfs_pred_row.arg_truths, for a set bound to them) are memoised with that word in the key. */
 bool dfs_pred_set_uses_args(const dfs_pred_set *s);
 /* text_ids[c] identifies the string in row->text[c] for every used string column c that is not
  * null: within one set's life, equal ids must mean equal strings (for the same column). May be
@@ -205,4 +206,36 @@ typedef struct dfs_pred_set_stats {
 } dfs_pred_set_stats;
 
 void dfs_pred_set_stats_get(const dfs_pred_set *s, dfs_pred_set_stats *out);
+
+/* Argument tests answered apart. An analysis that classifies an event after its arguments are
+ * gone (a kept copy of it, or an event waiting for its file name) answers the argument tests of
+ * its predicates while the event is read, into one word of 2 bits per test (false, true or
+ * unknown), and hands that word over in the row later (dfs_pred_row.arg_truths). A set bound to
+ * the tests then reads the word instead of looking arguments up, and memoises by it.
+ *
+ * The tests are numbered in the order they are bound (dfs_pred_set_bind_arg_tests binds a set's
+ * members in order, and their tests in the order written); equal tests (key, operator, literal)
+ * share a number. So tests bound alike from the same texts are numbered alike in any thread,
+ * process or MPI rank, and a word answered by one is read right by another. Once bound, a
+ * dfs_pred_arg_tests is read-only: dfs_pred_arg_tests_eval may run in many threads at once. */
+#define DFS_PRED_MAX_ARG_TESTS 32 /* distinct tests (2 bits each in a word) */
+#define DFS_PRED_MAX_ARG_KEYS 16  /* distinct keys among them */
+
+typedef struct dfs_pred_arg_tests dfs_pred_arg_tests;
+
+dfs_pred_arg_tests *dfs_pred_arg_tests_new(void);
+void dfs_pred_arg_tests_free(dfs_pred_arg_tests *t);
+/* Numbers p's argument tests in t (new ones are added) and binds p to them. false and *err (naming
+ * the first test over a bound) when t would hold more than DFS_PRED_MAX_ARG_TESTS tests or
+ * DFS_PRED_MAX_ARG_KEYS keys, or out of memory. */
+bool dfs_pred_bind_arg_tests(dfs_pred *p, dfs_pred_arg_tests *t, dfs_pred_error *err);
+/* The same for every member of s, in order; err->index names the member. */
+bool dfs_pred_set_bind_arg_tests(dfs_pred_set *s, dfs_pred_arg_tests *t, dfs_pred_error *err);
+size_t dfs_pred_arg_tests_count(const dfs_pred_arg_tests *t);
+/* The distinct keys the tests read (i < dfs_pred_arg_tests_key_count), for the reader. */
+size_t dfs_pred_arg_tests_key_count(const dfs_pred_arg_tests *t);
+const char *dfs_pred_arg_tests_key(const dfs_pred_arg_tests *t, size_t i, size_t *len);
+/* Every test's answer on the event that `lookup` (with ctx) reads: the word for
+ * dfs_pred_row.arg_truths. A NULL lookup answers every test unknown. */
+uint64_t dfs_pred_arg_tests_eval(const dfs_pred_arg_tests *t, dfs_pred_arg_lookup lookup, const void *ctx);
 #endif

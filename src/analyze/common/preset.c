@@ -100,9 +100,8 @@ static bool check_predicate(builder *b, ynode v, const char *text, const char *w
     dfs_pred *pred = dfs_pred_parse(text, &perr);
     if (!pred)
         return preset_fail_inside(b, v, perr.column, "%s: predicate: %s", what, perr.message);
-    bool columns_only = dfs_pred_refuse_args(pred, text, &perr);
     dfs_pred_free(pred);
-    return columns_only || preset_fail_inside(b, v, perr.column, "%s: predicate: %s", what, perr.message);
+    return true;
 }
 
 static bool check_formula(builder *b, ynode v, const char *text, const char *what)

@@ -23,8 +23,8 @@
 #include <string.h>
 
 #include "analyze/common/concepts.h"
+#include "analyze/common/event_args.h"
 #include "analyze/common/predicate.h"
-#include "util/strtab.h"
 #include "util/vec.h"
 
 typedef enum kind { K_TS, K_DUR, K_PID, K_TID, K_ID, K_OFFSET, K_FILE, K_NAME, K_CAT, K_FNAME, K_HOST, K_PHASE, K_ARG } kind;
@@ -129,27 +129,14 @@ static bool add_column(dfs_evcols *ec, const char *name, char *err, size_t errle
     return true;
 }
 
-/* Asks the reader for an argument: a well-known key by bit, any other by name. */
-static void want_key(dfs_evcols *ec, const char *key, size_t *nextra)
-{
-    for (int k = 0; k < DFS_KEY__COUNT; k++)
-        if (strcmp(dfs_key_names[k], key) == 0) {
-            ec->consumer.want.keys |= DFS_KEYBIT(k);
-            return;
-        }
-    ec->extra[(*nextra)++] = key;
-}
-
 static void set_want(dfs_evcols *ec)
 {
     size_t nextra = 0;
     for (size_t i = 0; i < ec->ncol; i++)
         if (ec->spec[i].kind == K_ARG)
-            want_key(ec, ec->spec[i].key, &nextra);
+            dfs_want_arg_key(&ec->consumer.want, ec->spec[i].key, ec->extra, &nextra);
     for (size_t i = 0; i < ec->nwhere_keys; i++)
-        want_key(ec, ec->where_key[i], &nextra);
-    ec->extra[nextra] = NULL;
-    ec->consumer.want.extra = nextra ? ec->extra : NULL;
+        dfs_want_arg_key(&ec->consumer.want, ec->where_key[i], ec->extra, &nextra);
 }
 
 /* The argument keys p reads, kept for the reader (false: too many, or out of memory). */
@@ -328,33 +315,6 @@ static bool grow(worker *w)
 }
 
 /* An argument of the event being selected, for the predicate (dfs_pred_arg_lookup). */
-typedef struct arg_ctx {
-    const dfs_run *run;
-    const dfs_event *ev;
-} arg_ctx;
-
-static bool lookup_arg(const void *ctx, const char *key, size_t key_len, dfs_pred_arg *out)
-{
-    const arg_ctx *a = ctx;
-    dfs_str k = dfs_str_find(a->run, key, key_len);
-    const dfs_value *v = k ? dfs_event_arg(a->ev, k) : NULL;
-    if (!v)
-        return false;
-    switch (v->type) {
-    case DFS_V_BOOL:
-    case DFS_V_INT: *out = (dfs_pred_arg){.type = DFS_PRED_ARG_INT, .i = v->as.i}; return true;
-    case DFS_V_UINT: *out = (dfs_pred_arg){.type = DFS_PRED_ARG_FLOAT, .f = (double)v->as.u}; return true;
-    case DFS_V_FLOAT: *out = (dfs_pred_arg){.type = DFS_PRED_ARG_FLOAT, .f = v->as.f}; return true;
-    case DFS_V_STR: {
-        size_t len;
-        const char *s = dfs_str_get(a->run, v->as.s, &len);
-        *out = (dfs_pred_arg){.type = DFS_PRED_ARG_TEXT, .s = s, .len = len};
-        return true;
-    }
-    default: return false;
-    }
-}
-
 static bool selected(worker *w, const dfs_run *run, const dfs_event *ev)
 {
     if (!w->pred)
@@ -362,9 +322,9 @@ static bool selected(worker *w, const dfs_run *run, const dfs_event *ev)
     dfs_pred_row row;
     uint32_t ids[DFS_PRED_NTEXT] = {0};
     dfs_concepts_event_row(&row, ids, run, ev, w->pred_cols);
-    arg_ctx a = {run, ev};
+    dfs_event_args a = {run, ev};
     if (w->ec->nwhere_keys) {
-        row.args = lookup_arg;
+        row.args = dfs_event_args_lookup;
         row.args_ctx = &a;
     }
     return dfs_pred_set_eval(w->pred, &row, ids) & 1;

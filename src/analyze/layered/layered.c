@@ -479,7 +479,8 @@ static void analyse(worker_state *w, dfs_layered *la, acc *a, const dfs_run *run
     dfs_pr_event pe;
     if (!dfs_pr_front_find(w->front, e->cat, e->name, e->fname, e->has_size_sum, &pe)) {
         dfs_pr_input in = {.cat = e->cat, .name = e->name, .fname = e->fname, .host = e->host,
-                           .pid = e->pid, .tid = e->tid, .has_size_sum = e->has_size_sum};
+                           .pid = e->pid, .tid = e->tid, .has_size_sum = e->has_size_sum,
+                           .arg_truths = e->arg_truths};
         if (!dfs_postread_classify_miss(w->cls, run, &in, &pe)) {
             a->failed = true;
             return;
@@ -603,6 +604,7 @@ static bool to_lev(const dfs_event *ev, const dfs_file_clock *clk, lev *e)
     e->file = ev->file;
     e->has_size_sum = false;
     e->size_sum = e->ret = e->image_size = 0;
+    e->arg_truths = 0;
     /* one pass over the few args the parser kept, backwards: the first of a repeated key wins,
      * as with dfs_event_arg */
     for (uint32_t i = ev->nargs; i-- > 0;) {
@@ -646,6 +648,8 @@ static void on_event(worker_state *w, const dfs_run *run, const dfs_event *ev, c
     lev e;
     int64_t end;
     to_lev(ev, clk, &e);
+    if (w->la->plan.uses_args) /* the arguments are gone once the batch is: answered now */
+        e.arg_truths = dfs_postread_arg_truths(w->cls, run, ev);
     if (!dfs_span_end(e.ts, e.dur, &end)) { /* the file's clock took the end out of int64 */
         a->bad_time++;
         return;
@@ -1204,6 +1208,7 @@ dfs_layered *dfs_layered_new(const dfs_layered_options *opt, char *err, size_t e
                                   .on_batch = on_batch,
                                   .worker_done = worker_done,
                                   .worker_end = worker_end};
+    dfs_layer_plan_want(&la->plan, &la->consumer.want);
     return la;
 }
 

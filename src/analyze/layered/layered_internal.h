@@ -156,6 +156,7 @@ typedef struct lev {
     uint32_t file;
     bool has_size_sum;
     uint64_t size_sum, ret, image_size;
+    uint64_t arg_truths; /* the plan's argument tests answered while it was read (postread.h) */
 } lev;
 
 /* The time cells of one (thread, layer): bins [base, base + len) with their cell index + 1 (0: no

@@ -98,6 +98,7 @@ static void pack_lev(dfs_pack *w, const lev *e)
     dfs_pack_u64(w, e->size_sum);
     dfs_pack_u64(w, e->ret);
     dfs_pack_u64(w, e->image_size);
+    dfs_pack_u64(w, e->arg_truths);
 }
 
 static void pack_counters(dfs_pack *w, const acc *a)
@@ -319,6 +320,7 @@ static bool merge_pending(dfs_unpack *r, acc *into)
         e.size_sum = dfs_unpack_u64(r);
         e.ret = dfs_unpack_u64(r);
         e.image_size = dfs_unpack_u64(r);
+        e.arg_truths = dfs_unpack_u64(r);
         if (!dfs_vec_push(&into->pending, e))
             return false;
     }

@@ -310,6 +310,7 @@ dfs_overlap *dfs_overlap_new(const dfs_overlap_options *opt, char *err, size_t e
                                   .worker_begin = dfs_ov_worker_begin,
                                   .on_batch = dfs_ov_on_batch,
                                   .worker_end = dfs_ov_worker_end};
+    dfs_layer_plan_want(&ov->plan, &ov->consumer.want);
     return ov;
 }
 

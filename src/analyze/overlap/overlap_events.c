@@ -457,7 +457,8 @@ static uint64_t classes_of(const dfs_overlap *ov, uint64_t layers, unsigned *mar
 static bool classify(wstate *w, const dfs_run *run, const oev *e, uint32_t thread, dfs_pr_event *pe)
 {
     dfs_pr_input in = {.cat = e->cat, .name = e->name, .fname = canonical_file(w, run, e->fname), .host = e->host,
-                       .pid = e->pid, .tid = e->tid, .has_size_sum = e->has_size_sum};
+                       .pid = e->pid, .tid = e->tid, .has_size_sum = e->has_size_sum,
+                       .arg_truths = e->arg_truths};
     char buf[256];
     if (w->ov->plan.columns & DFS_PRED_COL_BIT(DFS_PRED_PROC_NAME)) {
         in.proc_name = buf;
@@ -577,6 +578,8 @@ static void on_event(wstate *w, const dfs_run *run, const dfs_event *ev, const d
         w->bad_time++;
         return;
     }
+    if (w->ov->plan.uses_args) /* the arguments are gone once the batch is: answered now */
+        e.arg_truths = dfs_postread_arg_truths(w->cls, run, ev);
     raw_stats(w, &e);
     if (w->ov->need_bins) { /* the exact method spreads an event over its bins, the others bin its start */
         uint64_t reach = w->ov->exact ? dfs_bins_event(e.end - e.ts, w->ov->opt.granularity_ns) : 1;

@@ -94,6 +94,7 @@ typedef struct oev {
     /* the args only I/O events and markers need */
     int64_t ret, image_size;
     label lab[NMARKS];
+    uint64_t arg_truths; /* the plan's argument tests answered while it was read (postread.h) */
 } oev;
 
 typedef struct approx_key {

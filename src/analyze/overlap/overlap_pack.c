@@ -76,6 +76,7 @@ static void pack_oev(dfs_pack *w, const oev *e)
     dfs_pack_bool(w, e->has_size_sum);
     for (int k = 0; k < NMARKS; k++)
         pack_label(w, &e->lab[k]);
+    dfs_pack_u64(w, e->arg_truths);
 }
 
 static void pack_methods(const dfs_overlap *ov, dfs_pack *w, const wstate *t)
@@ -323,6 +324,7 @@ static bool unpack_pending(dfs_unpack *r, wstate *t)
         e.has_size_sum = dfs_unpack_bool(r);
         for (int k = 0; k < NMARKS; k++)
             unpack_label(r, &e.lab[k]);
+        e.arg_truths = dfs_unpack_u64(r);
         if (!dfs_vec_push(&t->pending, e))
             return false;
     }

@@ -132,7 +132,8 @@ static int64_t first_present(int64_t a, int64_t b, int64_t c)
 /* Events worth keeping: those of some concept; every complete Kineto event (the plugin's
  * breakdown reads them all); every smdebug event, whose phase (process name) is known only once
  * the file has been read. The concepts are matched again when the final dialect is known. */
-static bool worth_keeping(st_part *p, const dfs_run *run, dfs_concept_source src, const dfs_event *ev)
+static bool worth_keeping(st_part *p, const dfs_run *run, dfs_concept_source src, const dfs_event *ev,
+                          uint64_t arg_truths)
 {
     if (!(ev->flags & DFS_EF_HAS_TS) || (ev->flags & DFS_EF_BAD_TIME))
         return false;
@@ -140,11 +141,12 @@ static bool worth_keeping(st_part *p, const dfs_run *run, dfs_concept_source src
         return false;
     if ((src == DFS_CSRC_KINETO && ev->phase == DFS_PHASE_COMPLETE) || dfs_concepts_need_proc_name(p->concepts, src))
         return true;
-    return dfs_concepts_match(p->concepts, run, src, ev) != 0;
+    return dfs_concepts_match_answered(p->concepts, run, src, ev, arg_truths) != 0;
 }
 
 /* The event as kept; false when its end does not fit int64 (the reader counted a time_overflow). */
-static bool kept_event(const dfs_run *run, dfs_concept_source src, const dfs_event *ev, st_ev *out)
+static bool kept_event(const dfs_run *run, dfs_concept_source src, const dfs_event *ev, uint64_t arg_truths,
+                       st_ev *out)
 {
     st_ev k = {
         .start = ev->ts,
@@ -166,6 +168,7 @@ static bool kept_event(const dfs_run *run, dfs_concept_source src, const dfs_eve
         .fname = ev->fname,
         .host = ev->host,
         .phase = ev->phase,
+        .arg_truths = arg_truths,
     };
     if (ev->phase == DFS_PHASE_COMPLETE && (ev->flags & DFS_EF_HAS_DUR) && !dfs_span_end(ev->ts, ev->dur, &k.end))
         return false;
@@ -188,8 +191,10 @@ static void on_batch(void *state, const dfs_run *run, const dfs_batch *b)
     dfs_concept_source src = dfs_concept_source_of(dfs_run_file(run, b->file)->dialect);
     for (size_t i = 0; i < b->count && !p->failed; i++) {
         const dfs_event *ev = &b->events[i];
+        uint64_t truths = dfs_concepts_arg_truths(p->concepts, run, ev); /* its arguments go with the batch */
         st_ev k;
-        if (worth_keeping(p, run, src, ev) && kept_event(run, src, ev, &k) && !dfs_vec_push(&p->evs, k))
+        if (worth_keeping(p, run, src, ev, truths) && kept_event(run, src, ev, truths, &k) &&
+            !dfs_vec_push(&p->evs, k))
             p->failed = true;
     }
 }
@@ -244,6 +249,7 @@ dfs_steps *dfs_steps_new(const dfs_steps_options *o, dfs_pred_error *err, dfs_co
         .on_batch = on_batch,
         .worker_end = worker_end,
     };
+    dfs_concepts_want(s->concepts, &s->consumer.want, extra_keys);
     return s;
 }
 
@@ -278,7 +284,7 @@ static uint32_t classify(dfs_steps *s, const dfs_run *run, const st_ev *k)
         .ts = k->start, .pid = k->pid, .tid = k->tid, .name = k->name, .cat = k->cat,
         .fname = k->fname, .host = k->host, .file = k->file, .phase = k->phase,
     };
-    return dfs_concepts_match(s->concepts, run, file_source(run, k->file), &ev);
+    return dfs_concepts_match_answered(s->concepts, run, file_source(run, k->file), &ev, k->arg_truths);
 }
 
 /* Keeps the events of some concept (and Kineto's complete events), with their bits. */

@@ -25,6 +25,7 @@ typedef struct st_ev {
     dfs_str name, cat, fname, host;
     uint32_t bits;            /* DFS_CONCEPT_BIT of the concepts it belongs to */
     uint8_t phase;            /* dfs_phase */
+    uint64_t arg_truths;      /* the concepts' argument tests answered while it was read */
 } st_ev;
 
 typedef DFS_VEC(st_ev) st_ev_vec;

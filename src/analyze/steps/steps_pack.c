@@ -261,6 +261,7 @@ static void pack_event(dfs_pack *w, const st_ev *k)
     dfs_pack_str(w, k->fname);
     dfs_pack_str(w, k->host);
     dfs_pack_u64(w, k->phase);
+    dfs_pack_u64(w, k->arg_truths);
 }
 
 bool dfs_steps_pack(const dfs_steps *s, const dfs_run *run, dfs_pack *w)
@@ -499,6 +500,7 @@ static void unpack_event(reader *x, st_ev *k)
     k->fname = dfs_unpack_str(x->r);
     k->host = dfs_unpack_str(x->r);
     k->phase = (uint8_t)bounded(x, DFS_PHASE_COUNT);
+    k->arg_truths = dfs_unpack_u64(x->r);
 }
 
 bool dfs_steps_merge_packed(dfs_steps *s, dfs_run *run, dfs_unpack *r)

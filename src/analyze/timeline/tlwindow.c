@@ -138,8 +138,11 @@ typedef struct file_fact {
 } file_fact;
 
 /* B/E records (paired after reading) and spans waiting for the process names: the event without
- * its args (their memory is the batch's). */
-typedef dfs_event held;
+ * its args (their memory is the batch's), with the answers of the concepts' argument tests. */
+typedef struct held {
+    dfs_event ev;
+    uint64_t arg_truths;
+} held;
 
 /* A lane: input (when the event has no host; UINT32_MAX otherwise), host, pid, tid. */
 typedef struct lane_key {
@@ -432,9 +435,10 @@ static uint32_t lane_of(part *p, const dfs_run *run, const dfs_event *ev)
 
 /* ----- spans and counters ----- */
 
-static dfs_tl_class class_of(part *p, const dfs_run *run, uint8_t source, const dfs_event *ev)
+static dfs_tl_class class_of(part *p, const dfs_run *run, uint8_t source, const dfs_event *ev,
+                             uint64_t arg_truths)
 {
-    switch (dfs_concepts_classify(p->concepts, run, (dfs_concept_source)source, ev)) {
+    switch (dfs_concepts_classify_answered(p->concepts, run, (dfs_concept_source)source, ev, arg_truths)) {
     case DFS_EVCLASS_COMPUTE: return DFS_TL_COMPUTE;
     case DFS_EVCLASS_DATA_WAIT: return DFS_TL_DATA_WAIT;
     case DFS_EVCLASS_IO: return DFS_TL_IO;
@@ -452,8 +456,8 @@ static bool overlaps(const dfs_tl_options *o, int64_t start, int64_t dur)
 }
 
 /* Draws an event as a span [ts, ts + dur) on its file's clock; the phase may be B (a pair). */
-static void draw_span(part *p, const dfs_run *run, const file_fact *f, const dfs_event *ev, int64_t dur,
-                      const dfs_tl_options *o)
+static void draw_span(part *p, const dfs_run *run, const file_fact *f, const dfs_event *ev, uint64_t arg_truths,
+                      int64_t dur, const dfs_tl_options *o)
 {
     int64_t start = dfs_clock_apply(&f->clock, ev->ts), d = dfs_clock_scale(&f->clock, dur);
     if (!overlaps(o, start, d))
@@ -462,15 +466,15 @@ static void draw_span(part *p, const dfs_run *run, const file_fact *f, const dfs
     size_t len;
     const char *name = dfs_str_get(run, ev->name, &len);
     if (lane == UINT32_MAX ||
-        dfs_tl_add_span(p->tl, lane, start, d, name, len, class_of(p, run, f->source, ev)) != DFS_OK)
+        dfs_tl_add_span(p->tl, lane, start, d, name, len, class_of(p, run, f->source, ev, arg_truths)) != DFS_OK)
         p->failed = true;
 }
 
-static void hold(part *p, const dfs_event *ev)
+static void hold(part *p, const dfs_run *run, const dfs_event *ev)
 {
-    held h = *ev;
-    h.nargs = 0;
-    h.args = NULL;
+    held h = {*ev, dfs_concepts_arg_truths(p->concepts, run, ev)};
+    h.ev.nargs = 0;
+    h.ev.args = NULL;
     if (!dfs_vec_push(&p->held, h))
         p->failed = true;
 }
@@ -528,9 +532,9 @@ static void on_event(part *p, const dfs_tlw *w, const dfs_run *run, file_fact *f
             note_lane(p, ev);
         if (p->tl && p->late_class[f->source]) { /* classed after reading, with the process names */
             if (overlaps(&w->opt.draw, dfs_clock_apply(&f->clock, ev->ts), dfs_clock_scale(&f->clock, ev->dur)))
-                hold(p, ev);
+                hold(p, run, ev);
         } else if (p->tl) {
-            draw_span(p, run, f, ev, ev->dur, &w->opt.draw);
+            draw_span(p, run, f, ev, dfs_concepts_arg_truths(p->concepts, run, ev), ev->dur, &w->opt.draw);
         }
         return;
     case DFS_PHASE_BEGIN:
@@ -539,7 +543,7 @@ static void on_event(part *p, const dfs_tlw *w, const dfs_run *run, file_fact *f
             return;
         note_extent(f, ev->ts, ev->ts);
         if (p->tl)
-            hold(p, ev); /* its lane is noted when it pairs: an unpaired record draws nothing */
+            hold(p, run, ev); /* its lane is noted when it pairs: an unpaired record draws nothing */
         return;
     case DFS_PHASE_COUNTER:
         if (!timed(p, ev, false))
@@ -654,7 +658,7 @@ typedef struct pair_key {
 
 static int cmp_held(const void *a, const void *b)
 {
-    const held *x = a, *y = b;
+    const dfs_event *x = &((const held *)a)->ev, *y = &((const held *)b)->ev;
     if (x->file != y->file)
         return x->file < y->file ? -1 : 1;
     return (x->offset > y->offset) - (x->offset < y->offset);
@@ -662,12 +666,12 @@ static int cmp_held(const void *a, const void *b)
 
 static void draw_held(part *p, const dfs_run *run, const held *h, int64_t dur)
 {
-    dfs_event ev = *h;
+    dfs_event ev = h->ev;
     ev.dur = dur;
     ev.flags |= DFS_EF_HAS_DUR;
     ev.phase = DFS_PHASE_COMPLETE;
     ev.ph = 'X';
-    draw_span(p, run, &p->files[h->file], &ev, dur, &p->owner->opt.draw);
+    draw_span(p, run, &p->files[ev.file], &ev, h->arg_truths, dur, &p->owner->opt.draw);
 }
 
 /* Pairs the held B/E records and draws the pairs and the held complete events. */
@@ -681,9 +685,10 @@ static bool draw_held_records(part *p, const dfs_run *run)
     dfs_keymap_init(&stacks, sizeof(pair_key));
     bool ok = below != NULL;
     for (size_t i = 0; ok && i < p->held.n && !p->failed; i++) {
-        const held *h = &p->held.v[i];
+        const held *hh = &p->held.v[i];
+        const dfs_event *h = &hh->ev;
         if (h->phase == DFS_PHASE_COMPLETE) {
-            draw_held(p, run, h, h->dur);
+            draw_held(p, run, hh, h->dur);
             continue;
         }
         pair_key k = {h->file, h->name, h->pid, h->tid};
@@ -703,8 +708,8 @@ static bool draw_held_records(part *p, const dfs_run *run)
             const held *b = &p->held.v[top];
             int64_t dur;
             tops.v[st] = below[top];
-            if (h->ts >= b->ts && !__builtin_sub_overflow(h->ts, b->ts, &dur)) {
-                note_lane(p, b);
+            if (h->ts >= b->ev.ts && !__builtin_sub_overflow(h->ts, b->ev.ts, &dur)) {
+                note_lane(p, &b->ev);
                 draw_held(p, run, b, dur);
             }
             else
