@@ -159,6 +159,19 @@ static const dfs_cli_option options[] = {
     DFS_OPTION("stragglers", 0, "N", DFS_OPT_SIZE,
                "stragglers: the N latest ranks of each step are late; at most N\nranks are named (default 2)",
                ARG(opt.straggler_candidates), .lo = 1, .hi = 1000000, .bad = "--stragglers takes a count of ranks, not"),
+    DFS_OPTION("launch-runtime", 0, "TIME", DFS_OPT_DURATION,
+               "launch outliers: a launch call longer than TIME is a runtime\n"
+               "outlier; a shorter one that outlasts its kernel launched a short\n"
+               "kernel (default 50us)",
+               ARG(opt.launch_runtime_ns)),
+    DFS_OPTION("launch-delay", 0, "TIME", DFS_OPT_DURATION,
+               "launch outliers: a kernel starting more than TIME after its\n"
+               "launch call ended is a delay outlier (default 100us)",
+               ARG(opt.launch_delay_ns)),
+    DFS_OPTION("queue-full", 0, "N", DFS_OPT_COUNT,
+               "queue: the time each stream holds at least N launched kernels\n"
+               "not yet started (default 1024, CUDA's launch queue)",
+               ARG(opt.queue_full), .lo = 1, .hi = 1e12, .bad = "--queue-full takes a count of kernels (1 or more), not"),
     DFS_OPTION("compat", 0, "hta", DFS_OPT_CHOICE,
                "hta: Holistic Trace Analysis' numbers (last profiler step dropped,\n"
                "times rounded to whole µs, its event selection); none: exact (default)",
