@@ -1088,6 +1088,8 @@ void dfs_gpu_write_text(FILE *out, const dfs_gpu_result *r, size_t names)
         for (size_t i = 0; i < r->nranks; i++)
             if (r->ranks[i].device_rows)
                 text_annotations(out, &r->ranks[i], names);
+    if (r->sections == DFS_GPU_SEC_ANNOTATIONS && !r->annotated) /* asked for alone: said why it is empty */
+        fprintf(out, "\nNo GPU user annotation (gpu_user_annotation event) in the traces: no kernel to attribute to one.\n");
     if (r->sections & DFS_GPU_SEC_CRITICAL)
         for (size_t i = 0; i < r->nranks; i++)
             text_cpath(out, &r->ranks[i]);
