@@ -4,8 +4,9 @@
  * device), the kernel breakdown by type (with every overlap of computation, communication and
  * memory work) and by name (the biggest names, the rest as "others"), the overlap of
  * communication with computation, the idle time of each stream by cause, the length of each
- * stream's queue of launched kernels, the memory bandwidth per kind of copy, and the launch
- * statistics (CPU and GPU durations, launch delays), and the GPU user annotations by name; on
+ * stream's queue of launched kernels (and the time it was full), the memory bandwidth per kind of
+ * copy, the launch statistics (CPU and GPU durations, launch delays) with HTA's outlier classes,
+ * and the GPU user annotations by name with the kernels under each; on
  * request, the critical path of a window (gpu_cpath.c), the frequent kernel sequences (gpu_seq.c)
  * and straggler detection across ranks (gpu_strag.c). Two semantics:
  *   - exact (default): the whole trace at integer-ns precision; device work is what the shared
@@ -14,8 +15,8 @@
  *     fractional timestamps to whole µs, its event selection (any row with a numeric stream) and
  *     its name rules, so that every number equals HTA's.
  * All times of the result are ns (whole µs times 1000 under hta). The analysis keeps the complete
- * events of every input with a category (96 bytes each) and, per rank, its device work (88 bytes
- * each) and the critical path's graph (about 500 bytes per event of its window, skipped above
+ * events of every input with a category (96 bytes each) and, per rank, its device work (104 bytes
+ * each; the launch outliers 48 bytes per launch of each class, kept) and the critical path's graph (about 500 bytes per event of its window, skipped above
  * DFS_GPU_CP_MAX_EVENTS); time O(n log n) per rank.
  * Docs: docs/GPU.md. */
 #ifndef DFS_GPU_H
