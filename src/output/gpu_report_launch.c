@@ -19,7 +19,7 @@ static double share_of(uint64_t part, uint64_t whole) { return whole ? 100.0 * (
 /* ---- launch outliers ---- */
 
 /* One finding line: "312 of 4,480 launches (6.96%) waited over 100.000 us for the device: 48.200
- * ms of launch delay (...)." */
+ * ms of delay (...)." */
 typedef struct phrase {
     const char *noun, *before, *after, *tail;
 } phrase;
@@ -38,10 +38,10 @@ static void finding(FILE *out, const dfs_gpu_outlier_set *s, uint64_t launches, 
 void gpu_text_launch_findings(FILE *out, const dfs_gpu_rank *k)
 {
     static const phrase delay = {"launches", "waited over", " for the device",
-                                 "of launch delay (the host runs ahead of a busy device or a full queue)"};
-    static const phrase runtime = {"launches", "spent over", " in the launch call", "of host time in those calls"};
+                                 "of delay (the device was busy or its queue full)"};
+    static const phrase runtime = {"launches", "spent over", " in the launch call", "in those calls"};
     static const phrase shorter = {"kernels", "ran shorter than their launch call of at most", "",
-                                   "of host time launching them (launch-bound: fuse them or use CUDA graphs)"};
+                                   "in those calls (launch-bound: fuse them or use CUDA graphs)"};
     const dfs_gpu_launch_stats *l = &k->launch;
     uint64_t n = l->cpu_us.count;
     if (!n)
@@ -161,13 +161,12 @@ void gpu_text_queue_blocked(FILE *out, const dfs_gpu_result *r, const dfs_gpu_ra
     }
     for (size_t i = 0; i < k->nblocked; i++) {
         const dfs_gpu_queue_blocked *q = &k->blocked[i];
-        fprintf(out, "  Stream %lld held %s or more launched kernels for %s (%s of the rank's trace)%s.\n",
+        fprintf(out, "  Stream %lld held %s or more launched kernels for %s (%s of the rank's trace).\n",
                 (long long)q->stream, a, dfs_fmt_duration(b, sizeof b, q->blocked_ns),
-                gpu_pct(p, sizeof p, 100 * q->relative),
-                i + 1 == k->nblocked ? ": launches wait there, the host blocks on a full queue" : "");
+                gpu_pct(p, sizeof p, 100 * q->relative));
     }
-    if (r->semantics == DFS_GPU_HTA)
-        fprintf(out, "  (hta: HTA's one row per rank, the last stream that reached it)\n");
+    fprintf(out, "  (a launch into a full queue blocks the host in the launch call%s)\n",
+            r->semantics == DFS_GPU_HTA ? "; hta: HTA's one row per rank, the last stream that reached it" : "");
 }
 
 void gpu_json_queue_blocked(dfs_jw *w, const dfs_gpu_rank *k)

@@ -56,9 +56,9 @@ code 0 "just below the thresholds" "$DFSCOPE" gpu -q --only launch --launch-runt
 check "1 ns past: corr 5 in both" test "$(field "[(c, n, w) for c, n, t, w in $CLS][1:]")" = "[('runtime', 1, [5]), ('delay', 1, [5])]"
 
 code 0 "table" "$DFSCOPE" gpu -q --only launch "$T/l.json"
-check "the findings lead the section" test "$(sed -n '4,6p' "$T/out")" = "  3 of 6 launches (50.00%) waited over 100.000 us for the device: 421.001 us of launch delay (the host runs ahead of a busy device or a full queue).
-  3 of 6 launches (50.00%) spent over 50.000 us in the launch call: 181.001 us of host time in those calls.
-  2 of 6 kernels (33.33%) ran shorter than their launch call of at most 50.000 us: 70.000 us of host time launching them (launch-bound: fuse them or use CUDA graphs)."
+check "the findings lead the section" test "$(sed -n '4,6p' "$T/out")" = "  3 of 6 launches (50.00%) waited over 100.000 us for the device: 421.001 us of delay (the device was busy or its queue full).
+  3 of 6 launches (50.00%) spent over 50.000 us in the launch call: 181.001 us in those calls.
+  2 of 6 kernels (33.33%) ran shorter than their launch call of at most 50.000 us: 70.000 us in those calls (launch-bound: fuse them or use CUDA graphs)."
 check "the worst delays, with the kernel and when" grep -q '^      220.000 us    80.000 us   100.000 us            5     700.000 us  k5$' "$T/out"
 check "table without nan" sh -c "! grep -qi 'nan' '$T/out'"
 

@@ -41,8 +41,9 @@ check "default threshold 1024" test "$(field "$BLOCKED")" = "(1024, [])"
 check "queue_length unchanged" test "$(field "[q['stream'] for q in d['ranks'][0]['queue_length']]")" = "[7, 20]"
 
 code 0 "table" "$DFSCOPE" gpu -q --only queue --queue-full 1 "$T/q.json"
-check "the finding leads the section" test "$(sed -n '4,5p' "$T/out")" = "  Stream 7 held 1 or more launched kernels for 25.000 us (83.33% of the rank's trace).
-  Stream 20 held 1 or more launched kernels for 2.000 us (6.67% of the rank's trace): launches wait there, the host blocks on a full queue."
+check "the finding leads the section" test "$(sed -n '4,6p' "$T/out")" = "  Stream 7 held 1 or more launched kernels for 25.000 us (83.33% of the rank's trace).
+  Stream 20 held 1 or more launched kernels for 2.000 us (6.67% of the rank's trace).
+  (a launch into a full queue blocks the host in the launch call)"
 code 0 "table, none" "$DFSCOPE" gpu -q --only queue "$T/q.json"
 check "none said" grep -q '^  No stream held 1,024 or more launched kernels: the host never blocked on a full queue\.$' "$T/out"
 
