@@ -159,6 +159,19 @@ static const dfs_cli_option options[] = {
     DFS_OPTION("stragglers", 0, "N", DFS_OPT_SIZE,
                "stragglers: the N latest ranks of each step are late; at most N\nranks are named (default 2)",
                ARG(opt.straggler_candidates), .lo = 1, .hi = 1000000, .bad = "--stragglers takes a count of ranks, not"),
+    DFS_OPTION("launch-runtime", 0, "TIME", DFS_OPT_DURATION,
+               "launch outliers: a launch call longer than TIME is a runtime\n"
+               "outlier; a shorter one that outlasts its kernel launched a short\n"
+               "kernel (default 50us)",
+               ARG(opt.launch_runtime_ns)),
+    DFS_OPTION("launch-delay", 0, "TIME", DFS_OPT_DURATION,
+               "launch outliers: a kernel starting more than TIME after its\n"
+               "launch call ended is a delay outlier (default 100us)",
+               ARG(opt.launch_delay_ns)),
+    DFS_OPTION("queue-full", 0, "N", DFS_OPT_COUNT,
+               "queue: the time each stream holds at least N launched kernels\n"
+               "not yet started (default 1024)",
+               ARG(opt.queue_full), .lo = 1, .hi = 1e12, .bad = "--queue-full takes a count of kernels (1 or more), not"),
     DFS_OPTION("compat", 0, "hta", DFS_OPT_CHOICE,
                "hta: Holistic Trace Analysis' numbers (last profiler step dropped,\n"
                "times rounded to whole µs, its event selection); none: exact (default)",
@@ -178,11 +191,12 @@ const dfs_cli_command dfs_cmd_gpu = {
         "compute, other work), the kernel breakdown by type (computation, communication, memory\n"
         "and every overlap of them) and by name (the biggest names, the rest as \"others\"),\n"
         "the share of communication hidden under computation, why each stream idled (waiting for\n"
-        "the host, short gaps between kernels, other), the queue length of each stream, the\n"
-        "memory bandwidth per kind of copy and the launch statistics (CPU and GPU durations,\n"
-        "launch delays) and the GPU user annotations by name; with --only critical-path, the\n"
-        "critical path of a step and what bounds it (CPU, GPU kernels, launch and kernel-to-kernel\n"
-        "overhead); with --only sequences, the most frequent sequences of kernels operators launch;\n"
+        "the host, short gaps between kernels, other), the queue length of each stream (and the\n"
+        "time it was full), the memory bandwidth per kind of copy, the launch statistics (CPU and\n"
+        "GPU durations, launch delays, with HTA's outliers: short kernels, long launch calls, long\n"
+        "delays) and the GPU user annotations by name (and the kernels under each); with\n"
+        "--only critical-path, the critical path of a step and what bounds it (CPU, GPU kernels,\n"
+        "launch and kernel-to-kernel overhead); with --only sequences, the most frequent sequences of kernels operators launch;\n"
         "with --only stragglers, the ranks that start the collectives latest. By default the whole trace at ns precision; --compat hta gives Holistic Trace\n"
         "Analysis' numbers (docs/GPU.md).",
     .options = options,

@@ -15,16 +15,15 @@
 #include "output/csv.h"
 #include "output/escape.h"
 #include "output/format.h"
+#include "output/gpu_report_internal.h"
 #include "output/json.h"
 #include "util/shortest.h"
-
-static double us(int64_t ns) { return (double)ns / 1000.0; }
 
 static const char *const csv_file_names[DFS_GPU_CSV__COUNT] = {
     "temporal_breakdown.csv", "gpu_kernel_breakdown_0.csv", "gpu_kernel_breakdown_1.csv", "comm_comp_overlap.csv",
     "idle_time_breakdown_0.csv", "idle_time_breakdown_1.csv", "queue_length_summary.csv",
     "memory_bw_summary.csv", "gpu_user_annotation_breakdown.csv", "critical_path.csv", "cuda_kernel_sequences.csv",
-    "stragglers.csv"};
+    "stragglers.csv", "cuda_kernel_launch_outliers.csv", "queue_blocked.csv", "gpu_kernels_by_annotation.csv"};
 
 const char *dfs_gpu_csv_name(dfs_gpu_csv t) { return (unsigned)t < DFS_GPU_CSV__COUNT ? csv_file_names[t] : "?"; }
 
@@ -33,9 +32,10 @@ static unsigned section_of(dfs_gpu_csv t)
     return t == DFS_GPU_CSV_TEMPORAL                              ? DFS_GPU_SEC_TEMPORAL
            : t == DFS_GPU_CSV_OVERLAP                             ? DFS_GPU_SEC_OVERLAP
            : t == DFS_GPU_CSV_IDLE || t == DFS_GPU_CSV_IDLE_STATS ? DFS_GPU_SEC_IDLE
-           : t == DFS_GPU_CSV_QUEUE                               ? DFS_GPU_SEC_QUEUE
+           : t == DFS_GPU_CSV_QUEUE || t == DFS_GPU_CSV_QUEUE_BLOCKED ? DFS_GPU_SEC_QUEUE
+           : t == DFS_GPU_CSV_LAUNCH_OUTLIERS                     ? DFS_GPU_SEC_LAUNCH
            : t == DFS_GPU_CSV_MEMBW                               ? DFS_GPU_SEC_MEMBW
-           : t == DFS_GPU_CSV_ANNOTATIONS                         ? DFS_GPU_SEC_ANNOTATIONS
+           : t == DFS_GPU_CSV_ANNOTATIONS || t == DFS_GPU_CSV_ANNOTATED ? DFS_GPU_SEC_ANNOTATIONS
            : t == DFS_GPU_CSV_CRITICAL                            ? DFS_GPU_SEC_CRITICAL
            : t == DFS_GPU_CSV_SEQUENCES                           ? DFS_GPU_SEC_SEQUENCES
            : t == DFS_GPU_CSV_STRAGGLERS                          ? DFS_GPU_SEC_STRAGGLERS
@@ -50,8 +50,12 @@ bool dfs_gpu_csv_present(const dfs_gpu_result *r, dfs_gpu_csv t)
      * rank out */
     if (t == DFS_GPU_CSV_TEMPORAL || t == DFS_GPU_CSV_IDLE || t == DFS_GPU_CSV_IDLE_STATS)
         return r->semantics == DFS_GPU_HTA ? r->no_device == 0 : r->no_device < r->nranks;
-    if (t == DFS_GPU_CSV_ANNOTATIONS)
+    if (t == DFS_GPU_CSV_ANNOTATIONS || t == DFS_GPU_CSV_ANNOTATED)
         return r->annotated;
+    if (t == DFS_GPU_CSV_LAUNCH_OUTLIERS) /* new files only when they hold a row */
+        return gpu_has_launch_outliers(r);
+    if (t == DFS_GPU_CSV_QUEUE_BLOCKED)
+        return gpu_has_queue_blocked(r);
     if (t == DFS_GPU_CSV_MEMBW) { /* HTA writes none without copies (an empty one without bandwidths) */
         for (size_t i = 0; i < r->nranks; i++)
             if (r->ranks[i].memory_rows)
@@ -68,7 +72,7 @@ bool dfs_gpu_csv_present(const dfs_gpu_result *r, dfs_gpu_csv t)
 }
 
 /* A float as pandas writes it (Python's repr; NaN as an empty field), after a comma. */
-static void py_num(FILE *out, double v)
+void gpu_py_num(FILE *out, double v)
 {
     fputc(',', out);
     if (isfinite(v)) {
@@ -82,7 +86,7 @@ static void csv_describe(FILE *out, const dfs_gpu_stats *s)
 {
     double v[] = {(double)s->count, s->mean, s->std, s->min, s->p25, s->p50, s->p75, s->max};
     for (size_t i = 0; i < sizeof v / sizeof *v; i++)
-        py_num(out, v[i]);
+        gpu_py_num(out, v[i]);
     fputc('\n', out);
 }
 
@@ -97,9 +101,9 @@ static void csv_temporal(FILE *out, const dfs_gpu_result *r)
             continue;
         const dfs_gpu_temporal *t = &k->temporal;
         fprintf(out, "%zu,%lld", row++, (long long)k->rank);
-        py_num(out, us(t->idle_ns)), py_num(out, us(t->compute_ns)), py_num(out, us(t->non_compute_ns));
-        py_num(out, us(t->kernel_time_ns));
-        py_num(out, t->idle_pct), py_num(out, t->compute_pct), py_num(out, t->non_compute_pct);
+        gpu_py_num(out, gpu_us(t->idle_ns)), gpu_py_num(out, gpu_us(t->compute_ns)), gpu_py_num(out, gpu_us(t->non_compute_ns));
+        gpu_py_num(out, gpu_us(t->kernel_time_ns));
+        gpu_py_num(out, t->idle_pct), gpu_py_num(out, t->compute_pct), gpu_py_num(out, t->non_compute_pct);
         fputc('\n', out);
     }
 }
@@ -139,8 +143,8 @@ static void csv_types(FILE *out, const dfs_gpu_result *r)
         if (r->semantics == DFS_GPU_HTA && rows[i].sum_ns % 1000 == 0)
             fprintf(out, "%lld", (long long)(rows[i].sum_ns / 1000)); /* HTA's column is integral */
         else
-            py_num(out, us(rows[i].sum_ns));
-        py_num(out, rows[i].percentage);
+            gpu_py_num(out, gpu_us(rows[i].sum_ns));
+        gpu_py_num(out, rows[i].percentage);
         fputc('\n', out);
     }
     free(rows);
@@ -178,8 +182,8 @@ static void csv_names(FILE *out, const dfs_gpu_result *r)
         const dfs_gpu_name_row *k = refs[i].row;
         fprintf(out, "%zu,", i);
         dfs_csv_text(out, k->name);
-        py_num(out, us(k->sum_ns)), py_num(out, us(k->max_ns)), py_num(out, us(k->min_ns));
-        py_num(out, k->std_ns / 1000), py_num(out, k->mean_ns / 1000);
+        gpu_py_num(out, gpu_us(k->sum_ns)), gpu_py_num(out, gpu_us(k->max_ns)), gpu_py_num(out, gpu_us(k->min_ns));
+        gpu_py_num(out, k->std_ns / 1000), gpu_py_num(out, k->mean_ns / 1000);
         fprintf(out, ",%s,%lld\n", dfs_gpu_ktype_name(k->type), (long long)refs[i].rank);
     }
     free(refs);
@@ -191,7 +195,7 @@ static void csv_overlap(FILE *out, const dfs_gpu_result *r)
     size_t row = 0;
     for (size_t i = 0; i < r->nranks; i++) { /* a rank without device work: no value, as HTA */
         fprintf(out, "%zu,%lld", row++, (long long)r->ranks[i].rank);
-        py_num(out, r->ranks[i].overlap_pct);
+        gpu_py_num(out, r->ranks[i].overlap_pct);
         fputc('\n', out);
     }
 }
@@ -204,7 +208,7 @@ static void csv_idle(FILE *out, const dfs_gpu_result *r)
             const dfs_gpu_idle_row *d = &r->ranks[i].idle[j];
             fprintf(out, "%zu,%lld,%lld,%s", j, (long long)r->ranks[i].rank, (long long)d->stream,
                     dfs_gpu_idle_cat_name(d->category));
-            py_num(out, d->idle_us), py_num(out, d->ratio);
+            gpu_py_num(out, d->idle_us), gpu_py_num(out, d->ratio);
             fputc('\n', out);
         }
 }
@@ -217,9 +221,9 @@ static void csv_idle_stats(FILE *out, const dfs_gpu_result *r)
             const dfs_gpu_idle_row *d = &r->ranks[i].idle[j];
             fprintf(out, "%s,%lld,%lld", dfs_gpu_idle_cat_name(d->category), (long long)r->ranks[i].rank,
                     (long long)d->stream);
-            py_num(out, (double)d->count), py_num(out, d->mean_us), py_num(out, d->std_us);
-            py_num(out, d->min_us), py_num(out, d->p25_us), py_num(out, d->p50_us), py_num(out, d->p75_us);
-            py_num(out, d->max_us);
+            gpu_py_num(out, (double)d->count), gpu_py_num(out, d->mean_us), gpu_py_num(out, d->std_us);
+            gpu_py_num(out, d->min_us), gpu_py_num(out, d->p25_us), gpu_py_num(out, d->p50_us), gpu_py_num(out, d->p75_us);
+            gpu_py_num(out, d->max_us);
             fputc('\n', out);
         }
 }
@@ -266,8 +270,8 @@ static void csv_annotations(FILE *out, const dfs_gpu_result *r)
             const dfs_gpu_name_row *k = &r->ranks[i].annotations[j];
             fprintf(out, "%zu,", row++);
             dfs_csv_text(out, k->name);
-            py_num(out, us(k->sum_ns)), py_num(out, us(k->max_ns)), py_num(out, us(k->min_ns));
-            py_num(out, k->std_ns / 1000), py_num(out, k->mean_ns / 1000);
+            gpu_py_num(out, gpu_us(k->sum_ns)), gpu_py_num(out, gpu_us(k->max_ns)), gpu_py_num(out, gpu_us(k->min_ns));
+            gpu_py_num(out, k->std_ns / 1000), gpu_py_num(out, k->mean_ns / 1000);
             fprintf(out, ",%lld\n", (long long)r->ranks[i].rank);
         }
 }
@@ -281,7 +285,7 @@ static void launch_rows(FILE *out, const dfs_gpu_launch_stats *l, const char *pr
         for (int k = 0; k < 4; k++) {
             const dfs_gpu_stats *s = c[k];
             double v[] = {(double)s->count, s->mean, s->std, s->min, s->p25, s->p50, s->p75, s->max};
-            py_num(out, v[row]);
+            gpu_py_num(out, v[row]);
         }
         fputc('\n', out);
     }
@@ -316,7 +320,7 @@ static void csv_critical(FILE *out, const dfs_gpu_result *r)
             fprintf(out, "%zu,%lld,", row++, (long long)r->ranks[i].rank);
             dfs_csv_text(out, c->window);
             fprintf(out, ",%s", dfs_gpu_cp_class_name(k));
-            py_num(out, us(c->class_ns[k])), py_num(out, c->class_pct[k]);
+            gpu_py_num(out, gpu_us(c->class_ns[k])), gpu_py_num(out, c->class_pct[k]);
             fprintf(out, ",%llu\n", (unsigned long long)c->class_edges[k]);
         }
     }
@@ -333,7 +337,7 @@ static void csv_sequences(FILE *out, const dfs_gpu_result *r)
             fprintf(out, "%zu,", row++);
             dfs_csv_text(out, s->pattern);
             fprintf(out, ",%llu", (unsigned long long)s->count);
-            py_num(out, us(s->gpu_ns)), py_num(out, us(s->cpu_ns));
+            gpu_py_num(out, gpu_us(s->gpu_ns)), gpu_py_num(out, gpu_us(s->cpu_ns));
             fprintf(out, ",%lld\n", (long long)r->ranks[i].rank);
         }
 }
@@ -366,6 +370,9 @@ void dfs_gpu_write_csv(FILE *out, const dfs_gpu_result *r, dfs_gpu_csv t)
     case DFS_GPU_CSV_CRITICAL: csv_critical(out, r); break;
     case DFS_GPU_CSV_SEQUENCES: csv_sequences(out, r); break;
     case DFS_GPU_CSV_STRAGGLERS: csv_stragglers(out, r); break;
+    case DFS_GPU_CSV_LAUNCH_OUTLIERS: gpu_csv_launch_outliers(out, r); break;
+    case DFS_GPU_CSV_QUEUE_BLOCKED: gpu_csv_queue_blocked(out, r); break;
+    case DFS_GPU_CSV_ANNOTATED: gpu_csv_annotated(out, r); break;
     default: break;
     }
 }
@@ -422,8 +429,8 @@ static void json_spread(dfs_jw *w, const dfs_gpu_result *r)
         return;
     dfs_jw_object(w, "across_ranks");
     dfs_jw_uint(w, "ranks", x.n);
-    json_extreme(w, "slowest_span_us", x.slowest, us(x.slowest->temporal.kernel_time_ns));
-    json_extreme(w, "fastest_span_us", x.fastest, us(x.fastest->temporal.kernel_time_ns));
+    json_extreme(w, "slowest_span_us", x.slowest, gpu_us(x.slowest->temporal.kernel_time_ns));
+    json_extreme(w, "fastest_span_us", x.fastest, gpu_us(x.fastest->temporal.kernel_time_ns));
     json_extreme(w, "min_idle_pct", x.idle_lo, x.idle_lo->temporal.idle_pct);
     json_extreme(w, "max_idle_pct", x.idle_hi, x.idle_hi->temporal.idle_pct);
     json_extreme(w, "min_compute_pct", x.comp_lo, x.comp_lo->temporal.compute_pct);
@@ -474,9 +481,9 @@ static void json_names(dfs_jw *w, const char *key, const dfs_gpu_name_row *rows,
         if (typed)
             dfs_jw_cstr(w, "kernel_type", dfs_gpu_ktype_name(x->type));
         dfs_jw_uint(w, "count", x->count);
-        dfs_jw_double(w, "sum_us", us(x->sum_ns));
-        dfs_jw_double(w, "max_us", us(x->max_ns));
-        dfs_jw_double(w, "min_us", us(x->min_ns));
+        dfs_jw_double(w, "sum_us", gpu_us(x->sum_ns));
+        dfs_jw_double(w, "max_us", gpu_us(x->max_ns));
+        dfs_jw_double(w, "min_us", gpu_us(x->min_ns));
         dfs_jw_double(w, "stddev_us", x->std_ns / 1000);
         dfs_jw_double(w, "mean_us", x->mean_ns / 1000);
         dfs_jw_end(w);
@@ -490,15 +497,15 @@ static void json_cpath(dfs_jw *w, const dfs_gpu_cpath *c)
     dfs_jw_cstr(w, "status", c->status == DFS_GPU_CP_OK ? "ok" : dfs_gpu_cp_status_text(c->status));
     if (c->window) {
         dfs_jw_cstr(w, "window", c->window);
-        dfs_jw_double(w, "window_start_us", us(c->start_ns));
-        dfs_jw_double(w, "window_end_us", us(c->end_ns));
+        dfs_jw_double(w, "window_start_us", gpu_us(c->start_ns));
+        dfs_jw_double(w, "window_end_us", gpu_us(c->end_ns));
         dfs_jw_uint(w, "events", c->events);
         dfs_jw_uint(w, "graph_nodes", c->graph_nodes);
         dfs_jw_uint(w, "graph_edges", c->edges);
     }
     if (c->status == DFS_GPU_CP_OK) {
         dfs_jw_uint(w, "path_nodes", c->path_nodes);
-        dfs_jw_double(w, "length_us", us(c->length_ns));
+        dfs_jw_double(w, "length_us", gpu_us(c->length_ns));
         dfs_jw_array(w, "bound_by");
         for (int i = 0; i < DFS_GPU_CP_CLASSES; i++) {
             if (!c->class_edges[i])
@@ -506,7 +513,7 @@ static void json_cpath(dfs_jw *w, const dfs_gpu_cpath *c)
             dfs_jw_object(w, NULL);
             dfs_jw_cstr(w, "class", i == DFS_GPU_CP_DEPENDENCY ? "dependency" : dfs_gpu_cp_class_name(i));
             dfs_jw_uint(w, "edges", c->class_edges[i]);
-            dfs_jw_double(w, "duration_us", us(c->class_ns[i]));
+            dfs_jw_double(w, "duration_us", gpu_us(c->class_ns[i]));
             dfs_jw_double(w, "pct", c->class_pct[i]);
             dfs_jw_end(w);
         }
@@ -529,8 +536,8 @@ static void json_sequences(dfs_jw *w, const dfs_gpu_rank *k)
         dfs_jw_cstr(w, "pattern", s->pattern);
         dfs_jw_uint(w, "kernels", s->kernels);
         dfs_jw_uint(w, "count", s->count);
-        dfs_jw_double(w, "gpu_us", us(s->gpu_ns));
-        dfs_jw_double(w, "cpu_us", us(s->cpu_ns));
+        dfs_jw_double(w, "gpu_us", gpu_us(s->gpu_ns));
+        dfs_jw_double(w, "cpu_us", gpu_us(s->cpu_ns));
         dfs_jw_end(w);
     }
     dfs_jw_end(w);
@@ -558,10 +565,10 @@ static void json_rank(dfs_jw *w, const dfs_gpu_result *r, const dfs_gpu_rank *k)
     if (r->sections & DFS_GPU_SEC_TEMPORAL) {
         const dfs_gpu_temporal *t = &k->temporal;
         dfs_jw_object(w, "temporal");
-        dfs_jw_double(w, "idle_us", us(t->idle_ns));
-        dfs_jw_double(w, "compute_us", us(t->compute_ns));
-        dfs_jw_double(w, "non_compute_us", us(t->non_compute_ns));
-        dfs_jw_double(w, "kernel_time_us", us(t->kernel_time_ns));
+        dfs_jw_double(w, "idle_us", gpu_us(t->idle_ns));
+        dfs_jw_double(w, "compute_us", gpu_us(t->compute_ns));
+        dfs_jw_double(w, "non_compute_us", gpu_us(t->non_compute_ns));
+        dfs_jw_double(w, "kernel_time_us", gpu_us(t->kernel_time_ns));
         dfs_jw_double(w, "idle_pct", t->idle_pct);
         dfs_jw_double(w, "compute_pct", t->compute_pct);
         dfs_jw_double(w, "non_compute_pct", t->non_compute_pct);
@@ -572,7 +579,7 @@ static void json_rank(dfs_jw *w, const dfs_gpu_result *r, const dfs_gpu_rank *k)
         for (size_t i = 0; i < k->ntypes; i++) {
             dfs_jw_object(w, NULL);
             dfs_jw_cstr(w, "kernel_type", dfs_gpu_mask_label(k->types[i].mask, label, sizeof label));
-            dfs_jw_double(w, "sum_us", us(k->types[i].sum_ns));
+            dfs_jw_double(w, "sum_us", gpu_us(k->types[i].sum_ns));
             dfs_jw_double(w, "percentage", k->types[i].percentage);
             dfs_jw_end(w);
         }
@@ -590,6 +597,7 @@ static void json_rank(dfs_jw *w, const dfs_gpu_result *r, const dfs_gpu_rank *k)
             dfs_jw_end(w);
         }
         dfs_jw_end(w);
+        gpu_json_queue_blocked(w, k);
     }
     if (r->sections & DFS_GPU_SEC_LAUNCH) {
         const dfs_gpu_launch_stats *l = &k->launch;
@@ -598,10 +606,13 @@ static void json_rank(dfs_jw *w, const dfs_gpu_result *r, const dfs_gpu_rank *k)
         json_stats(w, "cpu_duration_", "_us", &l->cpu_us, false);
         json_stats(w, "gpu_duration_", "_us", &l->gpu_us, false);
         json_stats(w, "launch_delay_", "_us", &l->delay_us, false);
+        gpu_json_launch_outliers(w, l);
         dfs_jw_end(w);
     }
-    if (r->sections & DFS_GPU_SEC_ANNOTATIONS)
+    if (r->sections & DFS_GPU_SEC_ANNOTATIONS) {
         json_names(w, "annotations", k->annotations, k->nannotations, false);
+        gpu_json_annotated(w, k);
+    }
     if (r->sections & DFS_GPU_SEC_MEMBW) {
         dfs_jw_array(w, "memory_bw");
         for (size_t i = 0; i < k->nmembw; i++) {
@@ -679,7 +690,7 @@ void dfs_gpu_write_json(FILE *out, const dfs_gpu_result *r)
 
 /* ---- table ---- */
 
-static const char *pct(char *buf, size_t n, double v)
+const char *gpu_pct(char *buf, size_t n, double v)
 {
     if (!isfinite(v))
         snprintf(buf, n, "n/a");
@@ -703,9 +714,9 @@ static void text_temporal(FILE *out, const dfs_gpu_result *r)
         const dfs_gpu_temporal *t = &k->temporal;
         fprintf(out, "  %6lld  %12s  %12s %8s  %12s %8s  %12s %8s\n", (long long)k->rank,
                 dfs_fmt_duration(a, sizeof a, t->kernel_time_ns), dfs_fmt_duration(b, sizeof b, t->idle_ns),
-                pct(p1, sizeof p1, t->idle_pct), dfs_fmt_duration(c, sizeof c, t->compute_ns),
-                pct(p2, sizeof p2, t->compute_pct), dfs_fmt_duration(d, sizeof d, t->non_compute_ns),
-                pct(p3, sizeof p3, t->non_compute_pct));
+                gpu_pct(p1, sizeof p1, t->idle_pct), dfs_fmt_duration(c, sizeof c, t->compute_ns),
+                gpu_pct(p2, sizeof p2, t->compute_pct), dfs_fmt_duration(d, sizeof d, t->non_compute_ns),
+                gpu_pct(p3, sizeof p3, t->non_compute_pct));
     }
 }
 
@@ -733,7 +744,7 @@ static void text_headline(FILE *out, const dfs_gpu_result *r)
     fprintf(out, "%s %lld: the device idles %.1f%% of its %s span (%s idle, %s computing).\n",
             r->nranks > 1 ? "Most idle, rank" : "Rank", (long long)worst->rank, t->idle_pct,
             dfs_fmt_duration(a, sizeof a, t->kernel_time_ns), dfs_fmt_duration(b, sizeof b, t->idle_ns),
-            pct((char[16]){0}, 16, t->compute_pct));
+            gpu_pct((char[16]){0}, 16, t->compute_pct));
 }
 
 /* Biggest total first; "others" after the names it gathers; then by name. */
@@ -752,7 +763,7 @@ static void text_kernels(FILE *out, const dfs_gpu_rank *k, size_t limit)
             (long long)k->rank);
     for (size_t i = 0; i < k->ntypes; i++)
         fprintf(out, "  %-58s %12s %8s\n", dfs_gpu_mask_label(k->types[i].mask, label, sizeof label),
-                dfs_fmt_duration(a, sizeof a, k->types[i].sum_ns), pct(p, sizeof p, k->types[i].percentage));
+                dfs_fmt_duration(a, sizeof a, k->types[i].sum_ns), gpu_pct(p, sizeof p, k->types[i].percentage));
     fprintf(out, "Rank %lld, kernels by name (the biggest of each type; \"others\" groups the rest):\n",
             (long long)k->rank);
     fprintf(out, "  %-14s %12s %8s %12s  %s\n", "type", "total", "count", "mean", "name");
@@ -818,7 +829,7 @@ static void text_idle(FILE *out, const dfs_gpu_rank *k)
         bool gaps = d->count > 0;
         fprintf(out, "  %8lld  %-12s %12s %8s %8llu %12s %12s\n", (long long)d->stream,
                 dfs_gpu_idle_cat_name(d->category), dfs_fmt_duration(a, sizeof a, (int64_t)llround(d->idle_us * 1000)),
-                isfinite(d->ratio) ? pct(p, sizeof p, 100 * d->ratio) : "n/a", (unsigned long long)d->count,
+                isfinite(d->ratio) ? gpu_pct(p, sizeof p, 100 * d->ratio) : "n/a", (unsigned long long)d->count,
                 gaps ? dfs_fmt_duration(b, sizeof b, (int64_t)llround(d->p50_us * 1000)) : "-",
                 gaps ? dfs_fmt_duration(c, sizeof c, (int64_t)llround(d->max_us * 1000)) : "-");
     }
@@ -829,7 +840,7 @@ static void text_idle(FILE *out, const dfs_gpu_rank *k)
         }
 }
 
-static void text_queue(FILE *out, const dfs_gpu_rank *k)
+static void text_queue(FILE *out, const dfs_gpu_result *r, const dfs_gpu_rank *k)
 {
     fprintf(out, "\nRank %lld, queue length per stream (kernels launched, not yet started; at each launch and start):\n",
             (long long)k->rank);
@@ -837,6 +848,7 @@ static void text_queue(FILE *out, const dfs_gpu_rank *k)
         fprintf(out, "  n/a: no launch call of the trace has its device work in it\n");
         return;
     }
+    gpu_text_queue_blocked(out, r, k);
     fprintf(out, "  %8s %10s %8s %8s %8s\n", "stream", "samples", "mean", "median", "max");
     for (size_t i = 0; i < k->nqueue; i++) {
         const dfs_gpu_stats *q = &k->queue[i].s;
@@ -883,6 +895,7 @@ static void text_annotations(FILE *out, const dfs_gpu_rank *k, size_t limit)
     if (limit && k->nannotations > limit)
         fprintf(out, "  (%zu more names: --format json or csv for all)\n", k->nannotations - limit);
     free(by_sum);
+    gpu_text_annotated(out, k, limit);
 }
 
 static void text_launch(FILE *out, const dfs_gpu_rank *k)
@@ -893,6 +906,7 @@ static void text_launch(FILE *out, const dfs_gpu_rank *k)
         fprintf(out, "  n/a: no launch call of the list has its device work in the trace\n");
         return;
     }
+    gpu_text_launch_findings(out, k);
     const dfs_gpu_stats *c[3] = {&l->cpu_us, &l->gpu_us, &l->delay_us};
     static const char *const what[3] = {"launch call (CPU)", "device work (GPU)", "launch delay"};
     fprintf(out, "  %llu launches; %-18s %12s %12s %12s\n", (unsigned long long)l->cpu_us.count, "", "mean", "median",
@@ -903,6 +917,7 @@ static void text_launch(FILE *out, const dfs_gpu_rank *k)
                 dfs_fmt_duration(b, sizeof b, (int64_t)llround(c[i]->p50 * 1000)),
                 dfs_fmt_duration(d, sizeof d, (int64_t)llround(c[i]->max * 1000)));
     }
+    gpu_text_launch_worst(out, k);
 }
 
 /* The finding of each rank's critical path: its length and where its time goes. */
@@ -925,9 +940,9 @@ static void text_cpath_headline(FILE *out, const dfs_gpu_result *r)
         dfs_term_puts(out, *c->window ? c->window : "the whole trace");
         fprintf(out, " is %s: %s on the GPU (kernels, copies), %s on the CPU, %s launch and kernel-to-kernel overhead.\n",
                 dfs_fmt_duration(a, sizeof a, c->length_ns),
-                pct(gpu, sizeof gpu, p[DFS_GPU_CP_COMPUTE] + p[DFS_GPU_CP_COMMUNICATION]),
-                pct(cpu, sizeof cpu, p[DFS_GPU_CP_CPU]),
-                pct(over, sizeof over, p[DFS_GPU_CP_LAUNCH] + p[DFS_GPU_CP_KERNEL_KERNEL]));
+                gpu_pct(gpu, sizeof gpu, p[DFS_GPU_CP_COMPUTE] + p[DFS_GPU_CP_COMMUNICATION]),
+                gpu_pct(cpu, sizeof cpu, p[DFS_GPU_CP_CPU]),
+                gpu_pct(over, sizeof over, p[DFS_GPU_CP_LAUNCH] + p[DFS_GPU_CP_KERNEL_KERNEL]));
     }
 }
 
@@ -952,7 +967,7 @@ static void text_cpath(FILE *out, const dfs_gpu_rank *k)
             continue;
         char p[16];
         fprintf(out, "  %-26s %-28s %12s %8s %8llu\n", cp_words[i], i ? dfs_gpu_cp_class_name(i) : "\"\"",
-                dfs_fmt_duration(a, sizeof a, c->class_ns[i]), pct(p, sizeof p, c->class_pct[i]),
+                dfs_fmt_duration(a, sizeof a, c->class_ns[i]), gpu_pct(p, sizeof p, c->class_pct[i]),
                 (unsigned long long)c->class_edges[i]);
     }
 }
@@ -1046,7 +1061,7 @@ void dfs_gpu_write_text(FILE *out, const dfs_gpu_result *r, size_t names)
             char p[16];
             if (k->device_rows)
                 fprintf(out, "  rank %lld: %s\n", (long long)k->rank,
-                        k->has_comm ? pct(p, sizeof p, k->overlap_pct) : "n/a (no communication kernels)");
+                        k->has_comm ? gpu_pct(p, sizeof p, k->overlap_pct) : "n/a (no communication kernels)");
         }
     }
     if (r->sections & DFS_GPU_SEC_KERNELS)
@@ -1060,7 +1075,7 @@ void dfs_gpu_write_text(FILE *out, const dfs_gpu_result *r, size_t names)
     if (r->sections & DFS_GPU_SEC_QUEUE)
         for (size_t i = 0; i < r->nranks; i++)
             if (r->ranks[i].device_rows)
-                text_queue(out, &r->ranks[i]);
+                text_queue(out, r, &r->ranks[i]);
     if (r->sections & DFS_GPU_SEC_MEMBW)
         for (size_t i = 0; i < r->nranks; i++)
             if (r->ranks[i].device_rows)
@@ -1073,6 +1088,8 @@ void dfs_gpu_write_text(FILE *out, const dfs_gpu_result *r, size_t names)
         for (size_t i = 0; i < r->nranks; i++)
             if (r->ranks[i].device_rows)
                 text_annotations(out, &r->ranks[i], names);
+    if (r->sections == DFS_GPU_SEC_ANNOTATIONS && !r->annotated) /* asked for alone: said why it is empty */
+        fprintf(out, "\nNo GPU user annotation (gpu_user_annotation event) in the traces: no kernel to attribute to one.\n");
     if (r->sections & DFS_GPU_SEC_CRITICAL)
         for (size_t i = 0; i < r->nranks; i++)
             text_cpath(out, &r->ranks[i]);

@@ -22,6 +22,9 @@ typedef enum dfs_gpu_csv {
     DFS_GPU_CSV_CRITICAL,     /* critical_path.csv (HTA prints its summary; the columns are ours) */
     DFS_GPU_CSV_SEQUENCES,    /* cuda_kernel_sequences.csv (HTA's columns, and the rank) */
     DFS_GPU_CSV_STRAGGLERS,   /* stragglers.csv (HTA returns a list of ranks; the columns are ours) */
+    DFS_GPU_CSV_LAUNCH_OUTLIERS, /* cuda_kernel_launch_outliers.csv (HTA plots them; the columns are ours) */
+    DFS_GPU_CSV_QUEUE_BLOCKED,   /* queue_blocked.csv (HTA's columns of its blocked-time table) */
+    DFS_GPU_CSV_ANNOTATED,       /* gpu_kernels_by_annotation.csv (the columns are ours) */
     DFS_GPU_CSV__COUNT
 } dfs_gpu_csv;
 

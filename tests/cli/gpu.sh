@@ -79,7 +79,7 @@ check "overlap in the table" grep -q 'rank 0: 50.00%' "$T/out"
 code 0 "only temporal" "$DFSCOPE" gpu -q --only temporal --format json "$T/a.json"
 check "only temporal: no kernels" test "$(field "sorted(d['ranks'][0].keys())")" = "['device_rows', 'file', 'rank', 'rows', 'temporal']"
 code 0 "csv dir" "$DFSCOPE" gpu -q --compat hta --format csv -o "$T/csv" "$T/a.json"
-check "ten csv files" test "$(ls "$T/csv" | wc -l)" = 10
+check "eleven csv files (ten of HTA's, the kernels per annotation)" test "$(ls "$T/csv" | wc -l)" = 11
 check "launch statistics of rank 0" test "$(sed -n 2p "$T/csv/cuda_kernel_launch_stats_describe_0.csv")" = "count,5.0,5.0,5.0,5.0"
 check "temporal csv as HTA's" test "$(sed -n 2p "$T/csv/temporal_breakdown.csv")" = "0,0,10.0,50.0,30.0,90.0,11.11,55.56,33.33"
 check "names csv quotes a name with a comma" sh -c "grep -q '\"Memcpy' '$T/csv/gpu_kernel_breakdown_1.csv' || grep -q '^3,Memcpy HtoD (Pageable -> Device),' '$T/csv/gpu_kernel_breakdown_1.csv'"

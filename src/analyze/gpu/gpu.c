@@ -42,7 +42,8 @@ void dfs_gpu_options_init(dfs_gpu_options *o)
 {
     *o = (dfs_gpu_options){.semantics = DFS_GPU_EXACT, .sections = DFS_GPU_SEC_ALL, .top_names = 10,
                            .name_share = 0.8, .kernel_wait_ns = 30000, .cp_annotation = "ProfilerStep",
-                           .seq_operator = "", .seq_min_len = 3, .straggler_candidates = 2};
+                           .seq_operator = "", .seq_min_len = 3, .straggler_candidates = 2,
+                           .launch_runtime_ns = 50000, .launch_delay_ns = 100000, .queue_full = 1024};
 }
 
 enum { NSECTIONS = 11 };
@@ -399,7 +400,7 @@ static bool add_work(const rank_rows *rr, size_t i, size_t times, work_vec *out)
     size_t n = 0;
     const char *name = r->name ? dfs_str_get(rr->run, r->name, &n) : "";
     gpu_work w = {.ts = r->ts, .end = r->ts + r->dur, .name = name, .name_len = n, .stream = r->stream,
-                  .queued = dfs_gpu_timed_work(kind), .corr = r->corr, .bw = r->bw};
+                  .queued = dfs_gpu_timed_work(kind), .corr = r->corr, .bw = r->bw, .pid = r->pid, .tid = r->tid};
     w.type = hta ? dfs_gpu_ktype_hta(name, n) : dfs_gpu_ktype_of(kind, name, n);
     size_t p = rr->partner[i];
     if (p != GPU_NO_ROW && times_kept(rr, p) > 0)
@@ -482,7 +483,8 @@ static bool add_annotation(const rank_rows *rr, size_t i, size_t times, work_vec
         return true;
     size_t n = 0;
     const char *name = r->name ? dfs_str_get(rr->run, r->name, &n) : "";
-    gpu_work w = {.ts = r->ts, .end = r->ts + r->dur, .name = name, .name_len = n};
+    gpu_work w = {.ts = r->ts, .end = r->ts + r->dur, .name = name, .name_len = n, .pid = r->pid, .tid = r->tid,
+                  .order = rr->filter && !rr->device[i] ? rr->n + i : i};
     for (size_t k = 0; k < times; k++)
         if (!dfs_vec_push(out, w))
             return false;
@@ -550,6 +552,19 @@ static bool trees_and_paths(dfs_gpu *g, const rank_rows *rr, dfs_gpu_rank *out)
     return ok;
 }
 
+/* The rank's extent: its earliest start, latest start and latest end (the queue's blocked time is
+ * relative to it). */
+static void note_extent(dfs_gpu_rank *out, const gpu_row *r, bool first)
+{
+    if (first) {
+        out->first_ts = out->last_ts = r->ts, out->last_end = r->ts + r->dur;
+        return;
+    }
+    out->first_ts = r->ts < out->first_ts ? r->ts : out->first_ts;
+    out->last_ts = r->ts > out->last_ts ? r->ts : out->last_ts;
+    out->last_end = r->ts + r->dur > out->last_end ? r->ts + r->dur : out->last_end;
+}
+
 static bool measure_rank(dfs_gpu *g, const dfs_run *run, gpu_row *r, size_t n, bool filter, uint64_t first,
                          dfs_gpu_rank *out)
 {
@@ -569,6 +584,8 @@ static bool measure_rank(dfs_gpu *g, const dfs_run *run, gpu_row *r, size_t n, b
     for (size_t i = 0; ok && i < n; i++) {
         size_t times = times_kept(&rr, i);
         out->rows += times;
+        if (times)
+            note_extent(out, &r[i], out->rows == times);
         ok = add_work(&rr, i, times, &w) && add_launch(&rr, i, times, &l) && add_host(&rr, i, times, &h) &&
              add_annotation(&rr, i, times, &a);
     }
@@ -583,9 +600,9 @@ static bool measure_rank(dfs_gpu *g, const dfs_run *run, gpu_row *r, size_t n, b
     if (ok && w.n && (g->opt.sections & DFS_GPU_SEC_MEMBW))
         ok = gpu_membw(&g->opt, w.v, w.n, out, &g->keep);
     if (ok && (g->opt.sections & DFS_GPU_SEC_LAUNCH))
-        ok = gpu_launch_stats(h.v, h.n, w.v, w.n, out);
+        ok = gpu_launch_stats(&g->opt, h.v, h.n, w.v, w.n, out, &g->keep);
     if (ok && (g->opt.sections & DFS_GPU_SEC_ANNOTATIONS))
-        ok = gpu_annotations(&g->opt, a.v, a.n, out, &g->keep);
+        ok = gpu_annotations(&g->opt, a.v, a.n, w.v, w.n, out, &g->keep);
     if (ok && (g->opt.sections & (DFS_GPU_SEC_CRITICAL | DFS_GPU_SEC_SEQUENCES | DFS_GPU_SEC_STRAGGLERS)))
         ok = trees_and_paths(g, &rr, out);
     dfs_vec_free(&a);

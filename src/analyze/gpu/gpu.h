@@ -4,8 +4,9 @@
  * device), the kernel breakdown by type (with every overlap of computation, communication and
  * memory work) and by name (the biggest names, the rest as "others"), the overlap of
  * communication with computation, the idle time of each stream by cause, the length of each
- * stream's queue of launched kernels, the memory bandwidth per kind of copy, and the launch
- * statistics (CPU and GPU durations, launch delays), and the GPU user annotations by name; on
+ * stream's queue of launched kernels (and the time it was full), the memory bandwidth per kind of
+ * copy, the launch statistics (CPU and GPU durations, launch delays) with HTA's outlier classes,
+ * and the GPU user annotations by name with the kernels under each; on
  * request, the critical path of a window (gpu_cpath.c), the frequent kernel sequences (gpu_seq.c)
  * and straggler detection across ranks (gpu_strag.c). Two semantics:
  *   - exact (default): the whole trace at integer-ns precision; device work is what the shared
@@ -14,8 +15,8 @@
  *     fractional timestamps to whole µs, its event selection (any row with a numeric stream) and
  *     its name rules, so that every number equals HTA's.
  * All times of the result are ns (whole µs times 1000 under hta). The analysis keeps the complete
- * events of every input with a category (96 bytes each) and, per rank, its device work (88 bytes
- * each) and the critical path's graph (about 500 bytes per event of its window, skipped above
+ * events of every input with a category (96 bytes each) and, per rank, its device work (104 bytes
+ * each; the launch outliers 48 bytes per launch of each class, kept) and the critical path's graph (about 500 bytes per event of its window, skipped above
  * DFS_GPU_CP_MAX_EVENTS); time O(n log n) per rank.
  * Docs: docs/GPU.md. */
 #ifndef DFS_GPU_H
@@ -61,6 +62,12 @@ typedef struct dfs_gpu_options {
     size_t seq_min_len;        /* ...that launched at least this many kernels (3) */
     size_t straggler_candidates; /* stragglers: the latest this many ranks of each step are late,
                                     and at most this many ranks are named (2) */
+    int64_t launch_runtime_ns; /* launch outliers: a launch call longer than this is a runtime
+                                  outlier; one at most this long, longer than its kernel, launched a
+                                  short kernel (50 µs) */
+    int64_t launch_delay_ns;   /* ...a launch delay longer than this is a delay outlier (100 µs) */
+    uint64_t queue_full;       /* queue: a stream whose queue holds at least this many launches
+                                  blocks its host (1024) */
 } dfs_gpu_options;
 
 void dfs_gpu_options_init(dfs_gpu_options *o);
@@ -120,6 +127,15 @@ typedef struct dfs_gpu_queue_row {
     dfs_gpu_stats s;
 } dfs_gpu_queue_row;
 
+/* The time a stream's queue length was at or above the full-queue threshold (from each sample at or
+ * above it to the next sample), and that time's share of the rank's trace duration (NaN when that
+ * is 0). */
+typedef struct dfs_gpu_queue_blocked {
+    int64_t stream;
+    int64_t blocked_ns;
+    double relative;     /* a fraction */
+} dfs_gpu_queue_blocked;
+
 /* The memory bandwidth of one kind of copy (Memcpy HtoD, Memset, ...): the bandwidth in use by
  * copies of that kind, sampled at every copy's start and end while above 0 (GB/s, as the trace's
  * args say), summarised with pandas' describe(). */
@@ -131,9 +147,48 @@ typedef struct dfs_gpu_membw_row {
 /* Per launched kernel (a launch call and a device event of its correlation): the correlation, the
  * call's duration (cpu), the device event's (gpu) and the delay from the call's end to the device
  * event's start (0 when it started before), µs. */
+/* HTA's three classes of launched kernels: short (a launch call at most the runtime threshold and
+ * longer than its kernel), runtime outliers (a call longer than the runtime threshold) and delay
+ * outliers (a launch delay longer than the delay threshold). A launch can be in two classes. */
+typedef enum dfs_gpu_outlier_class {
+    DFS_GPU_OUT_SHORT, DFS_GPU_OUT_RUNTIME, DFS_GPU_OUT_DELAY, DFS_GPU_OUT_CLASSES
+} dfs_gpu_outlier_class;
+/* "short", "runtime", "delay". */
+const char *dfs_gpu_outlier_class_name(dfs_gpu_outlier_class c);
+
+/* One launched kernel of an outlier class: its device event's name, its correlation, the launch
+ * call's start (as in the trace) and the three durations. */
+typedef struct dfs_gpu_launch_outlier {
+    const char *name;
+    int64_t corr, launch_ts;
+    int64_t cpu_ns, gpu_ns, delay_ns;
+} dfs_gpu_launch_outlier;
+
+/* The launches of one class: how many, the time at stake (the sum of the class's measure: the
+ * calls' durations for short and runtime, the delays for delay) and every one of them, the worst
+ * first (by the measure, then correlation, then start). */
+typedef struct dfs_gpu_outlier_set {
+    uint64_t count;
+    int64_t total_ns;
+    dfs_gpu_launch_outlier *rows;
+} dfs_gpu_outlier_set;
+
 typedef struct dfs_gpu_launch_stats {
     dfs_gpu_stats correlation, cpu_us, gpu_us, delay_us;
+    int64_t runtime_ns, delay_ns; /* the thresholds the classes used */
+    dfs_gpu_outlier_set outliers[DFS_GPU_OUT_CLASSES];
 } dfs_gpu_launch_stats;
+
+/* The worst launches of a class the table and JSON show; CSV has all. */
+#define DFS_GPU_OUTLIERS_SHOWN 5
+
+/* The kernels attributed to one GPU user annotation name (each kernel to the shortest annotation
+ * of its device lane that overlaps it), or to none (name NULL). */
+typedef struct dfs_gpu_annotated {
+    const char *name;
+    uint64_t kernels;
+    int64_t kernel_ns;
+} dfs_gpu_annotated;
 
 /* What bounds the critical path, by what each of its edges is: a host event's own time (cpu),
  * a communication kernel's, another kernel's or copy's (compute), the gap between two kernels of
@@ -209,6 +264,11 @@ typedef struct dfs_gpu_rank {
     size_t nidle;
     dfs_gpu_queue_row *queue; /* streams ascending */
     size_t nqueue;
+    dfs_gpu_queue_blocked *blocked; /* streams that reached the threshold, ascending (hta: HTA's one
+                                       row, the last of them) */
+    size_t nblocked;
+    uint64_t queue_full;      /* the threshold */
+    int64_t first_ts, last_ts, last_end; /* the rank's events: earliest start, latest start and end */
     dfs_gpu_membw_row *membw; /* kinds in code-point order */
     size_t nmembw;
     uint64_t memory_rows;     /* copies and sets measured for membw */
@@ -216,6 +276,8 @@ typedef struct dfs_gpu_rank {
     dfs_gpu_name_row *annotations; /* GPU user annotations by name (type unused) */
     size_t nannotations;
     uint64_t annotation_rows;
+    dfs_gpu_annotated *annotated; /* by kernel time (descending), then name; no annotation last */
+    size_t nannotated;
     dfs_gpu_cpath cpath;
     dfs_gpu_seq_row *seqs; /* by count (descending), then pattern */
     size_t nseqs;

@@ -44,6 +44,7 @@ typedef struct gpu_work {
     int64_t corr;        /* args.correlation, -1 none */
     double bw;           /* GB/s of a copy or set */
     size_t order;        /* its row's place in the rank's rows (hta: after the filter's reordering) */
+    int64_t pid, tid;    /* its lane (a GPU user annotation's too) */
 } gpu_work;
 
 /* A runtime call that launched device work (a launch of the shared list with a device event of its
@@ -67,11 +68,19 @@ typedef struct gpu_host {
 } gpu_host;
 
 /* The launch statistics of one rank: pairs of a host event and a device event of one correlation
- * that a listed call has. */
-bool gpu_launch_stats(const gpu_host *h, size_t nh, const gpu_work *w, size_t n, dfs_gpu_rank *out);
+ * that a listed call has; and their outlier classes (o's thresholds). */
+bool gpu_launch_stats(const dfs_gpu_options *o, const gpu_host *h, size_t nh, const gpu_work *w, size_t n,
+                      dfs_gpu_rank *out, dfs_arena *keep);
 
-/* The by-name breakdown of one rank's GPU user annotations w[0..n) (reordered; types overwritten). */
-bool gpu_annotations(const dfs_gpu_options *o, gpu_work *w, size_t n, dfs_gpu_rank *out, dfs_arena *keep);
+/* The by-name breakdown of one rank's GPU user annotations a[0..na) (reordered; types overwritten)
+ * and the attribution of its device work w[0..n) to them (gpu_annotated.c). */
+bool gpu_annotations(const dfs_gpu_options *o, gpu_work *a, size_t na, const gpu_work *w, size_t n,
+                     dfs_gpu_rank *out, dfs_arena *keep);
+/* Each piece of device work w[0..n) to the shortest annotation a[0..na) of its (pid, tid) that
+ * overlaps it (a reordered by row order); per annotation name, the work's count and time, and the
+ * work in none (out->annotated). */
+bool gpu_annotated_kernels(const dfs_gpu_options *o, gpu_work *a, size_t na, const gpu_work *w, size_t n,
+                           dfs_gpu_rank *out, dfs_arena *keep);
 
 /* The memory bandwidth per kind of copy of one rank (reorders w). */
 bool gpu_membw(const dfs_gpu_options *o, gpu_work *w, size_t n, dfs_gpu_rank *out, dfs_arena *keep);

@@ -5,7 +5,12 @@
  * hta: the launches (in row order, one item per device event of their correlation) then the device
  * events (row order) are sorted by time with numpy's unstable sort, so equal times come in its
  * order; a device event before its launch makes the length negative. exact: sorted by time, a start
- * before a launch at the same instant, then by row. */
+ * before a launch at the same instant, then by row.
+ *
+ * Blocked on a full queue: per stream, the time from each sample at or above the threshold to the
+ * stream's next sample (the last sample has none), relative to the rank's trace duration (hta: its
+ * latest start minus its earliest, and only the last such stream, as HTA keeps one row per rank;
+ * exact: earliest start to latest end, every stream). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,6 +96,31 @@ static bool sort_items(const dfs_gpu_options *o, item *it, size_t m)
     return true;
 }
 
+/* The blocked time of the stream whose samples (times t, lengths len) are [0..k); false when no
+ * sample reaches the threshold. */
+static bool blocked_of(const dfs_gpu_options *o, const int64_t *t, const double *len, size_t k, int64_t *ns)
+{
+    bool reached = false;
+    *ns = 0;
+    for (size_t i = 0; i < k; i++) {
+        if (len[i] < (double)o->queue_full)
+            continue;
+        reached = true;
+        if (i + 1 < k)
+            *ns += t[i + 1] - t[i];
+    }
+    return reached;
+}
+
+static void add_blocked(const dfs_gpu_options *o, int64_t stream, int64_t ns, dfs_gpu_rank *out)
+{
+    int64_t span = o->semantics == DFS_GPU_HTA ? out->last_ts - out->first_ts : out->last_end - out->first_ts;
+    if (o->semantics == DFS_GPU_HTA)
+        out->nblocked = 0; /* HTA's dict of ranks: the last stream overwrites */
+    out->blocked[out->nblocked++] =
+        (dfs_gpu_queue_blocked){stream, ns, span > 0 ? (double)ns / (double)span : NAN};
+}
+
 bool gpu_queue(const dfs_gpu_options *o, const gpu_launch *l, size_t nl, gpu_work *w, size_t n, dfs_gpu_rank *out,
                dfs_arena *keep)
 {
@@ -101,9 +131,10 @@ bool gpu_queue(const dfs_gpu_options *o, const gpu_launch *l, size_t nl, gpu_wor
         free(it);
         return false;
     }
-    int64_t *streams = malloc((m ? m : 1) * sizeof *streams);
+    int64_t *streams = malloc((m ? m : 1) * sizeof *streams), *times = malloc((m ? m : 1) * sizeof *times);
     double *len = malloc((m ? m : 1) * sizeof *len);
-    bool ok = streams && len;
+    bool ok = streams && len && times;
+    out->queue_full = o->queue_full;
     size_t ns = 0;
     for (size_t i = 0; ok && i < m; i++)
         streams[ns++] = it[i].stream;
@@ -114,17 +145,21 @@ bool gpu_queue(const dfs_gpu_options *o, const gpu_launch *l, size_t nl, gpu_wor
         if (!distinct || streams[distinct - 1] != streams[i])
             streams[distinct++] = streams[i];
     out->queue = ok ? dfs_arena_alloc(keep, (distinct ? distinct : 1) * sizeof *out->queue) : NULL;
-    ok = ok && out->queue;
+    out->blocked = ok ? dfs_arena_alloc(keep, (distinct ? distinct : 1) * sizeof *out->blocked) : NULL;
+    ok = ok && out->queue && out->blocked;
     for (size_t s = 0; ok && s < distinct; s++) {
         size_t k = 0;
         double run = 0;
         for (size_t i = 0; i < m; i++)
             if (it[i].stream == streams[s])
-                len[k++] = run += it[i].delta;
+                times[k] = it[i].t, len[k++] = run += it[i].delta;
+        int64_t blocked;
+        if (blocked_of(o, times, len, k, &blocked))
+            add_blocked(o, streams[s], blocked, out);
         dfs_gpu_queue_row *q = &out->queue[out->nqueue++];
         q->stream = streams[s];
         gpu_describe(len, k, &q->s);
     }
-    free(it), free(streams), free(len);
+    free(it), free(streams), free(len), free(times);
     return ok;
 }

@@ -392,8 +392,11 @@ static bool comm_overlap(const dfs_gpu_options *o, const gpu_work *w, size_t n, 
     return ok;
 }
 
-bool gpu_annotations(const dfs_gpu_options *o, gpu_work *w, size_t n, dfs_gpu_rank *out, dfs_arena *keep)
+bool gpu_annotations(const dfs_gpu_options *o, gpu_work *w, size_t n, const gpu_work *work, size_t nwork,
+                     dfs_gpu_rank *out, dfs_arena *keep)
 {
+    if (!gpu_annotated_kernels(o, w, n, work, nwork, out, keep))
+        return false;
     /* HTA: the by-name rule with 1000 names; exact: every name */
     dfs_gpu_options ao = *o;
     ao.top_names = o->semantics == DFS_GPU_HTA ? 1000 : SIZE_MAX;
