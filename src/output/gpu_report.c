@@ -909,8 +909,9 @@ static void text_launch(FILE *out, const dfs_gpu_rank *k)
     gpu_text_launch_findings(out, k);
     const dfs_gpu_stats *c[3] = {&l->cpu_us, &l->gpu_us, &l->delay_us};
     static const char *const what[3] = {"launch call (CPU)", "device work (GPU)", "launch delay"};
-    fprintf(out, "  %llu launches; %-18s %12s %12s %12s\n", (unsigned long long)l->cpu_us.count, "", "mean", "median",
-            "max");
+    char count[32], head[48];
+    snprintf(head, sizeof head, "%s launches", dfs_fmt_count(count, sizeof count, l->cpu_us.count));
+    fprintf(out, "  %-30s %12s %12s %12s\n", head, "mean", "median", "max");
     for (int i = 0; i < 3; i++) {
         char a[32], b[32], d[32];
         fprintf(out, "  %-30s %12s %12s %12s\n", what[i], dfs_fmt_duration(a, sizeof a, (int64_t)llround(c[i]->mean * 1000)),
