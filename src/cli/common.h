@@ -22,6 +22,7 @@ typedef struct dfs_cli_common {
     int problems;   /* the problem report: -1 auto (brief on a terminal), 0 brief, 1 full */
     bool mpi_stats; /* --mpi-stats */
     bool mix;       /* --mix: inputs of several jobs are analysed together */
+    bool keep_merged; /* --keep-merged: a merged trace beside its sources is read too */
     /* Refuse inputs of several jobs (dfs_cli_check_jobs): a command that analyses one job
      * (DFS_CLI_JOBS), without --mix. */
     bool one_job;
@@ -79,6 +80,12 @@ int dfs_cli_run_analysis(dfs_cli_common *c, char **paths, int npaths, const dfs_
  * and how to go on: DFS_EXIT_USAGE; out of memory (said): DFS_EXIT_OUTPUT; one job or none: -1
  * (mixed.c). dfs_cli_run_analysis calls it after the first pass when c->one_job. */
 int dfs_cli_check_jobs(const char *cmd, const dfs_run *run);
+/* Before a command that analyses one job reads (merged.c): when an input is a merge of others
+ * (read/merges.h) and --keep-merged was not given, *paths and *npaths become the files the paths
+ * name less the merges, each merge said on stderr, and *owned the new list (dfs_cli_free_paths);
+ * else they are untouched and *owned NULL. -1 to go on, else the exit code (said). */
+int dfs_cli_leave_out_merges(const char *cmd, const dfs_cli_common *c, char ***paths, int *npaths, char ***owned);
+void dfs_cli_free_paths(char **paths);
 
 /* True when `output` (may be NULL) names one of the run's input files: never write over an input. */
 bool dfs_cli_output_is_input(const dfs_run *run, const char *output);
