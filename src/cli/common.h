@@ -90,8 +90,10 @@ void dfs_cli_free_paths(char **paths);
 /* True when `output` (may be NULL) names one of the run's input files: never write over an input. */
 bool dfs_cli_output_is_input(const dfs_run *run, const char *output);
 
-/* True when the run's times are dates: some input was read and none has a relative clock. Tables
- * then print times of day (UTC); on a relative clock they print offsets and say so. */
+/* True when the run's times are dates: some input was read and each is on the wall clock
+ * (dfs_jobs_on_wall_clock: not relative, not starting before 2000). Tables then print times of day
+ * (UTC) from the run's origin; else, the origin being on a clock near 0, they print offsets and say
+ * so. */
 bool dfs_cli_absolute_clock(const dfs_run *run);
 
 /* ---- distributed runs (docs/MPI.md) ----
