@@ -187,15 +187,8 @@ typedef struct remains {
 
 static size_t find_key(const remains *r, uint64_t key)
 {
-    size_t lo = 0, hi = r->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (r->key[mid] < key)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < r->n && r->key[lo] == key ? lo : SIZE_MAX;
+    const uint64_t *at = r->n ? bsearch(&key, r->key, r->n, sizeof *r->key, by_u64) : NULL;
+    return at ? (size_t)(at - r->key) : SIZE_MAX;
 }
 
 /* Subtracts the sorted keys v[0..n) from r when r holds every one of them; else leaves r alone. */
