@@ -275,9 +275,9 @@ static bool judge(const probe *p, const keyed *k, const uint64_t *sizes, size_t 
     return ok;
 }
 
-/* Whether input i may be a merge: two other inputs smaller than it, the two smallest of them
- * together at most twice its size, and all of them together at least half its size (a merge is
- * about as large as what it merges). */
+/* Whether input i may be a merge: two other inputs smaller than it, it at least 3/4 of the two
+ * smallest of them together, and all of them together at least half its size (a merge is about
+ * as large as what it merges; ranks of similar sizes are no candidates). */
 static bool may_be_merge(const uint64_t *sizes, size_t n, size_t i)
 {
     uint64_t a = UINT64_MAX, b = UINT64_MAX, below = 0;
@@ -294,7 +294,7 @@ static bool may_be_merge(const uint64_t *sizes, size_t n, size_t i)
             b = sizes[j];
         }
     }
-    return smaller >= 2 && a + b <= 2 * sizes[i] && 2 * below >= sizes[i];
+    return smaller >= 2 && 3 * (a + b) <= 4 * sizes[i] && 2 * below >= sizes[i];
 }
 
 /* Chooses the files to read again; false when there is nothing to check or too much to read. */

@@ -13,8 +13,8 @@
  * out on both sides.
  *
  * The check reads inputs a second time, so it is bounded: it runs when at least three readable
- * inputs are given, only on a candidate M with two non-empty smaller inputs, the two smallest of
- * them together at most twice its size and all of them together at least half its size, and only
+ * inputs are given, only on a candidate M with two non-empty smaller inputs, M at least 3/4 of the
+ * two smallest of them together and all of them together at least half M's size, and only
  * when the candidates and the inputs smaller than them total at most DFS_MERGES_MAX_BYTES on disk;
  * otherwise nothing is found. Events are compared by 64-bit
  * digests (a false match needs a digest collision among the events compared). */
