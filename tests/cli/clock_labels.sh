@@ -29,6 +29,19 @@ code 0 "overlap, one input near 0" "$DFSCOPE" overlap --granularity 1h "$T/mixed
 check "overlap's bins are not dated 1970" test "$(grep -c 1970 "$T/out")" = 0
 check "overlap's bins are offsets" grep -q '^  +0 s ' "$T/out"
 check "overlap says the clock is relative" grep -q "bin start: from the run's first event; the trace's clock is relative" "$T/out"
+# 1 s bins 54 years from the start: each bin's label its own, to the second, in the column
+code 0 "overlap 1 s bins, one input near 0" "$DFSCOPE" overlap --granularity 1s "$T/mixed"
+sed -n '/^Time bins/,/^  (span/p' "$T/out" | grep '^  +' > "$T/labels"
+check "bins of 1 s far from the start: labels in seconds" grep -q '^  +1,698,080,323 s ' "$T/labels"
+check "each bin's label its own" test "$(awk '{print $1, $2}' "$T/labels" | sort | uniq -d | wc -l)" = 0
+check "the labels fit their column: every span ends under the header's" python3 - "$T/out" <<'PY'
+import re, sys
+lines = open(sys.argv[1]).read().split("\nTime bins")[1].splitlines()
+end = lines[1].index("span") + len("span")
+rows = [l for l in lines if l.startswith("  +")]
+ends = [m.end() if m else -1 for m in (re.match(r"  \+\S+( (s|min|h))?\s+\S+ \S+", l) for l in rows)]
+sys.exit(not rows or any(e != end for e in ends))
+PY
 code 0 "analyze, one input near 0" "$DFSCOPE" analyze "$T/mixed"
 check "analyze's job start is not dated 1970" test "$(grep -c 1970 "$T/out")" = 0
 check "analyze's job start is an offset, said so (not cut)" grep -q "Job Start .. End .* on the trace's relative clock (no date)$" "$T/out"
