@@ -97,7 +97,7 @@ class TraceSet:
 
     def __init__(self, paths: list[str], jobs: int | None = None, preset: str | None = None, strict: bool = False,
                  dedup: bool = False, mix: bool = False, chunk: str | int | None = None,
-                 max_record: str | int | None = None) -> None:
+                 max_record: str | int | None = None, keep_merged: bool = False) -> None:
         self.paths = paths
         self.jobs = jobs
         self.preset = preset
@@ -106,6 +106,7 @@ class TraceSet:
         self.mix = mix
         self.chunk = chunk
         self.max_record = max_record
+        self.keep_merged = keep_merged
         self._stats: Result | None = None
 
     def __repr__(self) -> str:
@@ -123,6 +124,8 @@ class TraceSet:
             argv.append("--dedup")
         if self.mix and command != "stats":
             argv.append("--mix")
+        if self.keep_merged:
+            argv.append("--keep-merged")
         if self.chunk is not None:
             argv += ["--chunk", str(self.chunk)]
         if self.max_record is not None:

@@ -45,6 +45,7 @@ static void init(void *args)
     l->views = 1u << DFS_VIEW_TIME_RANGE;
     l->norder = 1;
     l->summaries_only = true;
+    l->views_fixed = true; /* the page's views: report has no --views */
     a->opt.ov.scope = DFS_OVERLAP_PROCESS;
     dfs_steps_options_init(&a->opt.st);
     dfs_tasks_options_init(&a->opt.tk);

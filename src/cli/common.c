@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "analyze/common/jobs.h"
 #include "cli/capture.h"
 #include "cli/cli.h"
 #include "dist/dist.h"
@@ -202,7 +203,9 @@ bool dfs_cli_absolute_clock(const dfs_run *run)
         const dfs_file_info *fi = dfs_run_file(run, i);
         if (!fi || fi->unreadable || !fi->records)
             continue;
-        if (fi->relative_time)
+        if (fi->relative_time) /* a clock near 0 would put the run's origin, and every label, in 1970 */
+            return false;
+        if (fi->have_span && !dfs_jobs_on_wall_clock(fi, dfs_file_abs_ns(fi, fi->span_start_ns)))
             return false;
         any = true;
     }

@@ -22,6 +22,7 @@ typedef struct dfs_cli_common {
     int problems;   /* the problem report: -1 auto (brief on a terminal), 0 brief, 1 full */
     bool mpi_stats; /* --mpi-stats */
     bool mix;       /* --mix: inputs of several jobs are analysed together */
+    bool keep_merged; /* --keep-merged: a merged trace beside its sources is read too */
     /* Refuse inputs of several jobs (dfs_cli_check_jobs): a command that analyses one job
      * (DFS_CLI_JOBS), without --mix. */
     bool one_job;
@@ -79,12 +80,20 @@ int dfs_cli_run_analysis(dfs_cli_common *c, char **paths, int npaths, const dfs_
  * and how to go on: DFS_EXIT_USAGE; out of memory (said): DFS_EXIT_OUTPUT; one job or none: -1
  * (mixed.c). dfs_cli_run_analysis calls it after the first pass when c->one_job. */
 int dfs_cli_check_jobs(const char *cmd, const dfs_run *run);
+/* Before a command that analyses one job reads (merged.c): when an input is a merge of others
+ * (read/merges.h) and --keep-merged was not given, *paths and *npaths become the files the paths
+ * name less the merges, each merge said on stderr, and *owned the new list (dfs_cli_free_paths);
+ * else they are untouched and *owned NULL. -1 to go on, else the exit code (said). */
+int dfs_cli_leave_out_merges(const char *cmd, const dfs_cli_common *c, char ***paths, int *npaths, char ***owned);
+void dfs_cli_free_paths(char **paths);
 
 /* True when `output` (may be NULL) names one of the run's input files: never write over an input. */
 bool dfs_cli_output_is_input(const dfs_run *run, const char *output);
 
-/* True when the run's times are dates: some input was read and none has a relative clock. Tables
- * then print times of day (UTC); on a relative clock they print offsets and say so. */
+/* True when the run's times are dates: some input was read and each is on the wall clock
+ * (dfs_jobs_on_wall_clock: not relative, not starting before 2000). Tables then print times of day
+ * (UTC) from the run's origin; else, the origin being on a clock near 0, they print offsets and say
+ * so. */
 bool dfs_cli_absolute_clock(const dfs_run *run);
 
 /* ---- distributed runs (docs/MPI.md) ----

@@ -116,7 +116,9 @@ void dfs_cli_help_markdown(const dfs_cli_command *cmd, FILE *out)
     markdown_rows(out, list.v, own);
     if (cmd->groups & DFS_CLI_READING)
         fprintf(out, "\nAnd the options shared by every reading command (above)%s%s.\n",
-                cmd->groups & DFS_CLI_JOBS ? ", `--mix` ([Inputs from several jobs](#inputs-from-several-jobs))" : "",
+                cmd->groups & DFS_CLI_JOBS ? ", `--mix` ([Inputs from several jobs](#inputs-from-several-jobs)), "
+                                             "`--keep-merged` ([A merged trace beside its sources](#a-merged-trace-beside-its-sources))"
+                                           : "",
                 cmd->groups & DFS_CLI_MPI ? ", and `--mpi-stats` under mpirun/srun ([MPI.md](MPI.md))" : "");
 }
 

@@ -74,6 +74,11 @@ static const dfs_cli_option jobs_options[] = {
         "analyze inputs of several jobs together (default: refuse them,\n"
         "naming each job; see docs/CLI.md, \"Inputs from several jobs\")",
         COMMON(mix)),
+    DFS_OPTION("keep-merged", 0, NULL, DFS_OPT_FLAG,
+        "also read an input whose events are those of other inputs (a\n"
+        "merged trace beside its per-rank traces; default: leave it out,\n"
+        "said in one line)",
+        COMMON(keep_merged)),
     {0},
 };
 

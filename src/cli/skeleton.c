@@ -257,11 +257,15 @@ int dfs_cli_main(const dfs_cli_command *cmd, int argc, char **argv)
         rc = cmd->validate(base);
     if (rc < 0)
         rc = check_paths(cmd, base);
+    char **kept = NULL;
+    if (rc < 0 && (cmd->groups & DFS_CLI_JOBS))
+        rc = dfs_cli_leave_out_merges(cmd->name, &base->common, &base->paths, &base->npaths, &kept);
     if (rc < 0) {
         base->common.one_job = (cmd->groups & DFS_CLI_JOBS) && !base->common.mix;
         rc = cmd->run ? cmd->run(base) : run_analysis(cmd, base);
         rc = dfs_cli_done(&base->common, rc);
     }
+    dfs_cli_free_paths(kept);
     if (cmd->cleanup)
         cmd->cleanup(base);
     free(paths);

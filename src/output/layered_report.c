@@ -160,7 +160,7 @@ static void job_times(FILE *out, const dfs_layered_result *r, const dfs_report_c
         summary_row(out, r->compat, "Job End (UTC)", "", dfs_fmt_time(b, sizeof b, end));
         return;
     }
-    char t[64];
+    char t[128];
     snprintf(t, sizeof t, "%s .. %s on the trace's relative clock (no date)",
              dfs_fmt_seconds(a, sizeof a, (double)r->origin_ns / 1e9), dfs_fmt_seconds(b, sizeof b, (double)end / 1e9));
     summary_row(out, r->compat, "Job Start .. End", "", t);

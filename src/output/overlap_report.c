@@ -659,16 +659,27 @@ static void text_segments(FILE *out, const dfs_overlap_result *r)
         fprintf(out, "\n%zu steps: see --format json or csv for their values\n", r->nsteps);
 }
 
-/* A bin's start: a time of day (UTC) on an absolute clock, else an offset from the run's start. */
+/* The decimals of seconds that tell bins of width g apart. */
+static int decimals_for(int64_t g)
+{
+    return g >= INT64_C(1000000000) ? 0 : g >= 1000000 ? 3 : g >= 1000 ? 6 : 9;
+}
+
+/* A bin's start: a time of day (UTC) on an absolute clock, else an offset from the run's start, in
+ * dfscope's durations unless their three decimals of minutes or hours cannot tell bins this narrow
+ * apart (a file near 0 beside wall-clock traces puts bins 54 years from the start): then in
+ * seconds, to the bin. */
 static void bin_start(char *buf, size_t n, const dfs_overlap_result *r, int64_t k, bool absolute)
 {
     int64_t off = (int64_t)((__int128)k * r->granularity_ns);
+    char t[48];
     if (absolute)
         dfs_fmt_time(buf, n, r->origin_ns + off);
-    else {
-        char t[32];
+    else if ((off >= INT64_C(3600000000000) && r->granularity_ns < INT64_C(3600000000)) ||
+             (off >= INT64_C(60000000000) && r->granularity_ns < INT64_C(60000000)))
+        snprintf(buf, n, "+%s s", dfs_fmt_fixed(t, sizeof t, secs(off), decimals_for(r->granularity_ns)));
+    else
         snprintf(buf, n, "+%s", dfs_fmt_seconds(t, sizeof t, secs(off)));
-    }
 }
 
 static void text_bins(FILE *out, const dfs_overlap_result *r, bool absolute)
@@ -680,6 +691,10 @@ static void text_bins(FILE *out, const dfs_overlap_result *r, bool absolute)
             r->scope == DFS_OVERLAP_GLOBAL ? "global" : r->scope == DFS_OVERLAP_THREAD ? "sum over threads"
                                                                                       : "sum over processes");
     int w = absolute ? 30 : 12;
+    for (size_t i = 0; i < r->nbins; i++) { /* the widest label sets the column */
+        int len = (int)strlen((bin_start(t, sizeof t, r, r->bins[i].index, absolute), t));
+        w = len + 1 > w ? len + 1 : w;
+    }
     unit_columns(out, absolute ? "bin start (UTC)" : "bin start", w);
     for (size_t i = 0; i < r->nbins; i++) {
         bin_start(t, sizeof t, r, r->bins[i].index, absolute);

@@ -24,6 +24,7 @@
 
 #include "analyze/common/input_kinds.h"
 #include "analyze/common/jobs.h"
+#include "read/run.h"
 #include "report/report.h"
 #include "report/report_internal.h"
 
@@ -575,8 +576,9 @@ static void health_metrics(dfs_metrics *m, const dfs_run *run, const dfs_layered
 {
     clock_metrics(m, run);
     dfs_metrics_set(m, "damaged_records", (double)dfs_run_damage_total(run), DFS_MU_COUNT, NULL);
-    dfs_metrics_set(m, "duplicate_records", (double)dfs_run_problem_count(run, DFS_PROB_DUPLICATE_RECORD),
-                    DFS_MU_COUNT, NULL);
+    /* under --dedup the duplicates are dropped already: the report says so, not to drop them */
+    dfs_metrics_set(m, run->opt.dedup ? "duplicates_dropped" : "duplicate_records",
+                    (double)dfs_run_problem_count(run, DFS_PROB_DUPLICATE_RECORD), DFS_MU_COUNT, NULL);
     if (lay && lay->layer_count_total && lay->post_read_dur_ns) {
         const char *top = lay->nunlayered ? lay->unlayered[0].category : NULL;
         char where[160];

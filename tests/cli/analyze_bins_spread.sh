@@ -38,7 +38,7 @@ for j in 1 2; do
   "$DFSCOPE" analyze -j "$j" --preset posix --granularity 2ms --format json -o "$T/v$j.json" "$T/long.pfw" 2>"$T/verr$j" || rc=$?
   check "-j $j: a 500,000-row time view is refused (exit 2), nothing written" [ "$rc" = 2 ] && [ ! -e "$T/v$j.json" ]
   check "-j $j: the refusal names the view's size and a granularity that fits" \
-    grep -q 'granularity 2ms makes a time_range view of 500000 rows of 267 values, more than the 67108864 values a view keeps: use --granularity 5ms or coarser, or views without time_range' "$T/verr$j"
+    grep -q 'granularity 2ms makes a time_range view of 500000 rows of 267 values, more than the 67108864 values a view keeps: use --granularity 5ms or coarser, or --views without time_range' "$T/verr$j"
 done
 rc=0
 "$DFSCOPE" analyze --preset posix --granularity 2ms --views proc_name --format json -o "$T/p.json" "$T/long.pfw" 2>/dev/null || rc=$?

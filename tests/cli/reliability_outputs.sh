@@ -94,22 +94,30 @@ through_fifo() { # FIFO COMMAND...: runs COMMAND with the FIFO's reader open; wh
 import os, subprocess, sys, time
 fd = os.open(sys.argv[1], os.O_RDONLY | os.O_NONBLOCK) # open first: the writer never waits
 p = subprocess.Popen(sys.argv[2:], stderr=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
-got, deadline = b"", time.time() + 20
-while time.time() < deadline:
-    try:
-        chunk = os.read(fd, 65536)
-    except BlockingIOError:
-        chunk = None
-    if chunk:
-        got += chunk
-    elif p.poll() is not None:
-        break
-    else:
+def drain(): # what the FIFO holds now; b"" at once when nothing (no writer yet, or one that is quiet)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(fd, 65536)
+        except BlockingIOError:
+            return out
+        if not chunk:
+            return out
+        out += chunk
+# While it runs, keep the FIFO from filling. The deadline only stops a hung command: it is long
+# enough for any load, and no check depends on it.
+got, deadline = b"", time.time() + 120
+while p.poll() is None and time.time() < deadline:
+    chunk = drain()
+    got += chunk
+    if not chunk:
         time.sleep(0.01)
 if p.poll() is None:
     p.kill()
+rc = p.wait()
+got += drain() # what it wrote before it ended: no writer is left, so this reads to the end
 sys.stdout.buffer.write(got)
-sys.exit(p.wait())
+sys.exit(rc)
 EOF
 }
 code 0 "-o onto a FIFO" through_fifo "$T/fifo.out" "$DFSCOPE" analyze -q --format json -o "$T/fifo.out" "$T/in.pfw"
@@ -135,9 +143,11 @@ else
 fi
 
 # --- item: a fatal signal leaves no temporary ---------------------------------------------------
-# held SIGNAL OUTPUT-DIR COMMAND...: runs COMMAND with DFSCOPE_TEST_HOLD, waits (20 s at most)
-# until it holds with a temporary created, sends SIGNAL, and prints the exit status as a shell
-# reports it (128+N after signal N). stdout and stderr of COMMAND go to $T/out and $T/err.
+# held SIGNAL OUTPUT-DIR COMMAND...: runs COMMAND with DFSCOPE_TEST_HOLD, waits until it holds with
+# a temporary created (at most 120 s: only a hung command takes that long, whatever the load),
+# sends SIGNAL, and prints the exit status as a shell reports it (128+N after signal N). stdout and
+# stderr of COMMAND go to $T/out and $T/err. Nothing here depends on timing: the command is
+# signalled where it provably waits (DFSCOPE_TEST_HOLD), and waited for to its end.
 held() {
   local sig=$1 dir=$2; shift 2
   rm -f "$T/hold"
@@ -150,7 +160,7 @@ def defaults(): # what a user's shell gives: every signal at its default action
         signal.signal(s, signal.SIG_DFL)
 p = subprocess.Popen(cmd, stdout=open(os.environ["T"] + "/out", "w"), stderr=open(os.environ["T"] + "/err", "w"),
                      preexec_fn=defaults)
-deadline = time.time() + 20
+deadline = time.time() + 120
 fd = -1
 while fd < 0 and p.poll() is None and time.time() < deadline:
     try:

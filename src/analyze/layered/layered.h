@@ -67,6 +67,8 @@ typedef struct dfs_layered_options {
     bool keep_ignored;         /* do not drop ignored files and functions */
     bool summaries_only;       /* no flat-view rows or columns (table output); additional metrics
                                   are still computed when the preset has them */
+    bool views_fixed;          /* the caller chose the views, not the user (report's page): a
+                                  refusal names no --views */
     const dfs_file_clock *clocks; /* a rerun: every file's final clock, indexed by file; else NULL */
     size_t nclocks;
     bool no_streaming;         /* exact u_: never flush before the end (a rerun; layered_exact.c) */

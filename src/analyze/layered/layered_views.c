@@ -171,7 +171,8 @@ static void raw_result(dfs_layered *la, views_mem *vm)
 }
 
 /* Is the time view's table (a row per bin holding events, every value) over its bound? Said in
- * la->failure, with a granularity at which as many bins would fit if the events spread like now. */
+ * la->failure, with a granularity at which as many bins would fit if the events spread like now,
+ * and --views only when the user chooses the views (not on report's page). */
 static bool time_view_too_large(dfs_layered *la, size_t nbins)
 {
     size_t values = la->time_view_values;
@@ -186,9 +187,9 @@ static bool time_view_too_large(dfs_layered *la, size_t nbins)
         dfs_bins_width_text(fit, sizeof fit, w);
     snprintf(la->failure, sizeof la->failure,
              "--granularity %s makes a time_range view of %zu rows of %zu values, more than the %" PRIu64
-             " values a view keeps: use %s%s%s, or views without time_range",
+             " values a view keeps: use %s%s%s%s",
              given, nbins, values, DFS_TIME_VIEW_VALUES_MAX, w ? "--granularity " : "a coarser --granularity", fit,
-             w ? " or coarser" : "");
+             w ? " or coarser" : "", la->opt.views_fixed ? "" : ", or --views without time_range");
     return true;
 }
 
