@@ -250,6 +250,10 @@ static int write_report(void *args, const dfs_cli_result *res)
     a->rep.analyses = "layered, overlap, steps, I/O calls, tasks, gpu and profiler rules, on one read";
     a->rep.paths = a->base.paths;
     a->rep.npaths = a->base.npaths;
+    for (size_t i = 0; i < a->base.common.nleft_out && i < DFS_REPORT_MAX_LEFT_OUT; i++) {
+        a->rep.left_out[a->rep.nleft_out] = a->base.common.left_out[i];
+        a->rep.left_out_why[a->rep.nleft_out++] = a->base.common.left_out_why[i];
+    }
     if (a->html && (!(a->detail = malloc(sizeof *a->detail)) ||
                     !dfs_report_detail_build(res->run, res->result, &a->rep, a->detail)))
         return dfs_cli_error("report", DFS_EXIT_OUTPUT, "out of memory");

@@ -14,6 +14,8 @@
 /* A distributed run's session (common.c): the MPI world and the listing every rank shares. */
 typedef struct dfs_cli_dist dfs_cli_dist;
 
+enum { DFS_CLI_MAX_LEFT_OUT = 8 }; /* merged traces an output lists; the others are counted on stderr */
+
 typedef struct dfs_cli_common {
     dfs_options opt;
     int progress;   /* -1 auto, 0 off, 1 on */
@@ -23,6 +25,10 @@ typedef struct dfs_cli_common {
     bool mpi_stats; /* --mpi-stats */
     bool mix;       /* --mix: inputs of several jobs are analysed together */
     bool keep_merged; /* --keep-merged: a merged trace beside its sources is read too */
+    /* The merged traces left out (dfs_cli_leave_out_merges): each path, and why, for the outputs
+     * that list their inputs (the report); owned, freed by dfs_cli_free_left_out. */
+    char *left_out[DFS_CLI_MAX_LEFT_OUT], *left_out_why[DFS_CLI_MAX_LEFT_OUT];
+    size_t nleft_out;
     /* Refuse inputs of several jobs (dfs_cli_check_jobs): a command that analyses one job
      * (DFS_CLI_JOBS), without --mix. */
     bool one_job;
@@ -84,7 +90,8 @@ int dfs_cli_check_jobs(const char *cmd, const dfs_run *run);
  * (read/merges.h) and --keep-merged was not given, *paths and *npaths become the files the paths
  * name less the merges, each merge said on stderr, and *owned the new list (dfs_cli_free_paths);
  * else they are untouched and *owned NULL. -1 to go on, else the exit code (said). */
-int dfs_cli_leave_out_merges(const char *cmd, const dfs_cli_common *c, char ***paths, int *npaths, char ***owned);
+int dfs_cli_leave_out_merges(const char *cmd, dfs_cli_common *c, char ***paths, int *npaths, char ***owned);
+void dfs_cli_free_left_out(dfs_cli_common *c);
 void dfs_cli_free_paths(char **paths);
 
 /* True when `output` (may be NULL) names one of the run's input files: never write over an input. */

@@ -3,9 +3,11 @@
  *
  * It runs for the commands that analyse one job, before anything else reads, and replaces the
  * inputs by the files they name less the merges, so every step after it (the preview, both
- * passes, the job check) sees the same inputs. Each merge left out is said in one line, unless -q;
+ * passes, the job check) sees the same inputs. Each merge left out is said in one line, unless -q,
+ * and kept in the common options for the outputs that list their inputs (the report);
  * --keep-merged keeps the inputs as given. When no merge is found the inputs are untouched, as
  * given. Paths come from the file system and are escaped for the terminal. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,22 +26,60 @@ static const char *beside(const char *merged, const char *path)
     return dir && strncmp(path, merged, dir) == 0 && !strchr(path + dir, '/') ? path + dir : path;
 }
 
+/* Why a merge is left out: "a merge of the 2 inputs a.json, b.json (the same events, counted
+ * once)", raw (whoever writes it escapes it); NULL when out of memory. */
+static char *merge_why(const dfs_run *run, const dfs_merge *m)
+{
+    char *why = NULL;
+    size_t len = 0;
+    FILE *s = open_memstream(&why, &len);
+    if (!s)
+        return NULL;
+    const char *merged = dfs_run_file(run, m->merged)->path;
+    fprintf(s, "a merge of the %zu inputs ", m->nsources);
+    for (size_t i = 0; i < m->nsources && i < SOURCES_NAMED; i++)
+        fprintf(s, "%s%s", i ? ", " : "", beside(merged, dfs_run_file(run, m->sources[i])->path));
+    if (m->nsources > SOURCES_NAMED)
+        fprintf(s, " and %zu more", m->nsources - SOURCES_NAMED);
+    fputs(" (the same events, counted once)", s);
+    bool ok = !ferror(s);
+    if (fclose(s) != 0 || !ok) {
+        free(why);
+        return NULL;
+    }
+    return why;
+}
+
 /* "dfscope stats: left out DIR/merged.json, a merge of the 2 inputs a.json, b.json (the same
  * events, counted once); --keep-merged reads it too" */
-static void say_merge(const char *cmd, const dfs_run *run, const dfs_merge *m)
+static void say_merge(const char *cmd, const char *merged, const char *why)
 {
-    FILE *err = stderr;
-    const char *merged = dfs_run_file(run, m->merged)->path;
-    fprintf(err, "dfscope %s: left out ", cmd);
-    dfs_term_puts(err, merged);
-    fprintf(err, ", a merge of the %zu inputs ", m->nsources);
-    for (size_t i = 0; i < m->nsources && i < SOURCES_NAMED; i++) {
-        fputs(i ? ", " : "", err);
-        dfs_term_puts(err, beside(merged, dfs_run_file(run, m->sources[i])->path));
+    fprintf(stderr, "dfscope %s: left out ", cmd);
+    dfs_term_puts(stderr, merged);
+    fputs(", ", stderr);
+    dfs_term_puts(stderr, why);
+    fputs("; --keep-merged reads it too\n", stderr);
+}
+
+/* Says the merges and keeps them for the outputs; false when out of memory. */
+static bool note_merges(const char *cmd, dfs_cli_common *c, const dfs_run *run, const dfs_merges *m)
+{
+    for (size_t k = 0; k < m->n; k++) {
+        const char *merged = dfs_run_file(run, m->v[k].merged)->path;
+        char *why = merge_why(run, &m->v[k]);
+        if (!why)
+            return false;
+        if (!c->quiet && !dfs_comm_launched_other_rank())
+            say_merge(cmd, merged, why);
+        if (c->nleft_out == DFS_CLI_MAX_LEFT_OUT) {
+            free(why);
+            continue;
+        }
+        c->left_out_why[c->nleft_out] = why;
+        if (!(c->left_out[c->nleft_out++] = strdup(merged)))
+            return false;
     }
-    if (m->nsources > SOURCES_NAMED)
-        fprintf(err, " and %zu more", m->nsources - SOURCES_NAMED);
-    fputs(" (the same events, counted once); --keep-merged reads it too\n", err);
+    return true;
 }
 
 /* The run's files less the merges, as a new list of paths (owned: every string and the array). */
@@ -91,7 +131,7 @@ static dfs_run *list_inputs(const dfs_cli_common *c, char *const *paths, int npa
     return run;
 }
 
-int dfs_cli_leave_out_merges(const char *cmd, const dfs_cli_common *c, char ***paths, int *npaths, char ***owned)
+int dfs_cli_leave_out_merges(const char *cmd, dfs_cli_common *c, char ***paths, int *npaths, char ***owned)
 {
     *owned = NULL;
     if (c->keep_merged)
@@ -107,8 +147,7 @@ int dfs_cli_leave_out_merges(const char *cmd, const dfs_cli_common *c, char ***p
             *paths = *owned;
             *npaths = n;
         }
-        for (size_t k = 0; ok && k < m.n && !c->quiet && !dfs_comm_launched_other_rank(); k++)
-            say_merge(cmd, run, &m.v[k]);
+        ok = ok && note_merges(cmd, c, run, &m);
     }
     dfs_merges_free(&m);
     dfs_run_free(run);
@@ -116,6 +155,15 @@ int dfs_cli_leave_out_merges(const char *cmd, const dfs_cli_common *c, char ***p
         return -1;
     fprintf(stderr, "dfscope %s: out of memory looking for merged inputs\n", cmd);
     return DFS_EXIT_OUTPUT;
+}
+
+void dfs_cli_free_left_out(dfs_cli_common *c)
+{
+    for (size_t i = 0; i < c->nleft_out; i++) {
+        free(c->left_out[i]);
+        free(c->left_out_why[i]);
+    }
+    c->nleft_out = 0;
 }
 
 void dfs_cli_free_paths(char **paths)

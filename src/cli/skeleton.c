@@ -266,6 +266,7 @@ int dfs_cli_main(const dfs_cli_command *cmd, int argc, char **argv)
         rc = dfs_cli_done(&base->common, rc);
     }
     dfs_cli_free_paths(kept);
+    dfs_cli_free_left_out(&base->common);
     if (cmd->cleanup)
         cmd->cleanup(base);
     free(paths);

@@ -216,6 +216,13 @@ static void text_job(FILE *out, const dfs_job_report *r)
             fprintf(out, "not in this report: %s (%llu file%s), %s: %s answer%s for them\n", r->kinds[i].name,
                     (unsigned long long)r->kinds[i].files, r->kinds[i].files == 1 ? "" : "s", r->kinds[i].why,
                     r->kinds[i].commands, strchr(r->kinds[i].commands, ',') ? "" : "s");
+    for (size_t i = 0; i < r->nleft_out; i++) {
+        fputs("left out: ", out);
+        dfs_term_puts(out, r->left_out[i]);
+        fputs(", ", out);
+        dfs_term_puts(out, r->left_out_why[i]);
+        fputs("; --keep-merged reads it too\n", out);
+    }
     if (r->second_pass)
         fprintf(out, "read twice: %s\n", r->second_pass);
     fputc('\n', out);
@@ -269,7 +276,7 @@ static void text_glossary(FILE *out, const dfs_job_report *r)
 /* The lines of the page but the insights' (text_head ... text_glossary below, line for line). */
 static size_t fixed_lines(const dfs_job_report *r)
 {
-    size_t n = 3 + 3 + (r->second_pass != NULL) + 2; /* head; job, span, blank; insights header, blank */
+    size_t n = 3 + 3 + (r->second_pass != NULL) + r->nleft_out + 2; /* head; job, span, blank; insights header, blank */
     for (size_t i = 0; i < r->nkinds; i++)
         n += !r->kinds[i].analysed;
     n += r->nparts ? r->nparts + 2 : 2;              /* breakdown */
@@ -353,6 +360,14 @@ static void json_job(dfs_jw *w, const dfs_job_report *r)
             dfs_jw_cstr(w, "why_not", r->kinds[i].why);
             dfs_jw_cstr(w, "answered_by", r->kinds[i].commands);
         }
+        dfs_jw_end(w);
+    }
+    dfs_jw_end(w);
+    dfs_jw_array(w, "left_out");
+    for (size_t i = 0; i < r->nleft_out; i++) {
+        dfs_jw_object(w, NULL);
+        dfs_jw_cstr(w, "path", r->left_out[i]);
+        dfs_jw_cstr(w, "why", r->left_out_why[i]);
         dfs_jw_end(w);
     }
     dfs_jw_end(w);

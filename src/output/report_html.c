@@ -704,6 +704,13 @@ static void gpu(FILE *out, const dfs_job_report *r, const dfs_report_detail *d)
 static void health(FILE *out, const dfs_job_report *r, const dfs_report_detail *d)
 {
     fputs("<section id=\"health\">\n<h2>Input health</h2>\n", out);
+    for (size_t i = 0; i < r->nleft_out; i++) {
+        fputs("<p>Left out: <code>", out);
+        h(out, r->left_out[i]);
+        fputs("</code>, ", out);
+        h(out, r->left_out_why[i]);
+        fputs("; <code>--keep-merged</code> reads it too.</p>\n", out);
+    }
     if (!d->nproblems)
         fputs("<p>No problem found in the inputs.</p>\n", out);
     else

@@ -13,7 +13,8 @@
 
 #include "analyze/insights/insights.h"
 
-enum { DFS_REPORT_MAX_KINDS = 8, DFS_REPORT_MAX_PARTS = 8, DFS_REPORT_MAX_LAYERS = 32, DFS_REPORT_MAX_NOTES = 8 };
+enum { DFS_REPORT_MAX_KINDS = 8, DFS_REPORT_MAX_PARTS = 8, DFS_REPORT_MAX_LAYERS = 32, DFS_REPORT_MAX_NOTES = 8,
+       DFS_REPORT_MAX_LEFT_OUT = 8 };
 
 /* One kind of input and what the report does with it. */
 typedef struct dfs_report_kind {
@@ -70,6 +71,9 @@ typedef struct dfs_job_report {
     size_t nmore;
     char *const *paths;            /* the inputs as given, for the commands shown */
     int npaths;
+    /* inputs given but not read, because they repeat others (a merged trace beside its sources) */
+    const char *left_out[DFS_REPORT_MAX_LEFT_OUT], *left_out_why[DFS_REPORT_MAX_LEFT_OUT];
+    size_t nleft_out;
     uint64_t metadata;             /* of events (every record read), the metadata records */
 } dfs_job_report;
 #endif

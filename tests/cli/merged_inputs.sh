@@ -69,6 +69,26 @@ for near in missing changed added; do
   check "a near-merge ($near) is not said left out" test "$(grep -c 'left out' "$T/err")" = 0
 done
 
+# The report lists what it left out: a line under the job, the JSON's job.left_out, and the page's
+# input health, the name escaped for each (a hostile file name for the merge).
+mkdir -p "$T/hostile"
+cp "$T/job/rank0.json" "$T/job/rank1.json" "$T/hostile/"
+evil='<img src=x onerror=alert(1)>&"q.json'
+cp "$T/job/rank2.json" "$T/hostile/$evil"
+code 0 "report leaves the hostile-named merge out" "$DFSCOPE" report -q "$T/hostile"
+check "the report's table names it under the job" \
+  grep -qF "left out: $T/hostile/$evil, a merge of the 2 inputs rank0.json, rank1.json (the same events, counted once); --keep-merged reads it too" "$T/out"
+code 0 "report --format json" "$DFSCOPE" report -q --format json "$T/hostile"
+check "the JSON's job.left_out holds its path and why" \
+  test "$(json_field "$T/out" "[(x['path'].endswith('/' + '''$evil'''), x['why']) for x in d['job']['left_out']]")" = \
+  "[(True, 'a merge of the 2 inputs rank0.json, rank1.json (the same events, counted once)')]"
+code 0 "report -o page.html" "$DFSCOPE" report -q -o "$T/page.html" "$T/hostile"
+check "the page says it in its input health, escaped" \
+  grep -qF 'Left out: <code>'"$T"'/hostile/&lt;img src=x onerror=alert(1)&gt;&amp;&quot;q.json</code>, a merge of the 2 inputs' "$T/page.html"
+check "the page holds no raw tag from the name" bash -c "! grep -qF '<img src=x' '$T/page.html'"
+code 0 "report --keep-merged" "$DFSCOPE" report -q --format json --keep-merged "$T/hostile"
+check "--keep-merged: nothing left out" test "$(json_field "$T/out" "d['job']['left_out']")" = "[]"
+
 # The merge of generated traces by `dfscope merge`, and Composer's own merge in the corpus.
 "$DFSCOPE" gen -q -o "$T/gen" --format chrome --ranks 2 --events 300 &&
   "$DFSCOPE" merge "$T/gen"/rank0.trace.json "$T/gen"/rank1.trace.json -o "$T/gen/all.json" >/dev/null
