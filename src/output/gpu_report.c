@@ -795,6 +795,15 @@ static void idle_totals(const dfs_gpu_rank *k, double tot[DFS_GPU_IDLE_CATS])
         tot[k->idle[i].category] += k->idle[i].idle_us;
 }
 
+/* The streams of a rank's idle table (its rows are per stream and category, by stream). */
+static size_t idle_streams(const dfs_gpu_rank *k)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < k->nidle; i++)
+        n += i == 0 || k->idle[i].stream != k->idle[i - 1].stream;
+    return n;
+}
+
 static const char *const idle_words[DFS_GPU_IDLE_CATS] = {
     "waiting for the host to launch (host_wait)", "short gaps between kernels (kernel_wait)",
     "other gaps (other)"};
@@ -812,10 +821,18 @@ static void text_idle_headline(FILE *out, const dfs_gpu_result *r)
     int big = 0;
     for (int c = 1; c < DFS_GPU_IDLE_CATS; c++)
         big = all[c] > all[big] ? c : big;
-    char a[32];
+    char a[32], over[96] = "";
+    size_t streams = 0;
+    for (size_t i = 0; i < r->nranks; i++)
+        streams += idle_streams(&r->ranks[i]);
+    /* streams idle side by side: their sum may exceed the span, which the words must explain */
+    if (streams > 1 && r->nranks > 1)
+        snprintf(over, sizeof over, " summed over the %zu streams of %zu ranks", streams, r->nranks);
+    else if (streams > 1)
+        snprintf(over, sizeof over, " summed over %zu streams", streams);
     if (sum > 0)
-        fprintf(out, "Biggest idle cause: %s, %s (%.1f%% of the streams' idle time).\n", idle_words[big],
-                dfs_fmt_duration(a, sizeof a, (int64_t)llround(all[big] * 1000)), 100 * all[big] / sum);
+        fprintf(out, "Biggest idle cause: %s, %s%s (%.1f%% of the streams' idle time).\n", idle_words[big],
+                dfs_fmt_duration(a, sizeof a, (int64_t)llround(all[big] * 1000)), over, 100 * all[big] / sum);
 }
 
 static void text_idle(FILE *out, const dfs_gpu_rank *k)
