@@ -71,7 +71,8 @@ check "exact: one kernel has no stddev" test "$(field "[k['stddev_us'] for k in 
 check "exact idle: the host launched gemm_a#3 at 110 after relu ended" test "$(field "[(i['category'], i['idle_us']) for i in d['ranks'][0]['idle'] if i['stream'] == 7]")" = "[('host_wait', 45), ('kernel_wait', 5), ('other', 0)]"
 code 0 "table" "$DFSCOPE" gpu -q "$T/a.json"
 check "table leads with the answer" sh -c "head -1 '$T/out' | grep -q 'Rank 0: the device idles 18.2% of its 110.000 us span'"
-check "table names the biggest idle cause" grep -q '^Biggest idle cause: waiting for the host to launch (host_wait), 45.000 us' "$T/out"
+check "table names the biggest idle cause, summed over the rank's streams" \
+  grep -qF "Biggest idle cause: waiting for the host to launch (host_wait), 45.000 us summed over 3 streams (90.0% of the streams' idle time)." "$T/out"
 check "table without nan" sh -c "! grep -qi 'nan' '$T/out'"
 check "overlap in the table" grep -q 'rank 0: 50.00%' "$T/out"
 
