@@ -186,7 +186,7 @@ const dfs_cli_command dfs_cmd_gpu = {
         "with --only stragglers, the ranks that start the collectives latest. By default the whole trace at ns precision; --compat hta gives Holistic Trace\n"
         "Analysis' numbers (docs/GPU.md).",
     .options = options,
-    .groups = DFS_CLI_READING | DFS_CLI_JOBS,
+    .groups = DFS_CLI_READING | DFS_CLI_MPI | DFS_CLI_JOBS,
     .flags = DFS_CLI_NEEDS_INPUT,
     .args_size = sizeof(gpu_args),
     .init = init,

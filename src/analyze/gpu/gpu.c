@@ -19,21 +19,10 @@
 #include "analyze/gpu/gpu_internal.h"
 #include "util/vec.h"
 
-typedef DFS_VEC(gpu_row) row_vec;
-typedef DFS_VEC(bool) bool_vec;
-typedef DFS_VEC(uint64_t) u64_vec;
-
-typedef struct worker {
-    row_vec rows;
-    bool_vec fractional; /* per file: a timestamp with a fraction of a µs (HTA rounds the file) */
-    u64_vec first;       /* per file: 1 + the offset of its first event (HTA's row #0), 0 none */
-    bool oom;
-} worker;
-
 struct dfs_gpu {
     dfs_gpu_options opt;
     dfs_consumer cons;
-    worker all;
+    gpu_kept all; /* every worker's, and under MPI every merged rank's */
     dfs_arena keep;
     dfs_gpu_result result;
 };
@@ -95,12 +84,12 @@ const char *dfs_gpu_mask_label(unsigned mask, char *buf, size_t len)
 static void *worker_begin(void *user)
 {
     (void)user;
-    return calloc(1, sizeof(worker));
+    return calloc(1, sizeof(gpu_kept));
 }
 
 static bool is_trace_cat(const char *s, size_t n) { return n == 5 && memcmp(s, "Trace", 5) == 0; }
 
-static void note_fraction(worker *w, uint32_t file)
+void gpu_note_fraction(gpu_kept *w, uint32_t file)
 {
     if (file >= w->fractional.n && !dfs_vec_extend_zeroed(&w->fractional, (size_t)file + 1)) {
         w->oom = true;
@@ -109,7 +98,7 @@ static void note_fraction(worker *w, uint32_t file)
     w->fractional.v[file] = true;
 }
 
-static void note_first(worker *w, uint32_t file, uint64_t offset)
+void gpu_note_first(gpu_kept *w, uint32_t file, uint64_t offset)
 {
     if (file >= w->first.n && !dfs_vec_extend_zeroed(&w->first, (size_t)file + 1)) {
         w->oom = true;
@@ -143,13 +132,13 @@ static void extra_args(const dfs_run *run, const dfs_event *ev, gpu_row *r)
 
 static void on_batch(void *state, const dfs_run *run, const dfs_batch *b)
 {
-    worker *w = state;
+    gpu_kept *w = state;
     if (b->count)
-        note_first(w, b->file, b->events[0].offset);
+        gpu_note_first(w, b->file, b->events[0].offset);
     for (size_t i = 0; i < b->count && !w->oom; i++) {
         const dfs_event *ev = &b->events[i];
         if (!(ev->flags & DFS_EF_HAS_TS) || ev->ts % 1000 != 0)
-            note_fraction(w, b->file);
+            gpu_note_fraction(w, b->file);
         if (!(ev->flags & DFS_EF_HAS_DUR) || !(ev->flags & DFS_EF_HAS_TS) || !ev->cat || (ev->flags & DFS_EF_BAD_TIME))
             continue; /* a time that overflows or a negative duration is damage, reported, left out */
         size_t n;
@@ -176,7 +165,7 @@ static void worker_end(void *user, const dfs_run *run, void *state)
 {
     (void)run;
     dfs_gpu *g = user;
-    worker *w = state;
+    gpu_kept *w = state;
     g->all.oom |= w->oom || !dfs_vec_append(&g->all.rows, &w->rows);
     if (w->fractional.n > g->all.fractional.n && !dfs_vec_extend_zeroed(&g->all.fractional, w->fractional.n))
         g->all.oom = true;
@@ -184,7 +173,7 @@ static void worker_end(void *user, const dfs_run *run, void *state)
         g->all.fractional.v[i] |= w->fractional.v[i];
     for (size_t i = 0; i < w->first.n && !g->all.oom; i++)
         if (w->first.v[i])
-            note_first(&g->all, (uint32_t)i, w->first.v[i] - 1);
+            gpu_note_first(&g->all, (uint32_t)i, w->first.v[i] - 1);
     dfs_vec_free(&w->rows);
     dfs_vec_free(&w->fractional);
     dfs_vec_free(&w->first);
@@ -221,6 +210,8 @@ void dfs_gpu_free(dfs_gpu *g)
 }
 
 dfs_consumer *dfs_gpu_consumer(dfs_gpu *g) { return &g->cons; }
+
+gpu_kept *gpu_kept_of(dfs_gpu *g) { return &g->all; }
 
 /* ---- per rank ---- */
 

@@ -267,5 +267,11 @@ dfs_consumer *dfs_gpu_consumer(dfs_gpu *g);
 /* The result after reading; NULL when out of memory. */
 const dfs_gpu_result *dfs_gpu_finish(dfs_gpu *g, const dfs_run *run);
 
+/* Distributed runs (gpu_pack.c): what the consumer kept of this rank's share (false when it ran
+ * out of memory), and another rank's kept state merged in (strings interned into run; false on a
+ * malformed buffer or out of memory). */
+bool dfs_gpu_pack(dfs_gpu *g, dfs_pack *w);
+bool dfs_gpu_merge_packed(dfs_gpu *g, const dfs_run *run, dfs_unpack *r);
+
 extern const dfs_analysis dfs_gpu_analysis;
 #endif
