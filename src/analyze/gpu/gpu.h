@@ -195,6 +195,7 @@ struct gpu_strag_rank; /* what straggler detection keeps of a rank (gpu_internal
 typedef struct dfs_gpu_rank {
     int64_t rank;
     const char *path;    /* the input file */
+    bool shares_rank;    /* exact: another input names this rank too (each is measured apart) */
     uint64_t rows;       /* events kept (hta: after the last-iteration filter) */
     uint64_t device_rows;
     bool filtered;       /* hta: the last-iteration filter ran */
@@ -245,9 +246,10 @@ typedef struct dfs_gpu_stragglers {
 typedef struct dfs_gpu_result {
     dfs_gpu_semantics semantics;
     unsigned sections;
-    dfs_gpu_rank *ranks; /* ascending rank */
+    dfs_gpu_rank *ranks; /* ascending rank, then input order */
     size_t nranks;
-    size_t replaced;     /* files whose rank a later file also had (the later one counts) */
+    size_t replaced;     /* hta: files whose rank a later file also had (the later one counts) */
+    size_t shared;       /* exact: entries whose rank another entry also has */
     size_t no_device;    /* ranks without device events */
     bool annotated;      /* some input has GPU user annotations (before any filter) */
     dfs_gpu_stragglers stragglers;
