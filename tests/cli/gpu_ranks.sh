@@ -5,7 +5,8 @@
 # as one timeline and never one dropped; files naming the same rank likewise, in input order;
 # under --compat hta the later file of a rank replaces the earlier (as HTA loads a folder) and the
 # replaced file no longer decides whether HTA's last-step filter runs; the CSV launch statistics
-# go to one file when two entries share a rank (their per-rank files would have one name).
+# go to one file when two entries share a rank (their per-rank files would have one name); a file
+# that is no trace (notes beside the traces) is no rank.
 set -u
 DFSCOPE=$1
 . "$(dirname "$0")/testlib.bash"
@@ -64,6 +65,15 @@ check "hta: one step name: no filter" test "$alone" = "[(13, False)]"
 code 0 "hta: replaced" "$DFSCOPE" gpu -q --compat hta --format json "$T/replaced.json" "$T/counts.json"
 check "hta: the replaced file does not decide the filter" \
   test "$(field "[(r['rows'], r['last_step_dropped']) for r in d['ranks']]")" = "$alone"
+
+# a file beside the traces that is no trace (notes, a checker's output) is no rank: it replaces none
+mkdir -p "$T/folder"
+kineto 0 2 "" "" 1000000 > "$T/folder/rank0.json"
+echo "results checked by hand" > "$T/folder/zz-notes.txt"
+for sem in none hta; do
+  code 0 "not a trace ($sem)" "$DFSCOPE" gpu -q --compat "$sem" --format json "$T/folder"
+  check "not a trace ($sem): no rank" test "$(field "[r['file'].rsplit('/', 1)[-1] for r in d['ranks']]")" = "['rank0.json']"
+done
 
 echo "gpu_ranks: $pass passed, $fail failed"
 [ "$fail" = 0 ]

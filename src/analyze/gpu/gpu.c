@@ -9,7 +9,7 @@
  * event with a numeric args.stream, typed by its name. Under exact: every event as read, device
  * work is the timed device work of the shared classification, typed by its kind and name.
  *
- * Invariants: a file is one entry of the result, with the rank its distributedInfo names (else 0);
+ * Invariants: a trace file is one entry of the result, with the rank its distributedInfo names (else 0);
  * under exact every file counts (files of one rank are measured apart: two profiling windows of a
  * process are not one timeline), under hta the later file (input order) of a rank replaces the
  * earlier, as HTA loads a folder; entries come out by rank, then input order. The result depends
@@ -593,10 +593,11 @@ static int cmp_entries(const void *a, const void *b)
     return (x->file > y->file) - (x->file < y->file);
 }
 
-/* The entries of the result, by rank then input order, in e (one per file). Under exact every file
- * is one (two files naming one rank, as two profiling windows of one process do, are measured
- * apart and marked shares_rank); under hta, as HTA loads a folder, only the last file (input
- * order) of each rank, the others counted in res->replaced. */
+/* The entries of the result, by rank then input order, in e (one per file). A file that is not a
+ * trace (a README beside the traces) or could not be read (reported) is none. Under exact every
+ * other file is one (two files naming one rank, as two profiling windows of one process do, are
+ * measured apart and marked shares_rank); under hta, as HTA loads a folder, only the last file
+ * (input order) of each rank, the others counted in res->replaced. */
 static size_t plan_entries(const dfs_gpu *g, const dfs_run *run, const gpu_row *r, size_t n, entry *e,
                            dfs_gpu_result *res)
 {
@@ -606,8 +607,10 @@ static size_t plan_entries(const dfs_gpu *g, const dfs_run *run, const gpu_row *
         size_t j = i;
         while (j < n && r[j].file == f)
             j++;
+        const dfs_file_info *info = dfs_run_file(run, f);
+        bool trace = !info->unreadable && info->format != DFS_FMT_UNKNOWN && info->format != DFS_FMT_NOT_A_TRACE;
         int64_t rank = file_rank(run, (uint32_t)f, hta);
-        if (j > i || !g->opt.skip_empty_files)
+        if (j > i || (trace && !g->opt.skip_empty_files))
             e[ne++] = (entry){.rank = rank < 0 ? 0 : rank, .file = (uint32_t)f, .lo = i, .hi = j};
         i = j;
     }
