@@ -37,6 +37,7 @@ dataloader_job() {
 {"Type": "cpu", "Name": "cpu0", "Dimension": "CPUUtilization", "Value": 30, "NodeId": "algo-1", "Timestamp": 1600000000.06}
 EOF
 }
+
 # kineto RANK STEPS FRACTION [norank] [START_US]: a Kineto trace of one rank on stdout: per
 # profiler step (1 ms from START_US, default 1000000) an operator launching three kernels on stream
 # 7, a collective on stream 20 that starts later on higher ranks, a copy on stream 21 and a GPU
@@ -69,4 +70,23 @@ kineto() {
       sep, cat, name, pid, tid, ts, dur, args == "" ? "" : ", \"args\": {" args "}"
     sep = ",\n"
   }'
+}
+
+# mpi_launcher DFSCOPE: for the MPI tests, MPIRUN (the launcher with the flags this machine needs)
+# and `mpi NP COMMAND...`; exits 77 (skipped) without mpirun or when DFSCOPE was built without MPI.
+mpi_launcher() {
+  command -v mpirun >/dev/null || { echo "SKIP: mpirun not found (apt-get install openmpi-bin or mpich)"; exit 77; }
+  MPIRUN=(mpirun)
+  if mpirun --version 2>&1 | grep -q "Open MPI"; then
+    # Open MPI refuses root unless told, and more ranks than cores unless told (CI: 2 cores)
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    export OMPI_MCA_rmaps_base_oversubscribe=1
+    MPIRUN+=(--oversubscribe)
+  fi
+  export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" # the MPI library's own leaks
+  mpi() { timeout 120 "${MPIRUN[@]}" -np "$@"; }
+
+  echo '{"name":"x","cat":"c","pid":1,"tid":1,"ts":1,"dur":1,"ph":"X"}' > "$T/tiny.pfw"
+  mpi 2 "$1" stats --mpi-stats "$T/tiny.pfw" >/dev/null 2>"$T/probe"
+  grep -q "mpi rank 1/2" "$T/probe" || { echo "SKIP: dfscope was built without MPI (cmake -DDFS_MPI=ON with an MPI library)"; cat "$T/probe"; exit 77; }
 }
