@@ -1098,7 +1098,8 @@ void dfs_gpu_write_text(FILE *out, const dfs_gpu_result *r, size_t names)
         fprintf(out, "\nNote: %zu input(s) named a rank a later input also names; as HTA, the later one counts.\n",
                 r->replaced);
     if (r->shared)
-        fprintf(out, "\nNote: %zu inputs name a rank another input also names (profiling windows of one process,\n"
-                     "or files without distributedInfo, which are rank 0): each is measured apart, labelled by its file.\n",
+        fprintf(out, "\nNote: %zu inputs name a rank another input also names (profiling windows of one\n"
+                     "process, or files without distributedInfo, which are rank 0): each is measured apart,\n"
+                     "labelled by its file.\n",
                 r->shared);
 }

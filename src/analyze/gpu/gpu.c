@@ -9,12 +9,12 @@
  * event with a numeric args.stream, typed by its name. Under exact: every event as read, device
  * work is the timed device work of the shared classification, typed by its kind and name.
  *
- * Invariants: a trace file is one entry of the result, with the rank its distributedInfo names (else 0);
- * under exact every file counts (files of one rank are measured apart: two profiling windows of a
- * process are not one timeline), under hta the later file (input order) of a rank replaces the
- * earlier, as HTA loads a folder; entries come out by rank, then input order. The result depends
- * on the rows and their files only, never on the order they were read in (threads, MPI ranks).
- * Nothing here prints. */
+ * Invariants: a trace file is one entry of the result, with the rank its distributedInfo names
+ * (else 0); under exact every trace counts (files of one rank are measured apart: two profiling
+ * windows of a process are not one timeline), under hta the later file (input order) of a rank
+ * replaces the earlier, as HTA loads a folder; entries come out by rank, then input order. The
+ * result depends on the rows and their files only, never on the order they were read in (threads,
+ * MPI ranks). Nothing here prints. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
