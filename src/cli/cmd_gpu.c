@@ -81,7 +81,8 @@ static bool write_launch_csv(FILE *out, const void *result, size_t rank)
 }
 
 /* One file per table, then HTA's launch statistics: one file per rank, or all ranks in one file
- * when the directory would hold more files than a command writes. */
+ * when the directory would hold more files than a command writes or two entries have one rank
+ * (their files would have one name). */
 static size_t csv_files(const void *args, const dfs_cli_result *res, dfs_csv_file *f)
 {
     (void)args;
@@ -95,7 +96,7 @@ static size_t csv_files(const void *args, const dfs_cli_result *res, dfs_csv_fil
     }
     if (!(r->sections & DFS_GPU_SEC_LAUNCH) || !r->nranks)
         return n;
-    if (n + r->nranks > DFS_CLI_MAX_CSV_FILES) {
+    if (n + r->nranks > DFS_CLI_MAX_CSV_FILES || r->shared) {
         f[n] = (dfs_csv_file){.write = write_launch_csv, .which = r->nranks};
         snprintf(f[n++].name, sizeof f->name, "cuda_kernel_launch_stats_describe.csv");
         return n;
@@ -187,7 +188,8 @@ const dfs_cli_command dfs_cmd_gpu = {
     .summary = "GPU time of Kineto traces: idle/compute breakdown, kernel types and names, comm overlap",
     .description =
         "GPU analyses of PyTorch profiler (Kineto) traces, one file per rank (the rank its\n"
-        "distributedInfo names, else 0): the temporal breakdown of each device's time (idle,\n"
+        "distributedInfo names, else 0; files of one rank, such as profiling windows of one\n"
+        "process, are measured apart): the temporal breakdown of each device's time (idle,\n"
         "compute, other work), the kernel breakdown by type (computation, communication, memory\n"
         "and every overlap of them) and by name (the biggest names, the rest as \"others\"),\n"
         "the share of communication hidden under computation, why each stream idled (waiting for\n"
@@ -200,7 +202,7 @@ const dfs_cli_command dfs_cmd_gpu = {
         "with --only stragglers, the ranks that start the collectives latest. By default the whole trace at ns precision; --compat hta gives Holistic Trace\n"
         "Analysis' numbers (docs/GPU.md).",
     .options = options,
-    .groups = DFS_CLI_READING | DFS_CLI_JOBS,
+    .groups = DFS_CLI_READING | DFS_CLI_MPI | DFS_CLI_JOBS,
     .flags = DFS_CLI_NEEDS_INPUT,
     .args_size = sizeof(gpu_args),
     .init = init,

@@ -438,6 +438,18 @@ static void json_spread(dfs_jw *w, const dfs_gpu_result *r)
     dfs_jw_end(w);
 }
 
+const char *gpu_rank_name(const dfs_gpu_rank *k, char *buf, size_t n)
+{
+    if (!k->shares_rank) {
+        snprintf(buf, n, "%lld", (long long)k->rank);
+        return buf;
+    }
+    const char *base = strrchr(k->path, '/');
+    char file[DFS_TERM_STR_MAX];
+    snprintf(buf, n, "%lld (%s)", (long long)k->rank, dfs_term_str(file, sizeof file, base ? base + 1 : k->path));
+    return buf;
+}
+
 static void text_spread(FILE *out, const dfs_gpu_result *r)
 {
     spread x;
@@ -445,13 +457,13 @@ static void text_spread(FILE *out, const dfs_gpu_result *r)
     if (x.n < 2)
         return;
     char a[32], b[32];
-    fprintf(out, "Across %zu ranks: span %s (rank %lld) to %s (rank %lld, the slowest);\n"
-                 "  idle %.2f%% (rank %lld) to %.2f%% (rank %lld); compute %.2f%% (rank %lld) to %.2f%% (rank %lld).\n",
-            x.n, dfs_fmt_duration(a, sizeof a, x.fastest->temporal.kernel_time_ns), (long long)x.fastest->rank,
-            dfs_fmt_duration(b, sizeof b, x.slowest->temporal.kernel_time_ns), (long long)x.slowest->rank,
-            x.idle_lo->temporal.idle_pct, (long long)x.idle_lo->rank, x.idle_hi->temporal.idle_pct,
-            (long long)x.idle_hi->rank, x.comp_lo->temporal.compute_pct, (long long)x.comp_lo->rank,
-            x.comp_hi->temporal.compute_pct, (long long)x.comp_hi->rank);
+    fprintf(out, "Across %zu ranks: span %s (rank %s) to %s (rank %s, the slowest);\n"
+                 "  idle %.2f%% (rank %s) to %.2f%% (rank %s); compute %.2f%% (rank %s) to %.2f%% (rank %s).\n",
+            x.n, dfs_fmt_duration(a, sizeof a, x.fastest->temporal.kernel_time_ns), RANK(x.fastest),
+            dfs_fmt_duration(b, sizeof b, x.slowest->temporal.kernel_time_ns), RANK(x.slowest),
+            x.idle_lo->temporal.idle_pct, RANK(x.idle_lo), x.idle_hi->temporal.idle_pct,
+            RANK(x.idle_hi), x.comp_lo->temporal.compute_pct, RANK(x.comp_lo),
+            x.comp_hi->temporal.compute_pct, RANK(x.comp_hi));
 }
 
 /* ---- JSON ---- */
@@ -708,11 +720,11 @@ static void text_temporal(FILE *out, const dfs_gpu_result *r)
     for (size_t i = 0; i < r->nranks; i++) {
         const dfs_gpu_rank *k = &r->ranks[i];
         if (!k->device_rows) {
-            fprintf(out, "  %6lld  no device events\n", (long long)k->rank);
+            fprintf(out, "  %6s  no device events\n", RANK(k));
             continue;
         }
         const dfs_gpu_temporal *t = &k->temporal;
-        fprintf(out, "  %6lld  %12s  %12s %8s  %12s %8s  %12s %8s\n", (long long)k->rank,
+        fprintf(out, "  %6s  %12s  %12s %8s  %12s %8s  %12s %8s\n", RANK(k),
                 dfs_fmt_duration(a, sizeof a, t->kernel_time_ns), dfs_fmt_duration(b, sizeof b, t->idle_ns),
                 gpu_pct(p1, sizeof p1, t->idle_pct), dfs_fmt_duration(c, sizeof c, t->compute_ns),
                 gpu_pct(p2, sizeof p2, t->compute_pct), dfs_fmt_duration(d, sizeof d, t->non_compute_ns),
@@ -741,8 +753,8 @@ static void text_headline(FILE *out, const dfs_gpu_result *r)
         return;
     }
     const dfs_gpu_temporal *t = &worst->temporal;
-    fprintf(out, "%s %lld: the device idles %.1f%% of its %s span (%s idle, %s computing).\n",
-            r->nranks > 1 ? "Most idle, rank" : "Rank", (long long)worst->rank, t->idle_pct,
+    fprintf(out, "%s %s: the device idles %.1f%% of its %s span (%s idle, %s computing).\n",
+            r->nranks > 1 ? "Most idle, rank" : "Rank", RANK(worst), t->idle_pct,
             dfs_fmt_duration(a, sizeof a, t->kernel_time_ns), dfs_fmt_duration(b, sizeof b, t->idle_ns),
             gpu_pct((char[16]){0}, 16, t->compute_pct));
 }
@@ -759,13 +771,13 @@ static int cmp_by_sum(const void *a, const void *b)
 static void text_kernels(FILE *out, const dfs_gpu_rank *k, size_t limit)
 {
     char a[32], label[96], p[16];
-    fprintf(out, "\nRank %lld, device time by kernel type (overlaps counted once, in their own rows):\n",
-            (long long)k->rank);
+    fprintf(out, "\nRank %s, device time by kernel type (overlaps counted once, in their own rows):\n",
+            RANK(k));
     for (size_t i = 0; i < k->ntypes; i++)
         fprintf(out, "  %-58s %12s %8s\n", dfs_gpu_mask_label(k->types[i].mask, label, sizeof label),
                 dfs_fmt_duration(a, sizeof a, k->types[i].sum_ns), gpu_pct(p, sizeof p, k->types[i].percentage));
-    fprintf(out, "Rank %lld, kernels by name (the biggest of each type; \"others\" groups the rest):\n",
-            (long long)k->rank);
+    fprintf(out, "Rank %s, kernels by name (the biggest of each type; \"others\" groups the rest):\n",
+            RANK(k));
     fprintf(out, "  %-14s %12s %8s %12s  %s\n", "type", "total", "count", "mean", "name");
     const dfs_gpu_name_row **by_sum = malloc((k->nnames ? k->nnames : 1) * sizeof *by_sum);
     if (!by_sum)
@@ -838,7 +850,7 @@ static void text_idle_headline(FILE *out, const dfs_gpu_result *r)
 static void text_idle(FILE *out, const dfs_gpu_rank *k)
 {
     char a[32], b[32], c[32], p[16];
-    fprintf(out, "\nRank %lld, idle time per stream (the gap before each kernel, copy or set):\n", (long long)k->rank);
+    fprintf(out, "\nRank %s, idle time per stream (the gap before each kernel, copy or set):\n", RANK(k));
     fprintf(out, "  %8s  %-12s %12s %8s %8s %12s %12s\n", "stream", "category", "idle", "share", "gaps", "median",
             "max");
     for (size_t i = 0; i < k->nidle; i++) {
@@ -859,8 +871,8 @@ static void text_idle(FILE *out, const dfs_gpu_rank *k)
 
 static void text_queue(FILE *out, const dfs_gpu_result *r, const dfs_gpu_rank *k)
 {
-    fprintf(out, "\nRank %lld, queue length per stream (kernels launched, not yet started; at each launch and start):\n",
-            (long long)k->rank);
+    fprintf(out, "\nRank %s, queue length per stream (kernels launched, not yet started; at each launch and start):\n",
+            RANK(k));
     if (!k->nqueue) {
         fprintf(out, "  n/a: no launch call of the trace has its device work in it\n");
         return;
@@ -876,7 +888,7 @@ static void text_queue(FILE *out, const dfs_gpu_result *r, const dfs_gpu_rank *k
 
 static void text_membw(FILE *out, const dfs_gpu_rank *k)
 {
-    fprintf(out, "\nRank %lld, memory bandwidth in use per kind of copy (GB/s, while above 0):\n", (long long)k->rank);
+    fprintf(out, "\nRank %s, memory bandwidth in use per kind of copy (GB/s, while above 0):\n", RANK(k));
     if (!k->nmembw) {
         fprintf(out, "  n/a: %s\n", k->memory_rows ? "the copies carry no bandwidth" : "no copies or sets");
         return;
@@ -894,7 +906,7 @@ static void text_annotations(FILE *out, const dfs_gpu_rank *k, size_t limit)
 {
     if (!k->nannotations)
         return;
-    fprintf(out, "\nRank %lld, GPU user annotations by name (the ranges marked on device lanes):\n", (long long)k->rank);
+    fprintf(out, "\nRank %s, GPU user annotations by name (the ranges marked on device lanes):\n", RANK(k));
     fprintf(out, "  %12s %8s %12s  %s\n", "total", "count", "mean", "name");
     const dfs_gpu_name_row **by_sum = malloc(k->nannotations * sizeof *by_sum);
     if (!by_sum)
@@ -918,7 +930,7 @@ static void text_annotations(FILE *out, const dfs_gpu_rank *k, size_t limit)
 static void text_launch(FILE *out, const dfs_gpu_rank *k)
 {
     const dfs_gpu_launch_stats *l = &k->launch;
-    fprintf(out, "\nRank %lld, kernel launches (launch call and its device work):\n", (long long)k->rank);
+    fprintf(out, "\nRank %s, kernel launches (launch call and its device work):\n", RANK(k));
     if (!l->cpu_us.count) {
         fprintf(out, "  n/a: no launch call of the list has its device work in the trace\n");
         return;
@@ -943,7 +955,7 @@ static void text_cpath_headline(FILE *out, const dfs_gpu_result *r)
 {
     for (size_t i = 0; i < r->nranks; i++) {
         const dfs_gpu_cpath *c = &r->ranks[i].cpath;
-        fprintf(out, "Rank %lld: ", (long long)r->ranks[i].rank);
+        fprintf(out, "Rank %s: ", RANK(&r->ranks[i]));
         if (c->status != DFS_GPU_CP_OK) {
             fprintf(out, "no critical path: %s%s.\n", dfs_gpu_cp_status_text(c->status),
                     c->status == DFS_GPU_CP_NO_ANNOTATION || c->status == DFS_GPU_CP_NO_INSTANCE
@@ -974,7 +986,7 @@ static void text_cpath(FILE *out, const dfs_gpu_rank *k)
     if (c->status != DFS_GPU_CP_OK)
         return;
     char a[32];
-    fprintf(out, "\nRank %lld, critical path of ", (long long)k->rank);
+    fprintf(out, "\nRank %s, critical path of ", RANK(k));
     dfs_term_puts(out, *c->window ? c->window : "the whole trace");
     fprintf(out, " (%llu events; graph of %llu nodes, %llu edges; path of %llu nodes):\n",
             (unsigned long long)c->events, (unsigned long long)c->graph_nodes, (unsigned long long)c->edges,
@@ -995,7 +1007,7 @@ static void text_seq_headline(FILE *out, const dfs_gpu_result *r)
 {
     for (size_t i = 0; i < r->nranks; i++) {
         const dfs_gpu_rank *k = &r->ranks[i];
-        fprintf(out, "Rank %lld: ", (long long)k->rank);
+        fprintf(out, "Rank %s: ", RANK(k));
         if (k->seq_failed || !k->nseqs) {
             fprintf(out, "no kernel sequence: %s.\n",
                     k->seq_failed ? "a host event has a negative duration (HTA's call graph fails)"
@@ -1015,8 +1027,8 @@ static void text_sequences(FILE *out, const dfs_gpu_rank *k, size_t limit)
 {
     if (!k->nseqs)
         return;
-    fprintf(out, "\nRank %lld, frequent kernel sequences (an operator, then the kernels it launched):\n",
-            (long long)k->rank);
+    fprintf(out, "\nRank %s, frequent kernel sequences (an operator, then the kernels it launched):\n",
+            RANK(k));
     fprintf(out, "  %8s %12s %12s  %s\n", "count", "GPU", "CPU", "operator|kernel|...");
     for (size_t i = 0; i < k->nseqs && (!limit || i < limit); i++) {
         char a[32], b[32];
@@ -1078,7 +1090,7 @@ void dfs_gpu_write_text(FILE *out, const dfs_gpu_result *r, size_t names)
             const dfs_gpu_rank *k = &r->ranks[i];
             char p[16];
             if (k->device_rows)
-                fprintf(out, "  rank %lld: %s\n", (long long)k->rank,
+                fprintf(out, "  rank %s: %s\n", RANK(k),
                         k->has_comm ? gpu_pct(p, sizeof p, k->overlap_pct) : "n/a (no communication kernels)");
         }
     }
@@ -1115,6 +1127,11 @@ void dfs_gpu_write_text(FILE *out, const dfs_gpu_result *r, size_t names)
         for (size_t i = 0; i < r->nranks; i++)
             text_sequences(out, &r->ranks[i], names);
     if (r->replaced)
-        fprintf(out, "\nNote: %zu input(s) named a rank a later input also names; the later one counts.\n",
+        fprintf(out, "\nNote: %zu input(s) named a rank a later input also names; as HTA, the later one counts.\n",
                 r->replaced);
+    if (r->shared)
+        fprintf(out, "\nNote: %zu inputs name a rank another input also names (profiling windows of one\n"
+                     "process, or files without distributedInfo, which are rank 0): each is measured apart,\n"
+                     "labelled by its file.\n",
+                r->shared);
 }

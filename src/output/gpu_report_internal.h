@@ -9,11 +9,18 @@
 #include <stdio.h>
 
 #include "analyze/gpu/gpu.h"
+#include "output/escape.h"
 #include "output/json.h"
 
 static inline double gpu_us(int64_t ns) { return (double)ns / 1000.0; }
 /* A float as pandas writes it (Python's repr; NaN as an empty field), after a comma. */
 void gpu_py_num(FILE *out, double v);
+/* A rank as the tables name it: its number, and when another input names the same rank (exact
+ * measures each file apart) its file's base name, escaped for the terminal. RANK(k) gives it in
+ * a buffer of the expression's life. */
+const char *gpu_rank_name(const dfs_gpu_rank *k, char *buf, size_t n);
+#define RANK(k) gpu_rank_name((k), (char[DFS_TERM_STR_MAX + 32]){0}, DFS_TERM_STR_MAX + 32)
+
 /* "12.34%", or "n/a" when not finite. */
 const char *gpu_pct(char *buf, size_t n, double v);
 

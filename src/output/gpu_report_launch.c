@@ -62,7 +62,7 @@ static void worst_of(FILE *out, const dfs_gpu_rank *k, dfs_gpu_outlier_class c)
     if (!s->count)
         return;
     size_t shown = s->count < DFS_GPU_OUTLIERS_SHOWN ? (size_t)s->count : DFS_GPU_OUTLIERS_SHOWN;
-    fprintf(out, "  Rank %lld, %s (%zu of %llu):\n", (long long)k->rank, worst_heads[c], shown,
+    fprintf(out, "  Rank %s, %s (%zu of %llu):\n", RANK(k), worst_heads[c], shown,
             (unsigned long long)s->count);
     fprintf(out, "    %12s %12s %12s %12s %14s  %s\n", c == DFS_GPU_OUT_DELAY ? "delay" : "call (CPU)",
             c == DFS_GPU_OUT_DELAY ? "call (CPU)" : "delay", "kernel (GPU)", "correlation", "at (from start)",
@@ -225,8 +225,8 @@ void gpu_text_annotated(FILE *out, const dfs_gpu_rank *k, size_t names)
     int64_t total = annotated_total(k, &all);
     const dfs_gpu_annotated *none = &k->annotated[k->nannotated - 1];
     char a[32], b[32], c[32], p[16];
-    fprintf(out, "\nRank %lld, device time by GPU user annotation (each kernel to the shortest annotation of its"
-                 " lane that overlaps it):\n", (long long)k->rank);
+    fprintf(out, "\nRank %s, device time by GPU user annotation (each kernel to the shortest annotation of its"
+                 " lane that overlaps it):\n", RANK(k));
     fprintf(out, "  %s of the kernel time (%s of %s kernels) ran inside annotations; %s in none.\n",
             gpu_pct(p, sizeof p, total ? 100.0 * (double)(total - none->kernel_ns) / (double)total : NAN),
             dfs_fmt_count(a, sizeof a, all - none->kernels), dfs_fmt_count(b, sizeof b, all),

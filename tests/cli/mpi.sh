@@ -16,21 +16,8 @@ TRACES=$2
 . "$(dirname "$0")/testlib.bash"
 CMP="$(dirname "$DFSCOPE")/dfs_jsoncmp"
 
-command -v mpirun >/dev/null || { echo "SKIP: mpirun not found (apt-get install openmpi-bin or mpich)"; exit 77; }
+mpi_launcher "$DFSCOPE"
 [ -x "$CMP" ] || { echo "FAIL: $CMP not built"; exit 1; }
-MPIRUN=(mpirun)
-if mpirun --version 2>&1 | grep -q "Open MPI"; then
-  # Open MPI refuses root unless told, and more ranks than cores unless told (CI: 2 cores)
-  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-  export OMPI_MCA_rmaps_base_oversubscribe=1
-  MPIRUN+=(--oversubscribe)
-fi
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" # the MPI library's own leaks
-mpi() { timeout 120 "${MPIRUN[@]}" -np "$@"; }
-
-echo '{"name":"x","cat":"c","pid":1,"tid":1,"ts":1,"dur":1,"ph":"X"}' > "$T/tiny.pfw"
-mpi 2 "$DFSCOPE" stats --mpi-stats "$T/tiny.pfw" >/dev/null 2>"$T/probe"
-grep -q "mpi rank 1/2" "$T/probe" || { echo "SKIP: dfscope was built without MPI (cmake -DDFS_MPI=ON with an MPI library)"; cat "$T/probe"; exit 77; }
 
 IGNORE=(-i flushes -i second_pass -i second_pass_reason)
 

@@ -6,9 +6,10 @@
  * files and finishes. The JSON must equal one process reading everything: identical integers and
  * texts, other numbers within 1e-12 relative ("flushes" is how a pass ran, not a result).
  * Checked for stats, layered analysis (exact and DFAnalyzer-compatible), overlap (exact,
- * approximate, G0) and steps, on 2 and 3 ranks, with and without cut files (where the analysis
- * allows). Steps folds the files of ranks other than 0 before the census (dfs_analysis.fold_share)
- * and sends finished runs, or the events of runs whose files are on several ranks. */
+ * approximate, G0), steps and gpu (exact and HTA's), on 2 and 3 ranks, with and without cut files
+ * (where the analysis allows). Steps folds the files of ranks other than 0 before the census
+ * (dfs_analysis.fold_share) and sends finished runs, or the events of runs whose files are on
+ * several ranks; gpu sends its kept events, which rank 0 analyses. */
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 
 #include "analyze/common/preset.h"
 #include "analyze/common/preview.h"
+#include "analyze/gpu/gpu.h"
 #include "analyze/layered/layered.h"
 #include "analyze/overlap/overlap.h"
 #include "analyze/stats/stats.h"
@@ -26,6 +28,7 @@
 #include "dist/partition.h"
 #include "dist/runpack.h"
 #include "gen/gen.h"
+#include "output/gpu_report.h"
 #include "output/layered_report.h"
 #include "output/overlap_report.h"
 #include "output/stats_report.h"
@@ -38,7 +41,7 @@ enum { MAX_RANKS = 4, MAX_FILES = 64 };
 
 /* ---- the analyses, as the distributed pass sees them ----------------------------------------- */
 
-typedef enum kind { K_STATS, K_LAYERED, K_OVERLAP, K_STEPS } kind;
+typedef enum kind { K_STATS, K_LAYERED, K_OVERLAP, K_STEPS, K_GPU } kind;
 
 typedef struct setup {
     kind k;
@@ -46,6 +49,7 @@ typedef struct setup {
     dfs_layered_options lopt;
     dfs_overlap_options oopt;
     dfs_steps_options sopt;
+    dfs_gpu_options gopt;
     char **cats_keep; /* a rerun's categories */
     size_t ncats;
     dfs_file_clock *clocks;
@@ -61,6 +65,7 @@ static void *create(setup *s)
     case K_STATS: return dfs_stats_new();
     case K_LAYERED: return dfs_layered_new(&s->lopt, err, sizeof err);
     case K_STEPS: return dfs_steps_new(&s->sopt, NULL, NULL);
+    case K_GPU: return dfs_gpu_new(&s->gopt);
     default: return dfs_overlap_new(&s->oopt, err, sizeof err);
     }
 }
@@ -73,6 +78,8 @@ static void destroy(setup *s, void *obj)
         dfs_layered_free(obj);
     else if (s->k == K_STEPS)
         dfs_steps_free(obj);
+    else if (s->k == K_GPU)
+        dfs_gpu_free(obj);
     else
         dfs_overlap_free(obj);
 }
@@ -82,6 +89,7 @@ static dfs_consumer *consumer_of(setup *s, void *obj)
     return s->k == K_STATS     ? dfs_stats_consumer(obj)
            : s->k == K_LAYERED ? dfs_layered_consumer(obj)
            : s->k == K_STEPS   ? dfs_steps_consumer(obj)
+           : s->k == K_GPU     ? dfs_gpu_consumer(obj)
                                : dfs_overlap_consumer(obj);
 }
 
@@ -90,6 +98,7 @@ static bool pack_state(setup *s, void *obj, const dfs_run *run, dfs_pack *w)
     return s->k == K_STATS     ? dfs_stats_pack(obj, w)
            : s->k == K_LAYERED ? dfs_layered_pack(obj, run, w)
            : s->k == K_STEPS   ? dfs_steps_pack(obj, run, w)
+           : s->k == K_GPU     ? dfs_gpu_pack(obj, w)
                                : dfs_overlap_pack(obj, run, w);
 }
 
@@ -98,6 +107,7 @@ static bool merge_state(setup *s, void *obj, dfs_run *run, dfs_unpack *r)
     return s->k == K_STATS     ? dfs_stats_merge_packed(obj, r)
            : s->k == K_LAYERED ? dfs_layered_merge_packed(obj, run, r)
            : s->k == K_STEPS   ? dfs_steps_merge_packed(obj, run, r)
+           : s->k == K_GPU     ? dfs_gpu_merge_packed(obj, run, r)
                                : dfs_overlap_merge_packed(obj, run, r);
 }
 
@@ -136,6 +146,10 @@ static char *finish(setup *s, void *obj, const dfs_run *run, bool reran)
         assert_non_null(r);
         dfs_steps_report_opts ro = {.opt = &s->sopt, .concepts = dfs_steps_concepts(obj)};
         dfs_steps_write_json(m, run, r, &ro);
+    } else if (s->k == K_GPU) {
+        const dfs_gpu_result *r = dfs_gpu_finish(obj, run);
+        assert_non_null(r);
+        dfs_gpu_write_json(m, r);
     } else if (s->k == K_LAYERED) {
         const dfs_layered_result *r = dfs_layered_finish(obj, run);
         dfs_report_context ctx = {.preset_source = "given", .reran = reran};
@@ -520,6 +534,8 @@ static void prepare(setup *s, const inputs *in, kind k, const dfs_preset *preset
     s->oopt = (dfs_overlap_options){.preset = preset, .compute = d.compute, .io = d.io, .app_io = d.app_io,
                                     .epochs = d.epochs, .steps = d.steps, .origin_ns = origin};
     dfs_steps_options_init(&s->sopt);
+    dfs_gpu_options_init(&s->gopt);
+    s->gopt.sections |= DFS_GPU_SEC_CRITICAL | DFS_GPU_SEC_SEQUENCES | DFS_GPU_SEC_STRAGGLERS;
 }
 
 static void free_setup(setup *s)
@@ -738,6 +754,24 @@ static void generated_gzip_cut_lines(void **state)
     assert_true(saw.cut_pieces > 0);
 }
 
+static void hta(setup *s) { s->gopt.semantics = DFS_GPU_HTA; }
+
+/* gpu, exact and HTA's, every section: Kineto traces of two ranks (HTA's trace filter), windows
+ * of one process without distributedInfo, fractional timestamps HTA rounds, a Triton trace. */
+static void gpu_kineto(void **state)
+{
+    (void)state;
+    tu_require_corpus();
+    const char *rel[] = {"hta/trace_filter", "kineto", "hta/ns_resolution_trace", "hta/triton_example"};
+    inputs in = {0};
+    for (size_t i = 0; i < sizeof rel / sizeof *rel; i++)
+        add_dir(&in, rel[i]);
+    seen saw = {0};
+    check_case(&in, K_GPU, NULL, false, "gpu", &saw);
+    check_case(&in, K_GPU, hta, false, "gpu --compat hta", &saw);
+    free_inputs(&in);
+}
+
 /* Steps alone on a corpus folder: whole files, finished runs from ranks other than 0. */
 static seen steps_of(const char *const *rel, size_t n)
 {
@@ -782,6 +816,7 @@ int main(void)
         cmocka_unit_test(kineto_second_pass),
         cmocka_unit_test(steps_smdebug_nodes),
         cmocka_unit_test(steps_composer_hta),
+        cmocka_unit_test(gpu_kineto),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,8 +9,12 @@
  * event with a numeric args.stream, typed by its name. Under exact: every event as read, device
  * work is the timed device work of the shared classification, typed by its kind and name.
  *
- * Invariants: a file is one rank; of two files of one rank the later (input order) counts; ranks
- * come out ascending. Nothing here prints. */
+ * Invariants: a trace file is one entry of the result, with the rank its distributedInfo names
+ * (else 0); under exact every trace counts (files of one rank are measured apart: two profiling
+ * windows of a process are not one timeline), under hta the later file (input order) of a rank
+ * replaces the earlier, as HTA loads a folder; entries come out by rank, then input order. The
+ * result depends on the rows and their files only, never on the order they were read in (threads,
+ * MPI ranks). Nothing here prints. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,21 +23,10 @@
 #include "analyze/gpu/gpu_internal.h"
 #include "util/vec.h"
 
-typedef DFS_VEC(gpu_row) row_vec;
-typedef DFS_VEC(bool) bool_vec;
-typedef DFS_VEC(uint64_t) u64_vec;
-
-typedef struct worker {
-    row_vec rows;
-    bool_vec fractional; /* per file: a timestamp with a fraction of a µs (HTA rounds the file) */
-    u64_vec first;       /* per file: 1 + the offset of its first event (HTA's row #0), 0 none */
-    bool oom;
-} worker;
-
 struct dfs_gpu {
     dfs_gpu_options opt;
     dfs_consumer cons;
-    worker all;
+    gpu_kept all; /* every worker's, and under MPI every merged rank's */
     dfs_arena keep;
     dfs_gpu_result result;
 };
@@ -96,12 +89,12 @@ const char *dfs_gpu_mask_label(unsigned mask, char *buf, size_t len)
 static void *worker_begin(void *user)
 {
     (void)user;
-    return calloc(1, sizeof(worker));
+    return calloc(1, sizeof(gpu_kept));
 }
 
 static bool is_trace_cat(const char *s, size_t n) { return n == 5 && memcmp(s, "Trace", 5) == 0; }
 
-static void note_fraction(worker *w, uint32_t file)
+void gpu_note_fraction(gpu_kept *w, uint32_t file)
 {
     if (file >= w->fractional.n && !dfs_vec_extend_zeroed(&w->fractional, (size_t)file + 1)) {
         w->oom = true;
@@ -110,7 +103,7 @@ static void note_fraction(worker *w, uint32_t file)
     w->fractional.v[file] = true;
 }
 
-static void note_first(worker *w, uint32_t file, uint64_t offset)
+void gpu_note_first(gpu_kept *w, uint32_t file, uint64_t offset)
 {
     if (file >= w->first.n && !dfs_vec_extend_zeroed(&w->first, (size_t)file + 1)) {
         w->oom = true;
@@ -144,13 +137,13 @@ static void extra_args(const dfs_run *run, const dfs_event *ev, gpu_row *r)
 
 static void on_batch(void *state, const dfs_run *run, const dfs_batch *b)
 {
-    worker *w = state;
+    gpu_kept *w = state;
     if (b->count)
-        note_first(w, b->file, b->events[0].offset);
+        gpu_note_first(w, b->file, b->events[0].offset);
     for (size_t i = 0; i < b->count && !w->oom; i++) {
         const dfs_event *ev = &b->events[i];
         if (!(ev->flags & DFS_EF_HAS_TS) || ev->ts % 1000 != 0)
-            note_fraction(w, b->file);
+            gpu_note_fraction(w, b->file);
         if (!(ev->flags & DFS_EF_HAS_DUR) || !(ev->flags & DFS_EF_HAS_TS) || !ev->cat || (ev->flags & DFS_EF_BAD_TIME))
             continue; /* a time that overflows or a negative duration is damage, reported, left out */
         size_t n;
@@ -177,7 +170,7 @@ static void worker_end(void *user, const dfs_run *run, void *state)
 {
     (void)run;
     dfs_gpu *g = user;
-    worker *w = state;
+    gpu_kept *w = state;
     g->all.oom |= w->oom || !dfs_vec_append(&g->all.rows, &w->rows);
     if (w->fractional.n > g->all.fractional.n && !dfs_vec_extend_zeroed(&g->all.fractional, w->fractional.n))
         g->all.oom = true;
@@ -185,7 +178,7 @@ static void worker_end(void *user, const dfs_run *run, void *state)
         g->all.fractional.v[i] |= w->fractional.v[i];
     for (size_t i = 0; i < w->first.n && !g->all.oom; i++)
         if (w->first.v[i])
-            note_first(&g->all, (uint32_t)i, w->first.v[i] - 1);
+            gpu_note_first(&g->all, (uint32_t)i, w->first.v[i] - 1);
     dfs_vec_free(&w->rows);
     dfs_vec_free(&w->fractional);
     dfs_vec_free(&w->first);
@@ -222,6 +215,8 @@ void dfs_gpu_free(dfs_gpu *g)
 }
 
 dfs_consumer *dfs_gpu_consumer(dfs_gpu *g) { return &g->cons; }
+
+gpu_kept *gpu_kept_of(dfs_gpu *g) { return &g->all; }
 
 /* ---- per rank ---- */
 
@@ -413,20 +408,6 @@ static bool add_work(const rank_rows *rr, size_t i, size_t times, work_vec *out)
     return true;
 }
 
-/* At least two distinct names of profiler steps in all ranks: HTA's filter runs. */
-static bool several_steps(const dfs_run *run, const gpu_row *r, size_t n)
-{
-    dfs_str first = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (!r[i].name || r[i].name == first || !profiler_step_name(dfs_str_get(run, r[i].name, NULL)))
-            continue;
-        if (first)
-            return true;
-        first = r[i].name;
-    }
-    return false;
-}
-
 typedef DFS_VEC(gpu_launch) launch_vec;
 
 /* A kept launch call whose device work is in the trace, for the queue lengths. */
@@ -613,10 +594,97 @@ static bool measure_rank(dfs_gpu *g, const dfs_run *run, gpu_row *r, size_t n, b
     return ok;
 }
 
-static int cmp_ranks(const void *a, const void *b)
+/* An input that makes an entry of the result: its file, its rows [lo, hi) and the rank it names. */
+typedef struct entry {
+    int64_t rank;
+    uint32_t file;
+    size_t lo, hi;
+} entry;
+
+/* By rank, then input order. */
+static int cmp_entries(const void *a, const void *b)
 {
-    const dfs_gpu_rank *x = a, *y = b;
-    return (x->rank > y->rank) - (x->rank < y->rank);
+    const entry *x = a, *y = b;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    return (x->file > y->file) - (x->file < y->file);
+}
+
+/* The entries of the result, by rank then input order, in e (one per file). A file that is not a
+ * trace (a README beside the traces) or could not be read (reported) is none. Under exact every
+ * other file is one (two files naming one rank, as two profiling windows of one process do, are
+ * measured apart and marked shares_rank); under hta, as HTA loads a folder, only the last file
+ * (input order) of each rank, the others counted in res->replaced. */
+static size_t plan_entries(const dfs_gpu *g, const dfs_run *run, const gpu_row *r, size_t n, entry *e,
+                           dfs_gpu_result *res)
+{
+    size_t ne = 0, nfiles = dfs_run_file_count(run);
+    bool hta = g->opt.semantics == DFS_GPU_HTA;
+    for (size_t i = 0, f = 0; f < nfiles; f++) {
+        size_t j = i;
+        while (j < n && r[j].file == f)
+            j++;
+        const dfs_file_info *info = dfs_run_file(run, f);
+        bool trace = !info->unreadable && info->format != DFS_FMT_UNKNOWN && info->format != DFS_FMT_NOT_A_TRACE;
+        int64_t rank = file_rank(run, (uint32_t)f, hta);
+        if (j > i || (trace && !g->opt.skip_empty_files))
+            e[ne++] = (entry){.rank = rank < 0 ? 0 : rank, .file = (uint32_t)f, .lo = i, .hi = j};
+        i = j;
+    }
+    qsort(e, ne, sizeof *e, cmp_entries);
+    size_t kept = 0;
+    for (size_t k = 0; k < ne; k++) {
+        bool later = k + 1 < ne && e[k + 1].rank == e[k].rank;
+        if (hta && later)
+            res->replaced++;
+        else
+            e[kept++] = e[k];
+    }
+    return kept;
+}
+
+/* At least two distinct names of profiler steps in the entries' rows: HTA's filter runs. */
+static bool several_steps(const dfs_run *run, const gpu_row *r, const entry *e, size_t ne)
+{
+    dfs_str first = 0;
+    for (size_t k = 0; k < ne; k++)
+        for (size_t i = e[k].lo; i < e[k].hi; i++) {
+            if (!r[i].name || r[i].name == first || !profiler_step_name(dfs_str_get(run, r[i].name, NULL)))
+                continue;
+            if (first)
+                return true;
+            first = r[i].name;
+        }
+    return false;
+}
+
+static bool annotated(const gpu_row *r, const entry *e, size_t ne)
+{
+    for (size_t k = 0; k < ne; k++)
+        for (size_t i = e[k].lo; i < e[k].hi; i++)
+            if (r[i].kind == DFS_GPU_ANNOTATION)
+                return true;
+    return false;
+}
+
+static bool measure_entries(dfs_gpu *g, const dfs_run *run, gpu_row *r, const entry *e, size_t ne,
+                            dfs_gpu_result *res)
+{
+    bool hta = g->opt.semantics == DFS_GPU_HTA, filter = hta && several_steps(run, r, e, ne);
+    res->annotated = annotated(r, e, ne);
+    for (size_t k = 0; k < ne; k++) {
+        uint32_t f = e[k].file;
+        if (hta && f < g->all.fractional.n && g->all.fractional.v[f])
+            round_rows(r + e[k].lo, e[k].hi - e[k].lo);
+        dfs_gpu_rank *slot = &res->ranks[res->nranks++];
+        bool shared = (k > 0 && e[k - 1].rank == e[k].rank) || (k + 1 < ne && e[k + 1].rank == e[k].rank);
+        *slot = (dfs_gpu_rank){.rank = e[k].rank, .path = dfs_run_file(run, f)->path, .shares_rank = shared};
+        uint64_t first_offset = f < g->all.first.n ? g->all.first.v[f] : 0;
+        if (!measure_rank(g, run, r + e[k].lo, e[k].hi - e[k].lo, filter, first_offset, slot))
+            return false;
+        res->shared += shared;
+    }
+    return true;
 }
 
 const dfs_gpu_result *dfs_gpu_finish(dfs_gpu *g, const dfs_run *run)
@@ -630,34 +698,11 @@ const dfs_gpu_result *dfs_gpu_finish(dfs_gpu *g, const dfs_run *run)
     dfs_gpu_result *res = &g->result;
     *res = (dfs_gpu_result){.semantics = g->opt.semantics, .sections = g->opt.sections};
     res->ranks = dfs_arena_alloc(&g->keep, (nfiles ? nfiles : 1) * sizeof *res->ranks);
-    if (!res->ranks)
+    entry *e = malloc((nfiles ? nfiles : 1) * sizeof *e);
+    bool ok = res->ranks && e && measure_entries(g, run, r, e, plan_entries(g, run, r, n, e, res), res);
+    free(e);
+    if (!ok)
         return NULL;
-    bool hta = g->opt.semantics == DFS_GPU_HTA, filter = hta && several_steps(run, r, n);
-    for (size_t i = 0; i < n && !res->annotated; i++)
-        res->annotated = r[i].kind == DFS_GPU_ANNOTATION;
-    for (size_t i = 0, f = 0; f < nfiles; f++) {
-        size_t j = i;
-        while (j < n && r[j].file == f)
-            j++;
-        if (j == i && g->opt.skip_empty_files)
-            continue;
-        if (hta && f < g->all.fractional.n && g->all.fractional.v[f])
-            round_rows(r + i, j - i);
-        int64_t rank = file_rank(run, (uint32_t)f, hta);
-        rank = rank < 0 ? 0 : rank;
-        dfs_gpu_rank *slot = NULL;
-        for (size_t k = 0; k < res->nranks; k++)
-            if (res->ranks[k].rank == rank)
-                slot = &res->ranks[k], res->replaced++;
-        if (!slot)
-            slot = &res->ranks[res->nranks++];
-        *slot = (dfs_gpu_rank){.rank = rank, .path = dfs_run_file(run, f)->path};
-        uint64_t first_offset = f < g->all.first.n ? g->all.first.v[f] : 0;
-        if (!measure_rank(g, run, r + i, j - i, filter, first_offset, slot))
-            return NULL;
-        i = j;
-    }
-    qsort(res->ranks, res->nranks, sizeof *res->ranks, cmp_ranks);
     for (size_t k = 0; k < res->nranks; k++)
         res->no_device += res->ranks[k].device_rows == 0;
     if ((g->opt.sections & DFS_GPU_SEC_STRAGGLERS) && !gpu_stragglers(&g->opt, res, &g->keep))

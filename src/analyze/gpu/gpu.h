@@ -250,6 +250,7 @@ struct gpu_strag_rank; /* what straggler detection keeps of a rank (gpu_internal
 typedef struct dfs_gpu_rank {
     int64_t rank;
     const char *path;    /* the input file */
+    bool shares_rank;    /* exact: another input names this rank too (each is measured apart) */
     uint64_t rows;       /* events kept (hta: after the last-iteration filter) */
     uint64_t device_rows;
     bool filtered;       /* hta: the last-iteration filter ran */
@@ -307,9 +308,10 @@ typedef struct dfs_gpu_stragglers {
 typedef struct dfs_gpu_result {
     dfs_gpu_semantics semantics;
     unsigned sections;
-    dfs_gpu_rank *ranks; /* ascending rank */
+    dfs_gpu_rank *ranks; /* ascending rank, then input order */
     size_t nranks;
-    size_t replaced;     /* files whose rank a later file also had (the later one counts) */
+    size_t replaced;     /* hta: files whose rank a later file also had (the later one counts) */
+    size_t shared;       /* exact: entries whose rank another entry also has */
     size_t no_device;    /* ranks without device events */
     bool annotated;      /* some input has GPU user annotations (before any filter) */
     dfs_gpu_stragglers stragglers;
@@ -328,6 +330,12 @@ void dfs_gpu_free(dfs_gpu *g);
 dfs_consumer *dfs_gpu_consumer(dfs_gpu *g);
 /* The result after reading; NULL when out of memory. */
 const dfs_gpu_result *dfs_gpu_finish(dfs_gpu *g, const dfs_run *run);
+
+/* Distributed runs (gpu_pack.c): what the consumer kept of this rank's share (false when it ran
+ * out of memory), and another rank's kept state merged in (strings interned into run; false on a
+ * malformed buffer or out of memory). */
+bool dfs_gpu_pack(dfs_gpu *g, dfs_pack *w);
+bool dfs_gpu_merge_packed(dfs_gpu *g, const dfs_run *run, dfs_unpack *r);
 
 extern const dfs_analysis dfs_gpu_analysis;
 #endif

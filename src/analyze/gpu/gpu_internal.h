@@ -10,6 +10,7 @@
 
 #include "analyze/gpu/gpu.h"
 #include "util/arena.h"
+#include "util/vec.h"
 
 /* A complete event with a category, as HTA keeps them (a duration, a category other than Trace). */
 typedef struct gpu_row {
@@ -111,6 +112,21 @@ double gpu_around(double x, int d);
 bool gpu_idle(const dfs_gpu_options *o, gpu_work *w, size_t n, dfs_gpu_rank *out, dfs_arena *keep);
 
 #define GPU_NO_ROW SIZE_MAX
+
+/* What the consumer keeps of the inputs (a worker's, then every worker's; under MPI every merged
+ * rank's: gpu_pack.c). Rows in any order: dfs_gpu_finish sorts them by (file, offset), which is
+ * why neither threads nor ranks change the answer. */
+typedef struct gpu_kept {
+    DFS_VEC(gpu_row) rows;
+    DFS_VEC(bool) fractional; /* per file: a timestamp with a fraction of a µs (HTA rounds the file) */
+    DFS_VEC(uint64_t) first;  /* per file: 1 + the offset of its first event (HTA's row #0), 0 none */
+    bool oom;
+} gpu_kept;
+
+gpu_kept *gpu_kept_of(dfs_gpu *g);
+/* The file has a timestamp with a fraction of a µs / an event at this offset (sets oom on failure). */
+void gpu_note_fraction(gpu_kept *k, uint32_t file);
+void gpu_note_first(gpu_kept *k, uint32_t file, uint64_t offset);
 
 /* A row of a rank as the critical path and the kernel sequences read it, in the rank's row order (hta: after the
  * last-iteration filter's reordering; a row it keeps twice is here once). */
