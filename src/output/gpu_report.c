@@ -714,17 +714,27 @@ const char *gpu_pct(char *buf, size_t n, double v)
 static void text_temporal(FILE *out, const dfs_gpu_result *r)
 {
     char a[32], b[32], c[32], d[32], p1[16], p2[16], p3[16];
+    /* the rank column fits its longest label (a file's name when files share a rank), numbers
+     * right-aligned as usual, labels with a name left-aligned */
+    int width = 6;
+    bool named = false;
+    for (size_t i = 0; i < r->nranks; i++) {
+        int len = (int)strlen(RANK(&r->ranks[i]));
+        width = len > width ? len : width;
+        named |= r->ranks[i].shares_rank;
+    }
+    int w = named ? -width : width;
     fprintf(out, "Device time per rank (from the first device event to the last):\n");
-    fprintf(out, "  %6s  %12s  %12s %8s  %12s %8s  %12s %8s\n", "rank", "span", "idle", "%", "compute", "%",
+    fprintf(out, "  %*s  %12s  %12s %8s  %12s %8s  %12s %8s\n", w, "rank", "span", "idle", "%", "compute", "%",
             "non-compute", "%");
     for (size_t i = 0; i < r->nranks; i++) {
         const dfs_gpu_rank *k = &r->ranks[i];
         if (!k->device_rows) {
-            fprintf(out, "  %6s  no device events\n", RANK(k));
+            fprintf(out, "  %*s  no device events\n", w, RANK(k));
             continue;
         }
         const dfs_gpu_temporal *t = &k->temporal;
-        fprintf(out, "  %6s  %12s  %12s %8s  %12s %8s  %12s %8s\n", RANK(k),
+        fprintf(out, "  %*s  %12s  %12s %8s  %12s %8s  %12s %8s\n", w, RANK(k),
                 dfs_fmt_duration(a, sizeof a, t->kernel_time_ns), dfs_fmt_duration(b, sizeof b, t->idle_ns),
                 gpu_pct(p1, sizeof p1, t->idle_pct), dfs_fmt_duration(c, sizeof c, t->compute_ns),
                 gpu_pct(p2, sizeof p2, t->compute_pct), dfs_fmt_duration(d, sizeof d, t->non_compute_ns),
@@ -833,12 +843,21 @@ static void text_idle_headline(FILE *out, const dfs_gpu_result *r)
     int big = 0;
     for (int c = 1; c < DFS_GPU_IDLE_CATS; c++)
         big = all[c] > all[big] ? c : big;
-    char a[32], over[96] = "";
+    char a[32], over[160] = "";
     size_t streams = 0;
     for (size_t i = 0; i < r->nranks; i++)
         streams += idle_streams(&r->ranks[i]);
     /* streams idle side by side: their sum may exceed the span, which the words must explain */
-    if (streams > 1 && r->nranks > 1)
+    size_t ranks = 0; /* distinct rank numbers: files that share a rank are entries of their own */
+    for (size_t i = 0; i < r->nranks; i++)
+        ranks += i == 0 || r->ranks[i].rank != r->ranks[i - 1].rank;
+    if (streams > 1 && ranks == 1 && r->nranks > 1)
+        snprintf(over, sizeof over, " summed over the %zu streams of %zu files of rank %lld", streams, r->nranks,
+                 (long long)r->ranks[0].rank);
+    else if (streams > 1 && ranks < r->nranks)
+        snprintf(over, sizeof over, " summed over the %zu streams of %zu files of %zu ranks", streams, r->nranks,
+                 ranks);
+    else if (streams > 1 && r->nranks > 1)
         snprintf(over, sizeof over, " summed over the %zu streams of %zu ranks", streams, r->nranks);
     else if (streams > 1)
         snprintf(over, sizeof over, " summed over %zu streams", streams);

@@ -28,6 +28,11 @@ check "table: the second window" grep -q '^  0 (worker0.2.json)  *2.520 ms' "$T/
 check "table: sections labelled by file" grep -q '^Rank 0 (worker0.2.json), kernels by name' "$T/out"
 check "table: said" grep -q 'each is measured apart,$' "$T/out"
 check "table: no 6-minute span" test "$(grep -c " min " "$T/out")" = 0
+check "table: the rank column fits the labels (span under its head)" \
+  /usr/bin/python3 -c "import sys; l=open('$T/out').read().split('\n'); h=[x for x in l if x.lstrip().startswith('rank ') and 'span' in x][0]; r=[x for x in l if x.startswith('  0 (worker0.1.json)')][0]; sys.exit(0 if h.index('span') + 4 == r.index(' ms') + 3 else 1)"
+code 0 "two windows, the whole table" "$DFSCOPE" gpu -q "$T/worker0.1.json" "$T/worker0.2.json"
+check "the idle cause says the streams are of two files of one rank" \
+  grep -q '^Biggest idle cause: .* summed over the 6 streams of 2 files of rank 0 (' "$T/out"
 
 # files naming one rank, beside another rank: by rank, then input order
 kineto 3 2 "" "" 1000000 > "$T/b-rank3.json"
