@@ -39,6 +39,21 @@ static int set_only(void *args, const char *cmd, const char *value)
     return dfs_cli_usage_error(cmd, what, value);
 }
 
+/* A regular expression for the critical path's data-loading events, checked now. */
+static int set_data_load(void *args, const char *cmd, const char *value)
+{
+    dfs_pred_error err;
+    dfs_pred *p = dfs_gpu_data_load_pred(value, &err);
+    if (!p) {
+        char what[256];
+        snprintf(what, sizeof what, "--cp-data-load: %s; the regular expression was", err.message);
+        return dfs_cli_usage_error(cmd, what, value);
+    }
+    dfs_pred_free(p);
+    ((gpu_args *)args)->opt.cp_data_load = value;
+    return -1;
+}
+
 /* "N" or "A-B": the instances of the critical path's annotation, numbered from 0. */
 static int set_instance(void *args, const char *cmd, const char *value)
 {
@@ -150,6 +165,10 @@ static const dfs_cli_option options[] = {
     DFS_OPTION("cp-instance", 0, "N|A-B", DFS_OPT_CALL,
                "critical path: which of those events, numbered from 0 in the\nrank's order (default 0); A-B spans several",
                .apply = set_instance),
+    DFS_OPTION("cp-data-load", 0, "REGEX", DFS_OPT_CALL,
+               "critical path: host events whose name REGEX finds load data: their\n"
+               "time is data_loading, not cpu_bound (HTA's data_load_events)",
+               .apply = set_data_load),
     DFS_OPTION("seq-operator", 0, "TEXT", DFS_OPT_STRING,
                "kernel sequences: of the operators whose name holds TEXT, at the\n"
                "shallowest depth such operators have (default \"\": top-level ones)",

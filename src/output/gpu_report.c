@@ -983,21 +983,23 @@ static void text_cpath_headline(FILE *out, const dfs_gpu_result *r)
                         : "");
             continue;
         }
-        char a[32], gpu[16], cpu[16], over[16];
+        char a[32], gpu[16], cpu[16], over[16], load[48] = "", dl[16];
         const double *p = c->class_pct;
+        if (c->class_edges[DFS_GPU_CP_DATA_LOADING])
+            snprintf(load, sizeof load, " (%s loading data)", gpu_pct(dl, sizeof dl, p[DFS_GPU_CP_DATA_LOADING]));
         fprintf(out, "the critical path of ");
         dfs_term_puts(out, *c->window ? c->window : "the whole trace");
-        fprintf(out, " is %s: %s on the GPU (kernels, copies), %s on the CPU, %s launch and kernel-to-kernel overhead.\n",
+        fprintf(out, " is %s: %s on the GPU (kernels, copies), %s on the CPU%s, %s launch and kernel-to-kernel overhead.\n",
                 dfs_fmt_duration(a, sizeof a, c->length_ns),
                 gpu_pct(gpu, sizeof gpu, p[DFS_GPU_CP_COMPUTE] + p[DFS_GPU_CP_COMMUNICATION]),
-                gpu_pct(cpu, sizeof cpu, p[DFS_GPU_CP_CPU]),
+                gpu_pct(cpu, sizeof cpu, p[DFS_GPU_CP_CPU] + p[DFS_GPU_CP_DATA_LOADING]), load,
                 gpu_pct(over, sizeof over, p[DFS_GPU_CP_LAUNCH] + p[DFS_GPU_CP_KERNEL_KERNEL]));
     }
 }
 
 static const char *const cp_words[DFS_GPU_CP_CLASSES] = {
-    "waits (dependency, sync)", "CPU (cpu_bound)", "GPU communication", "GPU compute, copies",
-    "between kernels", "launch delay"};
+    "waits (dependency, sync)", "CPU (cpu_bound)", "data loading (CPU)", "GPU communication",
+    "GPU compute, copies", "between kernels", "launch delay"};
 
 static void text_cpath(FILE *out, const dfs_gpu_rank *k)
 {

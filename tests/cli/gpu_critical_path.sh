@@ -33,6 +33,19 @@ for sem in hta none; do
   check "example $sem: 60 us over 6 nodes" test "$(field "[d['ranks'][0]['critical_path'][k] for k in ('status','window','length_us','path_nodes','graph_nodes','graph_edges','events')]")" = "['ok', 'myiter', 60, 6, 14, 15, 8]"
   check "example $sem: the shares" test "$(field "$SHARES")" = "[('cpu_bound', 5, 8.33), ('gpu_compute_bound', 43, 71.67), ('gpu_kernel_kernel_overhead', 2, 3.33), ('gpu_kernel_launch_overhead', 10, 16.67)]"
 done
+# HTA's data_load_events: host events whose shortened name the expression finds are data loading
+for sem in hta none; do
+  code 0 "example, $sem, data loading" "$DFSCOPE" gpu -q --compat $sem --only critical-path --cp-annotation myiter \
+    --cp-data-load '::mm$' --format json "$T/ex.json"
+  check "example $sem: aten::mm's time on the path is data loading" test "$(field "$SHARES")" = "[('data_loading', 5, 8.33), ('gpu_compute_bound', 43, 71.67), ('gpu_kernel_kernel_overhead', 2, 3.33), ('gpu_kernel_launch_overhead', 10, 16.67)]"
+done
+code 0 "example, data loading found nowhere" "$DFSCOPE" gpu -q --only critical-path --cp-annotation myiter --cp-data-load '^zzz' --format json "$T/ex.json"
+check "nothing found: the shares without the option" test "$(field "$SHARES")" = "[('cpu_bound', 5, 8.33), ('gpu_compute_bound', 43, 71.67), ('gpu_kernel_kernel_overhead', 2, 3.33), ('gpu_kernel_launch_overhead', 10, 16.67)]"
+code 0 "example, data loading, table" "$DFSCOPE" gpu -q --only critical-path --cp-annotation myiter --cp-data-load 'mm' "$T/ex.json"
+check "table: the headline's CPU share says how much loads data" grep -q '8.33% on the CPU (8.33% loading data)' "$T/out"
+check "table: the data-loading row" grep -Eq '^  data loading \(CPU\) +data_loading +5.000 us +8.33% +1$' "$T/out"
+code 2 "a bad regular expression" "$DFSCOPE" gpu --only critical-path --cp-data-load 'load(' "$T/ex.json"
+check "its error names the option and the expression" grep -q "^dfscope gpu: --cp-data-load: .*load(" "$T/err"
 code 0 "example, table" "$DFSCOPE" gpu -q --only critical-path --cp-annotation myiter "$T/ex.json"
 check "the table leads with the finding" grep -q '^Rank 0: the critical path of myiter is 60.000 us: 71.67% on the GPU' "$T/out"
 check "only the critical path" test "$(grep -c 'Device time per rank' "$T/out")" = 0
@@ -92,6 +105,11 @@ for t in critical_path/simple_add critical_path/alexnet nccl_parser_config; do
   ours > "$T/got"
   check "$t: HTA's critical path (nodes, graph, shares)" diff "$T/want" "$T/got"
 done
+# With data-loading events, HTA's cpu_bound share splits in two and the rest stays
+code 0 "alexnet, data loading" "$DFSCOPE" gpu -q --compat hta --only critical-path --cp-annotation "$ALEX" --cp-instance 1 \
+  --cp-data-load 'conv2d|linear' --format json "$TRACES/hta/critical_path/alexnet"
+check "alexnet: cpu_bound 89.42 = 89.40 + data_loading 0.02; the others as HTA's" \
+  test "$(ours | tr '\n' ' ')" = "149 418 456 - 0.00 cpu_bound 89.40 data_loading 0.02 gpu_compute_bound 10.36 gpu_kernel_kernel_overhead 0.14 gpu_kernel_launch_overhead 0.08 "
 # Pre-2022 traces name the runtime "Runtime": HTA stops, so does --compat hta, saying why; exact
 # reads the old spellings.
 K=$TRACES/kineto/resnet50-dataloader/resnet50_num_workers_0__worker0.1623143089861.pt.trace.json.gz

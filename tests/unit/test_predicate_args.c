@@ -300,6 +300,28 @@ static void bounds_on_tests_and_keys(void **state)
     dfs_pred_arg_tests_free(t);
 }
 
+/* A bare regular expression quoted into a predicate reaches the engine as given. */
+static void contains_text_quotes(void **state)
+{
+    (void)state;
+    char *text = dfs_pred_contains_text("func_name", "^a\"b\\\\c\\.d$"); /* ^a"b\\c\.d$ */
+    assert_non_null(text);
+    dfs_pred *p = dfs_pred_parse(text, NULL);
+    assert_non_null(p);
+    dfs_pred_row r;
+    dfs_pred_row_init(&r);
+    dfs_pred_row_set_text(&r, DFS_PRED_FUNC_NAME, "a\"b\\c.d", 7);
+    assert_true(dfs_pred_match(p, &r));
+    dfs_pred_row_set_text(&r, DFS_PRED_FUNC_NAME, "a\"b\\cxd", 7); /* \. is a literal dot */
+    assert_false(dfs_pred_match(p, &r));
+    dfs_pred_free(p);
+    free(text);
+    text = dfs_pred_contains_text("func_name", "load(");
+    dfs_pred_error err;
+    assert_null(dfs_pred_parse(text, &err));
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -308,6 +330,7 @@ int main(void)
         cmocka_unit_test(parse_errors),          cmocka_unit_test(keys_for_readers),
         cmocka_unit_test(sets_answer_directly),  cmocka_unit_test(answered_tests_equal_lookups),
         cmocka_unit_test(numbering_is_stable),   cmocka_unit_test(bounds_on_tests_and_keys),
+        cmocka_unit_test(contains_text_quotes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

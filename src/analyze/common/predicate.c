@@ -1580,3 +1580,19 @@ uint64_t dfs_pred_arg_tests_eval(const dfs_pred_arg_tests *t, dfs_pred_arg_looku
         word |= (uint64_t)eval_arg(&t->test[i], &row) << (2 * i);
     return word;
 }
+
+char *dfs_pred_contains_text(const char *column, const char *regex)
+{
+    size_t n = strlen(regex), len = strlen(column) + 2 * n + 20;
+    char *text = malloc(len);
+    if (!text)
+        return NULL;
+    size_t k = (size_t)snprintf(text, len, "%s.str.contains(\"", column);
+    for (size_t i = 0; i < n; i++) {
+        if (regex[i] == '\\' || regex[i] == '"')
+            text[k++] = '\\';
+        text[k++] = regex[i];
+    }
+    snprintf(text + k, len - k, "\")");
+    return text;
+}

@@ -152,6 +152,10 @@ bool dfs_pred_matches_all(const dfs_pred *p);
 bool dfs_pred_uses_args(const dfs_pred *p);
 size_t dfs_pred_arg_count(const dfs_pred *p);
 const char *dfs_pred_arg_key(const dfs_pred *p, size_t i, size_t *len);
+/* The text of `COLUMN.str.contains("REGEX")` with the regular expression quoted so that it reaches
+ * the engine as given (backslashes and double quotes escaped): how an option that takes a bare
+ * regular expression gets the language's bounds and messages. NULL when out of memory. */
+char *dfs_pred_contains_text(const char *column, const char *regex);
 /* Direct evaluation (regular expressions run every time; use a dfs_pred_set in hot loops). */
 bool dfs_pred_match(dfs_pred *p, const dfs_pred_row *row);
 /* Number of regular-expression searches run so far (a debug counter). */

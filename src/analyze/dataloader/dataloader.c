@@ -258,22 +258,13 @@ static void worker_end(void *user, const dfs_run *run, void *state)
 /* `func_name.str.contains("R") | proc_name.str.contains("R")`: a search on the name or the phase. */
 static char *regex_predicate(const char *re)
 {
-    size_t n = strlen(re);
-    char *esc = malloc(2 * n + 1);
-    if (!esc)
-        return NULL;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (re[i] == '\\' || re[i] == '"')
-            esc[k++] = '\\';
-        esc[k++] = re[i];
-    }
-    esc[k] = '\0';
-    size_t len = 2 * k + 80;
-    char *text = malloc(len);
+    char *name = dfs_pred_contains_text("func_name", re), *phase = dfs_pred_contains_text("proc_name", re);
+    size_t len = name && phase ? strlen(name) + strlen(phase) + 4 : 0;
+    char *text = len ? malloc(len) : NULL;
     if (text)
-        snprintf(text, len, "func_name.str.contains(\"%s\") | proc_name.str.contains(\"%s\")", esc, esc);
-    free(esc);
+        snprintf(text, len, "%s | %s", name, phase);
+    free(name);
+    free(phase);
     return text;
 }
 

@@ -27,6 +27,7 @@
 
 #include "analyze/common/analysis.h"
 #include "analyze/common/gpu_events.h"
+#include "analyze/common/predicate.h"
 #include "dfscope.h"
 
 enum {
@@ -58,6 +59,9 @@ typedef struct dfs_gpu_options {
     const char *cp_annotation; /* critical path: the window is the instances of the events whose
                                   name holds this ("ProfilerStep"; "" = the whole rank) */
     size_t cp_first, cp_last;  /* ...numbered 0.. in row order: these, both included (0, 0) */
+    const char *cp_data_load;  /* ...a host event whose (shortened) name this regular expression
+                                  finds loads data: its time on the path is data_loading, not
+                                  cpu_bound (HTA's data_load_events); NULL or "": none */
     const char *seq_operator;  /* kernel sequences: of the operators whose name holds this ("") */
     size_t seq_min_len;        /* ...that launched at least this many kernels (3) */
     size_t straggler_candidates; /* stragglers: the latest this many ranks of each step are late,
@@ -190,15 +194,15 @@ typedef struct dfs_gpu_annotated {
     int64_t kernel_ns;
 } dfs_gpu_annotated;
 
-/* What bounds the critical path, by what each of its edges is: a host event's own time (cpu),
- * a communication kernel's, another kernel's or copy's (compute), the gap between two kernels of
- * a stream (kernel-kernel), the delay from a launch to its kernel (launch), and zero-weight
- * dependencies and synchronisations (dependency). */
+/* What bounds the critical path, by what each of its edges is: a host event's own time (cpu, or
+ * data loading when its name matches cp_data_load), a communication kernel's, another kernel's or
+ * copy's (compute), the gap between two kernels of a stream (kernel-kernel), the delay from a
+ * launch to its kernel (launch), and zero-weight dependencies and synchronisations (dependency). */
 typedef enum dfs_gpu_cp_class {
-    DFS_GPU_CP_DEPENDENCY, DFS_GPU_CP_CPU, DFS_GPU_CP_COMMUNICATION, DFS_GPU_CP_COMPUTE,
+    DFS_GPU_CP_DEPENDENCY, DFS_GPU_CP_CPU, DFS_GPU_CP_DATA_LOADING, DFS_GPU_CP_COMMUNICATION, DFS_GPU_CP_COMPUTE,
     DFS_GPU_CP_KERNEL_KERNEL, DFS_GPU_CP_LAUNCH, DFS_GPU_CP_CLASSES
 } dfs_gpu_cp_class;
-/* HTA's names: "", "cpu_bound", "gpu_communication_bound", "gpu_compute_bound",
+/* HTA's names: "", "cpu_bound", "data_loading", "gpu_communication_bound", "gpu_compute_bound",
  * "gpu_kernel_kernel_overhead", "gpu_kernel_launch_overhead" (their code-point order). */
 const char *dfs_gpu_cp_class_name(dfs_gpu_cp_class c);
 
@@ -213,9 +217,14 @@ typedef enum dfs_gpu_cp_status {
     DFS_GPU_CP_SYNC_SAME_STREAM, /* a synchronisation between kernels of one stream */
     DFS_GPU_CP_CYCLE,          /* the graph has a cycle */
     DFS_GPU_CP_ROOT_EDGE,      /* an operator edge belongs to no event (HTA's summary fails) */
+    DFS_GPU_CP_DATA_LOAD_BOUND, /* the data-loading search reached the predicate language's bound */
 } dfs_gpu_cp_status;
 /* A short phrase for a status that is not OK. */
 const char *dfs_gpu_cp_status_text(dfs_gpu_cp_status s);
+/* The data-loading events of the critical path (cp_data_load): the predicate that searches a name
+ * for regex, under the predicate language's bounds; NULL and *err (err may be NULL) when the regular
+ * expression is invalid or out of memory. */
+dfs_pred *dfs_gpu_data_load_pred(const char *regex, dfs_pred_error *err);
 
 /* The graph holds 2 nodes and a few edges per event of the window (about 500 bytes each): a
  * window with more events than this is skipped (DFS_GPU_CP_TOO_BIG). */

@@ -24,8 +24,8 @@
 const char *dfs_gpu_cp_class_name(dfs_gpu_cp_class c)
 {
     static const char *const names[DFS_GPU_CP_CLASSES] = {
-        "", "cpu_bound", "gpu_communication_bound", "gpu_compute_bound", "gpu_kernel_kernel_overhead",
-        "gpu_kernel_launch_overhead"};
+        "", "cpu_bound", "data_loading", "gpu_communication_bound", "gpu_compute_bound",
+        "gpu_kernel_kernel_overhead", "gpu_kernel_launch_overhead"};
     return (unsigned)c < DFS_GPU_CP_CLASSES ? names[c] : "?";
 }
 
@@ -41,6 +41,7 @@ const char *dfs_gpu_cp_status_text(dfs_gpu_cp_status s)
     case DFS_GPU_CP_SYNC_SAME_STREAM: return "a synchronisation between kernels of one stream";
     case DFS_GPU_CP_CYCLE: return "the dependencies form a cycle";
     case DFS_GPU_CP_ROOT_EDGE: return "an operator edge of the path belongs to no event";
+    case DFS_GPU_CP_DATA_LOAD_BOUND: return "the --cp-data-load search reached its bound on a name";
     }
     return "?";
 }
@@ -615,6 +616,16 @@ static size_t short_name(const char *s, char *buf, size_t cap)
     return n;
 }
 
+/* Does the data-loading search find the name? (A search past the language's bounds finds
+ * nothing; gpu_cpath then fails the path rather than call it CPU time.) */
+static bool loads_data(dfs_pred *p, const char *name, size_t n)
+{
+    dfs_pred_row row;
+    dfs_pred_row_init(&row);
+    dfs_pred_row_set_text(&row, DFS_PRED_FUNC_NAME, name, n);
+    return dfs_pred_match(p, &row);
+}
+
 static dfs_gpu_cp_class class_of(const cp_graph *g, const cp_edge *e)
 {
     switch (e->type) {
@@ -625,10 +636,10 @@ static dfs_gpu_cp_class class_of(const cp_graph *g, const cp_edge *e)
     case CP_OPERATOR: break;
     }
     const gpu_cp_row *r = &g->r[e->event];
-    if (r->stream < 0)
-        return DFS_GPU_CP_CPU;
     char buf[512];
     size_t n = short_name(r->name, buf, sizeof buf);
+    if (r->stream < 0)
+        return g->data_load && loads_data(g->data_load, buf, n) ? DFS_GPU_CP_DATA_LOADING : DFS_GPU_CP_CPU;
     dfs_gpu_ktype t = g->hta ? dfs_gpu_ktype_hta(buf, n) : dfs_gpu_ktype_of(DFS_GPU_KERNEL, buf, n);
     return t == DFS_GPU_KT_COMMUNICATION ? DFS_GPU_CP_COMMUNICATION : DFS_GPU_CP_COMPUTE;
 }
@@ -717,12 +728,30 @@ bool gpu_cpath(const dfs_gpu_options *o, const gpu_cp_row *r, size_t n, dfs_gpu_
     if (cp->window && !(cp->window = dfs_arena_strdup(keep, cp->window, strlen(cp->window))))
         return false;
     cp_graph g = {.r = r, .nrows = n, .hta = o->semantics == DFS_GPU_HTA, .slack_ns = 1500000};
+    if (o->cp_data_load && *o->cp_data_load && !(g.data_load = dfs_gpu_data_load_pred(o->cp_data_load, NULL)))
+        return false;
     g.clip = clip(r, n, cp->start_ns, cp->end_ns, &g.nclip);
     bool ok = g.clip && build(&g, cp);
     cp->status = g.status;
     if (ok && cp->status == DFS_GPU_CP_OK)
         ok = find_path(&g, cp);
+    if (ok && cp->status == DFS_GPU_CP_OK && g.data_load && dfs_pred_failed(g.data_load, NULL))
+        cp->status = DFS_GPU_CP_DATA_LOAD_BOUND;
+    dfs_pred_free(g.data_load);
     graph_free(&g);
     free((void *)g.clip);
     return ok;
+}
+
+dfs_pred *dfs_gpu_data_load_pred(const char *regex, dfs_pred_error *err)
+{
+    char *text = dfs_pred_contains_text("func_name", regex);
+    if (!text) {
+        if (err)
+            *err = (dfs_pred_error){.message = "out of memory"};
+        return NULL;
+    }
+    dfs_pred *p = dfs_pred_parse(text, err);
+    free(text);
+    return p;
 }

@@ -47,6 +47,7 @@ typedef struct cp_graph {
     size_t nslot;
     int64_t slack_ns;    /* a kernel this close after the previous one of its stream follows it */
     bool hta;
+    dfs_pred *data_load;  /* the host events that load data (cp_data_load), or NULL */
     dfs_gpu_cp_status status;
 } cp_graph;
 
