@@ -143,6 +143,14 @@ typedef struct key_slot {
     uint32_t idx;    /* + 1; 0: empty */
 } key_slot;
 
+/* The whole answer of an event by its key and its answered argument tests, when the rules read
+ * no other per-event column: the key-only memo of postread.h cannot hold such answers. */
+typedef struct arg_slot {
+    uint64_t key[2]; /* dfs_pr_front_key; {0, 0}: empty */
+    uint64_t truths;
+    dfs_pr_event ev;
+} arg_slot;
+
 typedef struct cat_text {
     char *s;
     size_t len;
@@ -171,6 +179,7 @@ struct dfs_postread {
     DFS_VEC(key_class) classes;
     key_slot key_front[DFS_PR_FRONT_SLOTS];
     dfs_pr_front event_front; /* (postread.h) */
+    arg_slot *arg_front;      /* DFS_PR_FRONT_SLOTS, when the rules read args and no other per-event column */
     dfs_keymap cats;    /* {raw cat, markers | has-file} -> index in cat_texts */
     DFS_VEC(cat_text) cat_texts;
     name_matchers match;
@@ -229,6 +238,11 @@ dfs_postread *dfs_postread_new(const dfs_layer_plan *plan)
         free(c);
         return NULL;
     }
+    if (plan->uses_args && !(plan->columns & ~(unsigned)BASE_COLUMNS) &&
+        !(c->arg_front = calloc(DFS_PR_FRONT_SLOTS, sizeof *c->arg_front))) {
+        dfs_postread_free(c);
+        return NULL;
+    }
     dfs_idtab_init(&c->files, sizeof(file_rules));
     dfs_keymap_init(&c->keys, 4 * sizeof(uint32_t));
     dfs_keymap_init(&c->cats, 2 * sizeof(uint32_t));
@@ -241,6 +255,7 @@ void dfs_postread_free(dfs_postread *c)
         return;
     dfs_pred_set_free(c->preds);
     dfs_pred_arg_tests_free(c->arg_tests);
+    free(c->arg_front);
     name_matchers_free(&c->match);
     dfs_idtab_free(&c->files);
     dfs_keymap_free(&c->keys);
@@ -524,6 +539,17 @@ bool dfs_postread_classify(dfs_postread *c, const dfs_run *run, const dfs_pr_inp
 
 bool dfs_postread_classify_miss(dfs_postread *c, const dfs_run *run, const dfs_pr_input *in, dfs_pr_event *out)
 {
+    arg_slot *memo = NULL;
+    uint64_t ekey[2];
+    dfs_pr_front_key(in->cat, in->name, in->fname, in->has_size_sum, ekey);
+    if (c->arg_front) {
+        uint64_t mixed[2] = {ekey[0], ekey[1] ^ in->arg_truths * UINT64_C(0x9e3779b97f4a7c15)};
+        memo = &c->arg_front[dfs_pr_front_index(mixed)];
+        if (memo->key[0] == ekey[0] && memo->key[1] == ekey[1] && memo->truths == in->arg_truths) {
+            *out = memo->ev;
+            return true;
+        }
+    }
     file_rules fr = {0};
     if (in->fname && !file_rules_of(c, run, in->fname, &fr))
         return false;
@@ -541,10 +567,9 @@ bool dfs_postread_classify_miss(dfs_postread *c, const dfs_run *run, const dfs_p
         out->match = dfs_pred_set_eval(c->preds, &row, ids);
         out->layers = layers_of(c->plan, out->match);
     }
-    if (dfs_postread_front(c)) { /* the memo exists: remember the whole answer */
-        uint64_t ekey[2];
-        dfs_pr_front_key(in->cat, in->name, in->fname, in->has_size_sum, ekey);
+    if (dfs_postread_front(c)) /* the memo exists: remember the whole answer */
         c->event_front.slot[dfs_pr_front_index(ekey)] = (dfs_pr_front_slot){.key = {ekey[0], ekey[1]}, .ev = *out};
-    }
+    else if (memo && !dfs_pred_set_failed(c->preds, NULL))
+        *memo = (arg_slot){.key = {ekey[0], ekey[1]}, .truths = in->arg_truths, .ev = *out};
     return true;
 }

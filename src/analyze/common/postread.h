@@ -8,7 +8,8 @@
  * tid) or event arguments (args.KEY) are evaluated per event through the predicate set's own memo
  * (dfs_pred_set_eval). Arguments are answered while the event is read (dfs_postread_arg_truths),
  * into a word the caller keeps with its copy of the event, since an event may be classified
- * after its arguments are gone (waiting for its file name, or on another MPI rank).
+ * after its arguments are gone (waiting for its file name, or on another MPI rank); when the
+ * rules read no other per-event column, a memo keyed with that word answers the event whole.
  *
  * One classifier per worker thread (it holds mutable memos); classifications are identical in
  * every worker because they depend only on string contents. */
