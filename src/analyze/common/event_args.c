@@ -3,18 +3,29 @@
 
 #include <string.h>
 
+#include "parse/record.h"
 #include "util/strtab.h"
+
+const dfs_value *dfs_event_arg_named(const dfs_run *run, const dfs_event *ev, const char *key, size_t key_len)
+{
+    int known = dfs_key_lookup(key, key_len);
+    if (known >= 0) /* a well-known key has its fixed id */
+        return dfs_event_arg(ev, DFS_KEY_STR(known));
+    for (uint32_t i = 0; i < ev->nargs; i++) {
+        if (ev->args[i].key <= DFS_KEY__COUNT)
+            continue;
+        size_t n;
+        const char *k = dfs_str_get(run, ev->args[i].key, &n);
+        if (k && n == key_len && memcmp(k, key, n) == 0)
+            return &ev->args[i].val;
+    }
+    return NULL;
+}
 
 bool dfs_event_args_lookup(const void *ctx, const char *key, size_t key_len, dfs_pred_arg *out)
 {
     const dfs_event_args *a = ctx;
-    const dfs_value *v = NULL;
-    for (uint32_t i = 0; i < a->ev->nargs && !v; i++) {
-        size_t n;
-        const char *k = dfs_str_get(a->run, a->ev->args[i].key, &n);
-        if (k && n == key_len && memcmp(k, key, n) == 0)
-            v = &a->ev->args[i].val;
-    }
+    const dfs_value *v = dfs_event_arg_named(a->run, a->ev, key, key_len);
     if (!v)
         return false;
     switch (v->type) {

@@ -21,6 +21,10 @@ typedef struct dfs_event_args {
     const dfs_event *ev;
 } dfs_event_args;
 
+/* The event's first argument whose key is the text key (key_len bytes), or NULL: a well-known key
+ * by its fixed id (dfs_event_arg), any other by comparing the texts of the other keys. */
+const dfs_value *dfs_event_arg_named(const dfs_run *run, const dfs_event *ev, const char *key, size_t key_len);
+
 /* A dfs_pred_arg_lookup over ctx = const dfs_event_args *: the event's first argument named key
  * (as dfs_event_arg finds it). Integers and booleans are integers, unsigned integers and floats
  * are floats, strings are text; lists, maps and nulls are absent. */

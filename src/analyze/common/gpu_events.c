@@ -5,6 +5,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "analyze/common/event_args.h"
+
 static bool text_is(const char *s, size_t n, const char *lit)
 {
     return strlen(lit) == n && strncasecmp(s, lit, n) == 0;
@@ -166,16 +168,9 @@ static int64_t arg_number(const dfs_event *ev, dfs_str key)
 /* args.device: not a well-known key, found by its text (no lock, unlike dfs_str_find). */
 static int64_t arg_device(const dfs_run *run, const dfs_event *ev)
 {
-    size_t n;
     int64_t v;
-    for (uint32_t i = 0; i < ev->nargs; i++) {
-        if (ev->args[i].key <= DFS_KEY__COUNT)
-            continue;
-        const char *k = dfs_str_get(run, ev->args[i].key, &n);
-        if (n == 6 && memcmp(k, "device", 6) == 0)
-            return dfs_value_int(&ev->args[i].val, &v) ? v : -1;
-    }
-    return -1;
+    const dfs_value *a = dfs_event_arg_named(run, ev, "device", 6);
+    return a && dfs_value_int(a, &v) ? v : -1;
 }
 
 void dfs_gpu_classify(const dfs_run *run, const dfs_event *ev, dfs_gpu_event *out)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/common/event_args.h"
 #include "analyze/steps/steps_internal.h"
 
 /* ---- names and options -------------------------------------------------------------------- */
@@ -112,16 +113,9 @@ static int64_t arg_int(const dfs_event *ev, dfs_str key)
 /* An arg that is not a well-known key, found by its text (no lock, unlike dfs_str_find). */
 static int64_t arg_int_named(const dfs_run *run, const dfs_event *ev, const char *key)
 {
-    size_t want = strlen(key), n;
     int64_t v;
-    for (uint32_t i = 0; i < ev->nargs; i++) {
-        if (ev->args[i].key <= DFS_KEY__COUNT)
-            continue;
-        const char *k = dfs_str_get(run, ev->args[i].key, &n);
-        if (n == want && memcmp(k, key, n) == 0)
-            return dfs_value_int(&ev->args[i].val, &v) ? v : ST_NONE;
-    }
-    return ST_NONE;
+    const dfs_value *a = dfs_event_arg_named(run, ev, key, strlen(key));
+    return a && dfs_value_int(a, &v) ? v : ST_NONE;
 }
 
 static int64_t first_present(int64_t a, int64_t b, int64_t c)
